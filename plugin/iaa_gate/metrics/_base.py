@@ -1,0 +1,177 @@
+"""Shared conventions of the metrics: undefined values and how ratings are read.
+
+Every coefficient takes ``ratings`` shaped ``(units, annotators)``: one row per unit (task,
+item), one column per annotator, ``None``/NaN for a missing rating. Values are numbers, or any
+hashable labels (strings, frozensets) for distances that accept them.
+
+A coefficient that is undefined on its data (one value in the whole data, no pairable unit,
+only one annotator…) returns :class:`Undefined`: a NaN ``float`` that carries the reason, so it is
+never mistaken for 0 or 1 and the report can say why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+
+class Undefined(float):
+    """NaN that remembers why a coefficient is undefined.
+
+    >>> u = Undefined("only one value occurs")
+    >>> math.isnan(u), u.reason
+    (True, 'only one value occurs')
+    """
+
+    reason: str
+
+    def __new__(cls, reason: str) -> Undefined:
+        self = super().__new__(cls, math.nan)
+        self.reason = reason
+        return self
+
+    def __repr__(self) -> str:
+        return f"Undefined({self.reason!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Undefined, (self.reason,))
+
+
+def undefined_reason(value: float) -> str | None:
+    """Why ``value`` is undefined, or ``None`` when it is a number."""
+    if isinstance(value, Undefined):
+        return value.reason
+    if isinstance(value, float) and math.isnan(value):
+        return "undefined"
+    return None
+
+
+@dataclass(frozen=True)
+class Coded:
+    """Ratings as integer codes into a table of distinct values.
+
+    ``codes``: ``(units, annotators)`` integers, ``-1`` where the rating is missing.
+    ``values``: ``(V,)`` the distinct values in code order (sorted when they sort).
+    """
+
+    codes: npt.NDArray[np.int64]
+    values: npt.NDArray[Any]
+
+    @property
+    def n_values(self) -> int:
+        return len(self.values)
+
+
+def _is_missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _freeze(v: Any) -> Any:
+    return frozenset(v) if isinstance(v, (list, set, tuple)) else v
+
+
+def as_float_ratings(ratings: npt.ArrayLike) -> FloatArray:
+    """Numeric ratings as a 2-D float array with NaN for missing; raises on non-numeric values."""
+    arr = np.asarray(ratings)
+    if arr.dtype.kind in "iub":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind != "f":
+        try:
+            arr = np.array(
+                [[math.nan if _is_missing(v) else float(v) for v in row] for row in arr],
+                dtype=np.float64,
+            )
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"ratings must be numbers for this level: {exc}") from None
+    if arr.ndim != 2:
+        raise ValueError(f"ratings must be 2-D (units × annotators), got shape {arr.shape}")
+    return np.asarray(arr, dtype=np.float64)
+
+
+def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None) -> Coded:
+    """Map ratings ``(units, annotators)`` to integer codes ``(units, annotators)``, -1 missing.
+
+    ``order`` fixes the value table (e.g. an ordinal scale or a project's label set); a rating
+    outside it raises ``ValueError``. Otherwise the table is the sorted distinct values (first
+    occurrence order when they do not sort). Integer-valued numeric data with a small range takes
+    a pass-linear path with no sort.
+    """
+    if isinstance(ratings, Coded):
+        return ratings
+    arr = np.asarray(ratings)
+    if arr.ndim != 2:
+        raise ValueError(f"ratings must be 2-D (units × annotators), got shape {arr.shape}")
+    if order is not None:
+        table = list(order)
+        index = {_freeze(v): i for i, v in enumerate(table)}
+        codes = np.full(arr.shape, -1, dtype=np.int64)
+        for (u, a), v in np.ndenumerate(arr):
+            if _is_missing(v):
+                continue
+            try:
+                codes[u, a] = index[_freeze(v)]
+            except KeyError:
+                raise ValueError(f"rating {v!r} (unit {u}, annotator {a}) is not in the value order") from None
+        values = np.empty(len(table), dtype=object)
+        values[:] = table
+        return Coded(codes, _tidy(values))
+    if arr.dtype.kind in "iubf":
+        return _encode_numeric(arr.astype(np.float64, copy=False))
+    return _encode_objects(arr)
+
+
+def _tidy(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Object value tables of plain numbers become float arrays."""
+    if values.dtype == object and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+    ):
+        return values.astype(np.float64)
+    return values
+
+
+def _encode_numeric(x: FloatArray) -> Coded:
+    finite = ~np.isnan(x)
+    if not finite.any():
+        return Coded(np.full(x.shape, -1, dtype=np.int64), np.empty(0, dtype=np.float64))
+    lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
+    if np.isinf(lo) or np.isinf(hi):
+        raise ValueError("ratings must be finite (use NaN or None for a missing rating)")
+    span = hi - lo
+    if span < 1 << 20 and np.array_equal(x[finite], np.floor(x[finite])):
+        # Small integer range: a lookup table replaces the sort of np.unique.
+        offsets = np.where(finite, x - lo, -1).astype(np.int64)
+        present = np.bincount(offsets[finite], minlength=int(span) + 1) > 0
+        remap = np.cumsum(present) - 1
+        codes = np.where(finite, remap[np.maximum(offsets, 0)], -1)
+        return Coded(codes, lo + np.flatnonzero(present).astype(np.float64))
+    values, inverse = np.unique(x[finite], return_inverse=True)
+    codes = np.full(x.shape, -1, dtype=np.int64)
+    codes[finite] = inverse
+    return Coded(codes, values)
+
+
+def _encode_objects(arr: npt.NDArray[Any]) -> Coded:
+    index: dict[Any, int] = {}
+    codes = np.full(arr.shape, -1, dtype=np.int64)
+    for (u, a), v in np.ndenumerate(arr):
+        if not _is_missing(v):
+            codes[u, a] = index.setdefault(_freeze(v), len(index))
+    table = list(index)
+    if not table:
+        return Coded(codes, np.empty(0, dtype=np.float64))
+    try:
+        order = sorted(range(len(table)), key=lambda i: table[i])
+    except TypeError:
+        order = list(range(len(table)))
+    rank = np.empty(len(table), dtype=np.int64)
+    rank[order] = np.arange(len(table))
+    values = np.empty(len(table), dtype=object)
+    values[:] = [table[i] for i in order]
+    return Coded(np.where(codes >= 0, rank[np.maximum(codes, 0)], -1), _tidy(values))
