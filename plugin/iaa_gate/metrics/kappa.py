@@ -1,0 +1,492 @@
+"""Kappa-type coefficients: Cohen (weighted, with standard error), Scott, Fleiss, Light.
+
+Every function takes ``ratings`` shaped ``(units, annotators)`` (``None``/NaN missing) and an
+optional ``categories`` sequence that fixes the category order and adds unobserved categories
+(a rating outside it raises ``ValueError``). Two-annotator functions need exactly two columns and
+use the units rated by both. Notation for two annotators: ``p_ij`` the share of shared units that
+annotator 1 put in category ``i`` and annotator 2 in ``j``; ``p_i+``/``p_+i`` its row/column
+margins; ``p_o = Σ_i p_ii``; ``p_e = Σ_i p_i+ p_+i``; ``κ = (p_o − p_e)/(1 − p_e)``.
+
+A value that its data do not determine is :class:`Undefined` (NaN with a reason), never 0 or 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._base import Coded, FloatArray, Undefined, encode
+
+__all__ = [
+    "KappaEstimate",
+    "LightKappa",
+    "allocation_disagreement",
+    "bias_index",
+    "cohen_kappa",
+    "cohen_kappa_ci",
+    "fleiss_kappa",
+    "kappa_max",
+    "light_kappa",
+    "mean_pairwise_cohen_kappa",
+    "pabak",
+    "pairwise_cohen_kappa",
+    "percent_agreement",
+    "prevalence_index",
+    "quantity_disagreement",
+    "scott_pi",
+]
+
+Categories = npt.ArrayLike | None
+Weights = str | npt.ArrayLike | None
+CodeArray = npt.NDArray[np.signedinteger[Any]]
+
+# 1 − p_e at or below this is "expected agreement is 1" (p_e is a sum of products of shares, so
+# with two or more categories in use it stays far from 1 at any realistic sample size).
+_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class KappaEstimate:
+    """A coefficient with its large-sample standard error and confidence interval.
+
+    ``value``: the coefficient; ``se``: its standard error; ``lower``/``upper``: the confidence
+    limits (``upper`` is clipped at 1, the largest value any of these coefficients can take).
+    Each may be :class:`Undefined`. ``kappa`` is an alias of ``value``.
+    """
+
+    value: float
+    se: float
+    lower: float
+    upper: float
+
+    @property
+    def kappa(self) -> float:
+        return self.value
+
+    @classmethod
+    def undefined(cls, reason: str) -> KappaEstimate:
+        u = Undefined(reason)
+        return cls(u, u, u, u)
+
+
+@dataclass(frozen=True)
+class LightKappa:
+    """Light's kappa with its bookkeeping: ``value`` (mean over the pairs whose Cohen's kappa is
+    defined), ``pairs_used`` and ``pairs_skipped`` (pairs whose kappa is undefined)."""
+
+    value: float
+    pairs_used: int
+    pairs_skipped: int
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def _coded(ratings: npt.ArrayLike | Coded, categories: Categories) -> Coded:
+    return encode(ratings, order=categories)
+
+
+def _two_columns(coded: Coded, name: str) -> None:
+    if coded.codes.shape[1] != 2:
+        raise ValueError(
+            f"{name} needs exactly two annotator columns (units × 2), "
+            f"got ratings of shape {coded.codes.shape}"
+        )
+
+
+def _pair_counts(a: CodeArray, b: CodeArray, k: int) -> FloatArray:
+    """``(k, k)`` counts of (a, b) code pairs over the units where both are rated."""
+    both = (a >= 0) & (b >= 0)
+    flat = a[both].astype(np.intp) * k + b[both]  # codes may be int8: widen before multiplying
+    return np.bincount(flat, minlength=k * k).reshape(k, k).astype(np.float64)
+
+
+def _unit_counts(codes: CodeArray, k: int) -> FloatArray:
+    """``(units, k)`` number of ratings of each category per unit (missing codes ignored)."""
+    u = codes.shape[0]
+    rated = codes >= 0
+    rows = np.broadcast_to(np.arange(u)[:, None], codes.shape)[rated]
+    flat = rows * k + codes[rated].astype(np.intp)
+    return np.bincount(flat, minlength=u * k).reshape(u, k).astype(np.float64)
+
+
+def _table(ratings: npt.ArrayLike | Coded, categories: Categories, name: str) -> FloatArray:
+    """Two annotators' ``(K, K)`` count table over the units both rated."""
+    coded = _coded(ratings, categories)
+    _two_columns(coded, name)
+    return _pair_counts(coded.codes[:, 0], coded.codes[:, 1], coded.n_values)
+
+
+def _agreement_weights(weights: Weights, k: int) -> FloatArray:
+    """Cohen (1968) agreement weights over the category order, ``(k, k)``.
+
+    linear: ``w_ij = 1 − |i − j|/(k − 1)``; quadratic: ``w_ij = 1 − (i − j)²/(k − 1)²``; ``None``
+    or ``"identity"``: ``w_ij = [i = j]``. A matrix must be ``(k, k)`` with ones on the diagonal
+    and entries in [0, 1].
+    """
+    if weights is None or (isinstance(weights, str) and weights == "identity"):
+        return np.eye(k)
+    if isinstance(weights, str):
+        if weights not in ("linear", "quadratic"):
+            raise ValueError(
+                f"weights must be None, 'identity', 'linear', 'quadratic' or a matrix, "
+                f"got {weights!r}"
+            )
+        if k < 2:
+            return np.ones((k, k))
+        d = np.abs(np.subtract.outer(np.arange(k), np.arange(k))) / (k - 1)
+        return np.asarray(1.0 - (d if weights == "linear" else d * d), dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (k, k):
+        raise ValueError(f"weight matrix must be {k} × {k} (one row per category), got {w.shape}")
+    if not np.all(np.isfinite(w)) or w.min() < 0 or w.max() > 1 or not np.all(np.diag(w) == 1):
+        raise ValueError("agreement weights must lie in [0, 1] with ones on the diagonal")
+    return w
+
+
+@dataclass(frozen=True)
+class _CohenParts:
+    n: float
+    p: FloatArray  # (K, K) shares
+    w: FloatArray  # (K, K) agreement weights
+    po: float
+    pe: float
+
+
+def _cohen_parts(counts: FloatArray, w: FloatArray) -> _CohenParts | Undefined:
+    n = float(counts.sum())
+    if n == 0:
+        return Undefined("no unit was rated by both annotators")
+    p = counts / n
+    po = float((w * p).sum())
+    pe = float(p.sum(axis=1) @ w @ p.sum(axis=0))
+    if 1.0 - pe <= _EPS:
+        used = int(np.count_nonzero(p.sum(axis=1) + p.sum(axis=0)))
+        if used < 2:
+            return Undefined(
+                "expected agreement is 1: both annotators gave every shared unit the same "
+                "single category"
+            )
+        return Undefined("expected agreement is 1 under these weights")
+    return _CohenParts(n, p, w, po, pe)
+
+
+def _kappa(parts: _CohenParts) -> float:
+    return float(min((parts.po - parts.pe) / (1.0 - parts.pe), 1.0))
+
+
+# ------------------------------------------------------------------------------- Cohen
+
+
+def cohen_kappa(
+    ratings: npt.ArrayLike | Coded, weights: Weights = None, categories: Categories = None
+) -> float:
+    """Cohen's kappa (1960), or weighted kappa (Cohen 1968), of two annotators.
+
+    ``ratings``: ``(units, 2)``; only units rated by both count. With agreement weights ``w_ij``
+    (see ``weights``): ``p_o = Σ w_ij p_ij``, ``p_e = Σ w_ij p_i+ p_+j``,
+    ``κ_w = (p_o − p_e)/(1 − p_e)``; ``weights=None`` gives the unweighted kappa.
+
+    ``weights``: ``None``, ``"linear"`` (``1 − |i − j|/(K − 1)``), ``"quadratic"``
+    (``1 − (i − j)²/(K − 1)²``) or a ``(K, K)`` agreement matrix, all over the category *order*
+    (positions, not numeric values). Linear/quadratic weights thus depend on which categories
+    exist: an unobserved category inside the scale moves the positions (one at either end only
+    rescales the weights, which kappa ignores), so pass the full scale as ``categories``
+    (``sklearn.cohen_kappa_score`` likewise uses only observed labels unless given ``labels=``).
+    """
+    coded = _coded(ratings, categories)
+    _two_columns(coded, "Cohen's kappa")
+    k = coded.n_values
+    parts = _cohen_parts(
+        _pair_counts(coded.codes[:, 0], coded.codes[:, 1], k), _agreement_weights(weights, k)
+    )
+    return parts if isinstance(parts, Undefined) else _kappa(parts)
+
+
+def _normal_quantile(p: float) -> float:
+    """Standard normal quantile (``statistics.NormalDist``: Wichura's AS241, full precision)."""
+    return NormalDist().inv_cdf(p)
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+
+
+def cohen_kappa_ci(
+    ratings: npt.ArrayLike | Coded,
+    weights: Weights = None,
+    categories: Categories = None,
+    confidence: float = 0.95,
+) -> KappaEstimate:
+    """Cohen's (weighted) kappa with the Fleiss, Cohen & Everitt (1969) standard error.
+
+    Non-null (not under H0: κ = 0) large-sample variance, valid for weighted kappa:
+        Var(κ_w) = [Σ_ij p_ij (w_ij − (w̄_i· + w̄_·j)(1 − κ_w))² − (κ_w − p_e(1 − κ_w))²]
+                   / (n (1 − p_e)²),
+    ``w̄_i· = Σ_j p_+j w_ij``, ``w̄_·j = Σ_i p_i+ w_ij``, ``n`` shared units. With identity
+    weights it is the FCE unweighted formula. This is SAS PROC FREQ's "ASE" and statsmodels'
+    ``cohens_kappa(...).std_kappa``. Wald interval ``κ ± z·se`` with the normal quantile ``z``;
+    the upper limit is clipped at 1.
+    """
+    _check_confidence(confidence)
+    coded = _coded(ratings, categories)
+    _two_columns(coded, "Cohen's kappa")
+    k = coded.n_values
+    parts = _cohen_parts(
+        _pair_counts(coded.codes[:, 0], coded.codes[:, 1], k), _agreement_weights(weights, k)
+    )
+    if isinstance(parts, Undefined):
+        return KappaEstimate.undefined(parts.reason)
+    kappa = _kappa(parts)
+    p, w = parts.p, parts.w
+    row, col = p.sum(axis=1), p.sum(axis=0)
+    w_row = w @ col  # w̄_i·
+    w_col = row @ w  # w̄_·j
+    term = (p * (w - np.add.outer(w_row, w_col) * (1.0 - kappa)) ** 2).sum()
+    var = (term - (kappa - parts.pe * (1.0 - kappa)) ** 2) / (parts.n * (1.0 - parts.pe) ** 2)
+    se = math.sqrt(max(float(var), 0.0))
+    z = _normal_quantile(0.5 + confidence / 2.0)
+    return KappaEstimate(kappa, se, kappa - z * se, min(kappa + z * se, 1.0))
+
+
+def kappa_max(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Largest Cohen's kappa the two annotators' margins allow (Umesh et al. 1989).
+
+    ``κ_max = (p_max − p_e)/(1 − p_e)`` with ``p_max = Σ_i min(p_i+, p_+i)``.
+    """
+    counts = _table(ratings, categories, "kappa_max")
+    parts = _cohen_parts(counts, np.eye(counts.shape[0]))
+    if isinstance(parts, Undefined):
+        return parts
+    return float(
+        (np.minimum(parts.p.sum(axis=1), parts.p.sum(axis=0)).sum() - parts.pe) / (1.0 - parts.pe)
+    )
+
+
+def _shares(ratings: npt.ArrayLike | Coded, categories: Categories, name: str) -> FloatArray:
+    counts = _table(ratings, categories, name)
+    n = counts.sum()
+    return counts / n if n > 0 else counts
+
+
+def quantity_disagreement(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Pontius & Millones (2011) quantity disagreement of two annotators.
+
+    ``Q = ½ Σ_i |p_i+ − p_+i|``: the disagreement that different category totals force.
+    ``Q + A = 1 − p_o`` (see :func:`allocation_disagreement`).
+    """
+    p = _shares(ratings, categories, "quantity disagreement")
+    if p.sum() == 0:
+        return Undefined("no unit was rated by both annotators")
+    return float(0.5 * np.abs(p.sum(axis=1) - p.sum(axis=0)).sum())
+
+
+def allocation_disagreement(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Pontius & Millones (2011) allocation disagreement of two annotators.
+
+    ``A = ½ Σ_i 2 min(p_i+ − p_ii, p_+i − p_ii)``: the disagreement left once the totals match
+    (swapped labels). ``Q + A = 1 − p_o``.
+    """
+    p = _shares(ratings, categories, "allocation disagreement")
+    if p.sum() == 0:
+        return Undefined("no unit was rated by both annotators")
+    d = np.diag(p)
+    return float(np.minimum(p.sum(axis=1) - d, p.sum(axis=0) - d).sum())
+
+
+def prevalence_index(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Byrt, Bishop & Carlin (1993) prevalence index ``PI = (a − d)/n`` (two categories).
+
+    ``a``/``d``: units both annotators put in the first/second category (category order:
+    ``categories`` or sorted values). Undefined unless there are exactly two categories.
+    """
+    p = _shares(ratings, categories, "prevalence index")
+    if p.shape[0] != 2:
+        return Undefined(f"the prevalence index needs exactly two categories, found {p.shape[0]}")
+    if p.sum() == 0:
+        return Undefined("no unit was rated by both annotators")
+    return float(p[0, 0] - p[1, 1])
+
+
+def bias_index(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Byrt, Bishop & Carlin (1993) bias index ``BI = (b − c)/n`` (two categories).
+
+    ``b``: units annotator 1 put in the first category and annotator 2 in the second; ``c`` the
+    reverse. Undefined unless there are exactly two categories.
+    """
+    p = _shares(ratings, categories, "bias index")
+    if p.shape[0] != 2:
+        return Undefined(f"the bias index needs exactly two categories, found {p.shape[0]}")
+    if p.sum() == 0:
+        return Undefined("no unit was rated by both annotators")
+    return float(p[0, 1] - p[1, 0])
+
+
+def pabak(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Prevalence- and bias-adjusted kappa (Byrt, Bishop & Carlin 1993) of two annotators.
+
+    Two categories: ``PABAK = 2 p_o − 1``. For ``K > 2`` categories this module uses the same
+    uniform-chance idea, ``(K p_o − 1)/(K − 1)`` (Brennan & Prediger's coefficient for two
+    annotators). ``K`` counts the categories in ``categories`` (observed or not) or, without it,
+    the observed ones, so the value depends on declaring the full label set.
+    """
+    p = _shares(ratings, categories, "PABAK")
+    k = p.shape[0]
+    if p.sum() == 0:
+        return Undefined("no unit was rated by both annotators")
+    if k < 2:
+        return Undefined("PABAK needs at least two categories, only one is known")
+    return float((k * np.trace(p) - 1.0) / (k - 1.0))
+
+
+# ------------------------------------------------------------------ Scott, Fleiss, Light
+
+
+def scott_pi(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Scott's pi (1955) of two annotators on the units both rated.
+
+    ``π = (p_o − p_e)/(1 − p_e)`` with ``p_e = Σ_k ((p_k+ + p_+k)/2)²`` (pooled margins).
+    """
+    counts = _table(ratings, categories, "Scott's pi")
+    n = counts.sum()
+    if n == 0:
+        return Undefined("no unit was rated by both annotators")
+    p = counts / n
+    pooled = (p.sum(axis=0) + p.sum(axis=1)) / 2.0
+    pe = float(pooled @ pooled)
+    if 1.0 - pe <= _EPS:
+        return Undefined("expected agreement is 1: only one category occurs on the shared units")
+    return float(min((np.trace(p) - pe) / (1.0 - pe), 1.0))
+
+
+@dataclass(frozen=True)
+class _FleissParts:
+    """Per-unit pieces of Fleiss' kappa with missing ratings (Gwet 2014), ``n`` rated units.
+
+    ``counts``: ``(n, K)`` ratings per category; ``r``: ``(n,)`` ratings per unit; ``pa_i``:
+    ``(n,)`` per-unit agreement (0 where ``r < 2``); ``n2``: units with ``r ≥ 2``; ``pi``:
+    ``(K,)`` classification probabilities ``π_k = mean_i r_ik / r_i``; ``pa``, ``pe``.
+    """
+
+    counts: FloatArray
+    r: FloatArray
+    pa_i: FloatArray
+    n2: int
+    pi: FloatArray
+    pa: float
+    pe: float
+
+
+def _fleiss_parts(
+    ratings: npt.ArrayLike | Coded, categories: Categories = None
+) -> _FleissParts | Undefined:
+    """Fleiss' kappa pieces (see :func:`fleiss_kappa`), or the reason it is undefined."""
+    coded = _coded(ratings, categories)
+    if coded.codes.shape[1] < 2:
+        return Undefined("fewer than two annotators")
+    counts = _unit_counts(coded.codes, coded.n_values)
+    r = counts.sum(axis=1)
+    rated = r > 0
+    counts, r = counts[rated], r[rated]
+    multi = r >= 2
+    n2 = int(multi.sum())
+    if n2 == 0:
+        return Undefined("no unit has two or more ratings")
+    pair_den = np.where(multi, r * (r - 1.0), 1.0)
+    pa_i = np.where(multi, (counts * (counts - 1.0)).sum(axis=1) / pair_den, 0.0)
+    pi = (counts / r[:, None]).mean(axis=0)
+    pe = float(pi @ pi)
+    if 1.0 - pe <= _EPS:
+        return Undefined("expected agreement is 1: only one category occurs")
+    return _FleissParts(counts, r, pa_i, n2, pi, float(pa_i.sum() / n2), pe)
+
+
+def fleiss_kappa(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Fleiss' kappa (1971) for any number of annotators, with missing ratings.
+
+    ``ratings``: ``(units, annotators)``. Fleiss assumed ``m`` ratings per unit; with a varying
+    number ``r_i`` this follows Gwet's generalisation (Handbook of Inter-Rater Reliability,
+    4th ed., ch. 2; irrCAC ``fleiss``):
+        ``P_i = Σ_k r_ik (r_ik − 1)/(r_i (r_i − 1))`` for units with ``r_i ≥ 2``,
+        ``P̄ = mean of P_i`` over those units,
+        ``π_k = mean over all rated units (r_i ≥ 1) of r_ik/r_i``, ``P̄_e = Σ_k π_k²``,
+        ``κ = (P̄ − P̄_e)/(1 − P̄_e)``.
+    With the same number of ratings on every rated unit, ``π_k`` is the pooled share of category
+    ``k`` and this is exactly Fleiss (1971). (An alternative pools ``r_ik`` over the units with
+    ``r_i ≥ 2`` only; the two differ only when ``r_i`` varies.)
+    """
+    parts = _fleiss_parts(ratings, categories)
+    if isinstance(parts, Undefined):
+        return parts
+    return float(min((parts.pa - parts.pe) / (1.0 - parts.pe), 1.0))
+
+
+def percent_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Share of agreeing annotator pairs among all annotator pairs within units.
+
+    ``Σ_i Σ_k r_ik (r_ik − 1) / Σ_i r_i (r_i − 1)`` over units with ``r_i ≥ 2`` ratings (each
+    pair counted once in numerator and denominator; pooled over units, so a unit with more
+    ratings weighs more). For two annotators this is ``p_o``.
+    """
+    coded = _coded(ratings, categories)
+    counts = _unit_counts(coded.codes, coded.n_values)
+    r = counts.sum(axis=1)
+    pairs = float((r * (r - 1.0)).sum())
+    if pairs == 0:
+        return Undefined("no unit has two or more ratings")
+    return float((counts * (counts - 1.0)).sum() / pairs)
+
+
+def pairwise_cohen_kappa(
+    ratings: npt.ArrayLike | Coded, weights: Weights = None, categories: Categories = None
+) -> FloatArray:
+    """``(A, A)`` symmetric matrix of Cohen's kappa for every annotator pair on the units both
+    rated; NaN on the diagonal and where a pair's kappa is undefined. ``A(A − 1)/2`` passes over
+    the units, each O(units)."""
+    coded = _coded(ratings, categories)
+    k = coded.n_values
+    a_count = coded.codes.shape[1]
+    w = _agreement_weights(weights, k)
+    out = np.full((a_count, a_count), np.nan)
+    for a in range(a_count):
+        for b in range(a + 1, a_count):
+            parts = _cohen_parts(_pair_counts(coded.codes[:, a], coded.codes[:, b], k), w)
+            if not isinstance(parts, Undefined):
+                out[a, b] = out[b, a] = _kappa(parts)
+    return out
+
+
+def light_kappa(
+    ratings: npt.ArrayLike | Coded, weights: Weights = None, categories: Categories = None
+) -> LightKappa:
+    """Light's (1971) kappa: the mean of Cohen's kappa over annotator pairs, with pair counts.
+
+    Pairs whose kappa is undefined (no shared unit, or one shared category only) are skipped and
+    counted in ``pairs_skipped``; ``value`` is undefined when no pair is defined.
+    """
+    coded = _coded(ratings, categories)
+    a_count = coded.codes.shape[1]
+    if a_count < 2:
+        return LightKappa(Undefined("fewer than two annotators"), 0, 0)
+    matrix = pairwise_cohen_kappa(coded, weights)
+    upper = matrix[np.triu_indices(a_count, 1)]
+    defined = ~np.isnan(upper)
+    used, skipped = int(defined.sum()), int((~defined).sum())
+    if used == 0:
+        return LightKappa(
+            Undefined(f"Cohen's kappa is undefined for all {skipped} annotator pairs"), 0, skipped
+        )
+    return LightKappa(float(upper[defined].mean()), used, skipped)
+
+
+def mean_pairwise_cohen_kappa(
+    ratings: npt.ArrayLike | Coded, weights: Weights = None, categories: Categories = None
+) -> float:
+    """Light's kappa as a float: see :func:`light_kappa` (which also reports skipped pairs)."""
+    return light_kappa(ratings, weights, categories).value
