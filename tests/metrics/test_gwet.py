@@ -29,6 +29,11 @@ from iaa_gate.metrics.gwet import (
 )
 from iaa_gate.metrics.kappa import KappaEstimate, fleiss_kappa
 
+# Differences from irrCAC 0.4.4, by design: with one category only irrCAC sets p_e = 1 − 1e-15 and
+# reports a number, here the value is Undefined; irrCAC replaces a zero standard error by 1e-15,
+# here it stays 0; irrCAC builds named weights on the *sorted* categories even when `categories`
+# is given unsorted, here weights follow the given order. Both clip only the upper limit at 1.
+#
 # irrCAC assigns to a pandas slice inside CAC(); the warning is pandas', not ours.
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.SettingWithCopyWarning")
 

@@ -213,7 +213,9 @@ def test_seed_002_mean_pairwise_kappa() -> None:
     assert np.isnan(np.diag(m)).all()
     assert round(mean_pairwise_cohen_kappa(SEED_002), 2) == -0.01
     assert sum(SEED_002_KAPPAS.values()) == pytest.approx(-0.16)
-    # nltk's AnnotationTask.kappa is the plain mean of Cohen's kappa over coder pairs.
+    # nltk's AnnotationTask.kappa is the plain mean of Cohen's kappa over coder pairs. It assumes
+    # complete data (observed agreement is divided by all items) and scores a pair with p_e = 1
+    # and p_o = 1 as 1.0, where this module skips the pair as undefined.
     task = AnnotationTask([(c, str(i), int(SEED_002[i, c])) for i in range(5) for c in range(6)])
     assert mean_pairwise_cohen_kappa(SEED_002) == pytest.approx(task.kappa(), abs=1e-12)
 
