@@ -8,6 +8,7 @@ copy of a template data dir that was initialised once with the fixed admin user 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import hashlib
 import itertools
@@ -52,7 +53,7 @@ class LabelStudioError(RuntimeError):
 
 def cache_dir(root: Path = REPO_ROOT) -> Path:
     """Return ``<repo>/.cache/label-studio``, creating it."""
-    path = root / ".cache" / "label-studio"
+    path = root.resolve() / ".cache" / "label-studio"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -106,6 +107,13 @@ def ensure_venv(root: Path = REPO_ROOT) -> Path:
                     raise LabelStudioError(f"{' '.join(cmd)} failed:\n{_tail(log)}")
         stamp.write_text(digest)
     return venv
+
+
+def _child_setup() -> None:
+    """Run in the server child: own process group; on Linux, SIGTERM it if its parent dies."""
+    os.setsid()
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -168,7 +176,10 @@ class LabelStudioServer:
         env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
         env.update(HOME=str(self.data_dir), LABEL_STUDIO_BASE_DATA_DIR=str(self.data_dir),
                    LATEST_VERSION_CHECK="false", COLLECT_ANALYTICS="false", SENTRY_DSN="",
-                   FRONTEND_SENTRY_DSN="", PYTHONUNBUFFERED="1")
+                   FRONTEND_SENTRY_DSN="", PYTHONUNBUFFERED="1",
+                   # LS runs `git describe --dirty` in its package dir, which would find (and
+                   # lock the index of) the repo around .cache/: stop the search at the cache.
+                   GIT_CEILING_DIRECTORIES=str(cache_dir(self.root)))
         cmd = [str(venv / "bin" / "python"), "-m", "label_studio.server", "start", "--no-browser",
                "--internal-host", "127.0.0.1", "--port", str(self.port),
                "--data-dir", str(self.data_dir), "--username", self.admin_email,
@@ -177,7 +188,7 @@ class LabelStudioServer:
         with self.log_path.open("wb") as log:
             self._proc = subprocess.Popen(cmd, env=env, cwd=self.data_dir, stdin=subprocess.DEVNULL,
                                           stdout=log, stderr=subprocess.STDOUT,
-                                          start_new_session=True)
+                                          preexec_fn=_child_setup)
         try:
             self._wait_ready()
         except BaseException:
