@@ -57,11 +57,11 @@ def undefined_reason(value: float) -> str | None:
 class Coded:
     """Ratings as integer codes into a table of distinct values.
 
-    ``codes``: ``(units, annotators)`` integers, ``-1`` where the rating is missing.
+    ``codes``: ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where the rating is missing.
     ``values``: ``(V,)`` the distinct values in code order (sorted when they sort).
     """
 
-    codes: npt.NDArray[np.int64]
+    codes: npt.NDArray[np.signedinteger[Any]]
     values: npt.NDArray[Any]
 
     @property
@@ -111,14 +111,16 @@ def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None
     if order is not None:
         table = list(order)
         index = {_freeze(v): i for i, v in enumerate(table)}
-        codes = np.full(arr.shape, -1, dtype=np.int64)
+        codes = np.full(arr.shape, -1, dtype=code_dtype(len(table)))
         for (u, a), v in np.ndenumerate(arr):
             if _is_missing(v):
                 continue
             try:
                 codes[u, a] = index[_freeze(v)]
             except KeyError:
-                raise ValueError(f"rating {v!r} (unit {u}, annotator {a}) is not in the value order") from None
+                raise ValueError(
+                    f"rating {v!r} (unit {u}, annotator {a}) is not in the value order"
+                ) from None
         values = np.empty(len(table), dtype=object)
         values[:] = table
         return Coded(codes, _tidy(values))
@@ -136,25 +138,56 @@ def _tidy(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return values
 
 
+def code_dtype(n_values: int) -> np.dtype[Any]:
+    """Smallest signed integer type holding codes ``-1 … n_values``."""
+    for dt in (np.int8, np.int16, np.int32):
+        if n_values < np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+def row_blocks(n_rows: int, n_cols: int, cells: int = 1 << 20) -> list[slice]:
+    """Row slices of about ``cells`` cells: bounds temporaries of blockwise passes."""
+    step = max(1, cells // max(n_cols, 1))
+    return [slice(i, min(i + step, n_rows)) for i in range(0, n_rows, step)]
+
+
 def _encode_numeric(x: FloatArray) -> Coded:
-    finite = ~np.isnan(x)
-    if not finite.any():
-        return Coded(np.full(x.shape, -1, dtype=np.int64), np.empty(0, dtype=np.float64))
-    lo, hi = float(np.nanmin(x)), float(np.nanmax(x))
+    lo = float(np.fmin.reduce(x, axis=None, initial=np.nan)) if x.size else np.nan
+    hi = float(np.fmax.reduce(x, axis=None, initial=np.nan)) if x.size else np.nan
+    if np.isnan(lo):  # nothing rated
+        return Coded(np.full(x.shape, -1, dtype=np.int8), np.empty(0, dtype=np.float64))
     if np.isinf(lo) or np.isinf(hi):
         raise ValueError("ratings must be finite (use NaN or None for a missing rating)")
-    span = hi - lo
-    if span < 1 << 20 and np.array_equal(x[finite], np.floor(x[finite])):
-        # Small integer range: a lookup table replaces the sort of np.unique.
-        offsets = np.where(finite, x - lo, -1).astype(np.int64)
-        present = np.bincount(offsets[finite], minlength=int(span) + 1) > 0
-        remap = np.cumsum(present) - 1
-        codes = np.where(finite, remap[np.maximum(offsets, 0)], -1)
-        return Coded(codes, lo + np.flatnonzero(present).astype(np.float64))
+    if hi - lo < 1 << 15:
+        coded = _encode_small_integers(x, lo, int(hi - lo))
+        if coded is not None:
+            return coded
+    finite = ~np.isnan(x)
     values, inverse = np.unique(x[finite], return_inverse=True)
-    codes = np.full(x.shape, -1, dtype=np.int64)
+    codes = np.full(x.shape, -1, dtype=code_dtype(len(values)))
     codes[finite] = inverse
     return Coded(codes, values)
+
+
+def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
+    """Codes by offset from the minimum, in blocks, with no sort; ``None`` if a value is fractional."""
+    dtype = code_dtype(span + 1)
+    codes = np.empty(x.shape, dtype=dtype)
+    present = np.zeros(span + 2, dtype=bool)  # index 0 stands for "missing"
+    for s in row_blocks(*x.shape):
+        y = np.fmax(x[s] - lo, -1.0)  # NaN → −1
+        c = y.astype(dtype)
+        if not np.array_equal(c, y):
+            return None
+        codes[s] = c
+        present[c.ravel() + 1] = True
+    present = present[1:]
+    if not present.all():  # renumber so codes are dense 0 … V−1
+        remap = np.append(np.cumsum(present) - 1, -1).astype(dtype)  # remap[-1] keeps −1
+        for s in row_blocks(*x.shape):
+            codes[s] = remap[codes[s]]
+    return Coded(codes, lo + np.flatnonzero(present).astype(np.float64))
 
 
 def _encode_objects(arr: npt.NDArray[Any]) -> Coded:
@@ -174,4 +207,5 @@ def _encode_objects(arr: npt.NDArray[Any]) -> Coded:
     rank[order] = np.arange(len(table))
     values = np.empty(len(table), dtype=object)
     values[:] = [table[i] for i in order]
-    return Coded(np.where(codes >= 0, rank[np.maximum(codes, 0)], -1), _tidy(values))
+    ranked = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1).astype(code_dtype(len(table)))
+    return Coded(ranked, _tidy(values))

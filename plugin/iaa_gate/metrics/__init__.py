@@ -1,0 +1,66 @@
+"""Agreement coefficients: pure numpy functions on ``(units, annotators)`` ratings, no I/O."""
+
+from ._base import Coded, Undefined, encode, undefined_reason
+from .alpha import UnitDisagreement, krippendorff_alpha, unit_disagreement
+from .categories import category_agreement, coincidence_matrix, specific_agreement
+from .distance import Distance
+from .gwet import fleiss_kappa_ci, gwet_ac1, gwet_ac1_ci, gwet_ac2, gwet_ac2_ci, gwet_weights
+from .items import AnnotatorAgreement, ItemAgreement, annotator_agreement, item_agreement
+from .kappa import (
+    KappaEstimate,
+    LightKappa,
+    allocation_disagreement,
+    bias_index,
+    cohen_kappa,
+    cohen_kappa_ci,
+    fleiss_kappa,
+    kappa_max,
+    light_kappa,
+    mean_pairwise_cohen_kappa,
+    pabak,
+    pairwise_cohen_kappa,
+    percent_agreement,
+    prevalence_index,
+    quantity_disagreement,
+    scott_pi,
+)
+
+__all__ = [
+    "AnnotatorAgreement",
+    "Coded",
+    "Distance",
+    "ItemAgreement",
+    "KappaEstimate",
+    "LightKappa",
+    "Undefined",
+    "UnitDisagreement",
+    "allocation_disagreement",
+    "annotator_agreement",
+    "bias_index",
+    "category_agreement",
+    "cohen_kappa",
+    "cohen_kappa_ci",
+    "coincidence_matrix",
+    "encode",
+    "fleiss_kappa",
+    "fleiss_kappa_ci",
+    "gwet_ac1",
+    "gwet_ac1_ci",
+    "gwet_ac2",
+    "gwet_ac2_ci",
+    "gwet_weights",
+    "item_agreement",
+    "kappa_max",
+    "krippendorff_alpha",
+    "light_kappa",
+    "mean_pairwise_cohen_kappa",
+    "pabak",
+    "pairwise_cohen_kappa",
+    "percent_agreement",
+    "prevalence_index",
+    "quantity_disagreement",
+    "scott_pi",
+    "specific_agreement",
+    "undefined_reason",
+    "unit_disagreement",
+]

@@ -1,0 +1,96 @@
+"""Agreement per category, the coincidence matrix and per-unit value counts.
+
+Notation (``../shared/seeds/004``): c_jk = annotators who gave category j to unit k, c_k = ratings of
+unit k. Units with fewer than two ratings hold no annotator pair and do not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._base import Coded, FloatArray, Undefined, encode, row_blocks
+
+Counts = npt.NDArray[np.int64]
+
+
+def unit_value_counts(coded: Coded) -> Iterator[tuple[slice, Counts]]:
+    """Blocks of c_jk: ``(rows, V)`` counts of each value per unit, for row slices of the units."""
+    codes = coded.codes
+    n_v = coded.n_values
+    for s in row_blocks(codes.shape[0], max(n_v, codes.shape[1])):
+        block = codes[s]
+        rows = block.shape[0]
+        counts = np.zeros(rows * n_v + 1, dtype=np.int64)  # last cell collects missing ratings
+        base = np.arange(rows, dtype=np.int64) * n_v
+        for col in block.T:  # one rating per unit and annotator: no repeated index in a column
+            counts[np.where(col >= 0, base + col, rows * n_v)] += 1
+        yield s, counts[:-1].reshape(rows, n_v)
+
+
+def _per_category(
+    ratings: npt.ArrayLike | Coded,
+    terms: Callable[[FloatArray, FloatArray], tuple[FloatArray, FloatArray]],
+) -> dict[Any, float]:
+    """Σ_k num(c_jk, c_k) / Σ_k den(c_jk, c_k) per category j, over units with c_k ≥ 2."""
+    coded = encode(ratings)
+    num = np.zeros(coded.n_values)
+    den = np.zeros(coded.n_values)
+    for _, counts in unit_value_counts(coded):
+        ck = counts.sum(axis=1)
+        c = counts[ck >= 2].astype(np.float64)
+        a, p = terms(c, ck[ck >= 2, None].astype(np.float64))
+        num += a.sum(axis=0)
+        den += p.sum(axis=0)
+    return {
+        value: float(num[j] / den[j])
+        if den[j] > 0
+        else Undefined("the category never occurs in a unit with two or more ratings")
+        for j, value in enumerate(coded.values.tolist())
+    }
+
+
+def category_agreement(ratings: npt.ArrayLike | Coded) -> dict[Any, float]:
+    """Agreements over potential agreements per category, counting unordered annotator pairs.
+
+    R_j = A_j / P_j with A_j = Σ_k C(c_jk, 2) and P_j = Σ_k [c_jk·c_k − C(c_jk + 1, 2)]: the pairs
+    of annotators who both gave j, over the pairs of whom at least one gave j (seed 004; for two
+    annotators a / (a + b + c)). ``ratings``: ``(units, annotators)``. Returns ``{category: rate}``
+    in category order; a category never given in a pairable unit is :class:`Undefined`.
+
+    >>> category_agreement([[0, 0], [0, 1], [1, 1]])
+    {0.0: 0.5, 1.0: 0.5}
+    """
+    return _per_category(ratings, lambda c, ck: (c * (c - 1) / 2, c * ck - c * (c + 1) / 2))
+
+
+def specific_agreement(ratings: npt.ArrayLike | Coded) -> dict[Any, float]:
+    """Uebersax's proportion of specific agreement per category, counting ordered pairs.
+
+    PS_j = Σ_k c_jk(c_jk − 1) / Σ_k c_jk(c_k − 1); for two annotators and a binary rating it is the
+    positive (negative) agreement 2a / (2a + b + c). ``ratings``: ``(units, annotators)``.
+
+    >>> specific_agreement([[0, 0], [0, 1], [1, 1]])
+    {0.0: 0.6666666666666666, 1.0: 0.6666666666666666}
+    """
+    return _per_category(ratings, lambda c, ck: (c * (c - 1), c * (ck - 1)))
+
+
+def coincidence_matrix(ratings: npt.ArrayLike | Coded) -> tuple[FloatArray, npt.NDArray[Any]]:
+    """Krippendorff's coincidence matrix ``(V, V)`` and its value labels ``(V,)``.
+
+    o_vv' = Σ_u n_uv (n_uv' − [v = v']) / (m_u − 1) over pairable units: how often value v was
+    paired with v' within a unit. Off-diagonal mass shows which labels are confused.
+    """
+    coded = encode(ratings)
+    out = np.zeros((coded.n_values, coded.n_values))
+    for _, counts in unit_value_counts(coded):
+        m = counts.sum(axis=1)
+        c = counts[m >= 2].astype(np.float64)
+        w = 1.0 / (m[m >= 2] - 1.0)
+        out += (c * w[:, None]).T @ c
+        out -= np.diag((c * w[:, None]).sum(axis=0))
+    return out, coded.values

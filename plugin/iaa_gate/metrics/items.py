@@ -1,0 +1,81 @@
+"""Agreement per unit (item) and per annotator, to find disputed tasks and outlier annotators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._base import Coded, FloatArray, encode, row_blocks
+from .alpha import LevelArg, krippendorff_alpha, unit_disagreement
+
+
+@dataclass(frozen=True)
+class ItemAgreement:
+    """Per-unit agreement; each array has shape ``(units,)``, NaN where a unit has < 2 ratings.
+
+    ``pair_agreement``: share of annotator pairs that gave the same value.
+    ``score``: 1 − D_u / D_e, the unit's disagreement against chance (1 perfect, 0 chance level,
+    negative worse); for nominal data it is the pair agreement rescaled by chance.
+    ``n_ratings``: ratings per unit.
+    """
+
+    pair_agreement: FloatArray
+    score: FloatArray
+    n_ratings: npt.NDArray[np.int64]
+
+
+def item_agreement(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") -> ItemAgreement:
+    """Per-unit agreement of ``ratings`` ``(units, annotators)`` (see :class:`ItemAgreement`)."""
+    nominal = unit_disagreement(ratings, "nominal")
+    m = nominal.n_ratings.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pairs = np.where(m >= 2, 1.0 - nominal.observed / (m * (m - 1)), np.nan)
+    scores = nominal if level == "nominal" else unit_disagreement(ratings, level)
+    return ItemAgreement(pairs, scores.unit_scores(), nominal.n_ratings)
+
+
+@dataclass(frozen=True)
+class AnnotatorAgreement:
+    """Per-annotator agreement; each array has shape ``(annotators,)``.
+
+    ``n_units``: units the annotator rated that someone else rated too.
+    ``pair_agreement``: share of the annotator's pairs with co-annotators that agree.
+    ``alpha_without``: alpha with the annotator left out (NaN when undefined).
+    """
+
+    n_units: npt.NDArray[np.int64]
+    pair_agreement: FloatArray
+    alpha_without: FloatArray
+
+
+def annotator_agreement(
+    ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal"
+) -> AnnotatorAgreement:
+    """Each annotator against the others in ``ratings`` ``(units, annotators)``."""
+    coded = encode(ratings)
+    codes = coded.codes
+    n_cols = codes.shape[1]
+    agree = np.zeros(n_cols)
+    pairs = np.zeros(n_cols)
+    units = np.zeros(n_cols, dtype=np.int64)
+    for s in row_blocks(*codes.shape):
+        t = np.ascontiguousarray(codes[s].T)
+        rated = t >= 0
+        m = rated.sum(axis=0)
+        for a in range(n_cols):
+            mine = rated[a] & (m >= 2)
+            same = ((t == t[a]) & rated).sum(axis=0) - 1
+            agree[a] += same[mine].sum()
+            pairs[a] += (m[mine] - 1).sum()
+            units[a] += mine.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(pairs > 0, agree / pairs, np.nan)
+    without = np.array(
+        [
+            krippendorff_alpha(Coded(np.delete(codes, a, axis=1), coded.values), level)
+            for a in range(n_cols)
+        ]
+    )
+    return AnnotatorAgreement(units, share, without)

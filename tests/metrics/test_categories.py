@@ -1,0 +1,125 @@
+"""Per-category, per-item and per-annotator agreement."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iaa_gate.metrics import (
+    Undefined,
+    annotator_agreement,
+    category_agreement,
+    coincidence_matrix,
+    item_agreement,
+    krippendorff_alpha,
+    specific_agreement,
+)
+
+nan = math.nan
+# Seed 004's sandwich experiment: A0/B0 400, A1/B0 90, A0/B1 60, A1/B1 450.
+SANDWICH = [[0, 0]] * 400 + [[1, 0]] * 90 + [[0, 1]] * 60 + [[1, 1]] * 450
+
+
+def test_seed_004_sandwich() -> None:
+    rates = category_agreement(SANDWICH)
+    assert rates[0.0] == pytest.approx(400 / 550) and round(rates[0.0], 3) == 0.727
+    assert rates[1.0] == pytest.approx(0.75)
+
+
+def test_two_annotators_closed_forms() -> None:
+    # a = both gave the category, b and c = only one did
+    a, b, c = 450, 90, 60
+    assert category_agreement(SANDWICH)[1.0] == pytest.approx(a / (a + b + c))
+    assert specific_agreement(SANDWICH)[1.0] == pytest.approx(2 * a / (2 * a + b + c))
+    assert specific_agreement(SANDWICH)[0.0] == pytest.approx(2 * 400 / (2 * 400 + b + c))
+
+
+def _loop_rates(rows: list) -> tuple[dict, dict]:
+    """Direct pair counting: unordered pairs (seed 004) and ordered pairs (Uebersax)."""
+    cats = sorted({v for r in rows for v in r if v is not None})
+    agree = dict.fromkeys(cats, 0)
+    potential = dict.fromkeys(cats, 0)
+    for r in rows:
+        vals = [v for v in r if v is not None]
+        for i in range(len(vals)):
+            for j in range(i + 1, len(vals)):
+                for cat in cats:
+                    if vals[i] == cat and vals[j] == cat:
+                        agree[cat] += 1
+                    if cat in (vals[i], vals[j]):
+                        potential[cat] += 1
+    seed = {k: agree[k] / potential[k] for k in cats if potential[k]}
+    spec_num = {k: 2 * agree[k] for k in cats}
+    spec_den = dict.fromkeys(cats, 0)
+    for r in rows:
+        vals = [v for v in r if v is not None]
+        if len(vals) >= 2:
+            for v in vals:
+                spec_den[v] += len(vals) - 1
+    spec = {k: spec_num[k] / spec_den[k] for k in cats if spec_den[k]}
+    return seed, spec
+
+
+rows_strategy = st.lists(
+    st.lists(st.one_of(st.none(), st.sampled_from("xyz")), min_size=4, max_size=4),
+    min_size=1,
+    max_size=15,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows_strategy)
+def test_rates_match_pair_counting(rows: list) -> None:
+    seed, spec = _loop_rates(rows)
+    ours_seed, ours_spec = category_agreement(rows), specific_agreement(rows)
+    for cat, rate in ours_seed.items():
+        if cat in seed:
+            assert rate == pytest.approx(seed[cat])
+            assert ours_spec[cat] == pytest.approx(spec[cat])
+            assert 0.0 <= ours_spec[cat] <= 1.0
+        else:
+            assert isinstance(rate, Undefined)
+
+
+def test_nltk_style_multiple_annotators_and_missing() -> None:
+    rows = [["a", "a", "b"], ["a", None, "a"], ["b", "b", "b"], [None, "c", None]]
+    rates = category_agreement(rows)
+    # unit 1: a-a agree, a-b and a-b potential → A=1, P=3; unit 2: A=1, P=1
+    assert rates["a"] == pytest.approx(2 / 4)
+    assert isinstance(rates["c"], Undefined)
+
+
+def test_coincidence_matrix_sums_to_pairable_values() -> None:
+    rows = np.array([[1, 1, nan], [1, 2, 2], [nan, 3, nan], [2, 2, 2]])
+    o, values = coincidence_matrix(rows)
+    assert list(values) == [1.0, 2.0, 3.0]
+    assert o.sum() == pytest.approx(8)  # values in pairable units
+    assert np.allclose(o, o.T)
+    assert o[0, 1] == pytest.approx(1.0) and o[1, 1] == pytest.approx(1 + 3)
+
+
+def test_item_agreement() -> None:
+    rows = [[1, 1, nan], [1, 2, 2], [nan, 3, nan], [2, 2, 2], [1, 2, 3]]
+    items = item_agreement(rows)
+    assert items.pair_agreement[0] == 1.0 and items.pair_agreement[1] == pytest.approx(1 / 3)
+    assert math.isnan(items.pair_agreement[2]) and items.pair_agreement[4] == 0.0
+    assert list(items.n_ratings) == [2, 3, 1, 3, 3]
+    # weighted by m_u, the mean score reproduces alpha: Σ m_u·score_u / n ≈ alpha (exactly for nominal
+    # up to the n/(n−1) factor)
+    ok = items.n_ratings >= 2
+    n = items.n_ratings[ok].sum()
+    weighted = 1 - (1 - items.score[ok]) @ (items.n_ratings[ok]) / n
+    assert weighted == pytest.approx(krippendorff_alpha(rows), abs=1e-12)
+
+
+def test_annotator_agreement_names_the_outlier() -> None:
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 4, 300)
+    x = np.stack([truth, truth, truth, rng.integers(0, 4, 300)], axis=1).astype(float)
+    x[rng.random(x.shape) < 0.1] = nan
+    result = annotator_agreement(x)
+    assert int(np.argmin(result.pair_agreement)) == 3
+    assert int(np.argmax(result.alpha_without)) == 3
+    assert result.alpha_without[3] == pytest.approx(krippendorff_alpha(x[:, :3]))
