@@ -106,8 +106,8 @@ def test_item_agreement() -> None:
     assert items.pair_agreement[0] == 1.0 and items.pair_agreement[1] == pytest.approx(1 / 3)
     assert math.isnan(items.pair_agreement[2]) and items.pair_agreement[4] == 0.0
     assert list(items.n_ratings) == [2, 3, 1, 3, 3]
-    # weighted by m_u, the mean score reproduces alpha: Σ m_u·score_u / n ≈ alpha (exactly for nominal
-    # up to the n/(n−1) factor)
+    # weighted by m_u, the mean score reproduces alpha: Σ m_u·score_u / n ≈ alpha (exactly for
+    # nominal up to the n/(n−1) factor)
     ok = items.n_ratings >= 2
     n = items.n_ratings[ok].sum()
     weighted = 1 - (1 - items.score[ok]) @ (items.n_ratings[ok]) / n

@@ -12,8 +12,9 @@ never mistaken for 0 or 1 and the report can say why.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +58,8 @@ def undefined_reason(value: float) -> str | None:
 class Coded:
     """Ratings as integer codes into a table of distinct values.
 
-    ``codes``: ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where the rating is missing.
+    ``codes``: ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where
+    the rating is missing.
     ``values``: ``(V,)`` the distinct values in code order (sorted when they sort).
     """
 
@@ -109,7 +111,7 @@ def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None
     if arr.ndim != 2:
         raise ValueError(f"ratings must be 2-D (units × annotators), got shape {arr.shape}")
     if order is not None:
-        table = list(order)
+        table = list(cast("Iterable[Any]", order))
         index = {_freeze(v): i for i, v in enumerate(table)}
         codes = np.full(arr.shape, -1, dtype=code_dtype(len(table)))
         for (u, a), v in np.ndenumerate(arr):
@@ -171,7 +173,7 @@ def _encode_numeric(x: FloatArray) -> Coded:
 
 
 def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
-    """Codes by offset from the minimum, in blocks, with no sort; ``None`` if a value is fractional."""
+    """Codes by offset from the minimum, in blocks, with no sort; ``None`` if one is fractional."""
     dtype = code_dtype(span + 1)
     codes = np.empty(x.shape, dtype=dtype)
     present = np.zeros(span + 2, dtype=bool)  # index 0 stands for "missing"
@@ -182,12 +184,12 @@ def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
             return None
         codes[s] = c
         present[c.ravel() + 1] = True
-    present = present[1:]
-    if not present.all():  # renumber so codes are dense 0 … V−1
-        remap = np.append(np.cumsum(present) - 1, -1).astype(dtype)  # remap[-1] keeps −1
+    seen = present[1:]
+    if not seen.all():  # renumber so codes are dense 0 … V−1
+        remap = np.append(np.cumsum(seen) - 1, -1).astype(dtype)  # remap[-1] keeps −1
         for s in row_blocks(*x.shape):
             codes[s] = remap[codes[s]]
-    return Coded(codes, lo + np.flatnonzero(present).astype(np.float64))
+    return Coded(codes, lo + np.flatnonzero(seen).astype(np.float64))
 
 
 def _encode_objects(arr: npt.NDArray[Any]) -> Coded:

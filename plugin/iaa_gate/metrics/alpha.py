@@ -106,10 +106,9 @@ def unit_disagreement(
         return _nominal(coded)
     if level in ("ordinal", "interval"):
         counts = pairable_counts(coded)
-        if level == "interval":
-            table = _numeric_values(coded)
-        else:  # Krippendorff's ordinal δ² is the interval δ² of mid-ranks Σ_{g<v} n_g + n_v/2
-            table = np.cumsum(counts) - counts / 2.0
+        # Krippendorff's ordinal δ² is the interval δ² of mid-ranks Σ_{g<v} n_g + n_v/2
+        mid_ranks = np.cumsum(counts) - counts / 2.0
+        table = _numeric_values(coded) if level == "interval" else mid_ranks
         lookup = np.append(table, np.nan)  # code −1 reads NaN
         ud = _interval(codes.shape, lambda s: lookup[codes[s].T])
         return replace(ud, n_values=int(np.count_nonzero(counts)))

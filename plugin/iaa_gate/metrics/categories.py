@@ -1,7 +1,7 @@
 """Agreement per category, the coincidence matrix and per-unit value counts.
 
-Notation (``../shared/seeds/004``): c_jk = annotators who gave category j to unit k, c_k = ratings of
-unit k. Units with fewer than two ratings hold no annotator pair and do not count.
+Notation (``../shared/seeds/004``): c_jk = annotators who gave category j to unit k, c_k =
+ratings of unit k. Units with fewer than two ratings hold no annotator pair and do not count.
 """
 
 from __future__ import annotations

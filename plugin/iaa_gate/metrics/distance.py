@@ -41,7 +41,9 @@ def ratio(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     s = a + b
-    q = np.divide(a - b, s, out=np.zeros(np.broadcast(a, b).shape), where=s != 0)
+    q: npt.NDArray[np.float64] = np.divide(
+        a - b, s, out=np.zeros(np.broadcast(a, b).shape), where=s != 0
+    )
     return q * q
 
 
