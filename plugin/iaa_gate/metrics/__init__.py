@@ -24,6 +24,7 @@ from .kappa import (
     quantity_disagreement,
     scott_pi,
 )
+from .scores import item_scores
 
 __all__ = [
     "AnnotatorAgreement",
@@ -50,6 +51,7 @@ __all__ = [
     "gwet_ac2_ci",
     "gwet_weights",
     "item_agreement",
+    "item_scores",
     "kappa_max",
     "krippendorff_alpha",
     "light_kappa",

@@ -1,0 +1,216 @@
+"""Per-field agreement results: the model's ratings matrices through the metrics."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import metrics
+from .config import Config, FieldConfig
+from .errors import InputError
+from .metrics import Coded
+from .model import SCALAR_KINDS, Dataset, RatingsMatrix, TaskId, ratings_matrix
+
+DEFAULT_LEVEL = {"rating": "ordinal", "number": "interval"}
+MAX_COINCIDENCE_VALUES = 30
+
+
+@dataclass(frozen=True)
+class AnnotatorResult:
+    id: str
+    name: str
+    n_units: int
+    pair_agreement: float
+    alpha_without: float
+    alpha_gain: float
+    outlier: bool
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """One task of one field: ``status`` is agreed, disputed or too_few (fewer than
+    ``min_annotators`` ratings); ``labels``: annotator name → label."""
+
+    id: TaskId
+    status: str
+    score: float
+    labels: dict[str, Any]
+
+
+@dataclass
+class FieldResult:
+    name: str
+    kind: str
+    level: str
+    multiple: bool
+    n_tasks: int
+    n_rated: int
+    n_pairable: int
+    n_annotators: int
+    n_ratings: int
+    alpha: float
+    category_method: str
+    categories: dict[str, float]
+    coincidence: dict[str, Any] | None
+    annotators: list[AnnotatorResult]
+    units: list[UnitResult] = field(default_factory=list)
+
+    @property
+    def disputed(self) -> list[UnitResult]:
+        return [u for u in self.units if u.status == "disputed"]
+
+    @property
+    def lowest_category(self) -> tuple[str, float] | None:
+        defined = [(k, v) for k, v in self.categories.items() if not math.isnan(v)]
+        return min(defined, key=lambda kv: kv[1]) if defined else None
+
+
+def field_level(kind: str, cfg: FieldConfig, multiple: bool) -> str:
+    """The distance used for alpha: the configured level, a set distance, or the kind's default."""
+    if multiple:
+        return cfg.distance
+    return cfg.level or DEFAULT_LEVEL.get(kind, "nominal")
+
+
+def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
+    """Every configured field's result; raises :class:`InputError` for fields not in the data or
+    not supported, listing them all."""
+    kinds = dataset.field_kinds()
+    problems = []
+    for name in config.fields:
+        if name not in kinds:
+            present = ", ".join(kinds) or "none"
+            problems.append(
+                f"field {name!r} does not occur in the data (fields present: {present})"
+            )
+        elif kinds[name] not in SCALAR_KINDS:
+            problems.append(
+                f"field {name!r} is a {kinds[name]} control (regions/spans): not supported yet; "
+                "remove it from fields"
+            )
+    if problems:
+        raise InputError(dataset.source, problems, hint="check the field names under fields:")
+    return {name: analyse_field(dataset, name, cfg) for name, cfg in config.fields.items()}
+
+
+def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
+    matrix = ratings_matrix(
+        dataset, name, labels=cfg.labels, multiple=cfg.multiple, min_annotators=cfg.min_annotators
+    )
+    level = field_level(matrix.kind, cfg, matrix.multiple)
+    coded = matrix.coded
+    n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
+    alpha = metrics.krippendorff_alpha(coded, level)
+    names = [dataset.display_name(a) for a in matrix.annotators]
+    return FieldResult(
+        name=name,
+        kind=matrix.kind,
+        level=level,
+        multiple=matrix.multiple,
+        n_tasks=len(matrix.unit_ids),
+        n_rated=int(np.count_nonzero(n_per_unit)),
+        n_pairable=int(np.count_nonzero(n_per_unit >= 2)),
+        n_annotators=len(matrix.annotators),
+        n_ratings=int(n_per_unit.sum()),
+        alpha=alpha,
+        category_method=cfg.category_method,
+        categories=_categories(matrix, level, cfg.category_method, cfg.labels),
+        coincidence=_coincidence(matrix),
+        annotators=_annotators(matrix, level, alpha, names, cfg),
+        units=_units(dataset, matrix, level, cfg),
+    )
+
+
+def _categories(
+    matrix: RatingsMatrix, level: str, method: str, configured: list[str] | None
+) -> dict[str, float]:
+    fn = getattr(metrics, method)
+    if matrix.multiple:
+        seen = {x for v in matrix.coded.values for x in v}
+        order = list(configured or [])
+        labels = [x for x in order if x in seen] + sorted(seen - set(order))
+        return {
+            lab: fn(matrix.label_presence(lab)).get(
+                1.0,
+                metrics.Undefined("the label was never chosen in a task with two or more ratings"),
+            )
+            for lab in labels
+        }
+    if level in ("interval", "ratio") and matrix.coded.n_values > MAX_COINCIDENCE_VALUES:
+        return {}
+    return {_key(k): v for k, v in fn(matrix.coded).items()}
+
+
+def _key(v: Any) -> str:
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _coincidence(matrix: RatingsMatrix) -> dict[str, Any] | None:
+    if matrix.multiple or not 0 < matrix.coded.n_values <= MAX_COINCIDENCE_VALUES:
+        return None
+    o, values = metrics.coincidence_matrix(matrix.coded)
+    return {"labels": [_key(v) for v in values], "matrix": o.round(6).tolist()}
+
+
+def _annotators(
+    matrix: RatingsMatrix, level: str, alpha: float, names: list[str], cfg: FieldConfig
+) -> list[AnnotatorResult]:
+    result = metrics.annotator_agreement(matrix.coded, level)
+    gain_bar = cfg.thresholds.annotator_gain
+    out = []
+    for i, ann in enumerate(matrix.annotators):
+        without = float(result.alpha_without[i])
+        gain = without - alpha if not (math.isnan(without) or math.isnan(alpha)) else math.nan
+        out.append(
+            AnnotatorResult(
+                id=ann,
+                name=names[i],
+                n_units=int(result.n_units[i]),
+                pair_agreement=float(result.pair_agreement[i]),
+                alpha_without=without,
+                alpha_gain=gain,
+                outlier=gain_bar is not None and not math.isnan(gain) and gain >= gain_bar,
+            )
+        )
+    return out
+
+
+def _units(
+    dataset: Dataset, matrix: RatingsMatrix, level: str, cfg: FieldConfig
+) -> list[UnitResult]:
+    """Every task someone answered this field on, with its score and status."""
+    given: dict[TaskId, dict[str, Any]] = {}
+    for a in dataset.annotations:
+        if matrix.field in a.fields:
+            shown = _shown(a.fields[matrix.field].value, matrix.multiple)
+            given.setdefault(a.task_id, {})[dataset.display_name(a.annotator)] = shown
+    scores = metrics.item_scores(matrix.coded, level)
+    bar = cfg.thresholds.disputed_below
+    out = []
+    for u, task in enumerate(matrix.unit_ids):
+        if task not in given:
+            continue
+        score = float(scores[u])
+        status = "too_few" if math.isnan(score) else "disputed" if score < bar else "agreed"
+        out.append(UnitResult(task, status, score, dict(sorted(given[task].items()))))
+    return out
+
+
+def _shown(v: tuple[str, ...] | float | str, multiple: bool) -> Any:
+    """A value as the report shows it: a label, a sorted label list, or a number."""
+    if isinstance(v, tuple):
+        return sorted(v) if multiple or len(v) != 1 else v[0]
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def not_evaluated(dataset: Dataset, config: Config) -> dict[str, str]:
+    """Fields present in the data but not in the config: name → control type."""
+    return {k: v for k, v in dataset.field_kinds().items() if k not in config.fields}
+
+
+__all__ = ["Coded", "FieldResult", "analyse", "not_evaluated"]

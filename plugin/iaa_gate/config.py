@@ -1,0 +1,281 @@
+"""The YAML config, validated with pydantic (unknown keys are errors, every error reported at once).
+
+Secrets come only from the environment: any string may contain ``${VAR}``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import date, datetime, time, timezone
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
+
+from .errors import ConfigError
+
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+SetDistance = Literal["jaccard", "masi"]
+Severity = Literal["fail", "warn"]
+
+
+def _between(lo: float, hi: float) -> Any:
+    def check(v: float) -> float:
+        if not lo <= v <= hi:
+            raise ValueError(f"must be between {lo:g} and {hi:g}")
+        return v
+
+    return AfterValidator(check)
+
+
+Unit = Annotated[float, _between(-1, 1), Field(json_schema_extra={"minimum": -1, "maximum": 1})]
+Rate = Annotated[float, _between(0, 1), Field(json_schema_extra={"minimum": 0, "maximum": 1})]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Threshold(Strict):
+    """Below ``fail`` the check fails, below ``warn`` it warns; either may be left out."""
+
+    fail: Unit | None = None
+    warn: Unit | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Threshold:
+        if self.fail is not None and self.warn is not None and self.warn < self.fail:
+            raise ValueError("warn must be at least fail (warn is the stricter bar)")
+        return self
+
+
+class Thresholds(Strict):
+    """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
+    α < 0.800 warns."""
+
+    alpha: Threshold = Threshold(fail=0.667, warn=0.8)
+    category: Threshold = Field(
+        default=Threshold(),
+        description="lowest per-category agreement (by the field's category_method)",
+    )
+    disputed_below: Rate = Field(
+        default=0.5,
+        description="a task whose agreement score is below this is disputed",
+    )
+    disputed_share: Threshold = Field(
+        default=Threshold(),
+        description="share of evaluated tasks that are NOT disputed (e.g. fail: 0.8)",
+    )
+    annotator_gain: float | None = Field(
+        default=0.05,
+        ge=0,
+        le=2,
+        description="an annotator whose removal raises alpha by at least this is an outlier",
+    )
+    annotator_severity: Severity | Literal["info"] = "warn"
+    on_undefined: Severity | Literal["pass"] = Field(
+        default="warn", description="verdict when alpha or a rate is undefined (e.g. one label)"
+    )
+
+
+class FieldConfig(Strict):
+    """How to evaluate one field (a Label Studio control tag or a Prodigy view)."""
+
+    level: Level | None = Field(
+        default=None,
+        description="level of measurement; default: nominal for choices/taxonomy/textarea, "
+        "ordinal for rating, interval for number",
+    )
+    distance: SetDistance = Field(default="masi", description="set distance for multi-select")
+    multiple: bool | None = Field(default=None, description="multi-select; default: from data")
+    labels: list[str] | None = Field(
+        default=None, description="the project's label set, in scale order for ordinal"
+    )
+    min_annotators: int = Field(default=2, ge=2, description="ratings a task needs to count")
+    category_method: Literal["category_agreement", "specific_agreement"] = "category_agreement"
+    thresholds: Thresholds = Thresholds()
+
+
+class RoundConfig(Strict):
+    """One labeling round: annotations created or updated in [from, to], and/or these tasks."""
+
+    from_: date | datetime | None = Field(default=None, alias="from")
+    to: date | datetime | None = None
+    task_ids: list[int | str] | None = Field(
+        default=None, description='ids or inclusive ranges like "100-250"'
+    )
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _valid(self) -> RoundConfig:
+        self.ids()
+        lo, hi = self.bounds()
+        if lo is not None and hi is not None and hi < lo:
+            raise ValueError("'to' is before 'from'")
+        return self
+
+    def bounds(self) -> tuple[datetime | None, datetime | None]:
+        """The window in UTC; a bare ``to`` date includes that whole day."""
+        return _instant(self.from_, end=False), _instant(self.to, end=True)
+
+    def ids(self) -> frozenset[int | str] | None:
+        if self.task_ids is None:
+            return None
+        out: set[int | str] = set()
+        for item in self.task_ids:
+            m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", item) if isinstance(item, str) else None
+            if m:
+                lo, hi = int(m[1]), int(m[2])
+                if hi < lo:
+                    raise ValueError(f"task id range {item!r} is empty")
+                out.update(range(lo, hi + 1))
+            else:
+                out.add(int(item) if isinstance(item, str) and item.isdigit() else item)
+        return frozenset(out)
+
+
+def _instant(v: date | datetime | None, *, end: bool) -> datetime | None:
+    if v is None:
+        return None
+    if not isinstance(v, datetime):
+        v = datetime.combine(v, time.max if end else time.min)
+    return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
+
+
+class ExportSource(Strict):
+    type: Literal["label-studio-export"]
+    path: Path
+    skip_invalid: bool = False
+    include_ground_truth: bool = True
+
+
+class ProdigySource(Strict):
+    type: Literal["prodigy"]
+    path: Path
+    skip_invalid: bool = False
+
+
+class LabelStudioSource(Strict):
+    """A live Label Studio project, read through the API (``pip install iaa-gate[label-studio]``)."""
+
+    type: Literal["label-studio"]
+    url: str
+    project: int | str = Field(description="project id or title")
+    api_key: SecretStr = Field(description="legacy token or personal access token: use ${VAR}")
+    view: int | None = Field(default=None, description="Data Manager view (tab) id")
+    include_ground_truth: bool = True
+    skip_invalid: bool = False
+
+
+SourceConfig = Annotated[
+    ExportSource | ProdigySource | LabelStudioSource, Field(discriminator="type")
+]
+
+Format = Literal["json", "markdown", "html", "junit"]
+
+
+class ReportConfig(Strict):
+    dir: Path = Path("iaa-report")
+    formats: list[Format] = ["json", "markdown"]
+
+
+class Config(Strict):
+    """The whole config file."""
+
+    version: Literal[1] = 1
+    source: SourceConfig
+    round: RoundConfig = RoundConfig()
+    fields: dict[str, FieldConfig] = Field(min_length=1)
+    report: ReportConfig = ReportConfig()
+
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _interpolate(node: Any, path: str, missing: list[str]) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: _interpolate(v, f"{path}.{k}" if path else str(k), missing) for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_interpolate(v, f"{path}[{i}]", missing) for i, v in enumerate(node)]
+    if isinstance(node, str):
+
+        def sub(m: re.Match[str]) -> str:
+            if m[1] not in os.environ:
+                missing.append(f"{path}: environment variable {m[1]} is not set")
+                return ""
+            return os.environ[m[1]]
+
+        return _VAR.sub(sub, node)
+    return node
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("label-studio-export", "prodigy", "label-studio"):
+            continue  # discriminator tags pydantic adds to the path
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def parse_config(data: Any, source: str = "config") -> Config:
+    """Validate a config mapping; raise :class:`ConfigError` listing every problem."""
+    if not isinstance(data, dict):
+        raise ConfigError(source, ["the config must be a YAML mapping (key: value)"])
+    missing: list[str] = []
+    data = _interpolate(data, "", missing)
+    problems = list(missing)
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            msg = err["msg"].removeprefix("Value error, ")
+            problems.append(f"{_loc(err['loc'])}: {msg}")
+        raise ConfigError(source, problems) from None
+    if problems:
+        raise ConfigError(source, problems)
+    return config
+
+
+def load_config(path: Path) -> Config:
+    """Read and validate the YAML config at ``path``; relative source/report paths are kept as
+    given (relative to the working directory)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), ["file not found"]) from None
+    except OSError as exc:
+        raise ConfigError(str(path), [f"cannot read: {exc.strerror}"]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise ConfigError(
+            str(path), [f"{where}not valid YAML ({getattr(exc, 'problem', exc)})"]
+        ) from None
+    return parse_config(data, str(path))
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the config file (``config/iaa-gate.schema.json``)."""
+    schema = Config.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "iaa-gate config"
+    return schema

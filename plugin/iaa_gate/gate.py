@@ -1,0 +1,102 @@
+"""Thresholds → verdicts: every check of every field, the field's verdict, the overall verdict."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+from .analysis import FieldResult
+from .config import FieldConfig, Threshold
+from .metrics import undefined_reason
+
+
+class Verdict(str, Enum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+
+    @property
+    def rank(self) -> int:
+        return ("pass", "warn", "fail").index(self.value)
+
+
+def worst(verdicts: list[Verdict]) -> Verdict:
+    return max(verdicts, key=lambda v: v.rank, default=Verdict.PASS)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One threshold applied to one number; ``message`` says why in words."""
+
+    field: str
+    name: str
+    value: float | None
+    fail: float | None
+    warn: float | None
+    verdict: Verdict
+    message: str
+
+
+def _threshold(
+    field: str, name: str, what: str, value: float, bar: Threshold, on_undefined: str
+) -> Check | None:
+    if bar.fail is None and bar.warn is None:
+        return None
+    if math.isnan(value):
+        verdict = Verdict(on_undefined)
+        reason = undefined_reason(value) or "undefined"
+        return Check(
+            field, name, None, bar.fail, bar.warn, verdict, f"{what} is undefined: {reason}"
+        )
+    if bar.fail is not None and value < bar.fail:
+        verdict, msg = Verdict.FAIL, f"{what} {value:.3f} is below the fail threshold {bar.fail:g}"
+    elif bar.warn is not None and value < bar.warn:
+        verdict, msg = Verdict.WARN, f"{what} {value:.3f} is below the warn threshold {bar.warn:g}"
+    else:
+        lowest = bar.warn if bar.warn is not None else bar.fail
+        verdict, msg = Verdict.PASS, f"{what} {value:.3f} meets {lowest:g}"
+    return Check(field, name, value, bar.fail, bar.warn, verdict, msg)
+
+
+def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
+    """Every configured check of one field, in a fixed order."""
+    t = cfg.thresholds
+    checks = [
+        _threshold(result.name, "alpha", "alpha", result.alpha, t.alpha, t.on_undefined),
+    ]
+    lowest = result.lowest_category
+    if lowest is not None or result.categories:
+        value = lowest[1] if lowest else math.nan
+        label = f"lowest category agreement ({lowest[0]})" if lowest else "category agreement"
+        checks.append(_threshold(result.name, "category", label, value, t.category, t.on_undefined))
+    evaluated = [u for u in result.units if u.status != "too_few"]
+    if evaluated:
+        share = 1 - len(result.disputed) / len(evaluated)
+        checks.append(
+            _threshold(
+                result.name,
+                "disputed_share",
+                "share of undisputed tasks",
+                share,
+                t.disputed_share,
+                t.on_undefined,
+            )
+        )
+    outliers = [a for a in result.annotators if a.outlier]
+    if t.annotator_gain is not None and t.annotator_severity != "info":
+        names = ", ".join(f"{a.name} (+{a.alpha_gain:.3f})" for a in outliers)
+        checks.append(
+            Check(
+                result.name,
+                "annotators",
+                float(len(outliers)),
+                None,
+                None,
+                Verdict(t.annotator_severity) if outliers else Verdict.PASS,
+                f"alpha rises by at least {t.annotator_gain:g} without: {names}"
+                if outliers
+                else "no outlier annotator",
+            )
+        )
+    return [c for c in checks if c is not None]

@@ -1,0 +1,299 @@
+"""The normalised model: annotations from any source, and the ratings matrix of one field.
+
+Sources turn their records into :class:`Annotation` objects (one per annotator and task, every
+field's value already normalised); :func:`ratings_matrix` turns one field into the
+``(units, annotators)`` integer codes the metrics take.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+from .metrics import Coded
+from .metrics._base import code_dtype
+
+TaskId = int | str
+Value = str | float | frozenset[str]
+"""A normalised rating: a label, a number, or a set of labels (multi-select)."""
+
+_NEVER = datetime.min.replace(tzinfo=timezone.utc)
+
+SCALAR_KINDS = {"choices", "rating", "number", "taxonomy", "textarea"}
+"""Control types evaluated by agreement; others (spans, boxes, relations…) are listed only."""
+
+
+@dataclass(frozen=True)
+class FieldValue:
+    """One field's answer in one annotation: the ``kind`` of control and the normalised value.
+
+    ``value`` is a tuple of labels for choices/taxonomy (one or several), a float for
+    rating/number, a normalised string for textarea.
+    """
+
+    kind: str
+    value: tuple[str, ...] | float | str
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One annotator's (latest) answer to one task."""
+
+    task_id: TaskId
+    annotator: str
+    fields: dict[str, FieldValue]
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    ground_truth: bool = False
+    annotation_id: int | str | None = None
+
+
+@dataclass
+class SourceStats:
+    """What a source read and set aside; reported so nothing disappears silently."""
+
+    tasks: int = 0
+    annotations: int = 0
+    cancelled: int = 0
+    superseded: int = 0
+    ignored: int = 0
+    invalid_skipped: int = 0
+    ground_truth_excluded: int = 0
+    outside_round: int = 0
+    invalid_examples: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Dataset:
+    """Annotations of a project, plus every task id seen (tasks may have no annotation)."""
+
+    source: str
+    annotations: list[Annotation]
+    task_ids: list[TaskId]
+    annotator_names: dict[str, str] = field(default_factory=dict)
+    stats: SourceStats = field(default_factory=SourceStats)
+
+    def field_kinds(self) -> dict[str, str]:
+        """Every field present in the data and its control type, sorted by name."""
+        kinds: dict[str, str] = {}
+        for ann in self.annotations:
+            for name, fv in ann.fields.items():
+                kinds.setdefault(name, fv.kind)
+        return dict(sorted(kinds.items()))
+
+    def display_name(self, annotator: str) -> str:
+        return self.annotator_names.get(annotator, annotator)
+
+
+def keep_latest(annotations: Iterable[Annotation]) -> tuple[list[Annotation], int]:
+    """One annotation per (task, annotator): the latest by ``updated_at`` (then created_at, id).
+
+    Returns the kept annotations in input order and how many were superseded.
+    """
+    best: dict[tuple[TaskId, str], tuple[tuple[Any, ...], int, Annotation]] = {}
+    n = 0
+    for i, ann in enumerate(annotations):
+        n += 1
+        key = (ann.task_id, ann.annotator)
+        rank = (
+            ann.updated_at or ann.created_at or _NEVER,
+            ann.created_at or _NEVER,
+            str(ann.annotation_id or ""),
+        )
+        if key not in best or rank >= best[key][0]:
+            best[key] = (rank, i, ann)
+    kept = [ann for _, _, ann in sorted(best.values(), key=lambda t: t[1])]
+    return kept, n - len(kept)
+
+
+@dataclass(frozen=True)
+class RoundFilter:
+    """Restrict an evaluation to one labeling round.
+
+    ``start``/``end``: an annotation counts if it was created or updated in [start, end].
+    ``task_ids``: only these tasks (ints or strings).
+    """
+
+    start: datetime | None = None
+    end: datetime | None = None
+    task_ids: frozenset[TaskId] | None = None
+
+    def __bool__(self) -> bool:
+        return self.start is not None or self.end is not None or self.task_ids is not None
+
+    def keeps_task(self, task_id: TaskId) -> bool:
+        return self.task_ids is None or task_id in self.task_ids or str(task_id) in self.task_ids
+
+    def keeps(self, ann: Annotation) -> bool:
+        if not self.keeps_task(ann.task_id):
+            return False
+        if self.start is None and self.end is None:
+            return True
+        stamps = [t for t in (ann.created_at, ann.updated_at) if t is not None]
+        if not stamps:
+            return False
+        return any(
+            (self.start is None or t >= self.start) and (self.end is None or t <= self.end)
+            for t in stamps
+        )
+
+
+def apply_round(dataset: Dataset, rnd: RoundFilter) -> Dataset:
+    """The dataset restricted to ``rnd`` (tasks outside it dropped, counts kept in stats)."""
+    if not rnd:
+        return dataset
+    kept = [a for a in dataset.annotations if rnd.keeps(a)]
+    stats = replace(dataset.stats, outside_round=len(dataset.annotations) - len(kept))
+    tasks = [t for t in dataset.task_ids if rnd.keeps_task(t)]
+    if rnd.start is not None or rnd.end is not None:
+        with_ann = {a.task_id for a in kept}
+        tasks = [t for t in tasks if t in with_ann]
+    return replace(dataset, annotations=kept, task_ids=tasks, stats=stats)
+
+
+def normalise_text(text: str) -> str:
+    """Case-folded text with runs of white space collapsed, for textarea agreement."""
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+@dataclass(frozen=True)
+class RatingsMatrix:
+    """One field as metrics input.
+
+    ``coded.codes``: ``(units, annotators)`` integer codes, -1 missing; ``coded.values``: the
+    value of each code (labels in label-set order, numbers ascending, or frozensets of labels).
+    ``unit_ids``: ``(units,)`` task ids; ``annotators``: ``(annotators,)`` annotator ids.
+    ``multiple``: values are label sets (multi-select).
+    """
+
+    field: str
+    kind: str
+    unit_ids: list[TaskId]
+    annotators: list[str]
+    coded: Coded
+    multiple: bool = False
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.unit_ids), len(self.annotators))
+
+    def numeric(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """``(units, annotators)`` floats with NaN missing (numeric values only)."""
+        table = np.append(self.coded.values.astype(np.float64), np.nan)
+        return np.asarray(table[self.coded.codes], dtype=np.float64)
+
+    def label_presence(self, label: str) -> Coded:
+        """Multi-select: ``(units, annotators)`` codes 1 = ``label`` chosen, 0 = not, -1 missing."""
+        has = np.array([label in v for v in self.coded.values] + [False], dtype=np.int8)
+        codes = np.where(self.coded.codes >= 0, has[self.coded.codes], -1).astype(np.int8)
+        return Coded(codes, np.array([0.0, 1.0]))
+
+    def labels_of(self, unit: int) -> dict[str, Any]:
+        """What each annotator gave unit ``unit`` (row index): ``{annotator: value}``."""
+        out: dict[str, Any] = {}
+        for a, code in enumerate(self.coded.codes[unit]):
+            if code >= 0:
+                v = self.coded.values[code]
+                out[self.annotators[a]] = sorted(v) if isinstance(v, frozenset) else _plain(v)
+        return out
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return int(f) if f.is_integer() else f
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def ratings_matrix(
+    dataset: Dataset,
+    name: str,
+    *,
+    labels: Sequence[str] | None = None,
+    multiple: bool | None = None,
+    min_annotators: int = 2,
+) -> RatingsMatrix:
+    """The ``(units, annotators)`` matrix of field ``name``.
+
+    ``labels``: the project's label set, in scale order; a label outside it raises
+    :class:`InputError` naming every offending task. ``multiple``: treat values as label sets
+    (default: when some annotation chose several labels). Units with fewer than
+    ``min_annotators`` ratings are kept as rows but their ratings are blanked.
+    """
+    kind = dataset.field_kinds().get(name, "choices")
+    cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]] = [
+        (a.task_id, a.annotator, a.fields[name].value)
+        for a in dataset.annotations
+        if name in a.fields
+    ]
+    if multiple is None:
+        multiple = any(isinstance(v, tuple) and len(v) > 1 for _, _, v in cells)
+    problems: list[str] = []
+    if labels is not None:
+        allowed = set(labels)
+        for task, annotator, v in cells:
+            bad = [
+                lab
+                for lab in (v if isinstance(v, tuple) else (v,))
+                if str(lab) not in allowed and _plain(lab) not in allowed
+            ]
+            if bad:
+                problems.append(
+                    f"task {task}, field {name!r}, annotator {dataset.display_name(annotator)}: "
+                    f"label {bad[0]!r} is not in the configured label set {list(labels)}"
+                )
+        if problems:
+            raise InputError(
+                dataset.source,
+                problems,
+                hint=f"add the label to fields.{name}.labels, or fix the annotations",
+            )
+    unit_ids = list(dataset.task_ids)
+    unit_index = {t: i for i, t in enumerate(unit_ids)}
+    for task, _, _ in cells:
+        if task not in unit_index:
+            unit_index[task] = len(unit_ids)
+            unit_ids.append(task)
+    annotators = sorted({a for _, a, _ in cells}, key=_natural)
+    ann_index = {a: i for i, a in enumerate(annotators)}
+
+    def norm(v: tuple[str, ...] | float | str) -> Value:
+        if isinstance(v, tuple):
+            return frozenset(v) if multiple else (v[0] if len(v) == 1 else "|".join(sorted(v)))
+        return v
+
+    values = [norm(v) for _, _, v in cells]
+    table = _value_table(values, labels, multiple=bool(multiple))
+    lookup = {v: i for i, v in enumerate(table)}
+    codes = np.full((len(unit_ids), len(annotators)), -1, dtype=code_dtype(len(table)))
+    for (task, annotator, _), v in zip(cells, values, strict=True):
+        codes[unit_index[task], ann_index[annotator]] = lookup[v]
+    if min_annotators > 1:
+        few = np.count_nonzero(codes >= 0, axis=1) < min_annotators
+        codes[few] = -1
+    arr = np.empty(len(table), dtype=object)
+    arr[:] = table
+    if table and all(isinstance(v, float) for v in table):
+        arr = arr.astype(np.float64)
+    return RatingsMatrix(name, kind, unit_ids, annotators, Coded(codes, arr), bool(multiple))
+
+
+def _value_table(values: list[Value], labels: Sequence[str] | None, *, multiple: bool) -> list[Any]:
+    seen = set(values)
+    if multiple:
+        order = {lab: i for i, lab in enumerate(labels or sorted({x for v in seen for x in v}))}
+        return sorted(seen, key=lambda s: (len(s), sorted(order.get(x, 0) for x in s)))
+    if labels is not None:
+        extra = sorted(str(v) for v in seen if v not in labels)
+        return [*labels, *extra] if not all(isinstance(v, float) for v in seen) else sorted(seen)
+    return sorted(seen, key=lambda v: (isinstance(v, str), v))
+
+
+def _natural(s: str) -> tuple[Any, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s))

@@ -1,0 +1,129 @@
+"""The report document: plain JSON-able data built from the gate's results.
+
+Its shape is versioned (``schema_version``) and described by ``schemas/report.schema.json``;
+scripts rely on ``verdict`` and ``fields.<name>.{alpha, alpha_undefined_reason, categories,
+disputed[].id, disputed[].score}``.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from typing import Any
+
+from .. import __version__
+from ..analysis import FieldResult
+from ..gate import Check, Verdict, worst
+from ..metrics import undefined_reason
+from ..model import SourceStats, TaskId
+
+SCHEMA_VERSION = 1
+
+
+def num(x: float | None) -> float | None:
+    """A finite float, or None (JSON null) for NaN/undefined."""
+    if x is None or math.isnan(x):
+        return None
+    return float(x)
+
+
+def _id_key(task: TaskId) -> tuple[int, Any]:
+    return (0, task) if isinstance(task, int) else (1, str(task))
+
+
+def _check(c: Check) -> dict[str, Any]:
+    return {
+        "name": c.name,
+        "value": num(c.value),
+        "fail": c.fail,
+        "warn": c.warn,
+        "verdict": c.verdict.value,
+        "message": c.message,
+    }
+
+
+def field_document(
+    result: FieldResult, checks: list[Check], disputed_below: float
+) -> dict[str, Any]:
+    lowest = result.lowest_category
+    units = sorted(result.units, key=lambda u: _id_key(u.id))
+    counts = {s: sum(1 for u in units if u.status == s) for s in ("agreed", "disputed", "too_few")}
+    return {
+        "kind": result.kind,
+        "level": result.level,
+        "multiple": result.multiple,
+        "n_tasks": result.n_tasks,
+        "n_rated": result.n_rated,
+        "n_pairable": result.n_pairable,
+        "n_annotators": result.n_annotators,
+        "n_ratings": result.n_ratings,
+        "alpha": num(result.alpha),
+        "alpha_undefined_reason": undefined_reason(result.alpha),
+        "verdict": worst([c.verdict for c in checks]).value,
+        "checks": [_check(c) for c in checks],
+        "category_method": result.category_method,
+        "categories": {k: num(v) for k, v in result.categories.items()},
+        "categories_undefined": {
+            k: undefined_reason(v) for k, v in result.categories.items() if math.isnan(v)
+        },
+        "lowest_category": {"label": lowest[0], "rate": lowest[1]} if lowest else None,
+        "coincidence": result.coincidence,
+        "annotators": [
+            {
+                "id": a.id,
+                "name": a.name,
+                "n_units": a.n_units,
+                "pair_agreement": num(a.pair_agreement),
+                "alpha_without": num(a.alpha_without),
+                "alpha_gain": num(a.alpha_gain),
+                "outlier": a.outlier,
+            }
+            for a in result.annotators
+        ],
+        "disputed_below": disputed_below,
+        "n_agreed": counts["agreed"],
+        "n_disputed": counts["disputed"],
+        "n_too_few": counts["too_few"],
+        "disputed": [
+            {"id": u.id, "score": num(u.score), "labels": u.labels}
+            for u in units
+            if u.status == "disputed"
+        ],
+    }
+
+
+def build_document(
+    *,
+    source: dict[str, Any],
+    round_: dict[str, Any] | None,
+    stats: SourceStats,
+    n_annotators: int,
+    fields: dict[str, dict[str, Any]],
+    not_evaluated: dict[str, str],
+    generated_at: datetime | None = None,
+) -> dict[str, Any]:
+    """The whole report; ``fields`` are :func:`field_document` outputs by field name."""
+    verdict = worst([Verdict(f["verdict"]) for f in fields.values()])
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "iaa-gate", "version": __version__},
+        "generated_at": (generated_at or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
+        "verdict": verdict.value,
+        "source": source,
+        "round": round_,
+        "input": {
+            "tasks": stats.tasks,
+            "annotations": stats.annotations,
+            "cancelled": stats.cancelled,
+            "superseded": stats.superseded,
+            "ignored": stats.ignored,
+            "invalid_skipped": stats.invalid_skipped,
+            "invalid_examples": stats.invalid_examples,
+            "ground_truth_excluded": stats.ground_truth_excluded,
+            "outside_round": stats.outside_round,
+            "annotators": n_annotators,
+        },
+        "fields": fields,
+        "not_evaluated": not_evaluated,
+        "writeback": None,
+    }

@@ -1,0 +1,44 @@
+"""``junit.xml``: one test suite per field, one test case per check, for CI dashboards.
+
+A failed check is a ``<failure>``; a warning passes with its message in ``<system-out>``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+
+class JUnitWriter:
+    filename = "junit.xml"
+
+    def render(self, doc: dict[str, Any]) -> str:
+        suites = ET.Element("testsuites", name="iaa-gate")
+        for name, f in doc["fields"].items():
+            checks = f["checks"]
+            failures = sum(c["verdict"] == "fail" for c in checks)
+            suite = ET.SubElement(
+                suites,
+                "testsuite",
+                name=name,
+                tests=str(len(checks)),
+                failures=str(failures),
+                errors="0",
+                skipped="0",
+            )
+            for c in checks:
+                case = ET.SubElement(
+                    suite, "testcase", classname=f"iaa-gate.{name}", name=c["name"]
+                )
+                if c["verdict"] == "fail":
+                    ET.SubElement(case, "failure", message=c["message"], type="fail").text = c[
+                        "message"
+                    ]
+                elif c["verdict"] == "warn":
+                    ET.SubElement(case, "system-out").text = f"WARNING: {c['message']}"
+        ET.indent(suites)
+        return (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            + ET.tostring(suites, encoding="unicode")
+            + "\n"
+        )

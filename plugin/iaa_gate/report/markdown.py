@@ -1,0 +1,150 @@
+"""``report.md``: the report for a person, in a pull request or a chat message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_DISPUTED = 50
+ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    return "undefined" if x is None else f"{x:.{digits}f}"
+
+
+def _cell(v: Any) -> str:
+    text = ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _round(r: dict[str, Any] | None) -> str:
+    if not r:
+        return "all annotations"
+    parts = []
+    if r.get("from") or r.get("to"):
+        parts.append(f"annotations from {r.get('from') or '…'} to {r.get('to') or '…'}")
+    if r.get("task_ids"):
+        parts.append(f"tasks {r['task_ids']}")
+    return "; ".join(parts)
+
+
+def _confusions(co: dict[str, Any] | None, top: int = 5) -> list[str]:
+    if not co:
+        return []
+    labels, m = co["labels"], co["matrix"]
+    pairs = sorted(
+        (
+            (m[i][j], labels[i], labels[j])
+            for i in range(len(labels))
+            for j in range(i + 1, len(labels))
+            if m[i][j] > 0
+        ),
+        reverse=True,
+    )[:top]
+    return [f"{a} ↔ {b}: {w:.1f}" for w, a, b in pairs]
+
+
+class MarkdownWriter:
+    filename = "report.md"
+
+    def render(self, doc: dict[str, Any]) -> str:
+        src, inp = doc["source"], doc["input"]
+        out = [
+            f"# iaa-gate: {ICON[doc['verdict']]}",
+            "",
+            f"Source: {src.get('type')} `{src.get('path') or src.get('url')}`"
+            + (f" (project {src['project']})" if src.get("project") else ""),
+            f"Round: {_round(doc['round'])}",
+            f"Input: {inp['tasks']} tasks, {inp['annotations']} annotations by {inp['annotators']} "
+            f"annotators; {inp['cancelled']} skipped (cancelled), {inp['superseded']} superseded "
+            f"by a later annotation of the same annotator, {inp['ignored']} ignored, "
+            f"{inp['invalid_skipped']} invalid skipped, {inp['outside_round']} outside the round.",
+            "",
+            "| field | level | alpha | lowest category | disputed tasks | verdict |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, f in doc["fields"].items():
+            low = f["lowest_category"]
+            low_s = f"{_cell(low['label'])} {fmt(low['rate'])}" if low else "—"
+            out.append(
+                f"| {name} | {f['level']} | {fmt(f['alpha'])} | {low_s} | "
+                f"{f['n_disputed']} of {f['n_disputed'] + f['n_agreed']} | {ICON[f['verdict']]} |"
+            )
+        for name, f in doc["fields"].items():
+            out += self._field(name, f)
+        if doc["not_evaluated"]:
+            out += [
+                "",
+                "## Not evaluated",
+                "",
+                "Fields in the data that the config does not list:",
+                "",
+            ]
+            out += [f"- `{k}` ({v})" for k, v in doc["not_evaluated"].items()]
+        wb = doc.get("writeback")
+        if wb:
+            out += [
+                "",
+                "## Write-back",
+                "",
+                ", ".join(f"{k}: {v}" for k, v in wb.items() if not isinstance(v, (dict, list))),
+            ]
+        return "\n".join(out) + "\n"
+
+    def _field(self, name: str, f: dict[str, Any]) -> list[str]:
+        out = ["", f"## {name}: {ICON[f['verdict']]}", ""]
+        alpha = fmt(f["alpha"])
+        if f["alpha_undefined_reason"]:
+            alpha += f" ({f['alpha_undefined_reason']})"
+        out.append(
+            f"Krippendorff's alpha ({f['level']}): **{alpha}** over {f['n_pairable']} tasks with two "
+            f"or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
+        )
+        out += [
+            "",
+            "| check | value | fail below | warn below | verdict | why |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in f["checks"]:
+            out.append(
+                f"| {c['name']} | {fmt(c['value'])} | {c['fail'] if c['fail'] is not None else '—'} "
+                f"| {c['warn'] if c['warn'] is not None else '—'} | {ICON[c['verdict']]} "
+                f"| {_cell(c['message'])} |"
+            )
+        if f["categories"]:
+            method = f["category_method"].replace("_", " ")
+            out += [
+                "",
+                f"Agreement per category ({method}):",
+                "",
+                "| category | agreement |",
+                "|---|---|",
+            ]
+            out += [f"| {_cell(k)} | {fmt(v)} |" for k, v in f["categories"].items()]
+        confusions = _confusions(f["coincidence"])
+        if confusions:
+            out += ["", "Most confused pairs (coincidences): " + "; ".join(confusions) + "."]
+        if f["annotators"]:
+            out += [
+                "",
+                "| annotator | tasks shared | pair agreement | alpha without | change | outlier |",
+                "|---|---|---|---|---|---|",
+            ]
+            for a in f["annotators"]:
+                gain = "—" if a["alpha_gain"] is None else f"{a['alpha_gain']:+.3f}"
+                out.append(
+                    f"| {_cell(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
+                    f"{fmt(a['alpha_without'])} | {gain} | {'**yes**' if a['outlier'] else ''} |"
+                )
+        disputed = f["disputed"]
+        out += [
+            "",
+            f"Disputed tasks (score below {f['disputed_below']:g}): {len(disputed)}"
+            + (f", first {MAX_DISPUTED} shown" if len(disputed) > MAX_DISPUTED else ""),
+        ]
+        if disputed:
+            out += ["", "| task | score | labels |", "|---|---|---|"]
+            for d in disputed[:MAX_DISPUTED]:
+                labels = "; ".join(f"{_cell(k)}: {_cell(v)}" for k, v in d["labels"].items())
+                out.append(f"| {d['id']} | {fmt(d['score'], 2)} | {labels} |")
+        return out

@@ -1,0 +1,121 @@
+"""One run: source → model → metrics → gate → reports and write-back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .analysis import FieldResult, analyse, not_evaluated
+from .config import Config, LabelStudioSource
+from .errors import IaaGateError
+from .gate import Check, Verdict, field_checks, worst
+from .model import Dataset, RoundFilter, apply_round
+from .report import build_document, write_reports
+from .report.document import field_document
+from .sources import Source
+
+
+@dataclass
+class Outcome:
+    verdict: Verdict
+    document: dict[str, Any]
+    results: dict[str, FieldResult]
+    checks: list[Check]
+    written: list[Path] = field(default_factory=list)
+
+
+def make_source(config: Config, *, progress: bool = False) -> Source:
+    """The adapter for ``config.source``."""
+    src = config.source
+    if isinstance(src, LabelStudioSource):
+        from .sources.label_studio import LabelStudioProject
+
+        return LabelStudioProject.from_config(src, progress=progress)
+    if src.type == "prodigy":
+        from .sources.prodigy import ProdigyJSONL
+
+        return ProdigyJSONL(src.path, skip_invalid=src.skip_invalid)
+    from .sources.label_studio_export import LabelStudioExport
+
+    return LabelStudioExport(
+        src.path, skip_invalid=src.skip_invalid, include_ground_truth=src.include_ground_truth
+    )
+
+
+def round_filter(config: Config) -> RoundFilter:
+    start, end = config.round.bounds()
+    return RoundFilter(start, end, config.round.ids())
+
+
+def source_summary(config: Config) -> dict[str, Any]:
+    """What the report says about the source: never a secret."""
+    src = config.source
+    if isinstance(src, LabelStudioSource):
+        return {"type": src.type, "url": src.url, "project": src.project, "view": src.view}
+    return {"type": src.type, "path": str(src.path)}
+
+
+def _round_summary(config: Config) -> dict[str, Any] | None:
+    r = config.round
+    if r.from_ is None and r.to is None and r.task_ids is None:
+        return None
+    start, end = r.bounds()
+    return {
+        "from": start.isoformat() if start else None,
+        "to": end.isoformat() if end else None,
+        "task_ids": [str(t) for t in r.task_ids] if r.task_ids is not None else None,
+    }
+
+
+def evaluate(config: Config, dataset: Dataset, *, generated_at: datetime | None = None) -> Outcome:
+    """Analyse and gate an already loaded dataset (no I/O)."""
+    dataset = apply_round(dataset, round_filter(config))
+    results = analyse(dataset, config)
+    fields: dict[str, dict[str, Any]] = {}
+    checks: list[Check] = []
+    for name, result in results.items():
+        cfg = config.fields[name]
+        fc = field_checks(result, cfg)
+        checks += fc
+        fields[name] = field_document(result, fc, cfg.thresholds.disputed_below)
+    annotators = {a.annotator for a in dataset.annotations}
+    doc = build_document(
+        source=source_summary(config),
+        round_=_round_summary(config),
+        stats=dataset.stats,
+        n_annotators=len(annotators),
+        fields=fields,
+        not_evaluated=not_evaluated(dataset, config),
+        generated_at=generated_at,
+    )
+    return Outcome(worst([c.verdict for c in checks]), doc, results, checks)
+
+
+def run(
+    config: Config, *, dry_run: bool = False, progress: bool = False, writeback: bool = True
+) -> Outcome:
+    """Load, evaluate, write the reports and (if configured) write flags back."""
+    dataset = make_source(config, progress=progress).load()
+    outcome = evaluate(config, dataset)
+    out_dir = config.report.dir
+    sink = _writeback(config, out_dir) if writeback else None
+    if sink is not None:
+        outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
+    try:
+        outcome.written = write_reports(outcome.document, out_dir, list(config.report.formats))
+    except OSError as exc:
+        raise IaaGateError(
+            f"cannot write the report to {out_dir}: {exc.strerror}",
+            hint="set report.dir or pass --out DIR",
+        ) from None
+    return outcome
+
+
+def _writeback(config: Config, out_dir: Path) -> Any:
+    if config.source.type == "prodigy":
+        from .writeback.prodigy import ProdigyReviewFile
+
+        return ProdigyReviewFile(config.source.path, out_dir / "disputed.jsonl")
+    return None

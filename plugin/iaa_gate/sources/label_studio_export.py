@@ -1,0 +1,239 @@
+"""Label Studio full JSON export (a list of tasks with ``annotations``; before 1.0: ``completions``).
+
+Also turns tasks pulled live from the API into annotations: both share :func:`parse_tasks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..model import (
+    Annotation,
+    Dataset,
+    FieldValue,
+    SourceStats,
+    TaskId,
+    keep_latest,
+    normalise_text,
+)
+from ._jsonstream import JSONStreamError, iter_array, line_of
+
+
+class TaskError(ValueError):
+    """A task that cannot be read; the message names the task and the problem."""
+
+
+@dataclass
+class LabelStudioExport:
+    """Source for an export file. ``skip_invalid``: count and skip malformed tasks."""
+
+    path: Path
+    skip_invalid: bool = False
+    include_ground_truth: bool = True
+
+    def load(self) -> Dataset:
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                return parse_tasks(
+                    iter_array(f, key="tasks"),
+                    str(self.path),
+                    skip_invalid=self.skip_invalid,
+                    include_ground_truth=self.include_ground_truth,
+                )
+        except FileNotFoundError:
+            raise InputError(
+                str(self.path), ["file not found"], hint="check source.path or pass --source PATH"
+            ) from None
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                str(self.path),
+                [f"not UTF-8 text ({exc.reason} at byte {exc.start})"],
+                hint="export the project again as JSON",
+            ) from None
+        except JSONStreamError as exc:
+            where = (
+                f"line {line_of(str(self.path), exc.position)}, task #{exc.index + 1} in the list"
+            )
+            raise InputError(
+                str(self.path),
+                [f"{where}: {exc}"],
+                hint="the file is not a complete Label Studio JSON export; export it again "
+                "(Export → JSON) or fix the file",
+            ) from None
+
+
+def parse_tasks(
+    tasks: Iterable[Any],
+    source: str,
+    *,
+    skip_invalid: bool = False,
+    include_ground_truth: bool = True,
+) -> Dataset:
+    """Annotations of Label Studio ``tasks`` (export or API shape), latest per annotator."""
+    stats = SourceStats()
+    annotations: list[Annotation] = []
+    task_ids: list[TaskId] = []
+    names: dict[str, str] = {}
+    problems: list[str] = []
+    for index, task in enumerate(tasks):
+        stats.tasks += 1
+        try:
+            task_id, anns = _task(task, index, stats, names)
+        except TaskError as exc:
+            if not skip_invalid:
+                problems.append(str(exc))
+                if len(problems) >= 50:
+                    break
+                continue
+            stats.invalid_skipped += 1
+            if len(stats.invalid_examples) < 10:
+                stats.invalid_examples.append(str(exc))
+            continue
+        task_ids.append(task_id)
+        for ann in anns:
+            if ann.ground_truth and not include_ground_truth:
+                stats.ground_truth_excluded += 1
+            else:
+                annotations.append(ann)
+    if problems:
+        raise InputError(
+            source,
+            problems,
+            hint="fix the export, or pass --skip-invalid (source.skip_invalid: true) to skip "
+            "and count malformed tasks",
+        )
+    kept, stats.superseded = keep_latest(annotations)
+    return Dataset(source, kept, task_ids, names, stats)
+
+
+def _task(
+    task: Any, index: int, stats: SourceStats, names: dict[str, str]
+) -> tuple[TaskId, list[Annotation]]:
+    if not isinstance(task, dict):
+        raise TaskError(
+            f"task #{index + 1} in the list: expected an object, got {type(task).__name__}"
+        )
+    task_id = task.get("id")
+    if not isinstance(task_id, (int, str)) or isinstance(task_id, bool):
+        raise TaskError(f"task #{index + 1} in the list: no task 'id'")
+    raw = task.get("annotations", task.get("completions", []))
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise TaskError(f"task {task_id}: 'annotations' must be a list")
+    out = []
+    for ann in raw:
+        stats.annotations += 1
+        if not isinstance(ann, dict):
+            raise TaskError(f"task {task_id}: an annotation is not an object")
+        if ann.get("was_cancelled"):
+            stats.cancelled += 1
+            continue
+        out.append(_annotation(task_id, ann, names))
+    return task_id, out
+
+
+def _annotator(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> str:
+    who = ann.get("completed_by")
+    if isinstance(who, dict):
+        uid = who.get("id")
+        label = who.get("email") or " ".join(
+            p for p in (who.get("first_name"), who.get("last_name")) if p
+        )
+        if uid is None:
+            raise TaskError(f"task {task_id}, annotation {ann.get('id')}: completed_by has no id")
+        if label:
+            names[str(uid)] = str(label)
+        return str(uid)
+    if isinstance(who, (int, str)) and not isinstance(who, bool):
+        return str(who)
+    raise TaskError(f"task {task_id}, annotation {ann.get('id')}: no annotator ('completed_by')")
+
+
+def _annotation(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annotation:
+    where = f"task {task_id}, annotation {ann.get('id')}"
+    annotator = _annotator(task_id, ann, names)
+    result = ann.get("result")
+    if result is None:
+        result = []
+    if not isinstance(result, list):
+        raise TaskError(f"{where}: 'result' must be a list")
+    fields: dict[str, FieldValue] = {}
+    for item in result:
+        if not isinstance(item, dict):
+            raise TaskError(f"{where}: a result item is not an object")
+        name, kind = item.get("from_name"), item.get("type")
+        if name is None and kind == "relation":
+            continue
+        if not isinstance(name, str) or not isinstance(kind, str):
+            raise TaskError(f"{where}: a result item lacks 'from_name' or 'type'")
+        value = item.get("value")
+        if not isinstance(value, dict):
+            raise TaskError(f"{where}, field {name!r}: 'value' must be an object")
+        fv = _field_value(kind.lower(), value, f"{where}, field {name!r}")
+        if fv is None:
+            continue
+        if name in fields and fv.kind not in (
+            "choices",
+            "taxonomy",
+            "textarea",
+            "rating",
+            "number",
+        ):
+            continue  # region controls (spans, boxes) have a result per region: later issue
+        fields[name] = fv
+    return Annotation(
+        task_id=task_id,
+        annotator=annotator,
+        fields=fields,
+        created_at=_time(ann.get("created_at"), where),
+        updated_at=_time(ann.get("updated_at"), where),
+        ground_truth=bool(ann.get("ground_truth")),
+        annotation_id=ann.get("id"),
+    )
+
+
+def _field_value(kind: str, value: dict[str, Any], where: str) -> FieldValue | None:
+    if kind == "choices":
+        return FieldValue(kind, _strings(value.get("choices"), "choices", where))
+    if kind == "taxonomy":
+        paths = value.get("taxonomy")
+        if not isinstance(paths, list) or not all(isinstance(p, list) for p in paths):
+            raise TaskError(f"{where}: 'taxonomy' must be a list of paths")
+        return FieldValue(kind, tuple(" / ".join(map(str, p)) for p in paths))
+    if kind in ("rating", "number"):
+        v = value.get(kind)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TaskError(f"{where}: {kind!r} must be a number, got {v!r}")
+        return FieldValue(kind, float(v))
+    if kind == "textarea":
+        texts = _strings(value.get("text"), "text", where)
+        return FieldValue(kind, normalise_text("\n".join(texts)))
+    return FieldValue(kind, "")  # spans, boxes, …: listed, evaluated in a later issue
+
+
+def _strings(v: Any, key: str, where: str) -> tuple[str, ...]:
+    if isinstance(v, str):
+        return (v,)
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise TaskError(f"{where}: {key!r} must be a list of strings, got {v!r}")
+    return tuple(v)
+
+
+def _time(v: Any, where: str) -> datetime | None:
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str):
+        raise TaskError(f"{where}: timestamp {v!r} is not a string")
+    try:
+        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    except ValueError:
+        raise TaskError(f"{where}: timestamp {v!r} is not ISO 8601") from None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
