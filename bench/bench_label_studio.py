@@ -30,26 +30,48 @@ ANN_FIELDS = "result,completed_by,was_cancelled,ground_truth,lead_time,created_a
 
 def make_tasks(n: int, users: list[int]) -> list[dict[str, Any]]:
     """``n`` tasks, each annotated once by every user."""
-    return [{"data": {"text": f"task {i}: " + "lorem ipsum dolor sit amet " * 4},
-             "meta": {"source": "bench"},
-             "annotations": [{"completed_by": u, "lead_time": 3.5, "result": [
-                 {"from_name": "sentiment", "to_name": "text", "type": "choices",
-                  "value": {"choices": ["pos" if (i + j) % 3 else "neg"]}},
-                 {"from_name": "quality", "to_name": "text", "type": "rating",
-                  "value": {"rating": 1 + (i + j) % 5}}]} for j, u in enumerate(users)]}
-            for i in range(n)]
+    return [
+        {
+            "data": {"text": f"task {i}: " + "lorem ipsum dolor sit amet " * 4},
+            "meta": {"source": "bench"},
+            "annotations": [
+                {
+                    "completed_by": u,
+                    "lead_time": 3.5,
+                    "result": [
+                        {
+                            "from_name": "sentiment",
+                            "to_name": "text",
+                            "type": "choices",
+                            "value": {"choices": ["pos" if (i + j) % 3 else "neg"]},
+                        },
+                        {
+                            "from_name": "quality",
+                            "to_name": "text",
+                            "type": "rating",
+                            "value": {"rating": 1 + (i + j) % 5},
+                        },
+                    ],
+                }
+                for j, u in enumerate(users)
+            ],
+        }
+        for i in range(n)
+    ]
 
 
 def get_raw(server: LabelStudioServer, path: str) -> bytes:
     """GET ``path`` as the admin; return the body."""
-    req = urllib.request.Request(server.url + path,
-                                 headers={"Authorization": f"Token {server.token}"})
+    req = urllib.request.Request(
+        server.url + path, headers={"Authorization": f"Token {server.token}"}
+    )
     with urllib.request.urlopen(req, timeout=600) as resp:
         return bytes(resp.read())
 
 
-def paged(server: LabelStudioServer, project: int, size: int, include: str | None,
-          ) -> tuple[list[dict[str, Any]], int, int]:
+def paged(
+    server: LabelStudioServer, project: int, size: int, include: str | None
+) -> tuple[list[dict[str, Any]], int, int]:
     """Page through ``/api/tasks/`` to a short page or a 404; return (tasks, requests, bytes)."""
     tasks: list[dict[str, Any]] = []
     page, nbytes = 0, 0
@@ -83,30 +105,38 @@ def main() -> None:
     args = parser.parse_args()
     rows: list[tuple[str, int, int, int, int, float, float]] = []
 
-    def row(name: str, sec: float, tasks: list[dict[str, Any]], requests: int, nbytes: int,
-            ) -> None:
+    def row(name: str, sec: float, tasks: list[dict[str, Any]], nreq: int, nbytes: int) -> None:
         anns = [a for t in tasks for a in t.get("annotations", [])]
         full = sum("result" in a and "completed_by" in a for a in anns)
-        rows.append((name, requests, len(tasks), len(anns), full, nbytes / 1e6, sec))
+        rows.append((name, nreq, len(tasks), len(anns), full, nbytes / 1e6, sec))
         print(f"{name}: {sec:.2f} s", file=sys.stderr)
 
     t0 = time.perf_counter()
     with LabelStudioServer() as ls:
         print(f"server up in {time.perf_counter() - t0:.1f} s at {ls.url}", file=sys.stderr)
-        users = [ls.api("POST", "/api/users/", {"username": f"bench{i}", "password": "bench-pw-1",
-                                                "email": f"bench{i}@iaa-gate.test"})["id"]
-                 for i in range(3)]
+        users = []
+        for i in range(3):
+            email, name = f"bench{i}@iaa-gate.test", f"bench{i}"
+            body = {"username": name, "email": email, "password": "bench-pw-1"}
+            users.append(ls.api("POST", "/api/users/", body)["id"])
         pid = ls.api("POST", "/api/projects/", {"title": "bench", "label_config": CONFIG})["id"]
-        sec, _ = timed(lambda: ls.api("POST", f"/api/projects/{pid}/import",
-                                      make_tasks(args.tasks, users), timeout=600))
+        sec, _ = timed(
+            lambda: ls.api(
+                "POST", f"/api/projects/{pid}/import", make_tasks(args.tasks, users), timeout=600
+            )
+        )
         print(f"import {args.tasks} tasks x 3 annotations: {sec:.1f} s", file=sys.stderr)
         size = args.page_size
         for name, include in [
             ("GET /api/tasks fields=all", None),
-            ("GET /api/tasks fields=all include=id,data,meta,annotations (ids only!)",
-             "id,data,meta,annotations"),
-            ("GET /api/tasks fields=all include=id,data,meta,annotations,<ann fields>",
-             f"id,data,meta,annotations,{ANN_FIELDS}"),
+            (
+                "GET /api/tasks fields=all include=id,data,meta,annotations (ids only!)",
+                "id,data,meta,annotations",
+            ),
+            (
+                "GET /api/tasks fields=all include=id,data,meta,annotations,<ann fields>",
+                f"id,data,meta,annotations,{ANN_FIELDS}",
+            ),
         ]:
             sec, (tasks, nreq, nbytes) = timed(lambda inc=include: paged(ls, pid, size, inc))
             row(f"{name} page_size={size}", sec, tasks, nreq, nbytes)
@@ -128,8 +158,9 @@ def main() -> None:
 
             def snapshot() -> tuple[list[dict[str, Any]], int, int]:
                 snap = sdk.projects.exports.create(id=pid, title="bench")
-                body = b"".join(sdk.projects.exports.download(id=pid, export_pk=snap.id,
-                                                              export_type="JSON"))
+                body = b"".join(
+                    sdk.projects.exports.download(id=pid, export_pk=snap.id, export_type="JSON")
+                )
                 return json.loads(body), 2, len(body)
 
             def as_json() -> tuple[list[dict[str, Any]], int, int]:
@@ -139,9 +170,11 @@ def main() -> None:
                 tasks = [t.model_dump() for t in sdk.tasks.list(project=pid, page_size=size)]
                 return tasks, 0, 0
 
-            for name, fn in [("SDK projects.exports.create + download (snapshot)", snapshot),
-                             ("SDK projects.exports.as_json", as_json),
-                             (f"SDK tasks.list page_size={size}", sdk_list)]:
+            for name, fn in [
+                ("SDK projects.exports.create + download (snapshot)", snapshot),
+                ("SDK projects.exports.as_json", as_json),
+                (f"SDK tasks.list page_size={size}", sdk_list),
+            ]:
                 sec, out = timed(fn)
                 row(name, sec, *out)
 
@@ -163,10 +196,12 @@ def main() -> None:
         size_mb, req = f"{mb:.1f}" if mb else "-", nreq or "-"
         print(f"| {name} | {req} | {ntask} | {nann} | {full} | {size_mb} | {sec:.2f} |")
     n = len(ids)
-    print(f"\n| write-back of task meta | PATCHes | s | ms/task |\n|---|---:|---:|---:|\n"
-          f"| read-merge-write (GET + PATCH) | {n} | {rmw:.1f} | {1000 * rmw / n:.0f} |\n"
-          f"| merge into pulled meta (PATCH only) | {n} | {patch_only:.1f} | "
-          f"{1000 * patch_only / n:.0f} |")
+    print(
+        f"\n| write-back of task meta | PATCHes | s | ms/task |\n|---|---:|---:|---:|\n"
+        f"| read-merge-write (GET + PATCH) | {n} | {rmw:.1f} | {1000 * rmw / n:.0f} |\n"
+        f"| merge into pulled meta (PATCH only) | {n} | {patch_only:.1f} | "
+        f"{1000 * patch_only / n:.0f} |"
+    )
 
 
 if __name__ == "__main__":

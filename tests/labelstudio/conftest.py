@@ -31,8 +31,11 @@ def _sdk_client(server: LabelStudioServer) -> Any:
     try:
         from label_studio_sdk import LabelStudio
     except ImportError as exc:  # pragma: no cover - environment problem
-        pytest.fail(f"label-studio-sdk missing ({exc}): pip install -e '.[label-studio]' "
-                    f"or set {SKIP_ENV}=1", pytrace=False)
+        pytest.fail(
+            f"label-studio-sdk missing ({exc}): pip install -e '.[label-studio]' "
+            f"or set {SKIP_ENV}=1",
+            pytrace=False,
+        )
     return LabelStudio(base_url=server.url, api_key=server.token)
 
 
@@ -79,8 +82,9 @@ def make_annotators(label_studio: LabelStudioServer) -> Callable[[int], list[Ann
         for i in range(1, n + 1):
             email = f"annotator{i}@iaa-gate.test"
             if email not in existing:
-                user = client.users.create(username=f"annotator{i}", email=email,
-                                           password=f"annotator-{i}-password")
+                user = client.users.create(
+                    username=f"annotator{i}", email=email, password=f"annotator-{i}-password"
+                )
                 existing[email] = user.id
             out.append(Annotator(existing[email], email))
         return out

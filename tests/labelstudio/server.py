@@ -1,6 +1,6 @@
 """Install and run a real Label Studio server for integration tests.
 
-Standard library only, so it imports without the SDK. The server runs from its own venv
+Standard library only (POSIX), so it imports without the SDK. The server runs from its own venv
 (``<repo>/.cache/label-studio/venv``, pinned by ``requirements.txt``); each server starts from a
 copy of a template data dir that was initialised once with the fixed admin user and token.
 """
@@ -37,7 +37,7 @@ TEMPLATE_VERSION = "1"  # bump to rebuild cached templates after changing how th
 TIMEOUT = float(os.environ.get("IAA_GATE_LS_TIMEOUT", "180"))
 # Only these variables reach the server: Label Studio reads many plain names (USERNAME, PASSWORD,
 # PORT, HOST, USER_TOKEN, DEBUG, DJANGO_DB, ...) and LABEL_STUDIO_* / HEARTEX_* variants of each.
-PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
+PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 
 
 class Annotator(NamedTuple):
@@ -96,11 +96,8 @@ def ensure_venv(root: Path = REPO_ROOT) -> Path:
         shutil.rmtree(venv, ignore_errors=True)  # missing or stale stamp: never trust the contents
         log = base / "pip-install.log"
         python = os.environ.get("IAA_GATE_LS_PYTHON", sys.executable)
-        steps = [
-            [python, "-m", "venv", str(venv)],
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
-             "--no-input", "-r", str(REQUIREMENTS)],
-        ]
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--no-input"]
+        steps = [[python, "-m", "venv", str(venv)], [*pip, "-r", str(REQUIREMENTS)]]
         with log.open("w") as out:
             for cmd in steps:
                 if subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT).returncode:
@@ -128,12 +125,22 @@ def free_port() -> int:
     raise LabelStudioError("no free port on 127.0.0.1")
 
 
-def api(url: str, method: str, path: str, payload: Any = None, token: str = ADMIN_TOKEN,
-        timeout: float = 60) -> Any:
+def api(
+    url: str,
+    method: str,
+    path: str,
+    payload: Any = None,
+    token: str = ADMIN_TOKEN,
+    timeout: float = 60,
+) -> Any:
     """Call the REST API with ``Authorization: Token``; return parsed JSON (None when empty)."""
     body = None if payload is None else json.dumps(payload).encode()
-    req = urllib.request.Request(url + path, data=body, method=method, headers={
-        "Authorization": f"Token {token}", "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url + path,
+        data=body,
+        method=method,
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=timeout) as resp:
         raw = resp.read()
     return json.loads(raw) if raw else None
@@ -142,8 +149,9 @@ def api(url: str, method: str, path: str, payload: Any = None, token: str = ADMI
 class LabelStudioServer:
     """A Label Studio server on 127.0.0.1 with a fresh copy of the template data dir."""
 
-    def __init__(self, root: Path = REPO_ROOT, *, data_dir: Path | None = None,
-                 timeout: float = TIMEOUT) -> None:
+    def __init__(
+        self, root: Path = REPO_ROOT, *, data_dir: Path | None = None, timeout: float = TIMEOUT
+    ) -> None:
         """``data_dir`` given: start on it as is (used to build the template)."""
         self.root, self.timeout = root, timeout
         self.token, self.admin_email, self.admin_password = ADMIN_TOKEN, ADMIN_EMAIL, ADMIN_PASSWORD
@@ -174,21 +182,39 @@ class LabelStudioServer:
         for old in sorted(self.log_path.parent.glob("server-*.log"), key=os.path.getmtime)[:-20]:
             old.unlink(missing_ok=True)
         env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
-        env.update(HOME=str(self.data_dir), LABEL_STUDIO_BASE_DATA_DIR=str(self.data_dir),
-                   LATEST_VERSION_CHECK="false", COLLECT_ANALYTICS="false", SENTRY_DSN="",
-                   FRONTEND_SENTRY_DSN="", PYTHONUNBUFFERED="1",
-                   # LS runs `git describe --dirty` in its package dir, which would find (and
-                   # lock the index of) the repo around .cache/: stop the search at the cache.
-                   GIT_CEILING_DIRECTORIES=str(cache_dir(self.root)))
-        cmd = [str(venv / "bin" / "python"), "-m", "label_studio.server", "start", "--no-browser",
-               "--internal-host", "127.0.0.1", "--port", str(self.port),
-               "--data-dir", str(self.data_dir), "--username", self.admin_email,
-               "--password", self.admin_password, "--user-token", self.token,
-               "--enable-legacy-api-token", "--log-level", "WARNING"]
+        env.update(
+            HOME=str(self.data_dir),
+            LABEL_STUDIO_BASE_DATA_DIR=str(self.data_dir),
+            LATEST_VERSION_CHECK="false",
+            COLLECT_ANALYTICS="false",
+            SENTRY_DSN="",
+            FRONTEND_SENTRY_DSN="",
+            PYTHONUNBUFFERED="1",
+            # LS runs `git describe --dirty` in its package dir, which would find (and
+            # lock the index of) the repo around .cache/: stop the search at the cache.
+            GIT_CEILING_DIRECTORIES=str(cache_dir(self.root)),
+        )
+        options = {
+            "--internal-host": "127.0.0.1",
+            "--port": str(self.port),
+            "--data-dir": str(self.data_dir),
+            "--username": self.admin_email,
+            "--password": self.admin_password,
+            "--user-token": self.token,
+            "--log-level": "WARNING",
+        }
+        cmd = [str(venv / "bin" / "python"), "-m", "label_studio.server", "start", "--no-browser"]
+        cmd += [*itertools.chain(*options.items()), "--enable-legacy-api-token"]
         with self.log_path.open("wb") as log:
-            self._proc = subprocess.Popen(cmd, env=env, cwd=self.data_dir, stdin=subprocess.DEVNULL,
-                                          stdout=log, stderr=subprocess.STDOUT,
-                                          preexec_fn=_child_setup)
+            self._proc = subprocess.Popen(
+                cmd,
+                env=env,
+                cwd=self.data_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_child_setup,
+            )
         try:
             self._wait_ready()
         except BaseException:
@@ -210,19 +236,23 @@ class LabelStudioServer:
                 last = f"whoami answered {user!r}"
             except (OSError, ValueError) as exc:  # URLError, HTTPError, resets, bad JSON
                 last = repr(exc)
+                if isinstance(exc, urllib.error.HTTPError) and exc.code in (401, 403):
+                    break  # up, but the token is refused: waiting will not help
             time.sleep(0.25)
         else:
             last = f"not ready after {self.timeout:.0f} s ({last})"
         raise LabelStudioError(
             f"Label Studio on {self.url}: {last}\n--- {self.log_path} (tail) ---\n"
-            f"{_tail(self.log_path)}")
+            f"{_tail(self.log_path)}"
+        )
 
     def api(self, method: str, path: str, payload: Any = None, timeout: float = 60) -> Any:
         """Call this server's REST API as the admin."""
         return api(self.url, method, path, payload, self.token, timeout)
 
-    def list_tasks(self, project: int, page_size: int = 1000, include: str | None = None,
-                   ) -> list[dict[str, Any]]:
+    def list_tasks(
+        self, project: int, page_size: int = 1000, include: str | None = None
+    ) -> list[dict[str, Any]]:
         """All tasks of ``project`` with annotations, via paged ``GET /api/tasks/?fields=all``.
 
         Careful: ``include`` filters task AND annotation fields with one list, so
@@ -262,8 +292,9 @@ class LabelStudioServer:
     def __enter__(self) -> LabelStudioServer:
         return self.start()
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
 

@@ -22,8 +22,12 @@ N_TASKS = 5  # read back with page_size=2: three pages, then a 404
 
 def _result(choice: str, rating: int) -> list[dict[str, Any]]:
     return [
-        {"from_name": "sentiment", "to_name": "text", "type": "choices",
-         "value": {"choices": [choice]}},
+        {
+            "from_name": "sentiment",
+            "to_name": "text",
+            "type": "choices",
+            "value": {"choices": [choice]},
+        },
         {"from_name": "quality", "to_name": "text", "type": "rating", "value": {"rating": rating}},
     ]
 
@@ -31,12 +35,22 @@ def _result(choice: str, rating: int) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def project(make_project: Callable[..., Any], annotators: list[Annotator]) -> Any:
     """N_TASKS tasks, each annotated by the three annotators; the very last one cancelled."""
-    tasks = [{"data": {"text": f"text {i}"}, "meta": {"source": "smoke"},
-              "annotations": [{"completed_by": a.id, "result": _result(CHOICES[(i + j) % 3], j + 1)}
-                              for j, a in enumerate(annotators)]}
-             for i in range(N_TASKS)]
-    tasks[-1]["annotations"][-1] = {"completed_by": annotators[-1].id, "was_cancelled": True,
-                                    "result": []}
+    tasks = [
+        {
+            "data": {"text": f"text {i}"},
+            "meta": {"source": "smoke"},
+            "annotations": [
+                {"completed_by": a.id, "result": _result(CHOICES[(i + j) % 3], j + 1)}
+                for j, a in enumerate(annotators)
+            ],
+        }
+        for i in range(N_TASKS)
+    ]
+    tasks[-1]["annotations"][-1] = {
+        "completed_by": annotators[-1].id,
+        "was_cancelled": True,
+        "result": [],
+    }
     return make_project(CONFIG, tasks)
 
 
@@ -63,38 +77,49 @@ def _check(tasks: list[dict[str, Any]], annotators: list[Annotator]) -> None:
     assert cancelled == 1
 
 
-def test_paged_task_list(label_studio: LabelStudioServer, project: Any,
-                         annotators: list[Annotator]) -> None:
+def test_paged_task_list(
+    label_studio: LabelStudioServer, project: Any, annotators: list[Annotator]
+) -> None:
     _check(label_studio.list_tasks(project.id, page_size=2), annotators)
 
 
-def test_include_filters_annotation_fields_too(label_studio: LabelStudioServer,
-                                               project: Any) -> None:
+def test_include_filters_annotation_fields_too(
+    label_studio: LabelStudioServer, project: Any
+) -> None:
     """``include`` is one flat field list applied to tasks and to their annotations."""
     bare = label_studio.list_tasks(project.id, include="id,data,meta,annotations")
     assert all(set(a) == {"id"} for t in bare for a in t["annotations"])
     full = label_studio.list_tasks(
-        project.id, include="id,data,meta,annotations,result,completed_by,was_cancelled")
+        project.id, include="id,data,meta,annotations,result,completed_by,was_cancelled"
+    )
     assert {k for t in full for a in t["annotations"] for k in a} == {
-        "id", "result", "completed_by", "was_cancelled"}
+        "id",
+        "result",
+        "completed_by",
+        "was_cancelled",
+    }
 
 
-def test_export_all_tasks(label_studio: LabelStudioServer, project: Any,
-                          annotators: list[Annotator]) -> None:
+def test_export_all_tasks(
+    label_studio: LabelStudioServer, project: Any, annotators: list[Annotator]
+) -> None:
     path = f"/api/projects/{project.id}/export?exportType=JSON&download_all_tasks=true"
     _check(label_studio.api("GET", path), annotators)
 
 
 def test_sdk_reads(ls_client: Any, project: Any, annotators: list[Annotator]) -> None:
     """SDK ``tasks.list`` (pages, fields=all by default) and ``projects.exports.as_json``."""
-    listed = [{"data": t.data, "annotations": t.annotations}
-              for t in ls_client.tasks.list(project=project.id, page_size=2)]
+    listed = [
+        {"data": t.data, "annotations": t.annotations}
+        for t in ls_client.tasks.list(project=project.id, page_size=2)
+    ]
     _check(listed, annotators)
     _check(ls_client.projects.exports.as_json(project.id), annotators)
 
 
-def test_patch_replaces_whole_meta_and_data(ls_client: Any,
-                                            make_project: Callable[..., Any]) -> None:
+def test_patch_replaces_whole_meta_and_data(
+    ls_client: Any, make_project: Callable[..., Any]
+) -> None:
     """PATCH ``meta`` or ``data`` replaces the dict: write-back must read, merge, then write."""
     proj = make_project(CONFIG, [{"data": {"text": "t"}, "meta": {"source": "smoke"}}])
     task_id = str(next(iter(ls_client.tasks.list(project=proj.id))).id)
