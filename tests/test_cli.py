@@ -1,0 +1,159 @@
+"""The CLI end to end on the bundled examples: reports, exit codes, error messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from iaa_gate.cli import ExitCode, main
+
+from builders import ls_annotation
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> int:
+    return main(list(args))
+
+
+@pytest.fixture
+def ls_config(examples: Path) -> Path:
+    return examples / "label-studio" / "iaa-gate.yaml"
+
+
+def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, capsys) -> None:
+    code = run("run", "--config", str(ls_config), "--out", str(tmp_path))
+    out = capsys.readouterr().out
+    assert code == ExitCode.OK
+    assert "iaa-gate ! warn" in out and "sentiment" in out and "not evaluated: notes" in out
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["verdict"] == "warn" and doc["schema_version"] == 1
+    sentiment = doc["fields"]["sentiment"]
+    assert sentiment["alpha"] == pytest.approx(0.7624674899766538, abs=1e-12)
+    assert sentiment["categories"]["Mixed"] == pytest.approx(sentiment["lowest_category"]["rate"])
+    assert all({"id", "score", "labels"} <= set(d) for d in sentiment["disputed"])
+    ids = [d["id"] for d in sentiment["disputed"]]
+    assert ids == sorted(ids)
+    outliers = [a["id"] for a in sentiment["annotators"] if a["outlier"]]
+    assert outliers == ["5"]
+    assert doc["not_evaluated"] == {"notes": "textarea"}
+    assert {p.name for p in tmp_path.iterdir()} == {"report.json", "report.md", "report.html", "junit.xml"}
+    assert "Disputed tasks" in (tmp_path / "report.md").read_text()
+    assert "<script" not in (tmp_path / "report.html").read_text()
+
+
+def test_fail_on_warn_and_failing_threshold(ls_config: Path, tmp_path: Path) -> None:
+    assert run("run", "-c", str(ls_config), "--out", str(tmp_path), "--fail-on-warn", "-q") == 1
+    cfg = yaml.safe_load(ls_config.read_text())
+    cfg["fields"]["sentiment"]["thresholds"]["alpha"] = {"fail": 0.9}
+    path = tmp_path / "strict.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    assert run("run", "-c", str(path), "--out", str(tmp_path), "-q") == ExitCode.GATE_FAILED
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["verdict"] == "fail"
+    assert "below the fail threshold 0.9" in doc["fields"]["sentiment"]["checks"][0]["message"]
+
+
+def test_round_window_and_task_ids(ls_config: Path, tmp_path: Path) -> None:
+    assert run("run", "-c", str(ls_config), "--out", str(tmp_path), "-q",
+               "--from", "2026-11-01", "--to", "2026-11-07") in (0, 1)
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["round"]["from"].startswith("2026-11-01") and doc["input"]["outside_round"] > 0
+    # round 2 is tasks 1756–1880; three of them (1798, 1833, 1866) have no annotation at all
+    assert doc["fields"]["sentiment"]["n_tasks"] == 122
+    run("run", "-c", str(ls_config), "--out", str(tmp_path), "-q", "--tasks", "1631-1640,1700")
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["fields"]["sentiment"]["n_tasks"] == 11
+
+
+def test_prodigy_example_writes_review_file(examples: Path, tmp_path: Path) -> None:
+    code = run("run", "-c", str(examples / "prodigy" / "iaa-gate.yaml"), "--out", str(tmp_path), "-q")
+    assert code == 0
+    doc = json.loads((tmp_path / "report.json").read_text())
+    disputed = {d["id"] for d in doc["fields"]["classification"]["disputed"]}
+    lines = [json.loads(x) for x in (tmp_path / "disputed.jsonl").read_text().splitlines()]
+    assert {f"{x['_input_hash']}:{x['label']}" for x in lines} == disputed
+    assert all(x["meta"]["iaa"]["status"] == "disputed" and "_annotator_id" in x or "_session_id" in x
+               for x in lines)
+    assert doc["writeback"]["disputed_examples"] == len(disputed)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda c: c["fields"].update({"nope": {}}), "field 'nope' does not occur in the data"),
+        (lambda c: c["source"].update({"path": "missing.json"}), "missing.json: 1 problem(s)"),
+        (lambda c: c["fields"]["sentiment"].update({"labels": ["Positive"]}),
+         "label 'Negative' is not in the configured label set"),
+        (lambda c: c["fields"]["sentiment"]["thresholds"]["alpha"].update({"fail": 2}),
+         "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1"),
+    ],
+)
+def test_errors_exit_2_with_a_clear_message(ls_config: Path, tmp_path: Path, capsys, mutate, message) -> None:
+    cfg = yaml.safe_load(ls_config.read_text())
+    mutate(cfg)
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    assert run("run", "-c", str(path), "--out", str(tmp_path)) == ExitCode.ERROR
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_validate_config_lists_every_error(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "source: {type: label-studio-export}\n"
+        "fields:\n  sentiment:\n    level: nominl\n    thresholds: {alpha: {fail: 1.5}}\n"
+        "reprot: {}\n"
+    )
+    assert run("validate-config", str(path)) == ExitCode.ERROR
+    err = capsys.readouterr().err
+    for expected in ("source.path: Field required", "fields.sentiment.level:",
+                     "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1",
+                     "reprot: Extra inputs are not permitted", "4 config errors"):
+        assert expected in err
+
+
+def test_validate_example_configs(capsys) -> None:
+    for path in (ROOT / "examples").glob("*/iaa-gate.yaml"):
+        assert run("validate-config", str(path)) == 0
+    assert run("validate-config", str(ROOT / "config" / "iaa-gate.example.yaml")) == 0
+
+
+def test_yaml_syntax_error(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("source: [unclosed\n")
+    assert run("validate-config", str(path)) == 2
+    assert "line 2" in capsys.readouterr().err
+
+
+def test_env_interpolation_keeps_secrets_out(tmp_path: Path, write_json, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("IAA_TEST_PATH", str(write_json([{"id": 1, "annotations": [
+        ls_annotation(1, 1, s=("choices", {"choices": ["A"]})),
+        ls_annotation(2, 2, s=("choices", {"choices": ["A"]}))]}])))
+    path = tmp_path / "c.yaml"
+    path.write_text("source: {type: label-studio-export, path: '${IAA_TEST_PATH}'}\nfields: {s: {}}\n"
+                    f"report: {{dir: '{tmp_path / 'r'}'}}\n")
+    assert run("run", "-c", str(path)) == 0  # one value only: alpha undefined → warn
+    doc = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert doc["fields"]["s"]["alpha"] is None
+    assert doc["fields"]["s"]["alpha_undefined_reason"]
+    assert doc["fields"]["s"]["checks"][0]["verdict"] == "warn"
+
+
+def test_config_schema_file_is_current() -> None:
+    from iaa_gate.config import json_schema
+
+    committed = json.loads((ROOT / "config" / "iaa-gate.schema.json").read_text())
+    assert committed == json_schema(), "regenerate: iaa-gate schema > config/iaa-gate.schema.json"
+
+
+def test_module_entry_point() -> None:
+    proc = subprocess.run([sys.executable, "-m", "iaa_gate.cli", "--version"], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.startswith("iaa-gate ")
