@@ -157,3 +157,22 @@ def test_module_entry_point() -> None:
     proc = subprocess.run([sys.executable, "-m", "iaa_gate.cli", "--version"], capture_output=True,
                           text=True, check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("iaa-gate ")
+
+
+def test_report_matches_its_schema(ls_config: Path, examples: Path, tmp_path: Path) -> None:
+    import jsonschema
+
+    schema = json.loads((ROOT / "config" / "report.schema.json").read_text())
+    for cfg, out in ((ls_config, tmp_path / "ls"), (examples / "prodigy" / "iaa-gate.yaml", tmp_path / "p")):
+        run("run", "-c", str(cfg), "--out", str(out), "-q")
+        jsonschema.validate(json.loads((out / "report.json").read_text()), schema)
+
+
+def test_reports_are_deterministic(ls_config: Path, tmp_path: Path) -> None:
+    for out in ("a", "b"):
+        run("run", "-c", str(ls_config), "--out", str(tmp_path / out), "-q")
+    a = json.loads((tmp_path / "a" / "report.json").read_text())
+    b = json.loads((tmp_path / "b" / "report.json").read_text())
+    a.pop("generated_at"), b.pop("generated_at")
+    assert a == b
+    assert (tmp_path / "a" / "report.md").read_text() == (tmp_path / "b" / "report.md").read_text()
