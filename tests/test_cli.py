@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from iaa_gate.cli import ExitCode, main
-
 from builders import ls_annotation
+from iaa_gate.cli import ExitCode, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +41,12 @@ def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, 
     outliers = [a["id"] for a in sentiment["annotators"] if a["outlier"]]
     assert outliers == ["5"]
     assert doc["not_evaluated"] == {"notes": "textarea"}
-    assert {p.name for p in tmp_path.iterdir()} == {"report.json", "report.md", "report.html", "junit.xml"}
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "report.json",
+        "report.md",
+        "report.html",
+        "junit.xml",
+    }
     assert "Disputed tasks" in (tmp_path / "report.md").read_text()
     assert "<script" not in (tmp_path / "report.html").read_text()
 
@@ -60,8 +64,18 @@ def test_fail_on_warn_and_failing_threshold(ls_config: Path, tmp_path: Path) -> 
 
 
 def test_round_window_and_task_ids(ls_config: Path, tmp_path: Path) -> None:
-    assert run("run", "-c", str(ls_config), "--out", str(tmp_path), "-q",
-               "--from", "2026-11-01", "--to", "2026-11-07") in (0, 1)
+    assert run(
+        "run",
+        "-c",
+        str(ls_config),
+        "--out",
+        str(tmp_path),
+        "-q",
+        "--from",
+        "2026-11-01",
+        "--to",
+        "2026-11-07",
+    ) in (0, 1)
     doc = json.loads((tmp_path / "report.json").read_text())
     assert doc["round"]["from"].startswith("2026-11-01") and doc["input"]["outside_round"] > 0
     # round 2 is tasks 1756–1880; three of them (1798, 1833, 1866) have no annotation at all
@@ -72,14 +86,16 @@ def test_round_window_and_task_ids(ls_config: Path, tmp_path: Path) -> None:
 
 
 def test_prodigy_example_writes_review_file(examples: Path, tmp_path: Path) -> None:
-    code = run("run", "-c", str(examples / "prodigy" / "iaa-gate.yaml"), "--out", str(tmp_path), "-q")
+    code = run(
+        "run", "-c", str(examples / "prodigy" / "iaa-gate.yaml"), "--out", str(tmp_path), "-q"
+    )
     assert code == 0
     doc = json.loads((tmp_path / "report.json").read_text())
     disputed = {d["id"] for d in doc["fields"]["classification"]["disputed"]}
     lines = [json.loads(x) for x in (tmp_path / "disputed.jsonl").read_text().splitlines()]
     assert {f"{x['_input_hash']}:{x['label']}" for x in lines} == disputed
-    assert all(x["meta"]["iaa"]["status"] == "disputed" and "_annotator_id" in x or "_session_id" in x
-               for x in lines)
+    assert all(x["meta"]["iaa"]["status"] == "disputed" for x in lines)
+    assert all("_annotator_id" in x or "_session_id" in x for x in lines)
     assert doc["writeback"]["disputed_examples"] == len(disputed)
 
 
@@ -88,13 +104,19 @@ def test_prodigy_example_writes_review_file(examples: Path, tmp_path: Path) -> N
     [
         (lambda c: c["fields"].update({"nope": {}}), "field 'nope' does not occur in the data"),
         (lambda c: c["source"].update({"path": "missing.json"}), "missing.json: 1 problem(s)"),
-        (lambda c: c["fields"]["sentiment"].update({"labels": ["Positive"]}),
-         "label 'Negative' is not in the configured label set"),
-        (lambda c: c["fields"]["sentiment"]["thresholds"]["alpha"].update({"fail": 2}),
-         "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1"),
+        (
+            lambda c: c["fields"]["sentiment"].update({"labels": ["Positive"]}),
+            "label 'Negative' is not in the configured label set",
+        ),
+        (
+            lambda c: c["fields"]["sentiment"]["thresholds"]["alpha"].update({"fail": 2}),
+            "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1",
+        ),
     ],
 )
-def test_errors_exit_2_with_a_clear_message(ls_config: Path, tmp_path: Path, capsys, mutate, message) -> None:
+def test_errors_exit_2_with_a_clear_message(
+    ls_config: Path, tmp_path: Path, capsys, mutate, message
+) -> None:
     cfg = yaml.safe_load(ls_config.read_text())
     mutate(cfg)
     path = tmp_path / "c.yaml"
@@ -113,9 +135,13 @@ def test_validate_config_lists_every_error(tmp_path: Path, capsys) -> None:
     )
     assert run("validate-config", str(path)) == ExitCode.ERROR
     err = capsys.readouterr().err
-    for expected in ("source.path: Field required", "fields.sentiment.level:",
-                     "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1",
-                     "reprot: Extra inputs are not permitted", "4 config errors"):
+    for expected in (
+        "source.path: Field required",
+        "fields.sentiment.level:",
+        "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1",
+        "reprot: Extra inputs are not permitted",
+        "4 config errors",
+    ):
         assert expected in err
 
 
@@ -132,13 +158,30 @@ def test_yaml_syntax_error(tmp_path: Path, capsys) -> None:
     assert "line 2" in capsys.readouterr().err
 
 
-def test_env_interpolation_keeps_secrets_out(tmp_path: Path, write_json, monkeypatch, capsys) -> None:
-    monkeypatch.setenv("IAA_TEST_PATH", str(write_json([{"id": 1, "annotations": [
-        ls_annotation(1, 1, s=("choices", {"choices": ["A"]})),
-        ls_annotation(2, 2, s=("choices", {"choices": ["A"]}))]}])))
+def test_env_interpolation_keeps_secrets_out(
+    tmp_path: Path, write_json, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv(
+        "IAA_TEST_PATH",
+        str(
+            write_json(
+                [
+                    {
+                        "id": 1,
+                        "annotations": [
+                            ls_annotation(1, 1, s=("choices", {"choices": ["A"]})),
+                            ls_annotation(2, 2, s=("choices", {"choices": ["A"]})),
+                        ],
+                    }
+                ]
+            )
+        ),
+    )
     path = tmp_path / "c.yaml"
-    path.write_text("source: {type: label-studio-export, path: '${IAA_TEST_PATH}'}\nfields: {s: {}}\n"
-                    f"report: {{dir: '{tmp_path / 'r'}'}}\n")
+    path.write_text(
+        "source: {type: label-studio-export, path: '${IAA_TEST_PATH}'}\nfields: {s: {}}\n"
+        f"report: {{dir: '{tmp_path / 'r'}'}}\n"
+    )
     assert run("run", "-c", str(path)) == 0  # one value only: alpha undefined → warn
     doc = json.loads((tmp_path / "r" / "report.json").read_text())
     assert doc["fields"]["s"]["alpha"] is None
@@ -154,8 +197,12 @@ def test_config_schema_file_is_current() -> None:
 
 
 def test_module_entry_point() -> None:
-    proc = subprocess.run([sys.executable, "-m", "iaa_gate.cli", "--version"], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "iaa_gate.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("iaa-gate ")
 
 
@@ -163,7 +210,10 @@ def test_report_matches_its_schema(ls_config: Path, examples: Path, tmp_path: Pa
     import jsonschema
 
     schema = json.loads((ROOT / "config" / "report.schema.json").read_text())
-    for cfg, out in ((ls_config, tmp_path / "ls"), (examples / "prodigy" / "iaa-gate.yaml", tmp_path / "p")):
+    for cfg, out in (
+        (ls_config, tmp_path / "ls"),
+        (examples / "prodigy" / "iaa-gate.yaml", tmp_path / "p"),
+    ):
         run("run", "-c", str(cfg), "--out", str(out), "-q")
         jsonschema.validate(json.loads((out / "report.json").read_text()), schema)
 

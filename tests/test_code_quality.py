@@ -21,8 +21,13 @@ def _tool(name: str) -> str:
 
 
 def test_ruff() -> None:
-    proc = subprocess.run([_tool("ruff"), "check", "plugin", "tests", "bench", "examples"],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [_tool("ruff"), "check", "plugin", "tests", "bench", "examples"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

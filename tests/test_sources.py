@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from builders import ls_annotation
 from iaa_gate.errors import InputError
 from iaa_gate.model import ratings_matrix
 from iaa_gate.sources.label_studio_export import LabelStudioExport
 from iaa_gate.sources.prodigy import ProdigyJSONL
-
-from builders import ls_annotation
 
 
 def choice(label: str) -> tuple[str, dict]:
@@ -23,8 +22,12 @@ def test_example_export_counts(examples: Path) -> None:
     ds = LabelStudioExport(examples / "label-studio" / "export.json").load()
     assert ds.stats.tasks == 250 and ds.stats.annotations == 738
     assert ds.stats.cancelled == 22 and ds.stats.superseded == 7
-    assert ds.field_kinds() == {"helpfulness": "rating", "notes": "textarea",
-                                "sentiment": "choices", "topics": "choices"}
+    assert ds.field_kinds() == {
+        "helpfulness": "rating",
+        "notes": "textarea",
+        "sentiment": "choices",
+        "topics": "choices",
+    }
     assert len(ds.task_ids) == 250  # tasks without annotations are kept
 
 
@@ -34,14 +37,20 @@ def test_completed_by_object_gives_names(examples: Path) -> None:
 
 
 def test_latest_annotation_wins_and_cancelled_do_not_count(write_json) -> None:
-    task = {"id": 1, "data": {"text": "x"}, "annotations": [
-        ls_annotation(2, 10, "2026-11-01T10:00:00Z", sentiment=choice("A")),
-        ls_annotation(2, 11, "2026-11-03T10:00:00Z", sentiment=choice("B")),
-        ls_annotation(3, 12, cancelled=True),
-        ls_annotation(4, 13, sentiment=choice("B")),
-    ], "predictions": [{"result": [{"from_name": "sentiment", "type": "choices",
-                                    "value": {"choices": ["C"]}}]}],
-        "drafts": [{"result": []}]}
+    task = {
+        "id": 1,
+        "data": {"text": "x"},
+        "annotations": [
+            ls_annotation(2, 10, "2026-11-01T10:00:00Z", sentiment=choice("A")),
+            ls_annotation(2, 11, "2026-11-03T10:00:00Z", sentiment=choice("B")),
+            ls_annotation(3, 12, cancelled=True),
+            ls_annotation(4, 13, sentiment=choice("B")),
+        ],
+        "predictions": [
+            {"result": [{"from_name": "sentiment", "type": "choices", "value": {"choices": ["C"]}}]}
+        ],
+        "drafts": [{"result": []}],
+    }
     ds = LabelStudioExport(write_json([task])).load()
     assert ds.stats.superseded == 1 and ds.stats.cancelled == 1
     m = ratings_matrix(ds, "sentiment")
@@ -49,8 +58,13 @@ def test_latest_annotation_wins_and_cancelled_do_not_count(write_json) -> None:
 
 
 def test_pre_1_0_completions_and_object_wrapper(write_json) -> None:
-    task = {"id": 5, "completions": [ls_annotation(1, 1, sentiment=choice("A")),
-                                     ls_annotation(2, 2, sentiment=choice("A"))]}
+    task = {
+        "id": 5,
+        "completions": [
+            ls_annotation(1, 1, sentiment=choice("A")),
+            ls_annotation(2, 2, sentiment=choice("A")),
+        ],
+    }
     assert len(LabelStudioExport(write_json([task])).load().annotations) == 2
     assert len(LabelStudioExport(write_json({"tasks": [task]}, "w.json")).load().annotations) == 2
 
@@ -61,19 +75,76 @@ def test_pre_1_0_completions_and_object_wrapper(write_json) -> None:
         ([{"data": {}}], "task #1 in the list: no task 'id'"),
         ([42], "expected an object"),
         ([{"id": 7, "annotations": {}}], "task 7: 'annotations' must be a list"),
-        ([{"id": 7, "annotations": [{"id": 1, "result": []}]}], "task 7, annotation 1: no annotator"),
-        ([{"id": 7, "annotations": [{"id": 1, "completed_by": 2, "result": [{"value": {}}]}]}],
-         "lacks 'from_name'"),
-        ([{"id": 7, "annotations": [{"id": 1, "completed_by": 2, "result": [
-            {"from_name": "s", "type": "choices", "value": {"choices": "A"}}]}]}], None),
-        ([{"id": 7, "annotations": [{"id": 1, "completed_by": 2, "result": [
-            {"from_name": "s", "type": "choices", "value": {"choices": [1]}}]}]}],
-         "field 's': 'choices' must be a list of strings"),
-        ([{"id": 7, "annotations": [{"id": 1, "completed_by": 2, "result": [
-            {"from_name": "r", "type": "rating", "value": {"rating": "five"}}]}]}],
-         "'rating' must be a number"),
-        ([{"id": 7, "annotations": [{"id": 1, "completed_by": 2, "updated_at": "yesterday",
-                                     "result": []}]}], "not ISO 8601"),
+        (
+            [{"id": 7, "annotations": [{"id": 1, "result": []}]}],
+            "task 7, annotation 1: no annotator",
+        ),
+        (
+            [{"id": 7, "annotations": [{"id": 1, "completed_by": 2, "result": [{"value": {}}]}]}],
+            "lacks 'from_name'",
+        ),
+        (
+            [
+                {
+                    "id": 7,
+                    "annotations": [
+                        {
+                            "id": 1,
+                            "completed_by": 2,
+                            "result": [
+                                {"from_name": "s", "type": "choices", "value": {"choices": "A"}}
+                            ],
+                        }
+                    ],
+                }
+            ],
+            None,
+        ),
+        (
+            [
+                {
+                    "id": 7,
+                    "annotations": [
+                        {
+                            "id": 1,
+                            "completed_by": 2,
+                            "result": [
+                                {"from_name": "s", "type": "choices", "value": {"choices": [1]}}
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "field 's': 'choices' must be a list of strings",
+        ),
+        (
+            [
+                {
+                    "id": 7,
+                    "annotations": [
+                        {
+                            "id": 1,
+                            "completed_by": 2,
+                            "result": [
+                                {"from_name": "r", "type": "rating", "value": {"rating": "five"}}
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "'rating' must be a number",
+        ),
+        (
+            [
+                {
+                    "id": 7,
+                    "annotations": [
+                        {"id": 1, "completed_by": 2, "updated_at": "yesterday", "result": []}
+                    ],
+                }
+            ],
+            "not ISO 8601",
+        ),
     ],
 )
 def test_malformed_tasks_are_named(write_json, tasks: list, message: str | None) -> None:
@@ -120,8 +191,13 @@ def test_missing_and_binary_files(tmp_path: Path) -> None:
 
 
 def test_unknown_label_names_the_task(write_json) -> None:
-    task = {"id": 9, "annotations": [ls_annotation(1, 1, s=choice("Positiv")),
-                                     ls_annotation(2, 2, s=choice("Positive"))]}
+    task = {
+        "id": 9,
+        "annotations": [
+            ls_annotation(1, 1, s=choice("Positiv")),
+            ls_annotation(2, 2, s=choice("Positive")),
+        ],
+    }
     ds = LabelStudioExport(write_json([task])).load()
     with pytest.raises(InputError, match=r"task 9, field 's', annotator 1: label 'Positiv'"):
         ratings_matrix(ds, "s", labels=["Positive", "Negative"])
@@ -129,7 +205,8 @@ def test_unknown_label_names_the_task(write_json) -> None:
 
 def test_value_kinds(write_json) -> None:
     ann = ls_annotation(
-        1, 1,
+        1,
+        1,
         multi=("choices", {"choices": ["B", "A"]}),
         tax=("taxonomy", {"taxonomy": [["Animal", "Cat"]]}),
         num=("number", {"number": 3.5}),
@@ -146,7 +223,11 @@ def test_value_kinds(write_json) -> None:
 def test_prodigy_examples(examples: Path) -> None:
     binary = ProdigyJSONL(examples / "prodigy" / "binary.jsonl").load()
     assert binary.stats.ignored == 10 and binary.field_kinds() == {"classification": "choices"}
-    assert {a.annotator for a in binary.annotations} == {"reviews-alex", "reviews-bea", "reviews-chris"}
+    assert {a.annotator for a in binary.annotations} == {
+        "reviews-alex",
+        "reviews-bea",
+        "reviews-chris",
+    }
     choice_ds = ProdigyJSONL(examples / "prodigy" / "choice.jsonl").load()
     m = ratings_matrix(choice_ds, "choice")
     assert list(m.coded.values) == ["NEG", "NEU", "POS"]
@@ -173,10 +254,22 @@ def test_prodigy_malformed_lines(tmp_path: Path, line: str, message: str) -> Non
 
 def test_prodigy_session_fallback_and_choice_reject(tmp_path: Path) -> None:
     rows = [
-        {"_input_hash": 1, "_session_id": "ds-ann", "answer": "accept", "accept": ["A"],
-         "options": [{"id": "A"}], "_view_id": "choice"},
-        {"_input_hash": 1, "_annotator_id": "b", "answer": "reject", "accept": [],
-         "options": [{"id": "A"}], "_view_id": "choice"},
+        {
+            "_input_hash": 1,
+            "_session_id": "ds-ann",
+            "answer": "accept",
+            "accept": ["A"],
+            "options": [{"id": "A"}],
+            "_view_id": "choice",
+        },
+        {
+            "_input_hash": 1,
+            "_annotator_id": "b",
+            "answer": "reject",
+            "accept": [],
+            "options": [{"id": "A"}],
+            "_view_id": "choice",
+        },
     ]
     path = tmp_path / "c.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -188,8 +281,15 @@ def test_large_export_streams(tmp_path: Path) -> None:
     """Many tasks parse through the streaming reader with small chunks."""
     import iaa_gate.sources._jsonstream as js
 
-    tasks = [{"id": i, "annotations": [ls_annotation(u, i * 10 + u, s=choice("AB"[(i + u) % 2]))
-                                       for u in (1, 2, 3)]} for i in range(500)]
+    tasks = [
+        {
+            "id": i,
+            "annotations": [
+                ls_annotation(u, i * 10 + u, s=choice("AB"[(i + u) % 2])) for u in (1, 2, 3)
+            ],
+        }
+        for i in range(500)
+    ]
     path = tmp_path / "big.json"
     path.write_text(json.dumps(tasks, indent=1))
     old = js.CHUNK

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import metrics
+from .coefficients import Estimate, compute, interpreted
 from .config import Config, FieldConfig
 from .errors import InputError
 from .metrics import Coded
@@ -57,6 +58,7 @@ class FieldResult:
     coincidence: dict[str, Any] | None
     annotators: list[AnnotatorResult]
     units: list[UnitResult] = field(default_factory=list)
+    coefficients: dict[str, Estimate] = field(default_factory=dict)
 
     @property
     def disputed(self) -> list[UnitResult]:
@@ -121,7 +123,29 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         coincidence=_coincidence(matrix),
         annotators=_annotators(matrix, level, alpha, names, cfg),
         units=_units(dataset, matrix, level, cfg),
+        coefficients=_coefficients(coded, level, matrix.multiple, cfg),
     )
+
+
+def _coefficients(
+    coded: Coded, level: str, multiple: bool, cfg: FieldConfig
+) -> dict[str, Estimate]:
+    names = ["alpha", *(c for c in cfg.coefficients if c != "alpha")]
+    out = {}
+    for name in names:
+        est = compute(
+            name,
+            coded,
+            level,
+            multiple=multiple,
+            weights=cfg.weights,
+            confidence=cfg.confidence,
+            replicates=cfg.bootstrap.replicates,
+            seed=cfg.bootstrap.seed,
+            alpha_min=cfg.thresholds.alpha.fail,
+        )
+        out[name] = interpreted(est, cfg.interpretation)
+    return out
 
 
 def _categories(

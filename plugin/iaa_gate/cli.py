@@ -127,7 +127,10 @@ def _summary(outcome: Any, out: Any) -> None:
     width = max(len(n) for n in doc["fields"])
     for name, f in doc["fields"].items():
         alpha = "undefined" if f["alpha"] is None else f"{f['alpha']:.3f}"
-        print(f"  {name:<{width}}  alpha {alpha:<9} {SYMBOL[f['verdict']]}", file=out)
+        ci = f["coefficients"].get("alpha", {})
+        if ci.get("lower") is not None:
+            alpha += f" [{ci['lower']:.3f}, {ci['upper']:.3f}]"
+        print(f"  {name:<{width}}  alpha {alpha:<24} {SYMBOL[f['verdict']]}", file=out)
         for c in f["checks"]:
             if c["verdict"] != "pass":
                 print(f"  {'':<{width}}    {c['verdict']}: {c['message']}", file=out)

@@ -19,6 +19,8 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -51,12 +53,28 @@ class Threshold(Strict):
 
     fail: Unit | None = None
     warn: Unit | None = None
+    use: Literal["estimate", "lower_bound"] = Field(
+        default="estimate",
+        description="lower_bound: gate on the lower confidence bound instead of the estimate",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> Threshold:
         if self.fail is not None and self.warn is not None and self.warn < self.fail:
             raise ValueError("warn must be at least fail (warn is the stricter bar)")
         return self
+
+
+COEFFICIENT_THRESHOLDS = (
+    "percent_agreement",
+    "cohen_kappa",
+    "scott_pi",
+    "fleiss_kappa",
+    "mean_pairwise_cohen_kappa",
+    "gwet_ac1",
+    "gwet_ac2",
+    "pabak",
+)
 
 
 class Thresholds(Strict):
@@ -86,6 +104,44 @@ class Thresholds(Strict):
     on_undefined: Severity | Literal["pass"] = Field(
         default="warn", description="verdict when alpha or a rate is undefined (e.g. one label)"
     )
+    percent_agreement: Threshold | None = None
+    cohen_kappa: Threshold | None = None
+    scott_pi: Threshold | None = None
+    fleiss_kappa: Threshold | None = None
+    mean_pairwise_cohen_kappa: Threshold | None = None
+    gwet_ac1: Threshold | None = None
+    gwet_ac2: Threshold | None = None
+    pabak: Threshold | None = None
+
+    def for_coefficient(self, name: str) -> Threshold | None:
+        """The threshold set on coefficient ``name``, if any (alpha has its own check)."""
+        return getattr(self, name) if name in COEFFICIENT_THRESHOLDS else None
+
+
+Coefficient = Literal[
+    "alpha",
+    "percent_agreement",
+    "cohen_kappa",
+    "scott_pi",
+    "fleiss_kappa",
+    "mean_pairwise_cohen_kappa",
+    "gwet_ac1",
+    "gwet_ac2",
+    "pabak",
+    "kappa_max",
+    "quantity_disagreement",
+    "allocation_disagreement",
+    "prevalence_index",
+    "bias_index",
+]
+Scale = Literal["krippendorff", "landis_koch", "fleiss", "altman"]
+
+
+class Bootstrap(Strict):
+    """Bootstrap interval for alpha, resampling tasks; ``replicates: 0`` turns it off."""
+
+    replicates: int = Field(default=1000, ge=0, le=100_000)
+    seed: int = 0
 
 
 class FieldConfig(Strict):
@@ -103,7 +159,35 @@ class FieldConfig(Strict):
     )
     min_annotators: int = Field(default=2, ge=2, description="ratings a task needs to count")
     category_method: Literal["category_agreement", "specific_agreement"] = "category_agreement"
+    coefficients: list[Coefficient] = Field(
+        default=["alpha", "percent_agreement", "fleiss_kappa", "gwet_ac1"],
+        description="coefficients to compute and report (alpha is always computed)",
+    )
+    weights: Literal["linear", "quadratic"] | None = Field(
+        default=None,
+        description="weights for Cohen/Light's kappa and AC2; default quadratic when not nominal",
+    )
+    interpretation: Scale | None = Field(
+        default=None,
+        description="scale for interpretations; default Krippendorff's for alpha, Landis & Koch "
+        "for the kappa family",
+    )
+    confidence: float = Field(default=0.95, gt=0.5, lt=1)
+    bootstrap: Bootstrap = Bootstrap()
     thresholds: Thresholds = Thresholds()
+
+    @model_validator(mode="after")
+    def _thresholds_on_computed(self) -> FieldConfig:
+        missing = [
+            name
+            for name in COEFFICIENT_THRESHOLDS
+            if self.thresholds.for_coefficient(name) is not None and name not in self.coefficients
+        ]
+        if missing:
+            raise ValueError(
+                f"thresholds set on {', '.join(missing)}, which coefficients does not list"
+            )
+        return self
 
 
 class RoundConfig(Strict):
@@ -167,7 +251,7 @@ class ProdigySource(Strict):
 
 
 class LabelStudioSource(Strict):
-    """A live Label Studio project, read through the API (``pip install iaa-gate[label-studio]``)."""
+    """A live Label Studio project, read through the API (needs ``iaa-gate[label-studio]``)."""
 
     type: Literal["label-studio"]
     url: str
@@ -190,6 +274,27 @@ class ReportConfig(Strict):
     formats: list[Format] = ["json", "markdown"]
 
 
+class WriteBackConfig(Strict):
+    """Flags written into a live Label Studio project (``source.type: label-studio``)."""
+
+    enabled: bool = Field(default=False, description="write flags back (off unless true)")
+    meta_key: str = Field(
+        default="iaa",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="task meta key holding the entry; other meta keys are left as they are",
+    )
+    data_flags: bool = Field(
+        default=False,
+        description="also set <meta_key>_disputed and <meta_key>_score in task data, "
+        "so they are Data Manager columns (the rest of data is kept as is)",
+    )
+    view: str | None = Field(
+        default="IAA: disputed",
+        min_length=1,
+        description="title of the Data Manager tab showing the disputed tasks; null: no tab",
+    )
+
+
 class Config(Strict):
     """The whole config file."""
 
@@ -198,6 +303,18 @@ class Config(Strict):
     round: RoundConfig = RoundConfig()
     fields: dict[str, FieldConfig] = Field(min_length=1)
     report: ReportConfig = ReportConfig()
+    writeback: WriteBackConfig = WriteBackConfig()
+
+    @field_validator("writeback")
+    @classmethod
+    def _writeback_target(cls, v: WriteBackConfig, info: ValidationInfo) -> WriteBackConfig:
+        source = info.data.get("source")
+        if v.enabled and source is not None and not isinstance(source, LabelStudioSource):
+            raise ValueError(
+                "enabled needs source.type: label-studio (a live project); "
+                "a Prodigy source always gets disputed.jsonl"
+            )
+        return v
 
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

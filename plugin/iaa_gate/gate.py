@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .analysis import FieldResult
+from .coefficients import Estimate
 from .config import FieldConfig, Threshold
 from .metrics import undefined_reason
 
@@ -59,12 +60,22 @@ def _threshold(
     return Check(field, name, value, bar.fail, bar.warn, verdict, msg)
 
 
+def _estimate_check(
+    result: FieldResult, name: str, bar: Threshold, on_undefined: str, est: Estimate | None = None
+) -> Check | None:
+    est = est or result.coefficients.get(name)
+    value = result.alpha if est is None else est.value
+    what = name.replace("_", " ")
+    if bar.use == "lower_bound" and est is not None and est.lower is not None:
+        value = est.lower
+        what = f"lower {round((est.confidence or 0.95) * 100)}% bound of {what}"
+    return _threshold(result.name, name, what, value, bar, on_undefined)
+
+
 def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
     """Every configured check of one field, in a fixed order."""
     t = cfg.thresholds
-    checks = [
-        _threshold(result.name, "alpha", "alpha", result.alpha, t.alpha, t.on_undefined),
-    ]
+    checks = [_estimate_check(result, "alpha", t.alpha, t.on_undefined)]
     lowest = result.lowest_category
     if lowest is not None or result.categories:
         value = lowest[1] if lowest else math.nan
@@ -83,6 +94,10 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
                 t.on_undefined,
             )
         )
+    for name, est in result.coefficients.items():
+        bar = t.for_coefficient(name)
+        if bar is not None:
+            checks.append(_estimate_check(result, name, bar, t.on_undefined, est))
     outliers = [a for a in result.annotators if a.outlier]
     if t.annotator_gain is not None and t.annotator_severity != "info":
         names = ", ".join(f"{a.name} (+{a.alpha_gain:.3f})" for a in outliers)

@@ -241,7 +241,7 @@ def ratings_matrix(
             bad = [
                 lab
                 for lab in (v if isinstance(v, tuple) else (v,))
-                if str(lab) not in allowed and _plain(lab) not in allowed
+                if (f"{lab:g}" if isinstance(lab, float) else lab) not in allowed
             ]
             if bad:
                 problems.append(
@@ -289,9 +289,8 @@ def _value_table(values: list[Value], labels: Sequence[str] | None, *, multiple:
     if multiple:
         order = {lab: i for i, lab in enumerate(labels or sorted({x for v in seen for x in v}))}
         return sorted(seen, key=lambda s: (len(s), sorted(order.get(x, 0) for x in s)))
-    if labels is not None:
-        extra = sorted(str(v) for v in seen if v not in labels)
-        return [*labels, *extra] if not all(isinstance(v, float) for v in seen) else sorted(seen)
+    if labels is not None and not all(isinstance(v, float) for v in seen):
+        return [*labels, *sorted(str(v) for v in seen if v not in labels)]
     return sorted(seen, key=lambda v: (isinstance(v, str), v))
 
 

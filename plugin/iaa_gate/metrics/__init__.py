@@ -2,9 +2,11 @@
 
 from ._base import Coded, Undefined, encode, undefined_reason
 from .alpha import UnitDisagreement, krippendorff_alpha, unit_disagreement
+from .bootstrap import AlphaBootstrap, alpha_bootstrap
 from .categories import category_agreement, coincidence_matrix, specific_agreement
 from .distance import Distance
 from .gwet import fleiss_kappa_ci, gwet_ac1, gwet_ac1_ci, gwet_ac2, gwet_ac2_ci, gwet_weights
+from .interpret import benchmark_probability, gwet_benchmark, interpret, scale_table
 from .items import AnnotatorAgreement, ItemAgreement, annotator_agreement, item_agreement
 from .kappa import (
     KappaEstimate,
@@ -27,6 +29,7 @@ from .kappa import (
 from .scores import item_scores
 
 __all__ = [
+    "AlphaBootstrap",
     "AnnotatorAgreement",
     "Coded",
     "Distance",
@@ -36,7 +39,9 @@ __all__ = [
     "Undefined",
     "UnitDisagreement",
     "allocation_disagreement",
+    "alpha_bootstrap",
     "annotator_agreement",
+    "benchmark_probability",
     "bias_index",
     "category_agreement",
     "cohen_kappa",
@@ -49,7 +54,9 @@ __all__ = [
     "gwet_ac1_ci",
     "gwet_ac2",
     "gwet_ac2_ci",
+    "gwet_benchmark",
     "gwet_weights",
+    "interpret",
     "item_agreement",
     "item_scores",
     "kappa_max",
@@ -61,6 +68,7 @@ __all__ = [
     "percent_agreement",
     "prevalence_index",
     "quantity_disagreement",
+    "scale_table",
     "scott_pi",
     "specific_agreement",
     "undefined_reason",

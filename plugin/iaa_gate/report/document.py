@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import __version__
 from ..analysis import FieldResult
+from ..coefficients import DESCRIPTION, Estimate
 from ..gate import Check, Verdict, worst
 from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
@@ -42,6 +43,22 @@ def _check(c: Check) -> dict[str, Any]:
     }
 
 
+def _estimate(e: Estimate) -> dict[str, Any]:
+    return {
+        "value": num(e.value),
+        "undefined_reason": undefined_reason(e.value),
+        "se": e.se,
+        "lower": e.lower,
+        "upper": e.upper,
+        "confidence": e.confidence,
+        "interpretation": e.interpretation,
+        "scale": e.scale,
+        "benchmark": e.benchmark,
+        "q": e.q,
+        "description": DESCRIPTION[e.name],
+    }
+
+
 def field_document(
     result: FieldResult, checks: list[Check], disputed_below: float
 ) -> dict[str, Any]:
@@ -59,6 +76,7 @@ def field_document(
         "n_ratings": result.n_ratings,
         "alpha": num(result.alpha),
         "alpha_undefined_reason": undefined_reason(result.alpha),
+        "coefficients": {name: _estimate(e) for name, e in result.coefficients.items()},
         "verdict": worst([c.verdict for c in checks]).value,
         "checks": [_check(c) for c in checks],
         "category_method": result.category_method,

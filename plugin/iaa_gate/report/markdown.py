@@ -17,6 +17,16 @@ def _cell(v: Any) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _value(check: dict[str, Any]) -> str:
+    if check["name"] == "annotators" and check["value"] is not None:
+        return f"{int(check['value'])} outlier(s)"
+    return fmt(check["value"])
+
+
+def _bar(x: float | None) -> str:
+    return "—" if x is None else f"{x:g}"
+
+
 def _round(r: dict[str, Any] | None) -> str:
     if not r:
         return "all annotations"
@@ -91,14 +101,39 @@ class MarkdownWriter:
             ]
         return "\n".join(out) + "\n"
 
+    def _coefficients(self, coefs: dict[str, Any]) -> list[str]:
+        if not coefs:
+            return []
+        out = [
+            "",
+            "| coefficient | value | interval | interpretation | note |",
+            "|---|---|---|---|---|",
+        ]
+        for name, c in coefs.items():
+            interval = "—"
+            if c["lower"] is not None and c["upper"] is not None:
+                interval = f"{fmt(c['lower'])} – {fmt(c['upper'])} ({c['confidence']:.0%})"
+            interp = c["interpretation"] or "—"
+            if c["scale"]:
+                interp += f" ({c['scale'].replace('_', ' & ')})"
+            if c["benchmark"]:
+                interp += f"; Gwet benchmark: {c['benchmark']}"
+            note = c["undefined_reason"] or c["description"]
+            if c["q"] is not None:
+                note += f"; P(alpha < fail threshold) = {c['q']:.3f}"
+            out.append(
+                f"| {name} | {fmt(c['value'])} | {interval} | {_cell(interp)} | {_cell(note)} |"
+            )
+        return out
+
     def _field(self, name: str, f: dict[str, Any]) -> list[str]:
         out = ["", f"## {name}: {ICON[f['verdict']]}", ""]
         alpha = fmt(f["alpha"])
         if f["alpha_undefined_reason"]:
             alpha += f" ({f['alpha_undefined_reason']})"
         out.append(
-            f"Krippendorff's alpha ({f['level']}): **{alpha}** over {f['n_pairable']} tasks with two "
-            f"or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
+            f"Krippendorff's alpha ({f['level']}): **{alpha}** over {f['n_pairable']} tasks "
+            f"with two or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
         )
         out += [
             "",
@@ -107,10 +142,11 @@ class MarkdownWriter:
         ]
         for c in f["checks"]:
             out.append(
-                f"| {c['name']} | {fmt(c['value'])} | {c['fail'] if c['fail'] is not None else '—'} "
-                f"| {c['warn'] if c['warn'] is not None else '—'} | {ICON[c['verdict']]} "
+                f"| {c['name']} | {_value(c)} | {_bar(c['fail'])} | {_bar(c['warn'])} "
+                f"| {ICON[c['verdict']]} "
                 f"| {_cell(c['message'])} |"
             )
+        out += self._coefficients(f["coefficients"])
         if f["categories"]:
             method = f["category_method"].replace("_", " ")
             out += [

@@ -1,4 +1,4 @@
-"""Label Studio full JSON export (a list of tasks with ``annotations``; before 1.0: ``completions``).
+"""Label Studio full JSON export: a list of tasks with ``annotations`` (``completions`` before 1.0).
 
 Also turns tasks pulled live from the API into annotations: both share :func:`parse_tasks`.
 """

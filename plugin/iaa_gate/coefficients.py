@@ -1,0 +1,170 @@
+"""The configurable coefficients of a field: each value with its interval and interpretation."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import metrics
+from .metrics import Coded, Undefined
+
+KAPPA_LIKE = (
+    "percent_agreement",
+    "cohen_kappa",
+    "scott_pi",
+    "fleiss_kappa",
+    "mean_pairwise_cohen_kappa",
+    "gwet_ac1",
+    "gwet_ac2",
+    "pabak",
+    "kappa_max",
+)
+DISAGREEMENT = (
+    "quantity_disagreement",
+    "allocation_disagreement",
+    "prevalence_index",
+    "bias_index",
+)
+COEFFICIENTS = ("alpha", *KAPPA_LIKE, *DISAGREEMENT)
+TWO_ANNOTATORS = {
+    "cohen_kappa",
+    "scott_pi",
+    "pabak",
+    "kappa_max",
+    "quantity_disagreement",
+    "allocation_disagreement",
+    "prevalence_index",
+    "bias_index",
+}
+DESCRIPTION = {
+    "alpha": "Krippendorff's alpha (bootstrap interval over units)",
+    "percent_agreement": "share of agreeing annotator pairs",
+    "cohen_kappa": "Cohen's kappa (two annotators; interval from Fleiss, Cohen & Everitt 1969)",
+    "scott_pi": "Scott's pi (two annotators)",
+    "fleiss_kappa": "Fleiss' kappa (missing ratings as in Gwet's handbook; Gwet's interval)",
+    "mean_pairwise_cohen_kappa": "Light's kappa: mean of Cohen's kappa over annotator pairs",
+    "gwet_ac1": "Gwet's AC1 (Gwet's interval)",
+    "gwet_ac2": "Gwet's AC2, weighted (Gwet's interval)",
+    "pabak": "prevalence- and bias-adjusted kappa (Byrt et al. 1993)",
+    "kappa_max": "largest kappa the two annotators' marginals allow",
+    "quantity_disagreement": "Pontius & Millones 2011: disagreement in label proportions",
+    "allocation_disagreement": "Pontius & Millones 2011: disagreement in label placement",
+    "prevalence_index": "Byrt et al. 1993 prevalence index (two labels)",
+    "bias_index": "Byrt et al. 1993 bias index (two labels)",
+}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A coefficient's value; ``lower``/``upper`` at ``confidence`` when an interval exists."""
+
+    name: str
+    value: float
+    se: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    confidence: float | None = None
+    interpretation: str | None = None
+    scale: str | None = None
+    benchmark: str | None = None
+    q: float | None = None
+
+    def bound(self, use: str) -> float:
+        """The point estimate, or the interval's lower bound (the estimate when none exists)."""
+        if use == "lower_bound" and self.lower is not None:
+            return self.lower
+        return self.value
+
+
+def _weights(level: str, weights: str | None) -> str | None:
+    if weights is not None:
+        return weights
+    return "quadratic" if level in ("ordinal", "interval", "ratio") else None
+
+
+def compute(
+    name: str,
+    coded: Coded,
+    level: str,
+    *,
+    multiple: bool,
+    weights: str | None,
+    confidence: float,
+    replicates: int,
+    seed: int,
+    alpha_min: float | None,
+) -> Estimate:
+    """One coefficient on a field's codes; an inapplicable one is :class:`Undefined` with why."""
+    n_annotators = coded.codes.shape[1]
+    if name == "alpha":
+        if replicates <= 0:
+            return Estimate(name, metrics.krippendorff_alpha(coded, level))
+        boot = metrics.alpha_bootstrap(
+            coded,
+            level,
+            replicates=replicates,
+            confidence=confidence,
+            alpha_min=alpha_min,
+            seed=seed,
+        )
+        return Estimate(
+            name, boot.alpha, _f(boot.se), _f(boot.lower), _f(boot.upper), confidence, q=_f(boot.q)
+        )
+    if multiple:
+        return Estimate(
+            name, Undefined("label sets (multi-select): see alpha and per-label agreement")
+        )
+    if name in TWO_ANNOTATORS and n_annotators != 2:
+        return Estimate(
+            name,
+            Undefined(
+                f"needs exactly two annotators, the field has {n_annotators}: use fleiss_kappa, "
+                "mean_pairwise_cohen_kappa or gwet_ac1"
+            ),
+        )
+    w = _weights(level, weights)
+    with_ci: dict[str, Callable[[], Any]] = {
+        "cohen_kappa": lambda: metrics.cohen_kappa_ci(coded, weights=w, confidence=confidence),
+        "fleiss_kappa": lambda: metrics.fleiss_kappa_ci(coded, confidence=confidence),
+        "gwet_ac1": lambda: metrics.gwet_ac1_ci(coded, confidence=confidence),
+        "gwet_ac2": lambda: metrics.gwet_ac2_ci(
+            coded, weights=w or "identity", confidence=confidence
+        ),
+    }
+    if name in with_ci:
+        est = with_ci[name]()
+        return Estimate(name, est.value, _f(est.se), _f(est.lower), _f(est.upper), confidence)
+    if name == "mean_pairwise_cohen_kappa":
+        return Estimate(name, metrics.mean_pairwise_cohen_kappa(coded, weights=w))
+    fn: Callable[[Coded], float] = getattr(metrics, name)
+    return Estimate(name, fn(coded))
+
+
+def _f(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else float(x)
+
+
+def interpreted(est: Estimate, scale: str | None) -> Estimate:
+    """``est`` with its interpretation on ``scale`` (default: Krippendorff's for alpha,
+    Landis & Koch for the kappa family) and Gwet's benchmark level when a SE exists."""
+    if est.name not in ("alpha", *KAPPA_LIKE) or est.name == "percent_agreement":
+        return est
+    chosen = scale or ("krippendorff" if est.name == "alpha" else "landis_koch")
+    label = metrics.interpret(est.value, chosen)
+    bench = None
+    if est.se is not None and est.se > 0 and est.name != "alpha":
+        bench = metrics.gwet_benchmark(est.value, est.se, chosen, confidence=est.confidence or 0.95)
+    return Estimate(
+        est.name,
+        est.value,
+        est.se,
+        est.lower,
+        est.upper,
+        est.confidence,
+        label,
+        chosen,
+        bench,
+        est.q,
+    )
