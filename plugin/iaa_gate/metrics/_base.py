@@ -148,7 +148,10 @@ def code_dtype(n_values: int) -> np.dtype[Any]:
     return np.dtype(np.int64)
 
 
-def row_blocks(n_rows: int, n_cols: int, cells: int = 1 << 20) -> list[slice]:
+CHUNK_CELLS = 1 << 16  # cells per block: a block's float64 temporaries (½ MiB) stay in cache
+
+
+def row_blocks(n_rows: int, n_cols: int, cells: int = CHUNK_CELLS) -> list[slice]:
     """Row slices of about ``cells`` cells: bounds temporaries of blockwise passes."""
     step = max(1, cells // max(n_cols, 1))
     return [slice(i, min(i + step, n_rows)) for i in range(0, n_rows, step)]
@@ -173,18 +176,31 @@ def _encode_numeric(x: FloatArray) -> Coded:
 
 
 def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
-    """Codes by offset from the minimum, in blocks, with no sort; ``None`` if one is fractional."""
+    """Codes x − lo in blocks, with no sort; ``None`` if one is not an integer.
+
+    Per block: shift, NaN → −1, cast, check, and which offsets occur (OR of one-hot bit words
+    when there are at most 64, else a bincount).
+    """
     dtype = code_dtype(span + 1)
     codes = np.empty(x.shape, dtype=dtype)
-    present = np.zeros(span + 2, dtype=bool)  # index 0 stands for "missing"
+    bits = 0  # bit k set: offset k occurs (span < 64)
+    tally = np.zeros(span + 2, dtype=np.int64)  # tally[k + 1]: offset k occurs (span ≥ 64)
     for s in row_blocks(*x.shape):
-        y = np.fmax(x[s] - lo, -1.0)  # NaN → −1
-        c = y.astype(dtype)
+        y = np.subtract(x[s], lo) if lo else x[s]
+        y = np.fmax(y, -1.0, out=y if lo else None)  # NaN → −1: fmax ignores NaN
+        c = codes[s]
+        np.copyto(c, y, casting="unsafe")
         if not np.array_equal(c, y):
             return None
-        codes[s] = c
-        present[c.ravel() + 1] = True
-    seen = present[1:]
+        if span < 64:  # code −1 reads 255 as uint8: shifted past the word, it sets no bit
+            one_hot = np.left_shift(1, c.view(np.uint8), dtype=np.min_scalar_type(1 << span))
+            bits |= int(np.bitwise_or.reduce(one_hot, axis=None))
+        else:
+            tally += np.bincount(c.ravel() + 1, minlength=span + 2)
+    if span < 64:
+        seen = np.array([bits >> k & 1 for k in range(span + 1)], dtype=bool)
+    else:
+        seen = tally[1:] > 0
     if not seen.all():  # renumber so codes are dense 0 … V−1
         remap = np.append(np.cumsum(seen) - 1, -1).astype(dtype)  # remap[-1] keeps −1
         for s in row_blocks(*x.shape):

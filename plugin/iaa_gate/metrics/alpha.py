@@ -1,17 +1,19 @@
-"""Krippendorff's alpha in O(units × annotators) time and O(chunk × annotators) extra memory.
+"""Krippendorff's alpha in O(units × annotators) time and O(chunk) extra memory.
 
 α = 1 − D_o / D_e with, over pairable units (m_u ≥ 2 ratings) and n pairable values,
     D_o = 1/n · Σ_u 1/(m_u − 1) · Σ_{i≠j in u} δ²(x_i, x_j)
     D_e = 1/(n(n − 1)) · Σ_{v,v'} n_v n_v' δ²(v, v')
-(Krippendorff 2011). Nothing here builds the units × values × values coincidence tensor:
+(Krippendorff 2011). Nothing here builds the units × values × values coincidence tensor; the
+per-unit sums Σ_{i≠j} δ² come from, by block of units:
 
-- interval: Σ_{i≠j}(x_i − x_j)² = 2mΣx² − 2(Σx)², so per-unit sums suffice (values centred on
-  their mean first, so the subtraction does not cancel digits);
-- ordinal: Krippendorff's ordinal δ² is the interval δ² of mid-ranks
-  p_v = Σ_{g<v} n_g + n_v/2, so it is interval on a lookup of the codes;
-- nominal: Σ_{i≠j}[x_i ≠ x_j] = m² − Σ_v n_uv², from per-unit value counts;
-- ratio and custom distances: annotator pairs (A(A − 1)/2 passes over units), with δ² looked up
-  in a values × values table when that is small.
+- few values (V ≤ COUNTS_MAX): the unit's value counts c (one bincount per block), as cᵀΔc:
+  m² − Σ_v c_v² for nominal; 2(m·Σ c t² − (Σ c t)²) for interval (t = the values) and ordinal
+  (t = mid-ranks Σ_{g<v} n_g + n_v/2, whose interval δ² is Krippendorff's ordinal δ²); a V × V
+  product for ratio and other distances. D_e is the same form applied to the totals n_v;
+- interval on numeric ratings: Σ_{i≠j}(x_i − x_j)² = 2mΣx² − 2(Σx)² from per-unit sums of the
+  floats themselves, with no encoding (so no sort of many distinct values);
+- many values: ordinal as interval on looked-up mid-ranks; nominal, ratio and other distances by
+  annotator pairs (A(A − 1)/2 passes), δ² looked up in a V × V table when that is small.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import numpy as np
 import numpy.typing as npt
 
 from . import distance as dist
-from ._base import Coded, FloatArray, Undefined, encode, row_blocks
+from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
+from .categories import value_count_blocks
 
-CHUNK_CELLS = 1 << 20  # cells per block: bounds the temporaries at a few MiB
+COUNTS_MAX = 16  # most values for which units are summarised by their value counts
 TABLE_MAX = 2048  # largest value table for which δ² is precomputed as a V × V matrix
 
 LevelArg = str | dist.Distance
@@ -61,8 +64,7 @@ class UnitDisagreement:
             return Undefined(
                 "only one value occurs among pairable ratings: no variation to agree on"
             )
-        m = self.n_ratings[self.pairable]
-        d_o = float(np.sum(self.observed[self.pairable] / (m - 1)))
+        d_o = float(np.sum(self.observed / np.maximum(self.n_ratings - 1, 1)))  # 0 if unpairable
         return float(1.0 - (self.n_pairable - 1) * d_o / self.expected)
 
     def unit_scores(self) -> FloatArray:
@@ -99,18 +101,19 @@ def unit_disagreement(
         arr = np.asarray(ratings)
         if arr.ndim == 2 and arr.dtype.kind in "iubf":
             x = arr.astype(np.float64, copy=False)
-            return _interval(x.shape, lambda s: np.ascontiguousarray(x[s].T))
+            return _interval(x.shape, lambda s: x[s])
     coded = encode(ratings)
     codes = coded.codes
-    if level == "nominal":
-        return _nominal(coded)
+    few = coded.n_values <= COUNTS_MAX
     if level in ("ordinal", "interval"):
         counts = pairable_counts(coded)
         # Krippendorff's ordinal δ² is the interval δ² of mid-ranks Σ_{g<v} n_g + n_v/2
         mid_ranks = np.cumsum(counts) - counts / 2.0
         table = _numeric_values(coded) if level == "interval" else mid_ranks
+        if few:
+            return _from_counts(coded, _quadratic_form(dist.interval(table[:, None], table)))
         lookup = np.append(table, np.nan)  # code −1 reads NaN
-        ud = _interval(codes.shape, lambda s: lookup[codes[s].T])
+        ud = _interval(codes.shape, lambda s: lookup[codes[s]])
         return replace(ud, n_values=int(np.count_nonzero(counts)))
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
@@ -119,6 +122,10 @@ def unit_disagreement(
         )
     if fn is dist.ratio:
         _numeric_values(coded)
+    if few and fn is dist.nominal:
+        return _from_counts(coded, _nominal_form)
+    if few:
+        return _from_counts(coded, _quadratic_form(_delta_table(coded.values, fn)))
     return _pairwise(coded, fn)
 
 
@@ -128,11 +135,20 @@ def _numeric_values(coded: Coded) -> FloatArray:
     return coded.values.astype(np.float64)
 
 
+def _count_rows(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """True cells per row of ``mask`` ``(rows, A)``; einsum sums short rows much faster than
+    ``sum(axis=1)``."""
+    small = mask.shape[1] < 128  # an int8 sum cannot overflow
+    return np.asarray(
+        np.einsum("ij->i", mask.view(np.int8)) if small else mask.sum(axis=1), dtype=np.int64
+    )
+
+
 def n_ratings(codes: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
     """m_u: ratings per unit, ``(units,)``, from codes ``(units, annotators)`` (−1 missing)."""
     out = np.empty(codes.shape[0], dtype=np.int64)
     for s in row_blocks(*codes.shape):
-        out[s] = np.count_nonzero(codes[s] >= 0, axis=1)
+        out[s] = _count_rows(codes[s] >= 0)
     return out
 
 
@@ -142,71 +158,91 @@ def pairable_counts(coded: Coded) -> FloatArray:
     counts = np.zeros(coded.n_values + 1, dtype=np.int64)
     for s in row_blocks(*codes.shape):
         block = codes[s]
-        rows = np.count_nonzero(block >= 0, axis=1) >= 2
-        counts += np.bincount(block[rows].ravel() + 1, minlength=coded.n_values + 1)
+        pairable = block[_count_rows(block >= 0) >= 2]
+        counts += np.bincount(pairable.ravel() + 1, minlength=coded.n_values + 1)
     return counts[1:].astype(np.float64)
 
 
-def _interval(shape: tuple[int, ...], blocks: Callable[[slice], FloatArray]) -> UnitDisagreement:
-    """Interval δ² on float blocks ``(annotators, rows)`` (NaN missing) of a ``(units, A)`` matrix.
+Form = Callable[[FloatArray, FloatArray], FloatArray]
 
-    Each block is centred on its own mean (the per-unit terms do not depend on the centre) and
-    the blocks' sums of squares are merged exactly (Chan, Golub & LeVeque 1979).
+
+def _from_counts(coded: Coded, form: Form) -> UnitDisagreement:
+    """Alpha's pieces from per-unit value counts.
+
+    ``form(c, m)`` gives Σ_{i≠j} δ² = cᵀΔc for each row of counts ``c`` ``(rows, V)`` with row
+    sums ``m`` ``(rows,)``; applied to the totals n_v it gives D_e's sum.
     """
-    n_units = shape[0]
+    n_units, n_cols = coded.codes.shape
+    observed = np.zeros(n_units)
+    m_all = np.zeros(n_units, dtype=np.int64)
+    totals = np.zeros(coded.n_values)
+    for s, counts in value_count_blocks(coded):
+        block = counts.astype(np.float64)  # the small products below go to BLAS
+        c, m = block[:, 1:], n_cols - block[:, 0]
+        m_all[s] = m
+        observed[s] = form(c, m)
+        totals += (m >= 2) @ c
+    observed[m_all < 2] = 0.0  # (exactly 0 already unless δ²(v, v) ≠ 0)
+    n = float(totals.sum())
+    expected = float(form(totals[None, :], np.array([n]))[0])
+    return UnitDisagreement(observed, m_all, expected, int(n), int(np.count_nonzero(totals)))
+
+
+def _nominal_form(c: FloatArray, m: FloatArray) -> FloatArray:
+    """Σ_{i≠j}[x_i ≠ x_j] = m² − Σ_v c_v²."""
+    return np.asarray(m * m - np.einsum("rv,rv->r", c, c), dtype=np.float64)
+
+
+def _quadratic_form(delta: FloatArray) -> Form:
+    """cᵀΔc per row: O(V²) per unit, for any tabulated δ²."""
+
+    def form(c: FloatArray, m: FloatArray) -> FloatArray:
+        return np.asarray(np.einsum("rv,rv->r", c, c @ delta), dtype=np.float64)
+
+    return form
+
+
+def _interval(shape: tuple[int, ...], blocks: Callable[[slice], FloatArray]) -> UnitDisagreement:
+    """Interval δ² on float blocks ``(rows, A)`` (NaN missing) of a ``(units, A)`` matrix.
+
+    Per unit Σ_{i≠j}(x_i − x_j)² = 2m·Σ_i(x_i − x̄)², two passes (mean, then squares) so nothing
+    cancels. Values are shifted by the least pairable value of their block, which makes NaN → 0
+    a clip; the blocks' sums of squares are merged exactly (Chan, Golub & LeVeque 1979).
+    """
+    n_units, n_cols = shape[0], shape[1]
     m_all = np.empty(n_units, dtype=np.int64)
     observed = np.zeros(n_units)
     n, mean, m2 = 0, 0.0, 0.0
-    for s in row_blocks(*shape):
+    for s in row_blocks(n_units, n_cols):
         x = blocks(s)
-        ok = ~np.isnan(x)
-        m = ok.sum(axis=0)
+        m = n_cols - _count_rows(np.isnan(x))
         m_all[s] = m
-        pair = m >= 2
-        nb = int(m[pair].sum())
+        w = np.where(m >= 2, m, 0)  # pairable units' weights
+        nb = int(w.sum())
         if nb == 0:
             continue
-        centre = float(x.flat[np.argmax(ok)])  # any rated value: exact zeros where values agree
-        d = np.nan_to_num(x - centre, copy=False, nan=0.0)
-        s1 = d.sum(axis=0)
-        s2 = np.einsum("ij,ij->j", d, d)
-        # m = 1 gives exactly 0; rounding can leave −1e-16 where values agree
-        observed[s] = np.maximum(2.0 * m * s2 - 2.0 * s1 * s1, 0.0)
-        t1, t2 = float(s1[pair].sum()), float(s2[pair].sum())
-        m2b = max(t2 - t1 * t1 / nb, 0.0)
-        delta = centre + t1 / nb - mean
+        # shift by the least pairable value: all pairable values equal ⇒ all shifted to exactly 0
+        lone = nb < m.sum()  # some unit has a single rating
+        where = (w > 0)[:, None] if lone else True
+        lo = float(np.fmin.reduce(x, axis=None, where=where, initial=np.inf))
+        d = np.subtract(x, lo)  # ≥ 0 in pairable rows
+        unit_mean = np.einsum("ij->i", np.fmax(d, 0.0)) / np.maximum(m, 1)  # fmax: NaN → 0
+        d -= unit_mean[:, None]
+        d *= d
+        within = np.einsum("ij->i", np.fmax(d, 0.0, out=d))  # Σ_i (x_i − x̄)²
+        if lone:
+            within[w == 0] = 0.0
+        observed[s] = 2.0 * w * within
+        block_mean = float(w @ unit_mean) / nb
+        dev = unit_mean - block_mean
+        m2b = float(within.sum() + w @ (dev * dev))
+        delta = lo + block_mean - mean
         mean += delta * (nb / (n + nb))  # exact when every block has the same mean
         m2 += m2b + delta * delta * n * nb / (n + nb)
         n += nb
     # only whether values vary matters here; exact zeros when every pairable value is the same
     n_values = 0 if n == 0 else (1 if m2 == 0.0 else 2)
     return UnitDisagreement(observed, m_all, 2.0 * n * m2, n, n_values)
-
-
-def _transposed(codes: npt.NDArray[Any], s: slice) -> npt.NDArray[Any]:
-    return np.ascontiguousarray(codes[s].T)
-
-
-def _nominal(coded: Coded) -> UnitDisagreement:
-    """Σ_{i≠j}[x_i ≠ x_j] = m(m − 1) − 2·#{i<j: x_i = x_j}, by annotator pairs on small codes."""
-    codes = coded.codes
-    n_units, n_cols = codes.shape
-    observed = np.zeros(n_units)
-    m_all = n_ratings(codes)
-    for s in row_blocks(n_units, n_cols):
-        t = _transposed(codes, s)
-        same = np.zeros(t.shape[1], dtype=np.int64)
-        for i in range(n_cols - 1):
-            ci = t[i]
-            rated = ci >= 0
-            for j in range(i + 1, n_cols):
-                same += (ci == t[j]) & rated
-        m = m_all[s]
-        observed[s] = np.where(m >= 2, m * (m - 1) - 2 * same, 0)
-    counts = pairable_counts(coded)
-    n = int(counts.sum())
-    expected = float(n * n - counts @ counts)
-    return UnitDisagreement(observed, m_all, expected, n, int(np.count_nonzero(counts)))
 
 
 def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
@@ -223,7 +259,7 @@ def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
         table[:n_v, :n_v] = _delta_table(values, fn)
     observed = np.zeros(n_units)
     for s in row_blocks(n_units, n_cols):
-        t = _transposed(codes, s).astype(np.int64)
+        t = codes[s].T.astype(np.int64)  # (A, rows): one contiguous row per annotator
         t[t < 0] = n_v
         acc = observed[s]
         for i in range(n_cols - 1):
