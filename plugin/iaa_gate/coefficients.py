@@ -8,26 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import metrics
+from .config import COEFFICIENT_THRESHOLDS
 from .metrics import Coded, Undefined
 
-KAPPA_LIKE = (
-    "percent_agreement",
-    "cohen_kappa",
-    "scott_pi",
-    "fleiss_kappa",
-    "mean_pairwise_cohen_kappa",
-    "gwet_ac1",
-    "gwet_ac2",
-    "pabak",
-    "kappa_max",
-)
-DISAGREEMENT = (
-    "quantity_disagreement",
-    "allocation_disagreement",
-    "prevalence_index",
-    "bias_index",
-)
-COEFFICIENTS = ("alpha", *KAPPA_LIKE, *DISAGREEMENT)
+INTERPRETED = {"alpha", "kappa_max", *COEFFICIENT_THRESHOLDS} - {"percent_agreement"}
+"""Coefficients on the kappa scale, read on an interpretation scale."""
 TWO_ANNOTATORS = {
     "cohen_kappa",
     "scott_pi",
@@ -149,7 +134,7 @@ def _f(x: float | None) -> float | None:
 def interpreted(est: Estimate, scale: str | None) -> Estimate:
     """``est`` with its interpretation on ``scale`` (default: Krippendorff's for alpha,
     Landis & Koch for the kappa family) and Gwet's benchmark level when a SE exists."""
-    if est.name not in ("alpha", *KAPPA_LIKE) or est.name == "percent_agreement":
+    if est.name not in INTERPRETED:
         return est
     chosen = scale or ("krippendorff" if est.name == "alpha" else "landis_koch")
     label = metrics.interpret(est.value, chosen)
