@@ -130,7 +130,10 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
 def _coefficients(
     coded: Coded, level: str, multiple: bool, cfg: FieldConfig
 ) -> dict[str, Estimate]:
-    names = ["alpha", *(c for c in cfg.coefficients if c != "alpha")]
+    chosen = cfg.coefficients
+    if multiple and "coefficients" not in cfg.model_fields_set:
+        chosen = ["alpha"]  # the kappa family does not apply to label sets
+    names = ["alpha", *(c for c in chosen if c != "alpha")]
     out = {}
     for name in names:
         est = compute(

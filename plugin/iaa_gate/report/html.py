@@ -6,7 +6,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from .markdown import ICON, _cell, fmt
+from .markdown import _cell, _value, fmt
+
+ICON = {"pass": "✓ pass", "warn": "⚠ warn", "fail": "✗ fail"}
 
 
 class HtmlWriter:
@@ -21,4 +23,5 @@ class HtmlWriter:
         )
         env.filters["fmt"] = fmt
         env.filters["cell"] = _cell
+        env.filters["check_value"] = _value
         return env.get_template("report.html.j2").render(doc=doc, icon=ICON)

@@ -114,7 +114,7 @@ class MarkdownWriter:
             if c["lower"] is not None and c["upper"] is not None:
                 interval = f"{fmt(c['lower'])} – {fmt(c['upper'])} ({c['confidence']:.0%})"
             interp = c["interpretation"] or "—"
-            if c["scale"]:
+            if c["interpretation"] and c["scale"]:
                 interp += f" ({c['scale'].replace('_', ' & ')})"
             if c["benchmark"]:
                 interp += f"; Gwet benchmark: {c['benchmark']}"
