@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from irrCAC.benchmark import Benchmark
 from scipy import stats
@@ -174,6 +174,7 @@ def test_hand_computation_normal_and_t() -> None:
     scale=st.sampled_from(list(SCALES)),
     n=st.one_of(st.none(), st.integers(2, 500)),
 )
+@example(value=1.0, se=0.015625, scale="krippendorff", n=29)  # far t tail: no negative mass
 def test_probabilities_sum_to_one(value: float, se: float, scale: str, n: int | None) -> None:
     probs = benchmark_probability(value, se, scale, n)
     assert list(probs) == [b.label for b in SCALES[scale]]

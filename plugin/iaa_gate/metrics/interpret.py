@@ -183,7 +183,8 @@ def benchmark_probability(
             mass = [_normal_mass((lo - value) / se, (hi - value) / se) for lo, hi in _pairs(edges)]
         else:
             cdf = [_t_cdf((e - value) / se, n - 1) for e in edges]
-            mass = [hi - lo for lo, hi in _pairs(cdf)]
+            # the CDF is exact to ~1e-16 absolute (not relative) in the tails: no negative mass
+            mass = [max(hi - lo, 0.0) for lo, hi in _pairs(cdf)]
         total = sum(mass)
         if total > 0.0:
             return {band.label: m / total for band, m in zip(bands, mass, strict=True)}
