@@ -1,10 +1,11 @@
-"""Command line: ``iaa-gate run``, ``iaa-gate validate-config``, ``iaa-gate schema``."""
+"""Command line: ``iaa-gate run``, ``validate-config``, ``schema`` and ``init``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -82,7 +83,73 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("config", type=Path)
 
     sub.add_parser("schema", help="print the config's JSON Schema")
+
+    init = sub.add_parser(
+        "init",
+        help="write a starting config from a project's labeling config",
+        description="Live: --project ID --url URL (API key from $LABEL_STUDIO_API_KEY). "
+        "Offline: --label-config FILE.xml [--export FILE.json].",
+    )
+    init.add_argument("--project", help="live project id or title")
+    init.add_argument("--url", help="Label Studio URL, e.g. http://localhost:8080")
+    init.add_argument(
+        "--api-key-env",
+        default="LABEL_STUDIO_API_KEY",
+        metavar="NAME",
+        help="environment variable holding the API key (default LABEL_STUDIO_API_KEY)",
+    )
+    init.add_argument("--label-config", type=Path, metavar="FILE.xml", help="offline: the XML")
+    init.add_argument("--export", type=Path, metavar="FILE.json", help="offline: the export")
+    init.add_argument("--out", "-o", default="iaa-gate.yaml", help="where to write ('-': stdout)")
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    init.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
+
+
+def _init(args: argparse.Namespace) -> int:
+    """``iaa-gate init``: a starting YAML config from a labeling config (live or a file)."""
+    from .sources.label_config import parse_label_config, starting_config
+
+    if args.project is not None:
+        if not args.url:
+            raise IaaGateError("init --project needs --url (the Label Studio base URL)")
+        key = os.environ.get(args.api_key_env)
+        if not key:
+            raise IaaGateError(
+                f"init --project: the environment variable {args.api_key_env} is not set",
+                hint="export it with your API key, or name another with --api-key-env NAME",
+            )
+        from pydantic import SecretStr
+
+        from .sources.label_studio import LabelStudioProject
+
+        project = int(args.project) if args.project.isdigit() else args.project
+        ls = LabelStudioProject(args.url.rstrip("/"), SecretStr(key), project)
+        pid = ls.resolve()
+        origin = f"project {pid} ({ls.title}) on {ls.url}"
+        xml = ls.label_config
+        source: dict[str, Any] = {"type": "label-studio", "url": ls.url, "project": pid}
+        source["api_key"] = "${" + args.api_key_env + "}"
+    elif args.label_config is not None:
+        origin = str(args.label_config)
+        try:
+            xml = args.label_config.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise IaaGateError(f"{origin}: cannot read ({exc.strerror})") from None
+        path = str(args.export) if args.export is not None else "export.json"
+        source = {"type": "label-studio-export", "path": path}
+    else:
+        raise IaaGateError("init needs --project ID --url URL, or --label-config FILE.xml")
+    text = starting_config(parse_label_config(xml, origin), source, origin=origin)
+    if args.out == "-":
+        sys.stdout.write(text)
+        return ExitCode.OK
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise IaaGateError(f"{out} exists", hint="pass --force to overwrite, or --out FILE")
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out} from {origin}; next: iaa-gate validate-config {out}", file=sys.stderr)
+    return ExitCode.OK
 
 
 def _override(config: Config, args: argparse.Namespace) -> Config:
@@ -118,7 +185,7 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
 def _summary(outcome: Any, out: Any) -> None:
     doc = outcome.document
     inp = doc["input"]
-    src = doc["source"].get("path") or doc["source"].get("url")
+    src = doc["source"].get("path") or f"{doc['source']['url']} project {doc['source']['project']}"
     print(
         f"iaa-gate {SYMBOL[doc['verdict']]}  {src}: {inp['tasks']} tasks, "
         f"{inp['annotators']} annotators",
@@ -148,6 +215,12 @@ def _summary(outcome: Any, out: Any) -> None:
             + ", ".join(f"{k} {v}" for k, v in wb.items() if not isinstance(v, (dict, list))),
             file=out,
         )
+        changes = wb.get("changes") or []
+        for c in changes[:50]:  # --dry-run: what would change
+            was, now = c["was"] or "no entry", c["now"] or "entry removed"
+            print(f"    would write task {c['id']}: {was} → {now}", file=out)
+        if len(changes) > 50:
+            print(f"    … and {len(changes) - 50} more (all in report.json)", file=out)
     if outcome.written:
         print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
 
@@ -159,6 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "schema":
             print(json.dumps(json_schema(), indent=2))
             return ExitCode.OK
+        if args.command == "init":
+            return _init(args)
         if args.command == "validate-config":
             config = load_config(args.config)
             print(f"{args.config}: OK ({len(config.fields)} field(s), source {config.source.type})")

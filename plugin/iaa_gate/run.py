@@ -32,7 +32,10 @@ def make_source(config: Config, *, progress: bool = False) -> Source:
     if isinstance(src, LabelStudioSource):
         from .sources.label_studio import LabelStudioProject
 
-        return LabelStudioProject.from_config(src, progress=progress)
+        wb = config.writeback
+        return LabelStudioProject.from_config(
+            src, progress=progress, pull_meta=wb.enabled, pull_data=wb.enabled and wb.data_flags
+        )
     if src.type == "prodigy":
         from .sources.prodigy import ProdigyJSONL
 
@@ -97,10 +100,11 @@ def run(
     config: Config, *, dry_run: bool = False, progress: bool = False, writeback: bool = True
 ) -> Outcome:
     """Load, evaluate, write the reports and (if configured) write flags back."""
-    dataset = make_source(config, progress=progress).load()
+    source = make_source(config, progress=progress)
+    dataset = source.load()
     outcome = evaluate(config, dataset)
     out_dir = config.report.dir
-    sink = _writeback(config, out_dir) if writeback else None
+    sink = _writeback(config, out_dir, source, progress=progress) if writeback else None
     if sink is not None:
         outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
     try:
@@ -113,9 +117,17 @@ def run(
     return outcome
 
 
-def _writeback(config: Config, out_dir: Path) -> Any:
+def _writeback(
+    config: Config, out_dir: Path, source: Source | None = None, *, progress: bool = False
+) -> Any:
     if config.source.type == "prodigy":
         from .writeback.prodigy import ProdigyReviewFile
 
         return ProdigyReviewFile(config.source.path, out_dir / "disputed.jsonl")
+    if isinstance(config.source, LabelStudioSource) and config.writeback.enabled:
+        from .sources.label_studio import LabelStudioProject
+        from .writeback.label_studio import LabelStudioFlags
+
+        assert isinstance(source, LabelStudioProject), "write-back needs the pulled project"
+        return LabelStudioFlags.for_run(source, config, progress=progress)
     return None

@@ -95,3 +95,26 @@ def make_annotators(label_studio: LabelStudioServer) -> Callable[[int], list[Ann
 def annotators(make_annotators: Callable[[int], list[Annotator]]) -> list[Annotator]:
     """Three annotator users (ids and emails)."""
     return make_annotators(3)
+
+
+@pytest.fixture
+def api_key_env(label_studio: LabelStudioServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``LABEL_STUDIO_API_KEY`` set to the admin's legacy token; returns the token."""
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    return label_studio.token
+
+
+@pytest.fixture
+def http_log(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every HTTP request the SDK sends in this test, as ``(method, path)``."""
+    import httpx
+
+    log: list[tuple[str, str]] = []
+    send = httpx.Client.send
+
+    def logged(self: httpx.Client, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        log.append((request.method, request.url.path))
+        return send(self, request, **kwargs)
+
+    monkeypatch.setattr(httpx.Client, "send", logged)
+    return log

@@ -152,22 +152,23 @@ class LabelStudioProject:
         """The project id (a title is looked up); checks the URL, the token and the project."""
         if self.project_id is not None:
             return self.project_id
-        client = self.sdk_client()
         pid = self.project if isinstance(self.project, int) else self._by_title(str(self.project))
-        with self.calls(f"reading project {pid}"):
-            try:
-                project = client.projects.get(id=pid, request_options=self.options())
-            except Exception as exc:
-                if getattr(exc, "status_code", None) == 404:
-                    raise IaaGateError(
-                        f"Label Studio on {self.url}: project {pid} not found",
-                        hint="check source.project (an id or a title); the token's user must be "
-                        "a member of the project's organization",
-                    ) from None
-                raise
+        # a plain read of the fields used: SDK 2.0.x validates the whole project model strictly
+        project = self._get(f"api/projects/{pid}/", {}, f"reading project {pid}", missing=True)
+        if project is None:
+            raise IaaGateError(
+                f"Label Studio on {self.url}: project {pid} not found",
+                hint="check source.project (an id or a title); the token's user must be "
+                "a member of the project's organization",
+            )
+        if not isinstance(project, dict) or project.get("id") != pid:
+            raise IaaGateError(
+                f"Label Studio on {self.url}: GET /api/projects/{pid}/ is not a project",
+                hint="check source.url: it should be the Label Studio base URL",
+            )
         self.project_id = int(pid)
-        self.title = str(getattr(project, "title", "") or "")
-        self.label_config = str(getattr(project, "label_config", "") or "")
+        self.title = str(project.get("title") or "")
+        self.label_config = str(project.get("label_config") or "")
         return self.project_id
 
     def _by_title(self, title: str) -> int:
@@ -266,13 +267,14 @@ class LabelStudioProject:
                 "(the tab=N in its URL); leave it out to read every task",
             )
 
-    def _get(self, path: str, params: dict[str, Any], doing: str) -> Any:
-        """GET ``path`` through the SDK client's HTTP wrapper (its auth, retries and timeout)."""
+    def _get(self, path: str, params: dict[str, Any], doing: str, *, missing: bool = False) -> Any:
+        """GET ``path`` through the SDK client's HTTP wrapper (its auth, retries and timeout);
+        ``missing``: None on 404."""
         http = self.sdk_client()._client_wrapper.httpx_client
         with self.calls(doing):
             resp = http.request(path, method="GET", params=params, request_options=self.options())
-            if resp.status_code == 404 and params.get("page", 1) > 1:
-                return None  # a page past the end
+            if resp.status_code == 404 and missing:
+                return None
             if resp.status_code >= 400:
                 raise _status_error(resp)
             return resp.json()
@@ -291,7 +293,8 @@ class LabelStudioProject:
             page, seen, total = 1, 0, None
             while True:
                 doing = f"reading tasks (page {page})"
-                body = self._get("api/tasks/", {**params, "page": page}, doing)
+                # a page past the end answers 404
+                body = self._get("api/tasks/", {**params, "page": page}, doing, missing=page > 1)
                 if body is None:
                     return
                 if not isinstance(body, dict) or not isinstance(body.get("tasks"), list):

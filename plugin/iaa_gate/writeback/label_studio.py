@@ -1,0 +1,325 @@
+"""Flags in a live Label Studio project, where people adjudicate.
+
+For every evaluated task, a namespaced entry in the task's ``meta`` (``meta[meta_key]``): the
+overall status, the per-field score and status, the labels in conflict, the run time and a hash of
+the config. Optionally a flat flag and score merged into ``data`` (Data Manager columns), and a Data
+Manager tab that shows exactly the disputed tasks.
+
+Label Studio's PATCH replaces the whole ``meta`` (and ``data``) dict, so each task gets one PATCH of
+the dicts pulled with the tasks, merged: other keys are kept as they were. A task is written only
+when its entry changed (the run time aside), so a second run on the same data writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from ..analysis import FieldResult
+from ..config import Config, WriteBackConfig
+from ..model import RoundFilter, TaskId
+from ..sources.label_studio import LabelStudioProject, explain, progress_bar
+
+RUN_KEY = "run"
+"""The entry's time stamp: not compared, kept when nothing else changed."""
+MAX_VIEW_ITEMS = 900
+"""Above this many filter items the tab filters on the flag instead of task ids (SQLite caps an
+expression at a depth of 1000)."""
+MAX_CONSECUTIVE_ERRORS = 3
+"""Connection errors in a row after which the remaining writes are given up (reported failed)."""
+NO_TASK = {"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": 0}
+
+
+def config_hash(config: Config) -> str:
+    """A short hash of what decides the verdicts: the fields and the round (never a secret)."""
+    text = config.model_dump_json(include={"fields", "round"}, by_alias=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _score(x: float) -> float | None:
+    return None if x != x else round(float(x), 4)  # NaN (too few ratings) → null
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples → lists, int keys → str)."""
+    return json.loads(json.dumps(value, allow_nan=False, default=str))
+
+
+def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[str, Any]]:
+    """The desired ``meta`` entry of every evaluated task, without the run time."""
+    per_task: dict[TaskId, dict[str, dict[str, Any]]] = {}
+    for name in sorted(results):
+        for u in results[name].units:
+            f: dict[str, Any] = {"status": u.status, "score": _score(u.score)}
+            if u.status == "disputed":
+                f["labels"] = u.labels
+            per_task.setdefault(u.id, {})[name] = f
+    out: dict[TaskId, dict[str, Any]] = {}
+    for task, fields in per_task.items():
+        statuses = {f["status"] for f in fields.values()}
+        status = next(s for s in ("disputed", "agreed", "too_few") if s in statuses)
+        scores = [f["score"] for f in fields.values() if f["score"] is not None]
+        out[task] = _plain(
+            {
+                "status": status,
+                "disputed": status == "disputed",
+                "score": min(scores) if scores else None,
+                "fields": fields,
+                "config": digest,
+            }
+        )
+    return out
+
+
+@dataclass
+class Change:
+    """One task to write: the full merged ``meta`` and, if it changed, ``data``."""
+
+    id: TaskId
+    was: str | None
+    status: str | None
+    meta: dict[str, Any]
+    data: dict[str, Any] | None = None
+
+
+def _same(old: Any, new: dict[str, Any] | None) -> bool:
+    if new is None:
+        return old is None
+    if not isinstance(old, dict):
+        return False
+    return {k: v for k, v in old.items() if k != RUN_KEY} == new
+
+
+@dataclass
+class LabelStudioFlags:
+    """The write-back sink for a live project; ``source`` is the loaded :class:`LabelStudioProject`
+    (its pulled ``meta``/``data`` are merged into, never fetched again)."""
+
+    source: LabelStudioProject
+    config: WriteBackConfig
+    digest: str
+    round: RoundFilter = field(default_factory=RoundFilter)
+    progress: bool = False
+    now: datetime | None = None
+
+    @classmethod
+    def for_run(
+        cls, source: LabelStudioProject, config: Config, *, progress: bool = False
+    ) -> LabelStudioFlags:
+        start, end = config.round.bounds()
+        return cls(
+            source,
+            config.writeback,
+            config_hash(config),
+            RoundFilter(start, end, config.round.ids()),
+            progress,
+        )
+
+    @property
+    def flag_keys(self) -> tuple[str, str]:
+        key = self.config.meta_key
+        return f"{key}_disputed", f"{key}_score"
+
+    def plan(self, results: dict[str, FieldResult]) -> tuple[list[Change], int, list[TaskId]]:
+        """``(changes, unchanged, disputed task ids)``.
+
+        Tasks in scope (pulled and in the round) without a result lose an old entry; with a
+        date window, only tasks with a result are in scope.
+        """
+        wanted = entries(results, self.digest)
+        stamp = (self.now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+        key = self.config.meta_key
+        dated = self.round.start is not None or self.round.end is not None
+        changes: list[Change] = []
+        unchanged = 0
+        for task, pulled in self.source.tasks.items():
+            if task not in wanted and (dated or not self.round.keeps_task(task)):
+                continue
+            entry = wanted.get(task)
+            old = pulled.meta.get(key)
+            meta_same = _same(old, entry)
+            data = self._data(task, entry)
+            if meta_same and data is None:
+                unchanged += 1
+                continue
+            meta = {k: v for k, v in pulled.meta.items() if k != key}
+            if entry is not None:
+                meta[key] = {**entry, RUN_KEY: stamp} if not meta_same else old
+            was = old.get("status") if isinstance(old, dict) else None
+            status = entry["status"] if entry is not None else None
+            changes.append(Change(task, was, status, meta, data))
+        changes.sort(key=lambda c: (isinstance(c.id, str), c.id))
+        disputed = sorted(
+            (t for t, e in wanted.items() if e["disputed"]), key=lambda t: (isinstance(t, str), t)
+        )
+        return changes, unchanged, disputed
+
+    def _data(self, task: TaskId, entry: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The merged ``data`` if its flags must change, else None."""
+        if not self.config.data_flags:
+            return None
+        data = self.source.tasks[task].data
+        if data is None:
+            raise RuntimeError("writeback.data_flags needs the task data pulled (pull_data)")
+        flag, score = self.flag_keys
+        if entry is None:
+            if flag not in data and score not in data:
+                return None
+            return {k: v for k, v in data.items() if k not in (flag, score)}
+        want = {flag: entry["disputed"], score: entry["score"]}
+        if all(k in data and data[k] == v and type(data[k]) is type(v) for k, v in want.items()):
+            return None
+        return {**data, **want}
+
+    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> dict[str, Any]:
+        changes, unchanged, disputed = self.plan(results)
+        summary: dict[str, Any] = {
+            "target": "label-studio",
+            "project": self.source.project_id,
+            "meta_key": self.config.meta_key,
+            "dry_run": dry_run,
+            "planned": len(changes),
+            "done": 0,
+            "unchanged": unchanged,
+            "failed": 0,
+            "disputed": len(disputed),
+        }
+        if dry_run:
+            summary["changes"] = [
+                {"id": c.id, "was": c.was, "now": c.status, "data": c.data is not None}
+                for c in changes
+            ]
+        else:
+            done, failed = self._write(changes)
+            summary["done"], summary["failed"] = done, len(failed)
+            if failed:
+                summary["failed_tasks"] = failed[:20]
+        if self.config.view is not None:
+            summary.update(self._view(disputed, dry_run=dry_run))
+        return summary
+
+    def _write(self, changes: list[Change]) -> tuple[int, list[dict[str, Any]]]:
+        """One PATCH per task (the full merged dicts); returns (done, failures)."""
+        client = self.source.sdk_client()
+        done, failed, in_a_row = 0, [], 0
+        bar = progress_bar(self.progress and bool(changes), "write-back")
+        bar.reset(total=len(changes))
+        try:
+            for i, change in enumerate(changes):
+                body: dict[str, Any] = {"meta": change.meta}
+                if change.data is not None:
+                    body["data"] = change.data
+                try:
+                    client.tasks.update(
+                        id=str(change.id), **body, request_options=self.source.options()
+                    )
+                except Exception as exc:
+                    message, _ = self._explain(exc, f"writing task {change.id}")
+                    failed.append({"id": change.id, "error": message})
+                    status = getattr(exc, "status_code", None)
+                    trouble = not isinstance(status, int) or status >= 500
+                    in_a_row = in_a_row + 1 if trouble else 0
+                    if in_a_row >= MAX_CONSECUTIVE_ERRORS:
+                        failed += [
+                            {"id": c.id, "error": "not attempted: the server stopped answering"}
+                            for c in changes[i + 1 :]
+                        ]
+                        break
+                else:
+                    done += 1
+                    in_a_row = 0
+                    pulled = self.source.tasks[change.id]
+                    pulled.meta = change.meta
+                    if change.data is not None:
+                        pulled.data = change.data
+                bar.update(1)
+        finally:
+            bar.close()
+        if failed:
+            print(
+                f"iaa-gate: warning: write-back failed for {len(failed)} task(s) "
+                f"(first: task {failed[0]['id']}: {failed[0]['error']})",
+                file=sys.stderr,
+            )
+        return done, failed
+
+    def _explain(self, exc: BaseException, doing: str) -> tuple[str, str | None]:
+        return explain(exc, self.source.url, self.source.where, doing)
+
+    def view_filters(self, disputed: list[TaskId]) -> dict[str, Any]:
+        """Data Manager filters matching exactly ``disputed`` (none: a filter matching nothing).
+
+        Runs of consecutive ids become one range item; past :data:`MAX_VIEW_ITEMS` items the tab
+        filters on the flag in ``data`` (with ``data_flags``) or in ``meta`` instead.
+        """
+        items: list[dict[str, Any]] = []
+        ids = sorted(int(t) for t in disputed)
+        i = 0
+        while i < len(ids):
+            j = i
+            while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+                j += 1
+            base = {"filter": "filter:tasks:id", "type": "Number"}
+            if j - i >= 2:
+                items.append({**base, "operator": "in", "value": {"min": ids[i], "max": ids[j]}})
+            else:
+                items += [{**base, "operator": "equal", "value": t} for t in ids[i : j + 1]]
+            i = j + 1
+        if len(items) > MAX_VIEW_ITEMS:
+            flag, _ = self.flag_keys
+            if self.config.data_flags:
+                item = {
+                    "filter": f"filter:tasks:data.{flag}",
+                    "operator": "equal",
+                    "type": "Boolean",
+                    "value": True,
+                }
+            else:
+                item = {
+                    "filter": "filter:tasks:meta",
+                    "operator": "contains",
+                    "type": "String",
+                    "value": '"disputed": true',
+                }
+            items = [item]
+        return {"conjunction": "or", "items": items or [NO_TASK]}
+
+    def _view(self, disputed: list[TaskId], *, dry_run: bool) -> dict[str, Any]:
+        """Create or update the tab in place; unchanged filters send nothing."""
+        title = self.config.view
+        pid = self.source.project_id
+        client = self.source.sdk_client()
+        filters = self.view_filters(disputed)
+        out: dict[str, Any] = {"view_title": title, "view_id": None}
+        try:
+            views = client.views.list(project=pid, request_options=self.source.options())
+            mine = sorted(
+                (v for v in views if (v.data or {}).get("title") == title), key=lambda v: v.id
+            )
+            if mine:
+                view = mine[0]
+                out["view_id"] = view.id
+                if _plain((view.data or {}).get("filters")) == _plain(filters):
+                    return {**out, "view": "unchanged"}
+                if dry_run:
+                    return {**out, "view": "would update"}
+                data = {**(view.data or {}), "title": title, "filters": filters}
+                client.views.update(
+                    id=str(view.id), project=pid, data=data, request_options=self.source.options()
+                )
+                return {**out, "view": "updated"}
+            if dry_run:
+                return {**out, "view": "would create"}
+            data = {"title": title, "filters": filters}
+            view = client.views.create(
+                project=pid, data=data, request_options=self.source.options()
+            )
+            return {**out, "view_id": view.id, "view": "created"}
+        except Exception as exc:
+            message, _ = self._explain(exc, f"saving the Data Manager tab {title!r}")
+            print(f"iaa-gate: warning: {message}", file=sys.stderr)
+            return {**out, "view": "failed", "view_error": message}

@@ -1,0 +1,332 @@
+"""The Label Studio code paths that need no server: the labeling config and ``init --label-config``,
+the lazy SDK import, write-back planning, and (with a mocked HTTP layer) retries and failures that a
+real server does not easily produce."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+
+from iaa_gate.analysis import UnitResult
+from iaa_gate.cli import ExitCode, main
+from iaa_gate.config import WriteBackConfig, parse_config
+from iaa_gate.errors import ConfigError, IaaGateError, InputError
+from iaa_gate.sources.label_config import fields_config, parse_label_config
+from iaa_gate.writeback.label_studio import NO_TASK, LabelStudioFlags, entries
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "label-studio"
+
+
+def test_label_config_fields_labels_and_levels() -> None:
+    controls = parse_label_config((EXAMPLE / "label_config.xml").read_text())
+    assert [(c.name, c.kind, c.level, c.evaluated) for c in controls] == [
+        ("sentiment", "choices", "nominal", True),
+        ("topics", "choices", "nominal", True),
+        ("helpfulness", "rating", "ordinal", True),
+        ("notes", "textarea", None, False),
+    ]
+    assert fields_config(controls) == {
+        "sentiment": {"labels": ["Positive", "Negative", "Neutral", "Mixed"]},
+        "topics": {
+            "multiple": True,
+            "labels": ["Price", "Quality", "Shipping", "Support", "Packaging"],
+        },
+        "helpfulness": {"level": "ordinal"},
+    }
+
+
+def test_label_config_other_controls() -> None:
+    xml = """<View>
+      <Taxonomy name="tax" toName="t"><Choice value="A"><Choice value="A1"/></Choice>
+        <Choice value="B"/></Taxonomy>
+      <Number name="price" toName="t" min="0"/>
+      <Labels name="ents" toName="t"><Label value="PER"/></Labels>
+      <Choices name="dyn" toName="t" value="$options"/>
+      <Choices name="aliased" toName="t">
+        <Choice value="Yes" alias="y"/><Choice value="No"/>
+      </Choices>
+      <Choices name="region" toName="t" perRegion="true"><Choice value="x"/></Choices>
+    </View>"""
+    got = {c.name: c for c in parse_label_config(xml)}
+    assert got["tax"].labels == ("A", "A / A1", "B") and got["tax"].level == "nominal"
+    assert got["price"].level == "interval" and got["price"].labels is None
+    assert not got["ents"].evaluated and not got["region"].evaluated
+    assert got["dyn"].labels is None and got["dyn"].evaluated
+    assert got["aliased"].labels == ("y", "No")
+    with pytest.raises(InputError, match="not valid XML"):
+        parse_label_config("<View><Choices name='x'></View>", "cfg.xml")
+
+
+def test_init_offline_writes_a_config_that_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "iaa-gate.yaml"
+    export = EXAMPLE / "export.json"
+    xml = str(EXAMPLE / "label_config.xml")
+    code = main(["init", "--label-config", xml, "--export", str(export), "--out", str(out)])
+    assert code == ExitCode.OK
+    cfg = yaml.safe_load(out.read_text())
+    assert cfg["source"] == {"type": "label-studio-export", "path": str(export)}
+    assert set(cfg["fields"]) == {"sentiment", "topics", "helpfulness"}
+    assert "writeback" not in cfg and "# notes: {}" in out.read_text()
+    assert main(["validate-config", str(out)]) == ExitCode.OK
+    assert main(["run", "-c", str(out), "--out", str(tmp_path / "r"), "-q"]) in (0, 1)
+    capsys.readouterr()
+    assert main(["init", "--label-config", str(EXAMPLE / "label_config.xml"), "-o", str(out)]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["init"]) == ExitCode.ERROR
+    assert "init needs --project ID --url URL" in capsys.readouterr().err
+
+
+def test_init_live_needs_the_key_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("MY_LS_KEY", raising=False)
+    argv = ["init", "--project", "3", "--url", "http://127.0.0.1:9", "--api-key-env", "MY_LS_KEY"]
+    assert main(argv) == ExitCode.ERROR
+    assert "MY_LS_KEY is not set" in capsys.readouterr().err
+
+
+def test_writeback_needs_a_live_source() -> None:
+    with pytest.raises(ConfigError, match=r"writeback: enabled needs source\.type: label-studio"):
+        parse_config(
+            {
+                "source": {"type": "label-studio-export", "path": "x.json"},
+                "fields": {"a": {}},
+                "writeback": {"enabled": True},
+            }
+        )
+    assert WriteBackConfig().enabled is False
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def test_cli_and_export_runs_do_not_import_the_sdk(tmp_path: Path) -> None:
+    proc = _python(
+        f"""
+        import sys
+        import iaa_gate.cli
+        assert "label_studio_sdk" not in sys.modules, "import iaa_gate.cli"
+        code = iaa_gate.cli.main(["run", "-c", "examples/label-studio/iaa-gate.yaml",
+                                  "--out", {str(tmp_path)!r}, "-q"])
+        assert code == 0, code
+        assert "label_studio_sdk" not in sys.modules, "run on an export"
+        assert "httpx" not in sys.modules
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_live_source_without_the_sdk_says_how_to_install(tmp_path: Path) -> None:
+    cfg = tmp_path / "live.yaml"
+    cfg.write_text(
+        "source: {type: label-studio, url: 'http://127.0.0.1:9', project: 1, api_key: k3y-123}\n"
+        "fields: {sentiment: {}}\n"
+    )
+    proc = _python(
+        f"""
+        import sys
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] == "label_studio_sdk":
+                    raise ImportError("blocked")
+        sys.meta_path.insert(0, Block())
+        import iaa_gate.cli
+        sys.exit(iaa_gate.cli.main(["run", "-c", {str(cfg)!r}]))
+        """
+    )
+    assert proc.returncode == ExitCode.ERROR
+    assert proc.stderr.strip().splitlines() == [
+        'iaa-gate: error: the live Label Studio source needs the SDK: '
+        'pip install "iaa-gate[label-studio]"'
+    ]
+
+
+# -- write-back planning ---------------------------------------------------------------------
+
+
+def _results(**units: list[UnitResult]) -> dict[str, Any]:
+    return {name: SimpleNamespace(units=u) for name, u in units.items()}
+
+
+def test_entries_overall_status_and_labels_in_conflict() -> None:
+    nan = float("nan")
+    got = entries(
+        _results(
+            a=[
+                UnitResult(1, "disputed", 1 / 3, {"x@y": "P", "z@y": "N"}),
+                UnitResult(2, "agreed", 1.0, {"x@y": "P", "z@y": "P"}),
+                UnitResult(3, "too_few", nan, {"x@y": "P"}),
+            ],
+            b=[UnitResult(2, "agreed", 0.9375, {"x@y": 4, "z@y": 5})],
+        ),
+        "h",
+    )
+    assert got[1] == {
+        "status": "disputed",
+        "disputed": True,
+        "score": 0.3333,
+        "fields": {
+            "a": {"status": "disputed", "score": 0.3333, "labels": {"x@y": "P", "z@y": "N"}}
+        },
+        "config": "h",
+    }
+    assert got[2]["status"] == "agreed" and got[2]["score"] == 0.9375
+    assert got[2]["fields"]["b"] == {"status": "agreed", "score": 0.9375}
+    assert got[3] == {
+        "status": "too_few",
+        "disputed": False,
+        "score": None,
+        "fields": {"a": {"status": "too_few", "score": None}},
+        "config": "h",
+    }
+
+
+def test_view_filters_compress_runs_and_match_nothing_when_empty() -> None:
+    flags = LabelStudioFlags(SimpleNamespace(), WriteBackConfig(enabled=True), "h")
+    items = flags.view_filters([5, 1, 2, 3, 9, 10])["items"]
+    assert [(i["operator"], i["value"]) for i in items] == [
+        ("in", {"min": 1, "max": 3}),
+        ("equal", 5),
+        ("equal", 9),
+        ("equal", 10),
+    ]
+    assert flags.view_filters([]) == {"conjunction": "or", "items": [NO_TASK]}
+
+
+# -- a mocked HTTP layer: what a real server does not easily produce ---------------------------
+
+
+class FakeServer:
+    """Answers the few endpoints the source and the write-back use; ``fail`` maps
+    ``(method, path, page)`` to how many times to answer 503 first."""
+
+    def __init__(self, tasks: int = 5, fail: dict[tuple[str, str, int], int] | None = None):
+        self.tasks = [
+            {
+                "id": 100 + i,
+                "meta": {"keep": i},
+                "annotations": [
+                    {
+                        "id": 10 * i + j,
+                        "completed_by": j,
+                        "result": [
+                            {
+                                "from_name": "s",
+                                "to_name": "t",
+                                "type": "choices",
+                                "value": {"choices": ["A" if j or i % 2 else "B"]},
+                            }
+                        ],
+                    }
+                    for j in (1, 2)
+                ],
+            }
+            for i in range(tasks)
+        ]
+        self.fail = dict(fail or {})
+        self.log: list[tuple[str, str, int]] = []
+
+    def __call__(self, request: Any) -> Any:
+        import httpx
+
+        page = int(request.url.params.get("page", 0))
+        key = (request.method, request.url.path, page)
+        self.log.append(key)
+        if self.fail.get(key, 0) > 0:
+            self.fail[key] -= 1
+            return httpx.Response(503, json={"detail": "busy"})
+        path = request.url.path
+        if path == "/api/projects/1/":
+            return httpx.Response(200, json={"id": 1, "title": "P", "label_config": "<View/>"})
+        if path == "/api/users/":
+            users = [{"id": 1, "email": "one@x"}, {"id": 2, "email": "two@x"}]
+            return httpx.Response(200, json=users)
+        if path == "/api/tasks/":
+            size = int(request.url.params["page_size"])
+            chunk = self.tasks[(page - 1) * size : page * size]
+            if not chunk:
+                return httpx.Response(404, json={"detail": "Invalid page."})
+            return httpx.Response(200, json={"total": len(self.tasks), "tasks": chunk})
+        if request.method == "PATCH" and path.startswith("/api/tasks/"):
+            return httpx.Response(200, json={"id": int(path.split("/")[3])})
+        if path == "/api/dm/views/":
+            return httpx.Response(200, json=[] if request.method == "GET" else {"id": 7})
+        return httpx.Response(404, json={"detail": "Not found."})
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A factory: ``fake(server)`` → a LabelStudioProject talking to it (no backoff sleeps)."""
+    sdk = pytest.importorskip("label_studio_sdk")
+    import httpx
+    import label_studio_sdk.core.http_client as http_client
+    from pydantic import SecretStr
+
+    from iaa_gate.sources.label_studio import LabelStudioProject
+
+    monkeypatch.setattr(http_client.time, "sleep", lambda s: None)
+
+    def make(server: FakeServer, **kw: Any) -> LabelStudioProject:
+        client = sdk.LabelStudio(
+            base_url="http://ls.test",
+            api_key="fake-token-123",
+            httpx_client=httpx.Client(transport=httpx.MockTransport(server)),
+        )
+        return LabelStudioProject(
+            "http://ls.test", SecretStr("fake-token-123"), 1, client=client, page_size=2, **kw
+        )
+
+    return make
+
+
+def test_a_503_mid_pull_is_retried(fake: Any) -> None:
+    server = FakeServer(fail={("GET", "/api/tasks/", 2): 2})
+    dataset = fake(server).load()
+    assert len(dataset.task_ids) == 5 and len(dataset.annotations) == 10
+    assert dataset.annotator_names == {"1": "one@x", "2": "two@x"}
+    assert [k for k in server.log if k[1] == "/api/tasks/"] == [
+        ("GET", "/api/tasks/", p) for p in (1, 2, 2, 2, 3)
+    ]
+
+
+def test_a_503_that_persists_is_a_clear_error(fake: Any) -> None:
+    server = FakeServer(fail={("GET", "/api/tasks/", 2): 3})
+    with pytest.raises(IaaGateError) as err:
+        fake(server).load()
+    message = str(err.value)
+    assert "http://ls.test answered HTTP 503 (busy) while reading tasks (page 2)" in message
+    assert "after retrying" in message and "fake-token" not in message
+
+
+def test_a_write_failing_with_503_is_retried_then_reported(fake: Any) -> None:
+    server = FakeServer(fail={("PATCH", "/api/tasks/101/", 0): 3})
+    source = fake(server)
+    source.load()
+    units = [UnitResult(100 + i, "disputed" if i % 2 == 0 else "agreed", 0.5, {}) for i in range(5)]
+    flags = LabelStudioFlags(source, WriteBackConfig(enabled=True), "h")
+    summary = flags.apply(_results(s=units))
+    assert (summary["planned"], summary["done"], summary["failed"]) == (5, 4, 1)
+    assert summary["failed_tasks"][0]["id"] == 101 and "503" in summary["failed_tasks"][0]["error"]
+    assert server.log.count(("PATCH", "/api/tasks/101/", 0)) == 3
+    assert source.tasks[101].meta == {"keep": 1}  # the pulled state: not half-written
+    assert source.tasks[100].meta["iaa"]["status"] == "disputed"
+    assert source.tasks[100].meta["keep"] == 0
+    assert summary["view"] == "created" and summary["view_id"] == 7
+    assert [r for r in server.log if r[0] == "POST"] == [("POST", "/api/dm/views/", 0)]
