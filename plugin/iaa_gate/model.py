@@ -272,8 +272,8 @@ def ratings_matrix(
     table = _value_table(values, labels, multiple=bool(multiple))
     lookup = {v: i for i, v in enumerate(table)}
     codes = np.full((len(unit_ids), len(annotators)), -1, dtype=code_dtype(len(table)))
-    for (task, annotator, _), v in zip(cells, values, strict=True):
-        codes[unit_index[task], ann_index[annotator]] = lookup[v]
+    for (task, annotator, _), value in zip(cells, values, strict=True):
+        codes[unit_index[task], ann_index[annotator]] = lookup[value]
     if min_annotators > 1:
         few = np.count_nonzero(codes >= 0, axis=1) < min_annotators
         codes[few] = -1
@@ -287,8 +287,9 @@ def ratings_matrix(
 def _value_table(values: list[Value], labels: Sequence[str] | None, *, multiple: bool) -> list[Any]:
     seen = set(values)
     if multiple:
-        order = {lab: i for i, lab in enumerate(labels or sorted({x for v in seen for x in v}))}
-        return sorted(seen, key=lambda s: (len(s), sorted(order.get(x, 0) for x in s)))
+        sets = [v for v in seen if isinstance(v, frozenset)]
+        order = {lab: i for i, lab in enumerate(labels or sorted({x for v in sets for x in v}))}
+        return sorted(sets, key=lambda s: (len(s), sorted(order.get(x, 0) for x in s)))
     if labels is not None and not all(isinstance(v, float) for v in seen):
         return [*labels, *sorted(str(v) for v in seen if v not in labels)]
     return sorted(seen, key=lambda v: (isinstance(v, str), v))

@@ -2,11 +2,18 @@
 
 from ._base import Coded, Undefined, encode, undefined_reason
 from .alpha import UnitDisagreement, krippendorff_alpha, unit_disagreement
-from .bootstrap import AlphaBootstrap, alpha_bootstrap
+from .bootstrap import AlphaBootstrap, alpha_bootstrap, alpha_replicates
 from .categories import category_agreement, coincidence_matrix, specific_agreement
 from .distance import Distance
 from .gwet import fleiss_kappa_ci, gwet_ac1, gwet_ac1_ci, gwet_ac2, gwet_ac2_ci, gwet_weights
-from .interpret import benchmark_probability, gwet_benchmark, interpret, scale_table
+from .interpret import (
+    SCALES,
+    Band,
+    benchmark_probability,
+    gwet_benchmark,
+    interpret,
+    scale_table,
+)
 from .items import AnnotatorAgreement, ItemAgreement, annotator_agreement, item_agreement
 from .kappa import (
     KappaEstimate,
@@ -29,8 +36,10 @@ from .kappa import (
 from .scores import item_scores
 
 __all__ = [
+    "SCALES",
     "AlphaBootstrap",
     "AnnotatorAgreement",
+    "Band",
     "Coded",
     "Distance",
     "ItemAgreement",
@@ -40,6 +49,7 @@ __all__ = [
     "UnitDisagreement",
     "allocation_disagreement",
     "alpha_bootstrap",
+    "alpha_replicates",
     "annotator_agreement",
     "benchmark_probability",
     "bias_index",
