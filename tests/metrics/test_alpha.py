@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import masi_distance
 
-from iaa_gate.metrics import Undefined, krippendorff_alpha, undefined_reason
+from iaa_gate.metrics import (
+    Undefined,
+    encode,
+    krippendorff_alpha,
+    undefined_reason,
+    unit_disagreement,
+)
 from iaa_gate.metrics.distance import masi
 
 nan = math.nan
@@ -92,20 +98,95 @@ def test_matches_krippendorff_package(level: str) -> None:
     assert checked > 100
 
 
-def test_large_value_tables_and_small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The untabulated δ² path and many small blocks give the same numbers."""
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def _small_blocks(monkeypatch: pytest.MonkeyPatch, cells: int = 97) -> None:
+    import iaa_gate.metrics._base as base_mod
     import iaa_gate.metrics.alpha as alpha_mod
-    from iaa_gate.metrics._base import row_blocks
+    import iaa_gate.metrics.categories as categories_mod
+
+    row_blocks = base_mod.row_blocks
+    for mod in (alpha_mod, categories_mod, base_mod):
+        monkeypatch.setattr(mod, "row_blocks", lambda r, c, cells_=0: row_blocks(r, c, cells))
+
+
+@pytest.mark.parametrize("counts_max", [0, 16, 1000])
+def test_every_path_and_small_blocks(monkeypatch: pytest.MonkeyPatch, counts_max: int) -> None:
+    """Value counts (few values), lookups and annotator pairs (many), tabulated δ² or not, and
+    many small blocks all give the package's numbers."""
+    import iaa_gate.metrics.alpha as alpha_mod
 
     rng = np.random.default_rng(3)
-    x = rng.normal(50, 3, (600, 5)).round(1)  # ~200 values: the package needs U·V² memory
-    x[rng.random(x.shape) < 0.2] = nan
-    levels = ("nominal", "ordinal", "interval", "ratio")
-    ref = {lvl: krippendorff.alpha(x.T, level_of_measurement=lvl) for lvl in levels}
+    many = rng.normal(50, 3, (600, 5)).round(1)  # ~200 values: the package needs U·V² memory
+    few = _random(rng, 600, 5, 9, 0.2)
+    for x in (many, few):
+        x[rng.random(x.shape) < 0.2] = nan
+    ref = {
+        (i, lvl): krippendorff.alpha(x.T, level_of_measurement=lvl)
+        for i, x in enumerate((many, few))
+        for lvl in LEVELS
+    }
+    monkeypatch.setattr(alpha_mod, "COUNTS_MAX", counts_max)
     monkeypatch.setattr(alpha_mod, "TABLE_MAX", 10)
-    monkeypatch.setattr(alpha_mod, "row_blocks", lambda r, c, cells=0: row_blocks(r, c, 97))
-    for lvl, want in ref.items():
+    _small_blocks(monkeypatch)
+    for (i, lvl), want in ref.items():
+        x = (many, few)[i]
         assert krippendorff_alpha(x, lvl) == pytest.approx(want, abs=1e-9)
+        assert unit_disagreement(x, lvl).alpha() == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_per_unit_pieces_agree_with_alpha(level: str) -> None:
+    """unit_disagreement (per unit) and krippendorff_alpha (coincidences) agree, unit by unit
+    with a direct sum over annotator pairs."""
+    rng = np.random.default_rng(5)
+    x = _random(rng, 300, 4, 6, 0.3)
+    ud = unit_disagreement(x, level)
+    assert ud.alpha() == pytest.approx(krippendorff_alpha(x, level), abs=1e-12)
+    if level == "ordinal":
+        return  # δ² depends on all the data: covered through alpha above
+    fn = {"nominal": lambda a, b: float(a != b), "interval": lambda a, b: (a - b) ** 2}.get(
+        level, lambda a, b: ((a - b) / (a + b)) ** 2 if a + b else 0.0
+    )
+    for u, row in enumerate(x):
+        vals = row[~np.isnan(row)]
+        want = sum(fn(a, b) for i, a in enumerate(vals) for j, b in enumerate(vals) if i != j)
+        assert ud.observed[u] == pytest.approx(want if len(vals) > 1 else 0.0, abs=1e-9)
+        assert ud.n_ratings[u] == len(vals)
+
+
+def test_interval_far_apart_units() -> None:
+    """Nearly unanimous units far apart: per-block shifts keep alpha's digits."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(0, 1e6, 80).round()[:, None] + rng.integers(-2, 3, (80, 3)) * 0.5
+    x[rng.random(x.shape) < 0.1] = nan
+    ref = krippendorff.alpha(x.T, level_of_measurement="interval")
+    assert krippendorff_alpha(x, "interval") == pytest.approx(ref, abs=1e-9)
+    scores = unit_disagreement(x, "interval").unit_scores()
+    unanimous = np.array([len(set(r[~np.isnan(r)])) == 1 and (~np.isnan(r)).sum() > 1 for r in x])
+    assert unanimous.any() and np.all(scores[unanimous] == 1.0)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        [[1, 5], [9, 5], [nan, 1]],  # gaps in the integers
+        [[-3, 0.5], [2.5, nan]],  # shifted by a fractional minimum
+        [[1e15, 1e15 + 2], [1e15 + 4, nan]],  # large offsets
+        [[0, 100], [37, 250]],  # wide span: presence by bincount
+        [[0.1, 0.2], [0.3, 0.25]],  # not integer offsets: sorted
+        [[nan, nan], [nan, nan]],
+    ],
+)
+def test_encode_numbers(x: list) -> None:
+    arr = np.array(x, dtype=float)
+    coded = encode(arr)
+    values = np.unique(arr[~np.isnan(arr)])
+    assert coded.values.tolist() == values.tolist()
+    want = np.full(arr.shape, -1)
+    want[~np.isnan(arr)] = np.searchsorted(values, arr[~np.isnan(arr)])
+    assert coded.codes.tolist() == want.tolist()
 
 
 def test_masi_matches_nltk() -> None:
@@ -141,6 +222,7 @@ def test_masi_matches_nltk() -> None:
         ([[1, nan], [nan, 2], [3, nan]], "no unit has two"),
         ([[nan, nan], [nan, nan]], "no unit has two"),
         ([[1], [2], [3]], "no unit has two"),
+        ([[0.3, 0.3, 0.3], [0.1, nan, nan]], "only one value"),  # a lone rating differs
     ],
 )
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])

@@ -16,6 +16,7 @@ from iaa_gate.metrics import (
     krippendorff_alpha,
     specific_agreement,
 )
+from iaa_gate.metrics.categories import unit_value_counts
 
 nan = math.nan
 # Seed 004's sandwich experiment: A0/B0 400, A1/B0 90, A0/B1 60, A1/B1 450.
@@ -98,6 +99,29 @@ def test_coincidence_matrix_sums_to_pairable_values() -> None:
     assert o.sum() == pytest.approx(8)  # values in pairable units
     assert np.allclose(o, o.T)
     assert o[0, 1] == pytest.approx(1.0) and o[1, 1] == pytest.approx(1 + 3)
+
+
+def test_value_counts_and_coincidences_by_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blockwise counts (one bincount per block, any block size) against direct counting."""
+    import iaa_gate.metrics.categories as categories_mod
+    from iaa_gate.metrics import encode
+    from iaa_gate.metrics._base import row_blocks
+
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 5, (157, 4)).astype(float)
+    x[rng.random(x.shape) < 0.3] = nan
+    want_counts = np.array([[np.sum(row == v) for v in range(5)] for row in x])
+    want_o = np.zeros((5, 5))
+    for c in want_counts[want_counts.sum(axis=1) >= 2]:
+        want_o += (np.outer(c, c) - np.diag(c)) / (c.sum() - 1)
+    for cells in (7, 100, 1 << 16):
+        blocks = lambda r, c, _=0, k=cells: row_blocks(r, c, k)  # noqa: E731
+        monkeypatch.setattr(categories_mod, "row_blocks", blocks)
+        got = np.zeros_like(want_counts)
+        for s, counts in unit_value_counts(encode(x)):
+            got[s] = counts
+        assert (got == want_counts).all()
+        assert np.allclose(coincidence_matrix(x)[0], want_o, atol=1e-12)
 
 
 def test_item_agreement() -> None:

@@ -3,17 +3,17 @@
 α = 1 − D_o / D_e with, over pairable units (m_u ≥ 2 ratings) and n pairable values,
     D_o = 1/n · Σ_u 1/(m_u − 1) · Σ_{i≠j in u} δ²(x_i, x_j)
     D_e = 1/(n(n − 1)) · Σ_{v,v'} n_v n_v' δ²(v, v')
-(Krippendorff 2011). Nothing here builds the units × values × values coincidence tensor; the
-per-unit sums Σ_{i≠j} δ² come from, by block of units:
+(Krippendorff 2011). Nothing here builds a units × values × values tensor. By block of units:
 
-- few values (V ≤ COUNTS_MAX): the unit's value counts c (one bincount per block), as cᵀΔc:
-  m² − Σ_v c_v² for nominal; 2(m·Σ c t² − (Σ c t)²) for interval (t = the values) and ordinal
-  (t = mid-ranks Σ_{g<v} n_g + n_v/2, whose interval δ² is Krippendorff's ordinal δ²); a V × V
-  product for ratio and other distances. D_e is the same form applied to the totals n_v;
+- few values (V ≤ COUNTS_MAX): per-unit value counts c ``(V, rows)``, one bincount per block.
+  Alpha alone needs only the coincidence matrix o = Σ_u (c cᵀ − diag c)/(m − 1) ``(V, V)``:
+  D_o ∝ Σ o·δ² and n_v = Σ_v' o_vv' (so ordinal's mid-ranks come free). Per unit,
+  Σ_{i≠j} δ² = cᵀΔc (m² − Σ c² for nominal).
 - interval on numeric ratings: Σ_{i≠j}(x_i − x_j)² = 2mΣx² − 2(Σx)² from per-unit sums of the
   floats themselves, with no encoding (so no sort of many distinct values);
-- many values: ordinal as interval on looked-up mid-ranks; nominal, ratio and other distances by
-  annotator pairs (A(A − 1)/2 passes), δ² looked up in a V × V table when that is small.
+- many values: ordinal as interval on looked-up mid-ranks Σ_{g<v} n_g + n_v/2 (Krippendorff's
+  ordinal δ² is their interval δ²); nominal, ratio and other distances by annotator pairs
+  (A(A − 1)/2 passes), δ² looked up in a V × V table when that is small.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from . import distance as dist
 from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
-from .categories import value_count_blocks
+from .categories import coincidence_matrix, value_count_blocks
 
 COUNTS_MAX = 16  # most values for which units are summarised by their value counts
 TABLE_MAX = 2048  # largest value table for which δ² is precomputed as a V × V matrix
@@ -58,14 +58,10 @@ class UnitDisagreement:
 
     def alpha(self) -> float:
         """α from the pieces, or :class:`Undefined` with the reason."""
-        if self.n_pairable == 0:
-            return Undefined("no unit has two or more ratings")
-        if self.n_values < 2 or self.expected <= 0:
-            return Undefined(
-                "only one value occurs among pairable ratings: no variation to agree on"
-            )
+        if self.n_pairable == 0 or self.n_values < 2 or self.expected <= 0:
+            return _alpha(0.0, self.expected, self.n_pairable, self.n_values)
         d_o = float(np.sum(self.observed / np.maximum(self.n_ratings - 1, 1)))  # 0 if unpairable
-        return float(1.0 - (self.n_pairable - 1) * d_o / self.expected)
+        return _alpha(d_o, self.expected, self.n_pairable, self.n_values)
 
     def unit_scores(self) -> FloatArray:
         """1 − D_u / D_e per unit: 1 = no disagreement, 0 = chance level; NaN if not pairable."""
@@ -79,6 +75,15 @@ class UnitDisagreement:
         return out
 
 
+def _alpha(d_o: float, expected: float, n: int, n_values: int) -> float:
+    """1 − (n − 1)·Σ_u D_u/(m_u − 1) / Σ_{v,v'} n_v n_v' δ², or :class:`Undefined`."""
+    if n == 0:
+        return Undefined("no unit has two or more ratings")
+    if n_values < 2 or expected <= 0:
+        return Undefined("only one value occurs among pairable ratings: no variation to agree on")
+    return float(1.0 - (n - 1) * d_o / expected)
+
+
 def krippendorff_alpha(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") -> float:
     """Krippendorff's alpha of ``ratings`` ``(units, annotators)``; NaN ``None`` = missing.
 
@@ -87,9 +92,21 @@ def krippendorff_alpha(ratings: npt.ArrayLike | Coded, level: LevelArg = "nomina
     fewer than two ratings do not count. Returns :class:`~iaa_gate.metrics.Undefined` (NaN with a
     reason) when no unit is pairable or only one value occurs.
 
+    With few distinct values this is the textbook form: one pass builds the coincidence matrix
+    o ``(V, V)``, then D_o ∝ Σ o·δ² and the pairable counts are n_v = Σ_v' o_vv'.
+
     >>> krippendorff_alpha([[1, 1], [2, 2], [1, 2]])
     0.4444444444444444
     """
+    if _float_interval(ratings, level) is None:
+        coded = encode(ratings)
+        if coded.n_values <= COUNTS_MAX:
+            o, _ = coincidence_matrix(coded)
+            n_v = np.rint(o.sum(axis=1))  # integers up to rounding
+            delta = _delta(coded, level, n_v)
+            d_o, d_e = float(np.sum(o * delta)), float(n_v @ delta @ n_v)
+            return _alpha(d_o, d_e, int(n_v.sum()), int(np.count_nonzero(n_v)))
+        ratings = coded
     return unit_disagreement(ratings, level).alpha()
 
 
@@ -97,36 +114,56 @@ def unit_disagreement(
     ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal"
 ) -> UnitDisagreement:
     """The per-unit pieces of alpha (see :class:`UnitDisagreement`)."""
-    if level == "interval" and not isinstance(ratings, Coded):
-        arr = np.asarray(ratings)
-        if arr.ndim == 2 and arr.dtype.kind in "iubf":
-            x = arr.astype(np.float64, copy=False)
-            return _interval(x.shape, lambda s: x[s])
+    x = _float_interval(ratings, level)
+    if x is not None:
+        return _interval(x.shape, lambda s: x[s])
     coded = encode(ratings)
+    if coded.n_values <= COUNTS_MAX:
+        if level == "nominal":
+            return _from_counts(coded, _nominal_form)
+        return _from_counts(coded, _quadratic_form(_delta(coded, level)))
     codes = coded.codes
-    few = coded.n_values <= COUNTS_MAX
     if level in ("ordinal", "interval"):
         counts = pairable_counts(coded)
-        # Krippendorff's ordinal δ² is the interval δ² of mid-ranks Σ_{g<v} n_g + n_v/2
-        mid_ranks = np.cumsum(counts) - counts / 2.0
-        table = _numeric_values(coded) if level == "interval" else mid_ranks
-        if few:
-            return _from_counts(coded, _quadratic_form(dist.interval(table[:, None], table)))
+        table = _numeric_values(coded) if level == "interval" else _mid_ranks(counts)
         lookup = np.append(table, np.nan)  # code −1 reads NaN
         ud = _interval(codes.shape, lambda s: lookup[codes[s]])
         return replace(ud, n_values=int(np.count_nonzero(counts)))
+    return _pairwise(coded, _distance(coded, level))
+
+
+def _float_interval(ratings: npt.ArrayLike | Coded, level: LevelArg) -> FloatArray | None:
+    """Numeric ratings as floats when the level is interval: those need no encoding."""
+    if level != "interval" or isinstance(ratings, Coded):
+        return None
+    arr = np.asarray(ratings)
+    if arr.ndim != 2 or arr.dtype.kind not in "iubf":
+        return None
+    return arr.astype(np.float64, copy=False)
+
+
+def _distance(coded: Coded, level: LevelArg) -> Callable[..., Any]:
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
         raise ValueError(
             f"unknown level {level!r}: use {', '.join(dist.LEVELS)}, jaccard, masi or a callable"
         )
-    if fn is dist.ratio:
+    if fn in (dist.interval, dist.ratio):
         _numeric_values(coded)
-    if few and fn is dist.nominal:
-        return _from_counts(coded, _nominal_form)
-    if few:
-        return _from_counts(coded, _quadratic_form(_delta_table(coded.values, fn)))
-    return _pairwise(coded, fn)
+    return fn
+
+
+def _mid_ranks(counts: FloatArray) -> FloatArray:
+    """Σ_{g<v} n_g + n_v/2: Krippendorff's ordinal δ² is the interval δ² of these."""
+    return np.cumsum(counts) - counts / 2.0
+
+
+def _delta(coded: Coded, level: LevelArg, counts: FloatArray | None = None) -> FloatArray:
+    """δ² between the values, ``(V, V)``; ordinal reads the pairable counts n_v ``(V,)``."""
+    if level == "ordinal":
+        ranks = _mid_ranks(pairable_counts(coded) if counts is None else counts)
+        return dist.interval(ranks[:, None], ranks)
+    return _delta_table(coded.values, _distance(coded, level))
 
 
 def _numeric_values(coded: Coded) -> FloatArray:
@@ -169,8 +206,8 @@ Form = Callable[[FloatArray, FloatArray], FloatArray]
 def _from_counts(coded: Coded, form: Form) -> UnitDisagreement:
     """Alpha's pieces from per-unit value counts.
 
-    ``form(c, m)`` gives Σ_{i≠j} δ² = cᵀΔc for each row of counts ``c`` ``(rows, V)`` with row
-    sums ``m`` ``(rows,)``; applied to the totals n_v it gives D_e's sum.
+    ``form(c, m)`` gives Σ_{i≠j} δ² = cᵀΔc for each column of counts ``c`` ``(V, rows)`` with
+    column sums ``m`` ``(rows,)``; applied to the totals n_v it gives D_e's sum.
     """
     n_units, n_cols = coded.codes.shape
     observed = np.zeros(n_units)
@@ -178,26 +215,26 @@ def _from_counts(coded: Coded, form: Form) -> UnitDisagreement:
     totals = np.zeros(coded.n_values)
     for s, counts in value_count_blocks(coded):
         block = counts.astype(np.float64)  # the small products below go to BLAS
-        c, m = block[:, 1:], n_cols - block[:, 0]
+        c, m = block[1:], n_cols - block[0]
         m_all[s] = m
         observed[s] = form(c, m)
-        totals += (m >= 2) @ c
+        totals += c @ (m >= 2)
     observed[m_all < 2] = 0.0  # (exactly 0 already unless δ²(v, v) ≠ 0)
     n = float(totals.sum())
-    expected = float(form(totals[None, :], np.array([n]))[0])
+    expected = float(form(totals[:, None], np.array([n]))[0])
     return UnitDisagreement(observed, m_all, expected, int(n), int(np.count_nonzero(totals)))
 
 
 def _nominal_form(c: FloatArray, m: FloatArray) -> FloatArray:
     """Σ_{i≠j}[x_i ≠ x_j] = m² − Σ_v c_v²."""
-    return np.asarray(m * m - np.einsum("rv,rv->r", c, c), dtype=np.float64)
+    return np.asarray(m * m - np.einsum("vr,vr->r", c, c), dtype=np.float64)
 
 
 def _quadratic_form(delta: FloatArray) -> Form:
-    """cᵀΔc per row: O(V²) per unit, for any tabulated δ²."""
+    """cᵀΔc per unit (column of ``c``): O(V²) per unit, for any tabulated δ²."""
 
     def form(c: FloatArray, m: FloatArray) -> FloatArray:
-        return np.asarray(np.einsum("rv,rv->r", c, c @ delta), dtype=np.float64)
+        return np.asarray(np.einsum("vr,vr->r", c, delta @ c), dtype=np.float64)
 
     return form
 
@@ -205,9 +242,10 @@ def _quadratic_form(delta: FloatArray) -> Form:
 def _interval(shape: tuple[int, ...], blocks: Callable[[slice], FloatArray]) -> UnitDisagreement:
     """Interval δ² on float blocks ``(rows, A)`` (NaN missing) of a ``(units, A)`` matrix.
 
-    Per unit Σ_{i≠j}(x_i − x_j)² = 2m·Σ_i(x_i − x̄)², two passes (mean, then squares) so nothing
-    cancels. Values are shifted by the least pairable value of their block, which makes NaN → 0
-    a clip; the blocks' sums of squares are merged exactly (Chan, Golub & LeVeque 1979).
+    Per unit Σ_{i≠j}(x_i − x_j)² = 2(mΣd² − (Σd)²) with d = x − lo, lo the least pairable value
+    of the block: d ≥ 0 makes NaN → 0 a clip, and d = 0 exactly where all values are lo. Rounding
+    is relative to the block's range, so alpha and unit scores (relative to D_e) keep their
+    digits. The blocks' sums of squares are merged exactly (Chan, Golub & LeVeque 1979).
     """
     n_units, n_cols = shape[0], shape[1]
     m_all = np.empty(n_units, dtype=np.int64)
@@ -221,22 +259,18 @@ def _interval(shape: tuple[int, ...], blocks: Callable[[slice], FloatArray]) -> 
         nb = int(w.sum())
         if nb == 0:
             continue
-        # shift by the least pairable value: all pairable values equal ⇒ all shifted to exactly 0
-        lone = nb < m.sum()  # some unit has a single rating
+        lone = nb < m.sum()  # some unit has a single rating: leave it out of lo
         where = (w > 0)[:, None] if lone else True
         lo = float(np.fmin.reduce(x, axis=None, where=where, initial=np.inf))
-        d = np.subtract(x, lo)  # ≥ 0 in pairable rows
-        unit_mean = np.einsum("ij->i", np.fmax(d, 0.0)) / np.maximum(m, 1)  # fmax: NaN → 0
-        d -= unit_mean[:, None]
-        d *= d
-        within = np.einsum("ij->i", np.fmax(d, 0.0, out=d))  # Σ_i (x_i − x̄)²
-        if lone:
-            within[w == 0] = 0.0
-        observed[s] = 2.0 * w * within
-        block_mean = float(w @ unit_mean) / nb
-        dev = unit_mean - block_mean
-        m2b = float(within.sum() + w @ (dev * dev))
-        delta = lo + block_mean - mean
+        d = np.subtract(x, lo)
+        np.fmax(d, 0.0, out=d)  # NaN → 0 (and lone ratings below lo, which do not count)
+        s1 = np.einsum("ij->i", d)
+        s2 = np.einsum("ij,ij->i", d, d)
+        # rounding can leave −1e-16 where values agree
+        observed[s] = np.where(w > 0, np.maximum(2.0 * (m * s2 - s1 * s1), 0.0), 0.0)
+        t1, t2 = float(s1 @ (w > 0)), float(s2 @ (w > 0))
+        m2b = max(t2 - t1 * t1 / nb, 0.0)
+        delta = lo + t1 / nb - mean
         mean += delta * (nb / (n + nb))  # exact when every block has the same mean
         m2 += m2b + delta * delta * n * nb / (n + nb)
         n += nb
@@ -259,7 +293,7 @@ def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
         table[:n_v, :n_v] = _delta_table(values, fn)
     observed = np.zeros(n_units)
     for s in row_blocks(n_units, n_cols):
-        t = codes[s].T.astype(np.int64)  # (A, rows): one contiguous row per annotator
+        t = np.ascontiguousarray(codes[s].T, dtype=np.int64)  # (A, rows): a row per annotator
         t[t < 0] = n_v
         acc = observed[s]
         for i in range(n_cols - 1):

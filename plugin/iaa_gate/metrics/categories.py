@@ -20,22 +20,22 @@ Counts = npt.NDArray[np.int64]
 def unit_value_counts(coded: Coded) -> Iterator[tuple[slice, Counts]]:
     """Blocks of c_jk: ``(rows, V)`` counts of each value per unit, for row slices of the units."""
     for s, counts in value_count_blocks(coded):
-        yield s, counts[:, 1:]
+        yield s, counts[1:].T
 
 
 def value_count_blocks(coded: Coded) -> Iterator[tuple[slice, Counts]]:
-    """``(rows, V + 1)`` blocks: missing ratings, then counts of each value, per unit.
+    """``(V + 1, rows)`` blocks, value-major: per unit its missing ratings, then each value's count.
 
-    One bincount per block of codes ``(rows, A)`` over u·(V + 1) + code + 1: O(rows × (A + V))
+    One bincount per block of codes ``(rows, A)`` over (code + 1)·rows + u: O(rows × (A + V))
     time and memory.
     """
     codes = coded.codes
     width = coded.n_values + 1
     for s in row_blocks(codes.shape[0], codes.shape[1] + width):
-        idx = codes[s].astype(np.intp)
-        rows = idx.shape[0]
-        idx += np.arange(rows)[:, None] * width + 1
-        yield s, np.bincount(idx.ravel(), minlength=rows * width).reshape(rows, width)
+        rows = s.stop - s.start
+        idx = np.multiply(codes[s], rows, dtype=np.int32)  # 4-byte indices: a block is small
+        idx += np.arange(rows, 2 * rows, dtype=np.int32)[:, None]
+        yield s, np.bincount(idx.ravel(), minlength=width * rows).reshape(width, rows)
 
 
 def _per_category(
@@ -90,14 +90,16 @@ def coincidence_matrix(ratings: npt.ArrayLike | Coded) -> tuple[FloatArray, npt.
     """Krippendorff's coincidence matrix ``(V, V)`` and its value labels ``(V,)``.
 
     o_vv' = Σ_u n_uv (n_uv' − [v = v']) / (m_u − 1) over pairable units: how often value v was
-    paired with v' within a unit. Off-diagonal mass shows which labels are confused.
+    paired with v' within a unit. Off-diagonal mass shows which labels are confused. One pass of
+    per-unit counts; O(units × V²) time.
     """
     coded = encode(ratings)
+    n_cols = coded.codes.shape[1]
     out = np.zeros((coded.n_values, coded.n_values))
-    for _, counts in unit_value_counts(coded):
-        m = counts.sum(axis=1)
-        c = counts[m >= 2].astype(np.float64)
-        w = 1.0 / (m[m >= 2] - 1.0)
-        out += (c * w[:, None]).T @ c
-        out -= np.diag((c * w[:, None]).sum(axis=0))
+    for _, counts in value_count_blocks(coded):
+        block = counts.astype(np.float64)
+        c, m = block[1:], n_cols - block[0]
+        weighted = c * np.divide(1.0, m - 1.0, out=np.zeros_like(m), where=m >= 2)
+        out += weighted @ c.T
+        out.flat[:: coded.n_values + 1] -= weighted.sum(axis=1)
     return out, coded.values
