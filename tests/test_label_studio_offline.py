@@ -241,6 +241,7 @@ class FakeServer:
             for i in range(tasks)
         ]
         self.fail = dict(fail or {})
+        self.down = False  # True: PATCHes meet a refused connection
         self.log: list[tuple[str, str, int]] = []
 
     def __call__(self, request: Any) -> Any:
@@ -249,6 +250,8 @@ class FakeServer:
         page = int(request.url.params.get("page", 0))
         key = (request.method, request.url.path, page)
         self.log.append(key)
+        if self.down and request.method == "PATCH":
+            raise httpx.ConnectError("refused", request=request)
         if self.fail.get(key, 0) > 0:
             self.fail[key] -= 1
             return httpx.Response(503, json={"detail": "busy"})
@@ -330,3 +333,19 @@ def test_a_write_failing_with_503_is_retried_then_reported(fake: Any) -> None:
     assert source.tasks[100].meta["keep"] == 0
     assert summary["view"] == "created" and summary["view_id"] == 7
     assert [r for r in server.log if r[0] == "POST"] == [("POST", "/api/dm/views/", 0)]
+
+
+def test_writes_are_given_up_when_the_server_stops_answering(fake: Any) -> None:
+    server = FakeServer(tasks=40)
+    source = fake(server)
+    source.load()
+    server.down = True
+    units = [UnitResult(100 + i, "agreed", 1.0, {}) for i in range(40)]
+    summary = LabelStudioFlags(source, WriteBackConfig(enabled=True, view=None), "h").apply(
+        _results(s=units)
+    )
+    assert (summary["planned"], summary["done"], summary["failed"]) == (40, 0, 40)
+    errors = [f["error"] for f in summary["failed_tasks"]]
+    assert any("cannot reach Label Studio at http://ls.test" in e for e in errors)
+    assert sum(k[0] == "PATCH" for k in server.log) < 40
+    assert all(t.meta == {"keep": t.meta["keep"]} for t in source.tasks.values())

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -30,7 +31,9 @@ MAX_VIEW_ITEMS = 900
 """Above this many filter items the tab filters on the flag instead of task ids (SQLite caps an
 expression at a depth of 1000)."""
 MAX_CONSECUTIVE_ERRORS = 3
-"""Connection errors in a row after which the remaining writes are given up (reported failed)."""
+"""Connection or server errors in a row after which the remaining writes are given up."""
+WORKERS = 4
+"""PATCHes in flight at once: each waits mostly on the network and the server."""
 NO_TASK = {"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": 0}
 
 
@@ -203,42 +206,53 @@ class LabelStudioFlags:
         return summary
 
     def _write(self, changes: list[Change]) -> tuple[int, list[dict[str, Any]]]:
-        """One PATCH per task (the full merged dicts); returns (done, failures)."""
+        """One PATCH per task (the full merged dicts), :data:`WORKERS` at a time; returns
+        (done, failures). After :data:`MAX_CONSECUTIVE_ERRORS` connection or server errors in a
+        row, the writes not yet started are given up."""
         client = self.source.sdk_client()
-        done, failed, in_a_row = 0, [], 0
+        options = self.source.options()
+
+        def patch(change: Change) -> None:
+            body: dict[str, Any] = {"meta": change.meta}
+            if change.data is not None:
+                body["data"] = change.data
+            client.tasks.update(id=str(change.id), **body, request_options=options)
+
+        done, failed, in_a_row, gave_up = 0, [], 0, False
         bar = progress_bar(self.progress and bool(changes), "write-back")
         bar.reset(total=len(changes))
+        pool = ThreadPoolExecutor(max_workers=WORKERS)
         try:
-            for i, change in enumerate(changes):
-                body: dict[str, Any] = {"meta": change.meta}
-                if change.data is not None:
-                    body["data"] = change.data
-                try:
-                    client.tasks.update(
-                        id=str(change.id), **body, request_options=self.source.options()
-                    )
-                except Exception as exc:
-                    message, _ = self._explain(exc, f"writing task {change.id}")
-                    failed.append({"id": change.id, "error": message})
-                    status = getattr(exc, "status_code", None)
-                    trouble = not isinstance(status, int) or status >= 500
-                    in_a_row = in_a_row + 1 if trouble else 0
-                    if in_a_row >= MAX_CONSECUTIVE_ERRORS:
-                        failed += [
-                            {"id": c.id, "error": "not attempted: the server stopped answering"}
-                            for c in changes[i + 1 :]
-                        ]
-                        break
-                else:
+            futures = {pool.submit(patch, c): c for c in changes}
+            for future in as_completed(futures):
+                if future.cancelled():
+                    continue  # given up below, and counted there
+                change = futures[future]
+                exc = future.exception()
+                bar.update(1)
+                if exc is None:
                     done += 1
                     in_a_row = 0
                     pulled = self.source.tasks[change.id]
                     pulled.meta = change.meta
                     if change.data is not None:
                         pulled.data = change.data
-                bar.update(1)
+                    continue
+                message, _ = self._explain(exc, f"writing task {change.id}")
+                failed.append({"id": change.id, "error": message})
+                status = getattr(exc, "status_code", None)
+                trouble = not isinstance(status, int) or status >= 500
+                in_a_row = in_a_row + 1 if trouble else 0
+                if in_a_row >= MAX_CONSECUTIVE_ERRORS and not gave_up:
+                    gave_up = True
+                    stopped = "not attempted: the server stopped answering"
+                    failed += [
+                        {"id": c.id, "error": stopped} for f, c in futures.items() if f.cancel()
+                    ]
         finally:
+            pool.shutdown(wait=True, cancel_futures=True)
             bar.close()
+        failed.sort(key=lambda f: (isinstance(f["id"], str), f["id"]))
         if failed:
             print(
                 f"iaa-gate: warning: write-back failed for {len(failed)} task(s) "
