@@ -148,10 +148,10 @@ def code_dtype(n_values: int) -> np.dtype[Any]:
     return np.dtype(np.int64)
 
 
-CHUNK_CELLS = 1 << 16  # cells per block: a block's float64 temporaries (½ MiB) stay in cache
+CHUNK_CELLS = 1 << 16  # cells per block of the metrics' passes: ½ MiB of float64 stays in cache
 
 
-def row_blocks(n_rows: int, n_cols: int, cells: int = CHUNK_CELLS) -> list[slice]:
+def row_blocks(n_rows: int, n_cols: int, cells: int = 1 << 20) -> list[slice]:
     """Row slices of about ``cells`` cells: bounds temporaries of blockwise passes."""
     step = max(1, cells // max(n_cols, 1))
     return [slice(i, min(i + step, n_rows)) for i in range(0, n_rows, step)]
@@ -185,7 +185,7 @@ def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
     codes = np.empty(x.shape, dtype=dtype)
     bits = 0  # bit k set: offset k occurs (span < 64)
     tally = np.zeros(span + 2, dtype=np.int64)  # tally[k + 1]: offset k occurs (span ≥ 64)
-    for s in row_blocks(*x.shape):
+    for s in row_blocks(x.shape[0], x.shape[1], CHUNK_CELLS):
         y = np.subtract(x[s], lo) if lo else x[s]
         y = np.fmax(y, -1.0, out=y if lo else None)  # NaN → −1: fmax ignores NaN
         c = codes[s]
@@ -203,7 +203,7 @@ def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
         seen = tally[1:] > 0
     if not seen.all():  # renumber so codes are dense 0 … V−1
         remap = np.append(np.cumsum(seen) - 1, -1).astype(dtype)  # remap[-1] keeps −1
-        for s in row_blocks(*x.shape):
+        for s in row_blocks(x.shape[0], x.shape[1], CHUNK_CELLS):
             codes[s] = remap[codes[s]]
     return Coded(codes, lo + np.flatnonzero(seen).astype(np.float64))
 

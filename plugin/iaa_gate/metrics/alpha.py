@@ -184,7 +184,7 @@ def _count_rows(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
 def n_ratings(codes: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
     """m_u: ratings per unit, ``(units,)``, from codes ``(units, annotators)`` (−1 missing)."""
     out = np.empty(codes.shape[0], dtype=np.int64)
-    for s in row_blocks(*codes.shape):
+    for s in row_blocks(codes.shape[0], codes.shape[1], CHUNK_CELLS):
         out[s] = _count_rows(codes[s] >= 0)
     return out
 
@@ -193,7 +193,7 @@ def pairable_counts(coded: Coded) -> FloatArray:
     """n_v: how often each value occurs in units with two or more ratings, ``(V,)``."""
     codes = coded.codes
     counts = np.zeros(coded.n_values + 1, dtype=np.int64)
-    for s in row_blocks(*codes.shape):
+    for s in row_blocks(codes.shape[0], codes.shape[1], CHUNK_CELLS):
         block = codes[s]
         pairable = block[_count_rows(block >= 0) >= 2]
         counts += np.bincount(pairable.ravel() + 1, minlength=coded.n_values + 1)
@@ -251,7 +251,7 @@ def _interval(shape: tuple[int, ...], blocks: Callable[[slice], FloatArray]) -> 
     m_all = np.empty(n_units, dtype=np.int64)
     observed = np.zeros(n_units)
     n, mean, m2 = 0, 0.0, 0.0
-    for s in row_blocks(n_units, n_cols):
+    for s in row_blocks(n_units, n_cols, CHUNK_CELLS):
         x = blocks(s)
         m = n_cols - _count_rows(np.isnan(x))
         m_all[s] = m
@@ -266,9 +266,11 @@ def _interval(shape: tuple[int, ...], blocks: Callable[[slice], FloatArray]) -> 
         np.fmax(d, 0.0, out=d)  # NaN → 0 (and lone ratings below lo, which do not count)
         s1 = np.einsum("ij->i", d)
         s2 = np.einsum("ij,ij->i", d, d)
-        # rounding can leave −1e-16 where values agree
-        observed[s] = np.where(w > 0, np.maximum(2.0 * (m * s2 - s1 * s1), 0.0), 0.0)
-        t1, t2 = float(s1 @ (w > 0)), float(s2 @ (w > 0))
+        # exactly 0 where m ≤ 1; rounding can leave −1e-16 where values agree
+        observed[s] = np.maximum(2.0 * (m * s2 - s1 * s1), 0.0)
+        if lone:
+            s1[w == 0] = s2[w == 0] = 0.0
+        t1, t2 = float(s1.sum()), float(s2.sum())
         m2b = max(t2 - t1 * t1 / nb, 0.0)
         delta = lo + t1 / nb - mean
         mean += delta * (nb / (n + nb))  # exact when every block has the same mean
@@ -292,7 +294,7 @@ def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
         table = np.zeros((n_v + 1, n_v + 1))
         table[:n_v, :n_v] = _delta_table(values, fn)
     observed = np.zeros(n_units)
-    for s in row_blocks(n_units, n_cols):
+    for s in row_blocks(n_units, n_cols, CHUNK_CELLS):
         t = np.ascontiguousarray(codes[s].T, dtype=np.int64)  # (A, rows): a row per annotator
         t[t < 0] = n_v
         acc = observed[s]

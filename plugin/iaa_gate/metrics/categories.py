@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Coded, FloatArray, Undefined, encode, row_blocks
+from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
 
 Counts = npt.NDArray[np.int64]
 
@@ -31,7 +31,7 @@ def value_count_blocks(coded: Coded) -> Iterator[tuple[slice, Counts]]:
     """
     codes = coded.codes
     width = coded.n_values + 1
-    for s in row_blocks(codes.shape[0], codes.shape[1] + width):
+    for s in row_blocks(codes.shape[0], codes.shape[1] + width, CHUNK_CELLS):
         rows = s.stop - s.start
         idx = np.multiply(codes[s], rows, dtype=np.int32)  # 4-byte indices: a block is small
         idx += np.arange(rows, 2 * rows, dtype=np.int32)[:, None]
