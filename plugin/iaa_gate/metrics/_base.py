@@ -186,8 +186,7 @@ def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
     bits = 0  # bit k set: offset k occurs (span < 64)
     tally = np.zeros(span + 2, dtype=np.int64)  # tally[k + 1]: offset k occurs (span ≥ 64)
     for s in row_blocks(x.shape[0], x.shape[1], CHUNK_CELLS):
-        y = np.subtract(x[s], lo) if lo else x[s]
-        y = np.fmax(y, -1.0, out=y if lo else None)  # NaN → −1: fmax ignores NaN
+        y = np.fmax(x[s] - lo if lo else x[s], -1.0)  # NaN → −1: fmax ignores NaN
         c = codes[s]
         np.copyto(c, y, casting="unsafe")
         if not np.array_equal(c, y):
