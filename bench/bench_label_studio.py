@@ -1,8 +1,10 @@
 """Time pulling tasks with annotations from a real Label Studio, and meta write-back.
 
 Run from the repo root: ``python bench/bench_label_studio.py`` (needs ``iaa-gate[label-studio]``
-for the SDK row; the server itself comes from the test harness in ``tests/labelstudio``).
-Prints a Markdown table; results are recorded in ``bench/LABEL_STUDIO_PULL.md``.
+for the SDK rows; the server itself comes from the test harness in ``tests/labelstudio``).
+Prints Markdown tables: raw API paths (``--skip-raw`` leaves them out), then iaa-gate's own
+source (``LabelStudioProject``, each pull method) and write-back (first run, then a re-run on the
+same data). Results are recorded in ``bench/LABEL_STUDIO_PULL.md`` and ``bench/README.md``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "labelstudio"))
 from server import LabelStudioServer
+
+from iaa_gate.config import parse_config
+from iaa_gate.run import evaluate
+from iaa_gate.sources.label_studio import LabelStudioProject
+from iaa_gate.writeback.label_studio import LabelStudioFlags
 
 CONFIG = """<View>
   <Text name="text" value="$text"/>
@@ -97,13 +104,70 @@ def timed(fn: Callable[[], tuple[list[dict[str, Any]], int, int]]) -> tuple[floa
     return time.perf_counter() - start, out
 
 
+def bench_config(ls: LabelStudioServer, pid: int, **extra: Any) -> Any:
+    """A config reading project ``pid`` live, alpha only, write-back on."""
+    fields = {"coefficients": ["alpha"], "bootstrap": {"replicates": 0}}
+    data = {
+        "source": {"type": "label-studio", "url": ls.url, "project": pid, "api_key": ls.token},
+        "fields": {"sentiment": fields, "quality": fields},
+        "writeback": {"enabled": True, "view": "IAA: disputed"},
+        **extra,
+    }
+    return parse_config(data, "bench")
+
+
+def ours(ls: LabelStudioServer, pid: int, pulls: int, flag_tasks: int) -> list[str]:
+    """Markdown rows: iaa-gate's source by each pull method, then write-back twice."""
+    config = bench_config(ls, pid)
+    lines = [
+        f"| iaa-gate source (`LabelStudioProject`) | tasks | annotations | s (best of {pulls}) |",
+        "|---|---:|---:|---:|",
+    ]
+    for method in ("tasks", "export"):
+        best = float("inf")
+        for _ in range(pulls):
+            source = LabelStudioProject.from_config(config.source)
+            source.method = method
+            start = time.perf_counter()
+            dataset = source.load()
+            best = min(best, time.perf_counter() - start)
+        n = len(dataset.annotations)
+        lines.append(f"| `{method}` | {len(dataset.task_ids)} | {n} | {best:.2f} |")
+        print(f"source {method}: {best:.2f} s", file=sys.stderr)
+
+    first = min(source.tasks)
+    ids = [f"{first}-{first + flag_tasks - 1}"]  # the round: the first flag_tasks tasks
+    config = bench_config(ls, pid, round={"task_ids": ids})
+    lines += [
+        "",
+        f"| write-back, {flag_tasks} tasks | planned | written | unchanged | disputed | s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for label in ("first run", "re-run, same data"):
+        source = LabelStudioProject.from_config(config.source)
+        outcome = evaluate(config, source.load())
+        sink = LabelStudioFlags.for_run(source, config)
+        start = time.perf_counter()
+        summary = sink.apply(outcome.results)
+        sec = time.perf_counter() - start
+        lines.append(
+            f"| {label} | {summary['planned']} | {summary['done']} | {summary['unchanged']} | "
+            f"{summary['disputed']} | {sec:.1f} |"
+        )
+        print(f"write-back {label}: {sec:.1f} s ({summary})", file=sys.stderr)
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=5000)
     parser.add_argument("--patches", type=int, default=1000)
     parser.add_argument("--page-size", type=int, default=1000)
+    parser.add_argument("--pulls", type=int, default=2, help="repeats of each source pull")
+    parser.add_argument("--skip-raw", action="store_true", help="only iaa-gate's source")
     args = parser.parse_args()
     rows: list[tuple[str, int, int, int, int, float, float]] = []
+    tail: list[str] = []
 
     def row(name: str, sec: float, tasks: list[dict[str, Any]], nreq: int, nbytes: int) -> None:
         anns = [a for t in tasks for a in t.get("annotations", [])]
@@ -126,6 +190,10 @@ def main() -> None:
             )
         )
         print(f"import {args.tasks} tasks x 3 annotations: {sec:.1f} s", file=sys.stderr)
+        tail = ours(ls, pid, args.pulls, args.patches)
+        if args.skip_raw:
+            print("\n".join(tail))
+            return
         size = args.page_size
         for name, include in [
             ("GET /api/tasks fields=all", None),
@@ -202,6 +270,7 @@ def main() -> None:
         f"| merge into pulled meta (PATCH only) | {n} | {patch_only:.1f} | "
         f"{1000 * patch_only / n:.0f} |"
     )
+    print("\n" + "\n".join(tail))
 
 
 if __name__ == "__main__":
