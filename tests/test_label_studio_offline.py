@@ -349,3 +349,34 @@ def test_writes_are_given_up_when_the_server_stops_answering(fake: Any) -> None:
     assert any("cannot reach Label Studio at http://ls.test" in e for e in errors)
     assert sum(k[0] == "PATCH" for k in server.log) < 40
     assert all(t.meta == {"keep": t.meta["keep"]} for t in source.tasks.values())
+
+
+def test_write_back_scope_follows_the_round() -> None:
+    """Tasks outside the round keep their entries; in it, a task with no result loses its own."""
+    from datetime import datetime, timezone
+
+    from iaa_gate.model import RoundFilter
+    from iaa_gate.sources.label_studio import PulledTask
+
+    old = {"iaa": {"status": "disputed", "disputed": True}, "other": 1}
+    source = SimpleNamespace(tasks={t: PulledTask(dict(old)) for t in (1, 2, 3)})
+    results = _results(s=[UnitResult(1, "agreed", 1.0, {})])
+    in_round = RoundFilter(task_ids=frozenset({1, 2}))
+    changes, unchanged, disputed = LabelStudioFlags(source, WriteBackConfig(), "h", in_round).plan(
+        results
+    )
+    assert [(c.id, c.was, c.status) for c in changes] == [
+        (1, "disputed", "agreed"),
+        (2, "disputed", None),
+    ]
+    assert changes[1].meta == {"other": 1} and (unchanged, disputed) == (0, [])
+    since = RoundFilter(start=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    changes, _, _ = LabelStudioFlags(source, WriteBackConfig(), "h", since).plan(results)
+    assert [c.id for c in changes] == [1]
+
+
+def test_pull_progress_bar_only_when_asked(fake: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    fake(FakeServer()).load()
+    assert capsys.readouterr().err == ""
+    fake(FakeServer(), progress=True).load()
+    assert "pull project 1" in capsys.readouterr().err

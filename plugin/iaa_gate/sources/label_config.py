@@ -218,8 +218,8 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
     lines += ["report:", "  dir: iaa-report", "  formats: [json, markdown]"]
     if source.get("type") == "label-studio":
         lines += [
-            "writeback:                 # flags on the project's tasks; try --dry-run first",
-            "  enabled: false",
+            "writeback:                 # flags on the project's tasks",
+            "  enabled: false           # true, then `iaa-gate run --dry-run` shows the plan",
             "  meta_key: iaa            # task meta entry: status, scores, labels in conflict",
             "  data_flags: false        # true: iaa_disputed/iaa_score as Data Manager columns",
             '  view: "IAA: disputed"    # a Data Manager tab showing the disputed tasks',
