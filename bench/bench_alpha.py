@@ -13,7 +13,7 @@ a uniformly random category; 20 % of the ratings are missing.
     PYTHONPATH=plugin .venv/bin/python bench/bench_alpha.py            # 10^4, 10^5, 10^6 units
     PYTHONPATH=plugin .venv/bin/python bench/bench_alpha.py --quick    # 10^4, 10^5 units
 
-At 10^6 units the package needs ~2.5 GB and ~10 s per nominal call.
+At 10^6 units the package needs ~2.5 GB and 3–10 s per call (a full run takes ~3 minutes).
 """
 
 from __future__ import annotations
