@@ -34,6 +34,7 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 
+from _data import ratings
 from iaa_gate.metrics import krippendorff_alpha
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -41,23 +42,6 @@ TOLERANCE = 1e-9
 # at the largest size: minimum speed-up over the package, maximum share of its peak memory
 TARGETS = {"nominal": 15.0, "ordinal": 10.0, "interval": 15.0, "ratio": 10.0}
 MEMORY_SHARE = 1 / 20
-
-
-def ratings(
-    units: int,
-    annotators: int = 10,
-    categories: int = 10,
-    agree: float = 0.7,
-    missing: float = 0.2,
-    seed: int = 0,
-) -> npt.NDArray[np.float64]:
-    """``(units, annotators)`` float64 categories 0 … categories−1, NaN where missing."""
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, categories, units)[:, None]
-    noise = rng.integers(0, categories, (units, annotators))
-    x = np.where(rng.random((units, annotators)) < agree, truth, noise).astype(np.float64)
-    x[rng.random((units, annotators)) < missing] = np.nan
-    return x
 
 
 def median_time(fn: Callable[[], float], repeats: int) -> tuple[float, float]:

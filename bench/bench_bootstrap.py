@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+import _data
 from iaa_gate.metrics import bootstrap, krippendorff_alpha
 from iaa_gate.metrics.bootstrap import _weight_blocks, alpha_bootstrap, alpha_replicates
 
@@ -44,21 +45,9 @@ LEVELS = ("nominal", "ordinal")
 TOLERANCE = 1e-9
 
 
-def ratings(
-    units: int,
-    annotators: int = 5,
-    categories: int = 5,
-    agree: float = 0.7,
-    missing: float = 0.2,
-    seed: int = 0,
-) -> npt.NDArray[np.float64]:
-    """``(units, annotators)`` float64 categories 0 … categories−1, NaN where missing."""
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, categories, units)[:, None]
-    noise = rng.integers(0, categories, (units, annotators))
-    x = np.where(rng.random((units, annotators)) < agree, truth, noise).astype(np.float64)
-    x[rng.random((units, annotators)) < missing] = np.nan
-    return x
+def ratings(units: int, seed: int = 0) -> npt.NDArray[np.float64]:
+    """This benchmark's data: 5 annotators, 5 categories."""
+    return _data.ratings(units, annotators=5, categories=5, seed=seed)
 
 
 def best_time(fn: Callable[[], Any], repeats: int) -> float:
