@@ -97,6 +97,7 @@ class LabelStudioProject:
         pull_meta: bool = True,
         pull_data: bool = False,
     ) -> LabelStudioProject:
+        """The source for a ``source: {type: label-studio}`` config section."""
         return cls(
             url=src.url.rstrip("/"),
             api_key=src.api_key,
@@ -113,9 +114,9 @@ class LabelStudioProject:
 
     @property
     def where(self) -> str:
-        """The project as messages name it (never the key)."""
+        """The project as messages name it."""
         pid = self.project_id if self.project_id is not None else self.project
-        return f"project {pid!r} on {self.url}"
+        return f"project {pid!r}"
 
     def sdk_client(self) -> Any:
         """The SDK client (built once): a legacy token or a personal access token."""
