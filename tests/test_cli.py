@@ -226,3 +226,26 @@ def test_reports_are_deterministic(ls_config: Path, tmp_path: Path) -> None:
     a.pop("generated_at"), b.pop("generated_at")
     assert a == b
     assert (tmp_path / "a" / "report.md").read_text() == (tmp_path / "b" / "report.md").read_text()
+
+
+def test_report_never_echoes_url_credentials() -> None:
+    from iaa_gate.config import parse_config
+    from iaa_gate.run import source_summary
+
+    cfg = parse_config(
+        {
+            "source": {
+                "type": "label-studio",
+                "url": "http://bob:s3cret@localhost:8080/ls",
+                "project": 1,
+                "api_key": "token-123456",
+            },
+            "fields": {"a": {}},
+        }
+    )
+    assert source_summary(cfg) == {
+        "type": "label-studio",
+        "url": "http://localhost:8080/ls",
+        "project": 1,
+        "view": None,
+    }

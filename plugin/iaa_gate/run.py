@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from .analysis import FieldResult, analyse, not_evaluated
 from .config import Config, LabelStudioSource
@@ -56,7 +57,10 @@ def source_summary(config: Config) -> dict[str, Any]:
     """What the report says about the source: never a secret."""
     src = config.source
     if isinstance(src, LabelStudioSource):
-        return {"type": src.type, "url": src.url, "project": src.project, "view": src.view}
+        url = urlsplit(src.url)
+        if url.username or url.password:  # never echo credentials embedded in the URL
+            url = url._replace(netloc=url.hostname + (f":{url.port}" if url.port else ""))
+        return {"type": src.type, "url": urlunsplit(url), "project": src.project, "view": src.view}
     return {"type": src.type, "path": str(src.path)}
 
 
