@@ -59,7 +59,7 @@ def source_summary(config: Config) -> dict[str, Any]:
     if isinstance(src, LabelStudioSource):
         url = urlsplit(src.url)
         if url.username or url.password:  # never echo credentials embedded in the URL
-            url = url._replace(netloc=url.hostname + (f":{url.port}" if url.port else ""))
+            url = url._replace(netloc=url.netloc.rpartition("@")[2])
         return {"type": src.type, "url": urlunsplit(url), "project": src.project, "view": src.view}
     return {"type": src.type, "path": str(src.path)}
 
