@@ -9,7 +9,7 @@ import os
 import re
 from datetime import date, datetime, time, timezone
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -65,16 +65,6 @@ class Threshold(Strict):
         return self
 
 
-COEFFICIENT_THRESHOLDS = (
-    "percent_agreement",
-    "cohen_kappa",
-    "scott_pi",
-    "fleiss_kappa",
-    "mean_pairwise_cohen_kappa",
-    "gwet_ac1",
-    "gwet_ac2",
-    "pabak",
-)
 
 
 class Thresholds(Strict):
@@ -135,6 +125,10 @@ Coefficient = Literal[
     "bias_index",
 ]
 Scale = Literal["krippendorff", "landis_koch", "fleiss", "altman"]
+COEFFICIENT_THRESHOLDS = tuple(
+    name for name in get_args(Coefficient) if name != "alpha" and name in Thresholds.model_fields
+)
+"""Coefficients that take a threshold (agreement coefficients; alpha has its own)."""
 
 
 class Bootstrap(Strict):

@@ -300,18 +300,26 @@ def allocation_disagreement(ratings: npt.ArrayLike | Coded, categories: Categori
     return float(np.minimum(p.sum(axis=1) - d, p.sum(axis=0) - d).sum())
 
 
+def _two_by_two(
+    ratings: npt.ArrayLike | Coded, categories: Categories, name: str
+) -> FloatArray | Undefined:
+    """The 2 × 2 table of shares of two annotators, or why the Byrt index ``name`` is undefined."""
+    p = _shares(ratings, categories, name)
+    if p.shape[0] != 2:
+        return Undefined(f"the {name} needs exactly two categories, found {p.shape[0]}")
+    if p.sum() == 0:
+        return Undefined("no unit was rated by both annotators")
+    return p
+
+
 def prevalence_index(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
     """Byrt, Bishop & Carlin (1993) prevalence index ``PI = (a − d)/n`` (two categories).
 
     ``a``/``d``: units both annotators put in the first/second category (category order:
     ``categories`` or sorted values). Undefined unless there are exactly two categories.
     """
-    p = _shares(ratings, categories, "prevalence index")
-    if p.shape[0] != 2:
-        return Undefined(f"the prevalence index needs exactly two categories, found {p.shape[0]}")
-    if p.sum() == 0:
-        return Undefined("no unit was rated by both annotators")
-    return float(p[0, 0] - p[1, 1])
+    p = _two_by_two(ratings, categories, "prevalence index")
+    return p if isinstance(p, Undefined) else float(p[0, 0] - p[1, 1])
 
 
 def bias_index(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
@@ -320,12 +328,8 @@ def bias_index(ratings: npt.ArrayLike | Coded, categories: Categories = None) ->
     ``b``: units annotator 1 put in the first category and annotator 2 in the second; ``c`` the
     reverse. Undefined unless there are exactly two categories.
     """
-    p = _shares(ratings, categories, "bias index")
-    if p.shape[0] != 2:
-        return Undefined(f"the bias index needs exactly two categories, found {p.shape[0]}")
-    if p.sum() == 0:
-        return Undefined("no unit was rated by both annotators")
-    return float(p[0, 1] - p[1, 0])
+    p = _two_by_two(ratings, categories, "bias index")
+    return p if isinstance(p, Undefined) else float(p[0, 1] - p[1, 0])
 
 
 def pabak(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
