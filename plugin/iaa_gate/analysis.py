@@ -105,7 +105,8 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
     level = field_level(matrix.kind, cfg, matrix.multiple)
     coded = matrix.coded
     n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
-    alpha = metrics.krippendorff_alpha(coded, level)
+    coefficients = _coefficients(coded, level, matrix.multiple, cfg)
+    alpha = coefficients["alpha"].value  # computed once, with its interval
     names = [dataset.display_name(a) for a in matrix.annotators]
     return FieldResult(
         name=name,
@@ -123,7 +124,7 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         coincidence=_coincidence(matrix),
         annotators=_annotators(matrix, level, alpha, names, cfg),
         units=_units(dataset, matrix, level, cfg),
-        coefficients=_coefficients(coded, level, matrix.multiple, cfg),
+        coefficients=coefficients,
     )
 
 
@@ -240,4 +241,4 @@ def not_evaluated(dataset: Dataset, config: Config) -> dict[str, str]:
     return {k: v for k, v in dataset.field_kinds().items() if k not in config.fields}
 
 
-__all__ = ["Coded", "FieldResult", "analyse", "not_evaluated"]
+__all__ = ["FieldResult", "analyse", "not_evaluated"]

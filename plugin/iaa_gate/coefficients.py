@@ -56,12 +56,6 @@ class Estimate:
     benchmark: str | None = None
     q: float | None = None
 
-    def bound(self, use: str) -> float:
-        """The point estimate, or the interval's lower bound (the estimate when none exists)."""
-        if use == "lower_bound" and self.lower is not None:
-            return self.lower
-        return self.value
-
 
 def _weights(level: str, weights: str | None) -> str | None:
     if weights is not None:
