@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .analysis import FieldResult
-from .coefficients import Estimate
 from .config import FieldConfig, Threshold
 from .metrics import undefined_reason
 
@@ -61,12 +60,11 @@ def _threshold(
 
 
 def _estimate_check(
-    result: FieldResult, name: str, bar: Threshold, on_undefined: str, est: Estimate | None = None
+    result: FieldResult, name: str, bar: Threshold, on_undefined: str
 ) -> Check | None:
-    est = est or result.coefficients.get(name)
-    value = result.alpha if est is None else est.value
-    what = name.replace("_", " ")
-    if bar.use == "lower_bound" and est is not None and est.lower is not None:
+    est = result.coefficients[name]  # alpha is always among them
+    value, what = est.value, name.replace("_", " ")
+    if bar.use == "lower_bound" and est.lower is not None:
         value = est.lower
         what = f"lower {round((est.confidence or 0.95) * 100)}% bound of {what}"
     return _threshold(result.name, name, what, value, bar, on_undefined)
@@ -94,10 +92,10 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
                 t.on_undefined,
             )
         )
-    for name, est in result.coefficients.items():
+    for name in result.coefficients:
         bar = t.for_coefficient(name)
         if bar is not None:
-            checks.append(_estimate_check(result, name, bar, t.on_undefined, est))
+            checks.append(_estimate_check(result, name, bar, t.on_undefined))
     outliers = [a for a in result.annotators if a.outlier]
     if t.annotator_gain is not None and t.annotator_severity != "info":
         names = ", ".join(f"{a.name} (+{a.alpha_gain:.3f})" for a in outliers)
