@@ -153,7 +153,7 @@ def test_live_source_without_the_sdk_says_how_to_install(tmp_path: Path) -> None
     )
     assert proc.returncode == ExitCode.ERROR
     assert proc.stderr.strip().splitlines() == [
-        'iaa-gate: error: the live Label Studio source needs the SDK: '
+        "iaa-gate: error: the live Label Studio source needs the SDK: "
         'pip install "iaa-gate[label-studio]"'
     ]
 

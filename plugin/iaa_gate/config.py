@@ -65,8 +65,6 @@ class Threshold(Strict):
         return self
 
 
-
-
 class Thresholds(Strict):
     """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
     α < 0.800 warns."""

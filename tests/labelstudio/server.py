@@ -52,8 +52,9 @@ class LabelStudioError(RuntimeError):
 
 
 def cache_dir(root: Path = REPO_ROOT) -> Path:
-    """Return ``<repo>/.cache/label-studio``, creating it."""
-    path = root.resolve() / ".cache" / "label-studio"
+    """Return ``$IAA_GATE_CACHE_DIR/label-studio`` (default ``<repo>/.cache``), creating it."""
+    base = os.environ.get("IAA_GATE_CACHE_DIR")
+    path = (Path(base).resolve() if base else root.resolve() / ".cache") / "label-studio"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
