@@ -40,17 +40,17 @@ KRIPP_E = np.array(
 ).T
 
 
-@pytest.mark.parametrize(
-    ("data", "level", "published"),
-    [
-        (KRIPP_C, "nominal", 0.691),
-        (KRIPP_C, "interval", 0.811),
-        (KRIPP_E, "nominal", 0.743),
-        (KRIPP_E, "ordinal", 0.815),
-        (KRIPP_E, "interval", 0.849),
-        (KRIPP_E, "ratio", 0.797),
-    ],
-)
+PUBLISHED = [  # (data, level, alpha to 3 decimals as published)
+    (KRIPP_C, "nominal", 0.691),
+    (KRIPP_C, "interval", 0.811),
+    (KRIPP_E, "nominal", 0.743),
+    (KRIPP_E, "ordinal", 0.815),
+    (KRIPP_E, "interval", 0.849),
+    (KRIPP_E, "ratio", 0.797),
+]
+
+
+@pytest.mark.parametrize(("data", "level", "published"), PUBLISHED)
 def test_published_examples(data: np.ndarray, level: str, published: float) -> None:
     assert round(krippendorff_alpha(data, level), 3) == published
 

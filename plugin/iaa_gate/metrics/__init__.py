@@ -1,6 +1,7 @@
 """Agreement coefficients: pure numpy functions on ``(units, annotators)`` ratings, no I/O."""
 
 from ._base import Coded, Undefined, encode, undefined_reason
+from .accumulator import AccumulatedAgreement, AlphaAccumulator
 from .alpha import UnitDisagreement, krippendorff_alpha, unit_disagreement
 from .bootstrap import AlphaBootstrap, alpha_bootstrap, alpha_replicates
 from .categories import category_agreement, coincidence_matrix, specific_agreement
@@ -37,6 +38,8 @@ from .scores import item_scores
 
 __all__ = [
     "SCALES",
+    "AccumulatedAgreement",
+    "AlphaAccumulator",
     "AlphaBootstrap",
     "AnnotatorAgreement",
     "Band",

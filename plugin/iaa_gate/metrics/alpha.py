@@ -125,11 +125,11 @@ def unit_disagreement(
     codes = coded.codes
     if level in ("ordinal", "interval"):
         counts = pairable_counts(coded)
-        table = _numeric_values(coded) if level == "interval" else _mid_ranks(counts)
+        table = _numeric_values(coded.values) if level == "interval" else _mid_ranks(counts)
         lookup = np.append(table, np.nan)  # code −1 reads NaN
         ud = _interval(codes.shape, lambda s: lookup[codes[s]])
         return replace(ud, n_values=int(np.count_nonzero(counts)))
-    return _pairwise(coded, _distance(coded, level))
+    return _pairwise(coded, _distance(coded.values, level))
 
 
 def _float_interval(ratings: npt.ArrayLike | Coded, level: LevelArg) -> FloatArray | None:
@@ -142,14 +142,14 @@ def _float_interval(ratings: npt.ArrayLike | Coded, level: LevelArg) -> FloatArr
     return arr.astype(np.float64, copy=False)
 
 
-def _distance(coded: Coded, level: LevelArg) -> Callable[..., Any]:
+def _distance(values: npt.NDArray[Any], level: LevelArg) -> Callable[..., Any]:
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
         raise ValueError(
             f"unknown level {level!r}: use {', '.join(dist.LEVELS)}, jaccard, masi or a callable"
         )
     if fn in (dist.interval, dist.ratio):
-        _numeric_values(coded)
+        _numeric_values(values)
     return fn
 
 
@@ -160,16 +160,27 @@ def _mid_ranks(counts: FloatArray) -> FloatArray:
 
 def _delta(coded: Coded, level: LevelArg, counts: FloatArray | None = None) -> FloatArray:
     """δ² between the values, ``(V, V)``; ordinal reads the pairable counts n_v ``(V,)``."""
+    if level == "ordinal" and counts is None:
+        counts = pairable_counts(coded)
+    return delta_table(coded.values, level, counts)
+
+
+def delta_table(
+    values: npt.NDArray[Any], level: LevelArg, counts: FloatArray | None = None
+) -> FloatArray:
+    """δ² between ``values`` ``(V,)``, ``(V, V)``; ordinal needs the pairable counts ``(V,)``."""
     if level == "ordinal":
-        ranks = _mid_ranks(pairable_counts(coded) if counts is None else counts)
+        if counts is None:
+            raise ValueError("the ordinal δ² needs the pairable counts of the values")
+        ranks = _mid_ranks(counts)
         return dist.interval(ranks[:, None], ranks)
-    return _delta_table(coded.values, _distance(coded, level))
+    return _delta_table(values, _distance(values, level))
 
 
-def _numeric_values(coded: Coded) -> FloatArray:
-    if coded.values.dtype.kind not in "iuf":
+def _numeric_values(values: npt.NDArray[Any]) -> FloatArray:
+    if values.dtype.kind not in "iuf":
         raise ValueError("interval and ratio levels need numeric ratings")
-    return coded.values.astype(np.float64)
+    return values.astype(np.float64)
 
 
 def _count_rows(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
