@@ -1,0 +1,796 @@
+"""Region agreement: one-to-one matching of regions between annotators, pairwise F1, clusters.
+
+A region field (NER spans, boxes, polygons, keypoints) is a table of ``n`` regions, one row each
+(:class:`Regions`). :func:`match_regions` pairs regions of two annotators on the same unit, one to
+one and optimally; the scores, clusters and disagreement kinds all read that matching. Results
+never depend on the order regions are stored in.
+
+Conventions:
+
+- An annotator "rated" a unit when they submitted an annotation for it, even one with no region
+  ("nothing here"); a skipped or unassigned unit is missing and takes part in no pair.
+- Pairwise F1 of annotators a, b on a unit: 2·TP / (n_a + n_b), TP their matched regions, n their
+  region counts. Two empty annotations agree: F1 = 1 (at every level: unit, pair, field).
+- Pooled F1 (field, label, annotator pair): 2·ΣTP / Σ(n_a + n_b) over the (unit, pair) cells,
+  i.e. micro-averaged, so units with many regions weigh more.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ._base import FloatArray, Undefined
+from .geometry import (
+    BoolArray,
+    Int64Array,
+    Kind,
+    at_least,
+    box_iou,
+    candidate_pairs,
+    extents,
+    group_pairs,
+    keypoint_similarity,
+    polygon_iou,
+    polygon_shapes,
+    span_iou,
+)
+
+Mode = Literal["overlap", "exact"]
+_WIDTH = {"span": 2, "box": 5, "keypoint": 2}
+
+
+def _ints(a: npt.ArrayLike) -> Int64Array:
+    return np.asarray(a, dtype=np.int64).reshape(-1)
+
+
+@dataclass(frozen=True)
+class Regions:
+    """The ``n`` regions of one field, columnar.
+
+    ``unit``: ``(n,)`` row of the region's unit (task) in ``0 … units − 1``.
+    ``annotator``: ``(n,)`` column in ``0 … annotators − 1``.
+    ``label``: ``(n,)`` code into ``labels``; ``-1``: no label.
+    ``geometry``: ``(n, d)`` float: span ``[start, end)`` (end exclusive; characters or tokens),
+    box ``[x, y, width, height, rotation]`` (rotation in degrees clockwise about the top-left
+    corner; give pixels, or any units with the same scale on x and y, when boxes are rotated),
+    keypoint ``[x, y]``; polygon: unused (may hold anything, e.g. ``(n, 0)``).
+    ``rated``: ``(units, annotators)`` bool, the annotator submitted the unit (even with no region).
+    ``points``: polygons only, ``n`` vertex arrays ``(k, 2)``.
+
+    Nested and overlapping regions of one annotator are kept as they are. A region on a unit its
+    annotator did not rate raises ``ValueError``.
+    """
+
+    unit: Int64Array
+    annotator: Int64Array
+    label: Int64Array
+    geometry: FloatArray
+    rated: BoolArray
+    kind: Kind = "span"
+    labels: tuple[str, ...] = ()
+    points: tuple[FloatArray, ...] | None = None
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "unit", _ints(self.unit))
+        set_(self, "annotator", _ints(self.annotator))
+        set_(self, "label", _ints(self.label))
+        set_(self, "rated", np.asarray(self.rated, dtype=bool))
+        n = self.unit.shape[0]
+        width = _WIDTH.get(self.kind, 0)
+        geometry = np.asarray(self.geometry, dtype=np.float64)
+        if self.kind == "polygon":
+            if self.points is None or len(self.points) != n:
+                raise ValueError("polygon regions need one (k, 2) vertex array per region")
+            set_(self, "points", tuple(np.asarray(p, dtype=np.float64) for p in self.points))
+            geometry = geometry.reshape(n, -1) if geometry.size else np.zeros((n, 0))
+        elif self.kind in _WIDTH:
+            geometry = geometry.reshape(n, width)
+        else:
+            raise ValueError(f"unknown region kind {self.kind!r}: use span, box, polygon, keypoint")
+        set_(self, "geometry", geometry)
+        self._check(n)
+
+    def _check(self, n: int) -> None:
+        if self.rated.ndim != 2:
+            raise ValueError("rated must be (units, annotators)")
+        if self.annotator.shape[0] != n or self.label.shape[0] != n:
+            raise ValueError("unit, annotator and label must have one entry per region")
+        units, annotators = self.rated.shape
+        if n and (self.unit.min() < 0 or self.unit.max() >= units):
+            raise ValueError(f"region units must lie in 0 … {units - 1}")
+        if n and (self.annotator.min() < 0 or self.annotator.max() >= annotators):
+            raise ValueError(f"region annotators must lie in 0 … {annotators - 1}")
+        if n and (self.label.min() < -1 or self.label.max() >= len(self.labels)):
+            raise ValueError(f"region labels must be -1 or codes into {len(self.labels)} labels")
+        unrated = np.flatnonzero(~self.rated[self.unit, self.annotator])
+        if unrated.size:
+            r = int(unrated[0])
+            raise ValueError(
+                f"region {r}: annotator {self.annotator[r]} did not rate unit {self.unit[r]}"
+            )
+        if not np.isfinite(self.geometry).all():
+            raise ValueError("region geometry must be finite")
+        if self.kind == "span" and n and (self.geometry[:, 1] < self.geometry[:, 0]).any():
+            raise ValueError("a span ends before it starts")
+
+    @property
+    def n(self) -> int:
+        return int(self.unit.shape[0])
+
+    @property
+    def units(self) -> int:
+        return int(self.rated.shape[0])
+
+    @property
+    def annotators(self) -> int:
+        return int(self.rated.shape[1])
+
+
+@dataclass(frozen=True)
+class Overlaps:
+    """Every pair of regions of two annotators on one unit that overlap, ``(p,)`` each.
+
+    ``first``/``second``: region indices, ``annotator[first] < annotator[second]``.
+    ``similarity``: IoU (spans, boxes, polygons) or 1 − distance/tolerance (keypoints, ≥ 0).
+    ``exact``: identical geometry (boundaries, box, vertices or point).
+    """
+
+    first: Int64Array
+    second: Int64Array
+    similarity: FloatArray
+    exact: BoolArray
+
+
+@dataclass(frozen=True)
+class RegionMatching:
+    """A one-to-one matching between the regions of each annotator pair on each unit.
+
+    ``first``/``second``: ``(m,)`` matched region indices, ``annotator[first] <
+    annotator[second]``; ``similarity``: ``(m,)`` their IoU (keypoints: 1 − distance/tolerance).
+    ``overlaps``: all overlapping pairs (matched or not), for the disagreement kinds.
+    """
+
+    regions: Regions
+    first: Int64Array
+    second: Int64Array
+    similarity: FloatArray
+    overlaps: Overlaps
+    mode: Mode
+    iou: float
+    labels: bool
+    tolerance: float
+
+    @property
+    def close(self) -> BoolArray:
+        """``(p,)``: overlapping pairs whose geometry is admissible (labels aside)."""
+        ov = self.overlaps
+        if self.mode == "exact":
+            return ov.exact
+        return at_least(ov.similarity, 0.0 if self.regions.kind == "keypoint" else self.iou)
+
+    @property
+    def admissible(self) -> BoolArray:
+        """``(p,)``: overlapping pairs that may match (geometry and, with labels, label)."""
+        ov, lab = self.overlaps, self.regions.label
+        return self.close & (lab[ov.first] == lab[ov.second]) if self.labels else self.close
+
+
+def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
+    """All overlapping region pairs of different annotators within a unit (see :class:`Overlaps`).
+
+    Touching spans (IoU 0) are left out; keypoints overlap within ``tolerance``.
+    """
+    kind, geo = regions.kind, regions.geometry
+    bounds = extents(kind, geo, regions.points)
+    reach = tolerance if kind == "keypoint" else 0.0
+    i, j = candidate_pairs(regions.unit, bounds, reach)
+    ann = regions.annotator
+    keep = ann[i] != ann[j]
+    i, j = i[keep], j[keep]
+    flip = ann[i] > ann[j]
+    i, j = np.where(flip, j, i), np.where(flip, i, j)
+    if kind == "polygon":
+        import shapely
+
+        shapes = polygon_shapes(regions.points or ())
+        sim = polygon_iou(shapes, i, j)
+        exact = np.asarray(shapely.equals_exact(shapes[i], shapes[j], tolerance=0.0), dtype=bool)
+    else:
+        a, b = geo[i], geo[j]
+        exact = np.all(a == b, axis=1)
+        if kind == "span":
+            sim = span_iou(a, b)
+        elif kind == "box":
+            sim = box_iou(a, b)
+        else:
+            sim = keypoint_similarity(a, b, tolerance)
+    keep = (sim > 0) | exact | ((kind == "keypoint") & at_least(sim, 0.0))
+    return Overlaps(i[keep], j[keep], np.maximum(sim[keep], 0.0), exact[keep])
+
+
+def match_regions(
+    regions: Regions,
+    *,
+    mode: Mode = "overlap",
+    iou: float = 0.5,
+    labels: bool = True,
+    tolerance: float = 0.0,
+) -> RegionMatching:
+    """Optimal one-to-one matching of regions per (unit, annotator pair).
+
+    Admissible pairs: ``mode="exact"``: identical geometry; ``mode="overlap"``: IoU ≥ ``iou``
+    (spans: character IoU; boxes: IoU, rotation respected; polygons: polygon IoU), keypoints
+    within ``tolerance`` (same units as their coordinates). ``labels=True``: only same-label
+    pairs; ``labels=False``: labels are ignored (a matched pair with two labels is a label swap).
+
+    Among admissible pairs, the matching has the most pairs, then the largest total IoU (then,
+    label-free, the most same-label pairs). Unambiguous pairs (each region's only candidate with
+    that annotator) are taken directly; the rest go to ``scipy.optimize.linear_sum_assignment``
+    per connected component, rows and columns in a canonical order (unit, label, geometry), so
+    ties break the same way whatever the storage order.
+    """
+    if mode not in ("overlap", "exact"):
+        raise ValueError(f"unknown matching mode {mode!r}: use 'overlap' or 'exact'")
+    if not 0.0 < iou <= 1.0:
+        raise ValueError(f"iou must be in (0, 1], got {iou}")
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be ≥ 0, got {tolerance}")
+    ov = overlaps(regions, tolerance=tolerance)
+    matching = RegionMatching(
+        regions, ov.first[:0], ov.second[:0], ov.similarity[:0], ov, mode, iou, labels, tolerance
+    )
+    ok = matching.admissible
+    i, j, sim = ov.first[ok], ov.second[ok], ov.similarity[ok]
+    swap = regions.label[i] != regions.label[j]
+    pick = _assign(regions, i, j, sim, swap)
+    order = np.lexsort((i[pick], regions.unit[i[pick]]))
+    pick = pick[order]
+    return RegionMatching(regions, i[pick], j[pick], sim[pick], ov, mode, iou, labels, tolerance)
+
+
+def canonical_rank(regions: Regions) -> Int64Array:
+    """``(n,)`` rank of each region in an order that depends on its content, not its position:
+    unit, annotator, label, then geometry (polygons: bounds, vertex count, vertex sums)."""
+    geo = regions.geometry
+    if regions.kind == "polygon":
+        pts = regions.points or ()
+        geo = np.column_stack(
+            [
+                extents("polygon", geo, pts),
+                [len(p) for p in pts],
+                [p.sum() for p in pts],
+                [float((p * p).sum()) for p in pts],
+            ]
+        ).reshape(regions.n, -1)
+    keys = [geo[:, k] for k in range(geo.shape[1] - 1, -1, -1)]
+    order = np.lexsort((*keys, regions.label, regions.annotator, regions.unit))
+    rank = np.empty(regions.n, dtype=np.int64)
+    rank[order] = np.arange(regions.n)
+    return rank
+
+
+def _assign(
+    regions: Regions, i: Int64Array, j: Int64Array, sim: FloatArray, swap: BoolArray
+) -> Int64Array:
+    """Indices into the admissible edges ``(e,)`` that form the optimal one-to-one matching."""
+    if i.size == 0:
+        return np.empty(0, dtype=np.int64)
+    n_ann = regions.annotators
+    ann = regions.annotator
+    left = i * n_ann + ann[j]  # region i facing annotator ann[j]: a node of that pair's graph
+    right = j * n_ann + ann[i]
+    _, li, lc = np.unique(left, return_inverse=True, return_counts=True)
+    _, ri, rc = np.unique(right, return_inverse=True, return_counts=True)
+    trivial = (lc[li] == 1) & (rc[ri] == 1)
+    hard = np.flatnonzero(~trivial)
+    if hard.size == 0:
+        return np.flatnonzero(trivial)
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_left = int(li.max()) + 1
+    nodes = n_left + int(ri.max()) + 1
+    graph = coo_matrix((np.ones(hard.size), (li[hard], n_left + ri[hard])), shape=(nodes, nodes))
+    _, comp = connected_components(graph, directed=False)
+    rank = canonical_rank(regions)
+    cost = 1.0 - sim + 1e-9 * swap  # label-free: prefer the same label on a tie
+    edge_comp = comp[li[hard]]
+    order = np.argsort(edge_comp, kind="stable")
+    bounds = np.flatnonzero(np.diff(edge_comp[order])) + 1
+    chosen = [np.flatnonzero(trivial)]
+    for edges in np.split(hard[order], bounds):
+        rows, r_at = np.unique(rank[i[edges]], return_inverse=True)
+        cols, c_at = np.unique(rank[j[edges]], return_inverse=True)
+        big = 2.0 * (min(rows.size, cols.size) + 1)  # any extra pair outweighs all IoU sums
+        matrix = np.full((rows.size, cols.size), big)
+        at = np.full((rows.size, cols.size), -1, dtype=np.int64)
+        matrix[r_at, c_at] = cost[edges]
+        at[r_at, c_at] = edges
+        r, c = linear_sum_assignment(matrix)
+        got = at[r, c]
+        chosen.append(got[got >= 0])
+    return np.sort(np.concatenate(chosen))
+
+
+@dataclass(frozen=True)
+class RatedPairs:
+    """The (unit, annotator pair) cells where both annotators rated the unit.
+
+    ``cells``: ``(k,)`` sorted keys unit·A + annotator of the rated cells.
+    ``unit``/``a``/``b``: ``(P,)`` per pair, a < b; ``a_cell``/``b_cell``: their cell indices.
+    ``raters``: ``(units,)`` m_u, how many annotators rated each unit.
+    """
+
+    cells: Int64Array
+    unit: Int64Array
+    a: Int64Array
+    b: Int64Array
+    a_cell: Int64Array
+    b_cell: Int64Array
+    raters: Int64Array
+    annotators: int
+
+    @classmethod
+    def of(cls, rated: BoolArray) -> RatedPairs:
+        units, n_ann = rated.shape
+        u, a = np.nonzero(rated)
+        u, a = u.astype(np.int64), a.astype(np.int64)
+        raters = np.bincount(u, minlength=units).astype(np.int64)
+        run_end = np.cumsum(raters)[u]
+        x, y = group_pairs(np.arange(u.size, dtype=np.int64), run_end)
+        return cls(u * n_ann + a, u[x], a[x], a[y], x, y, raters, n_ann)
+
+    def cell(self, unit: Int64Array, annotator: Int64Array) -> Int64Array:
+        """Cell index ``(…,)`` of rated (unit, annotator) cells."""
+        return np.searchsorted(self.cells, unit * self.annotators + annotator).astype(np.int64)
+
+    def pair(self, a_cell: Int64Array, b_cell: Int64Array) -> Int64Array:
+        """Pair index of rated cell pairs, ``a_cell < b_cell`` (same unit)."""
+        k = self.cells.size
+        keys = self.a_cell * k + self.b_cell
+        return np.searchsorted(keys, a_cell * k + b_cell).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class PairwiseF1:
+    """Pairwise F1 of items (regions, relations) at every level.
+
+    ``unit``: ``(units,)`` mean over the unit's rated pairs of their F1; NaN where fewer than two
+    annotators rated the unit. ``pairs``: ``(units,)`` rated pairs per unit.
+    ``annotators``: ``(A, A)`` pooled F1 of each annotator pair over their shared units (NaN on
+    the diagonal and where they share none); ``shared``: ``(A, A)`` units both rated.
+    ``f1``: pooled over every rated pair of the field. ``by_label``: label → pooled F1
+    (Undefined when the label never occurs in a unit rated twice).
+    """
+
+    unit: FloatArray
+    pairs: Int64Array
+    annotators: FloatArray
+    shared: Int64Array
+    f1: float
+    by_label: dict[str, float] = field(default_factory=dict)
+
+
+def _f1(tp: FloatArray, total: FloatArray) -> FloatArray:
+    """2·TP / total, 1 where total = 0 (nothing on either side agrees)."""
+    return np.where(total > 0, 2.0 * tp / np.where(total > 0, total, 1.0), 1.0)
+
+
+def pairwise_f1(
+    pairs: RatedPairs,
+    item_cell: Int64Array,
+    tp_pair: Int64Array,
+    tp_label: Int64Array,
+    item_label: Int64Array,
+    labels: tuple[str, ...],
+) -> PairwiseF1:
+    """F1 at every level from items' rated cells ``(k_items,)``, the pair index of each true
+    positive ``(t,)`` and its label ``(t,)``, and each item's label code ``(k_items,)``."""
+    units, n_ann = pairs.raters.shape[0], pairs.annotators
+    n_cell = np.bincount(item_cell, minlength=pairs.cells.size).astype(np.float64)
+    tp = np.bincount(tp_pair, minlength=pairs.unit.size).astype(np.float64)
+    total = n_cell[pairs.a_cell] + n_cell[pairs.b_cell]
+    f1 = _f1(tp, total)
+    count = np.bincount(pairs.unit, minlength=units)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = np.bincount(pairs.unit, f1, minlength=units) / count
+    ab = pairs.a * n_ann + pairs.b
+    size = n_ann * n_ann
+    tp_ab = np.bincount(ab, tp, minlength=size).reshape(n_ann, n_ann).astype(np.float64)
+    tot_ab = np.bincount(ab, total, minlength=size).reshape(n_ann, n_ann).astype(np.float64)
+    once = np.bincount(ab, minlength=size).reshape(n_ann, n_ann)
+    shared = (once + once.T).astype(np.int64)
+    matrix = _f1(tp_ab + tp_ab.T, tot_ab + tot_ab.T)
+    matrix[shared == 0] = np.nan
+    np.fill_diagonal(matrix, np.nan)
+    np.fill_diagonal(shared, np.bincount(pairs.cells % n_ann, minlength=n_ann))
+    others = (pairs.raters[pairs.cells // n_ann] - 1).astype(np.float64)  # per rated cell
+    weight = others[item_cell]  # each item meets m_u − 1 other annotators
+    field_f1: float = (
+        float(_f1(np.array([tp.sum()]), np.array([total.sum()]))[0])
+        if pairs.unit.size
+        else Undefined("no unit was rated by two or more annotators")
+    )
+    by_label: dict[str, float] = {}
+    if labels:
+        size_l = len(labels)
+        lab_tp = np.bincount(tp_label[tp_label >= 0], minlength=size_l)
+        ok = item_label >= 0
+        lab_tot = np.bincount(item_label[ok], weight[ok], minlength=size_l)
+        for k, name in enumerate(labels):
+            by_label[name] = (
+                float(2.0 * lab_tp[k] / lab_tot[k])
+                if lab_tot[k] > 0
+                else Undefined(f"label {name!r} never occurs in a unit rated by two annotators")
+            )
+    return PairwiseF1(
+        unit, count.astype(np.int64), matrix, shared.astype(np.int64), field_f1, by_label
+    )
+
+
+@dataclass(frozen=True)
+class RegionScores(PairwiseF1):
+    """:class:`PairwiseF1` of regions, plus ``mean_similarity`` (mean IoU of matched pairs;
+    keypoints: of 1 − distance/tolerance) and ``support``: ``(n,)`` how many other annotators
+    matched each region."""
+
+    mean_similarity: float = math.nan
+    support: Int64Array = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+
+def region_scores(matching: RegionMatching) -> RegionScores:
+    """Pairwise F1 per unit, per label, per annotator pair and for the field (see module doc).
+
+    A matched pair counts as a true positive of its label when both regions carry it (with
+    ``labels=False`` a label swap is a true positive of the field, not of either label).
+    """
+    reg = matching.regions
+    pairs = RatedPairs.of(reg.rated)
+    cell = pairs.cell(reg.unit, reg.annotator)
+    f, s = matching.first, matching.second
+    tp_pair = pairs.pair(cell[f], cell[s])
+    tp_label = np.where(reg.label[f] == reg.label[s], reg.label[f], -1)
+    base = pairwise_f1(pairs, cell, tp_pair, tp_label, reg.label, reg.labels)
+    mean = (
+        float(matching.similarity.mean())
+        if matching.similarity.size
+        else Undefined("no region was matched")
+    )
+    support = np.bincount(f, minlength=reg.n) + np.bincount(s, minlength=reg.n)
+    return RegionScores(**vars(base), mean_similarity=mean, support=support.astype(np.int64))
+
+
+@dataclass(frozen=True)
+class Clusters:
+    """Connected components of matched pairs: regions that agree, one cluster per group.
+
+    ``cluster``: ``(n,)`` cluster of each region, numbered by unit then canonical content (an
+    unmatched region is a cluster of its own). ``unit``: ``(C,)`` each cluster's unit.
+    ``ambiguous``: ``(C,)`` the cluster holds two or more regions of one annotator (a chain of
+    matches through other annotators, e.g. a1–b1–a2).
+    """
+
+    cluster: Int64Array
+    unit: Int64Array
+    ambiguous: BoolArray
+
+    @property
+    def n(self) -> int:
+        return int(self.unit.shape[0])
+
+
+def region_clusters(matching: RegionMatching) -> Clusters:
+    """Clusters of the regions: connected components of the matching's pairs within a unit."""
+    reg = matching.regions
+    n = reg.n
+    if matching.first.size:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        edges = (np.ones(matching.first.size), (matching.first, matching.second))
+        _, comp = connected_components(coo_matrix(edges, shape=(n, n)), directed=False)
+    else:
+        comp = np.arange(n)
+    first_rank = np.full(n, n, dtype=np.int64)
+    np.minimum.at(first_rank, comp, canonical_rank(reg))  # a component's first region by content
+    order = np.argsort(first_rank[comp], kind="stable")
+    new = np.empty(n, dtype=np.int64)
+    starts = np.r_[True, np.diff(first_rank[comp][order]) != 0] if n else np.zeros(0, dtype=bool)
+    new[order] = np.cumsum(starts) - 1
+    size = int(starts.sum())
+    unit = np.zeros(size, dtype=np.int64)
+    unit[new] = reg.unit
+    cells = np.unique(new * reg.annotators + reg.annotator)
+    per_cluster = np.bincount(new, minlength=size) - np.bincount(
+        cells // max(reg.annotators, 1), minlength=size
+    )
+    return Clusters(new, unit, per_cluster > 0)
+
+
+@dataclass(frozen=True)
+class ClusterRatings:
+    """A ``(clusters, annotators)`` ratings matrix: each cluster a unit for the usual coefficients.
+
+    ``codes``: ``(C, A)`` codes into ``values``, ``-1`` missing. ``unit``: ``(C,)``.
+    ``conflicts``: ``(C,)`` cells left missing because one annotator's regions in the cluster
+    carry different values (see :func:`cluster_ratings`).
+    """
+
+    codes: Int64Array
+    values: tuple[str, ...]
+    unit: Int64Array
+    conflicts: Int64Array
+
+
+UNMATCHED = "(unmatched)"
+NO_LABEL = "(no label)"
+
+
+def cluster_ratings(
+    matching: RegionMatching,
+    values: npt.ArrayLike | None = None,
+    names: tuple[str, ...] = (),
+    *,
+    clusters: Clusters | None = None,
+) -> ClusterRatings:
+    """Ratings ``(C, A)`` over the clusters of a matching.
+
+    ``values=None`` (shape agreement, Tschirschwitz et al. 2022): an annotator's cell holds the
+    label of their region in the cluster, and ``"(unmatched)"`` when they rated the unit but have
+    no region in the cluster; ``values`` = labels + ``"(no label)"`` + ``"(unmatched)"``. Pair it
+    with ``match_regions(..., labels=False)`` to score localisation and label together.
+
+    ``values`` ``(n,)`` codes into ``names`` (-1: not given), e.g. a per-region "certainty" choice:
+    a cell holds the value of the annotator's region, missing when they have none in the cluster.
+
+    Two regions of one annotator in a cluster with different values leave that cell missing (and
+    counted in ``conflicts``): which one is "theirs" cannot be told; equal values count once.
+    """
+    reg = matching.regions
+    cl = clusters or region_clusters(matching)
+    n_ann = reg.annotators
+    if values is None:
+        names = (*reg.labels, NO_LABEL, UNMATCHED)
+        vals = np.where(reg.label >= 0, reg.label, len(reg.labels))
+        codes = np.where(reg.rated[cl.unit], len(names) - 1, -1).astype(np.int64)
+    else:
+        vals = _ints(values)
+        if vals.shape[0] != reg.n:
+            raise ValueError("values must give one code per region")
+        codes = np.full((cl.n, n_ann), -1, dtype=np.int64)
+    flat = codes.reshape(-1)
+    key = cl.cluster * n_ann + reg.annotator
+    hi = np.full(flat.size, -1, dtype=np.int64)
+    lo = np.full(flat.size, np.iinfo(np.int64).max, dtype=np.int64)
+    np.maximum.at(hi, key, vals)
+    np.minimum.at(lo, key, vals)
+    present = np.unique(key)
+    agree = lo[present] == hi[present]
+    flat[present] = np.where(agree, hi[present], -1)
+    conflicts = np.bincount(present[~agree] // max(n_ann, 1), minlength=cl.n).astype(np.int64)
+    return ClusterRatings(codes, names, cl.unit, conflicts)
+
+
+def cluster_alpha(matching: RegionMatching) -> float:
+    """Nominal Krippendorff's alpha over clusters with an "unmatched" category (Tschirschwitz et
+    al. 2022; their setting: ``match_regions(..., iou=0.5, labels=False)``)."""
+    from ._base import Coded
+    from .alpha import krippendorff_alpha
+
+    ratings = cluster_ratings(matching)
+    table = np.empty(len(ratings.values), dtype=object)
+    table[:] = ratings.values
+    return krippendorff_alpha(Coded(ratings.codes, table))
+
+
+@dataclass(frozen=True)
+class Relations:
+    """``r`` relations between regions of one field (or of fields matched together).
+
+    ``source``/``target``: ``(r,)`` region indices into the :class:`Regions` table (the relation's
+    unit and annotator are theirs); ``label``: ``(r,)`` codes into ``labels``, -1 for none.
+    ``directed``: a relation from a to b differs from one from b to a.
+    """
+
+    source: Int64Array
+    target: Int64Array
+    label: Int64Array
+    labels: tuple[str, ...] = ()
+    directed: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("source", "target", "label"):
+            object.__setattr__(self, name, _ints(getattr(self, name)))
+        if not self.source.shape == self.target.shape == self.label.shape:
+            raise ValueError("source, target and label must have one entry per relation")
+
+
+def relation_scores(relations: Relations, matching: RegionMatching) -> PairwiseF1:
+    """Pairwise F1 of relations: two annotators' relations agree when both endpoints are matched
+    regions and the labels are equal (undirected relations also agree reversed). Scored like
+    regions: per unit, per label, per annotator pair, pooled; units where both annotators drew no
+    relation agree."""
+    reg = matching.regions
+    src, dst, lab = relations.source, relations.target, relations.label
+    if src.size and (src.min() < 0 or max(src.max(), dst.max()) >= reg.n or dst.min() < 0):
+        raise ValueError("relation endpoints must be region indices")
+    bad = (reg.unit[src] != reg.unit[dst]) | (reg.annotator[src] != reg.annotator[dst])
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"relation {r} joins regions of different units or annotators")
+    if not relations.directed:
+        src, dst = np.minimum(src, dst), np.maximum(src, dst)
+    pairs = RatedPairs.of(reg.rated)
+    cell = pairs.cell(reg.unit[src], reg.annotator[src])
+    n_ann, n, width = reg.annotators, reg.n, len(relations.labels) + 1
+    # partner[r·A + b]: the region of annotator b matched with region r
+    f, s = matching.first, matching.second
+    keys = np.concatenate([f * n_ann + reg.annotator[s], s * n_ann + reg.annotator[f]])
+    partners = np.concatenate([s, f])
+    order = np.argsort(keys)
+    keys, partners = keys[order], partners[order]
+
+    def partner(r: Int64Array, b: Int64Array) -> Int64Array:
+        want = r * n_ann + b
+        at = np.minimum(np.searchsorted(keys, want), keys.size - 1)
+        return np.where(keys[at] == want, partners[at], -1) if keys.size else np.full_like(r, -1)
+
+    def ident(a: Int64Array, b: Int64Array, c: Int64Array) -> Int64Array:
+        lo, hi = (a, b) if relations.directed else (np.minimum(a, b), np.maximum(a, b))
+        return (lo * n + hi) * width + (c + 1)
+
+    # each relation of annotator a, mapped into every b > a who rated its unit
+    rel_unit, rel_ann = reg.unit[src], reg.annotator[src]
+    rel, b = _later_raters(pairs, rel_unit, rel_ann)
+    ps, pt = partner(src[rel], b), partner(dst[rel], b)
+    ok = (ps >= 0) & (pt >= 0)
+    rel, b = rel[ok], b[ok]
+    mapped = ident(ps[ok], pt[ok], lab[rel])
+    own = ident(src, dst, lab)
+    own_keys, own_count = np.unique(own, return_counts=True)
+    # multiset intersection per (mapped relation, source annotator)
+    combo = np.stack([mapped, rel_ann[rel]], axis=1)
+    uniq, first_at, count = np.unique(combo, axis=0, return_index=True, return_counts=True)
+    at = np.minimum(np.searchsorted(own_keys, uniq[:, 0]), max(own_keys.size - 1, 0))
+    have = own_keys[at] == uniq[:, 0] if own_keys.size else np.zeros(uniq.shape[0], dtype=bool)
+    tp_n = np.where(have, np.minimum(count, own_count[at] if own_keys.size else 0), 0)
+    lead = rel[first_at]
+    a_cell = pairs.cell(rel_unit[lead], rel_ann[lead])
+    b_cell = pairs.cell(rel_unit[lead], b[first_at])
+    tp_pair = np.repeat(pairs.pair(a_cell, b_cell), tp_n)
+    tp_label = np.repeat(lab[lead], tp_n)
+    return pairwise_f1(pairs, cell, tp_pair, tp_label, lab, relations.labels)
+
+
+def _later_raters(
+    pairs: RatedPairs, unit: Int64Array, annotator: Int64Array, *, before: bool = False
+) -> tuple[Int64Array, Int64Array]:
+    """For items ``(k,)`` on rated cells: (item index, other annotator) for every rater of the
+    item's unit after its annotator (``before``: before it), ``(q,)`` each."""
+    n_ann = pairs.annotators
+    cell = pairs.cell(unit, annotator)
+    if before:
+        first = np.searchsorted(pairs.cells, unit * n_ann)
+        item, other = group_pairs(first - 1, cell)
+    else:
+        item, other = group_pairs(cell, np.searchsorted(pairs.cells, (unit + 1) * n_ann))
+    return item, pairs.cells[other] % n_ann
+
+
+KINDS = ("missed", "extra", "label swap", "boundary shift", "split/merge")
+
+
+@dataclass(frozen=True)
+class Disagreements:
+    """Every region that some other rater of its unit did not match, one row per (region, other
+    annotator), ``(k,)`` each, sorted by unit.
+
+    ``unit``; ``region``: the region (its annotator is ``regions.annotator[region]``);
+    ``other``: the annotator who did not match it; ``kind``: code into :data:`KINDS`;
+    ``counterpart``: the other annotator's region involved (-1 for missed/extra).
+
+    Kinds, in this order of precedence (among the other annotator's regions not matched to this
+    annotator, "free"):
+
+    - ``label swap``: a free region there has admissible geometry and another label;
+    - ``boundary shift``: exactly one free same-label region overlaps it, and that one overlaps
+      no other free same-label region of this annotator;
+    - ``split/merge``: it overlaps several free same-label regions there, or one that also
+      overlaps another of this annotator's;
+    - ``missed``: nothing there, and at least half the unit's raters have the region (it matched
+      them): the other annotator missed it;
+    - ``extra``: nothing there, and fewer than half have it.
+    """
+
+    unit: Int64Array
+    region: Int64Array
+    other: Int64Array
+    kind: Int64Array
+    counterpart: Int64Array
+
+
+def disagreements(matching: RegionMatching) -> Disagreements:
+    """The disputed regions of a matching and why (see :class:`Disagreements`).
+
+    With a label-free matching, matched pairs with two labels are listed as label swaps too.
+    """
+    reg = matching.regions
+    n_ann = reg.annotators
+    pairs = RatedPairs.of(reg.rated)
+    ann, lab = reg.annotator, reg.label
+    f, s = matching.first, matching.second
+    later, later_b = _later_raters(pairs, reg.unit, ann)
+    earlier, earlier_b = _later_raters(pairs, reg.unit, ann, before=True)
+    item = np.concatenate([later, earlier])
+    other = np.concatenate([later_b, earlier_b])
+    key = item * n_ann + other  # (region, other rater): unique
+    matched = np.concatenate([f * n_ann + ann[s], s * n_ann + ann[f]])
+    keep = ~np.isin(key, matched)
+    order = np.argsort(key[keep])
+    item, other, key = item[keep][order], other[keep][order], key[keep][order]
+    # overlapping pairs of free regions, both directions: r facing t
+    ov = matching.overlaps
+    r = np.concatenate([ov.first, ov.second])
+    t = np.concatenate([ov.second, ov.first])
+    sim = np.tile(ov.similarity, 2)
+    close = np.tile(matching.close, 2)
+    r_key, t_key = r * n_ann + ann[t], t * n_ann + ann[r]
+    free = np.isin(r_key, key) & np.isin(t_key, key)
+    r, t, sim, close, r_key, t_key = (
+        r[free],
+        t[free],
+        sim[free],
+        close[free],
+        r_key[free],
+        t_key[free],
+    )
+    same = lab[r] == lab[t]
+    at = np.searchsorted(key, r_key)
+    n_same = np.bincount(at[same], minlength=key.size)
+    rank = canonical_rank(reg)
+    swap_to = _best(at[~same & close], sim[~same & close], t[~same & close], rank, key.size)
+    same_to = _best(at[same], sim[same], t[same], rank, key.size)
+    has_same = same_to >= 0
+    back = np.zeros(key.size, dtype=np.int64)
+    back[has_same] = n_same[np.searchsorted(key, same_to[has_same] * n_ann + ann[item[has_same]])]
+    support = np.bincount(f, minlength=reg.n) + np.bincount(s, minlength=reg.n) + 1
+    missed = 2 * support[item] >= pairs.raters[reg.unit[item]]
+    kind = np.select(
+        [swap_to >= 0, (n_same == 1) & (back == 1), has_same, missed],
+        [2, 3, 4, 0],
+        1,
+    )
+    counterpart = np.where(swap_to >= 0, swap_to, same_to)
+    swapped = np.flatnonzero(lab[f] != lab[s])  # label-free matching: matched across labels
+    item = np.concatenate([item, f[swapped], s[swapped]])
+    other = np.concatenate([other, ann[s[swapped]], ann[f[swapped]]])
+    kind = np.concatenate([kind, np.full(2 * swapped.size, 2)])
+    counterpart = np.concatenate([counterpart, s[swapped], f[swapped]])
+    order = np.lexsort((other, rank[item], reg.unit[item]))
+    return Disagreements(
+        reg.unit[item][order],
+        item[order],
+        other[order],
+        kind[order].astype(np.int64),
+        counterpart[order],
+    )
+
+
+def _best(
+    at: Int64Array, sim: FloatArray, target: Int64Array, rank: Int64Array, size: int
+) -> Int64Array:
+    """Per row ``0 … size − 1``: the target of its most similar edge (ties: canonical rank),
+    -1 where it has none. Edges ``(e,)``: row ``at``, ``sim``, ``target``."""
+    out = np.full(size, -1, dtype=np.int64)
+    if at.size:
+        order = np.lexsort((rank[target], -sim, at))
+        first = np.r_[True, np.diff(at[order]) != 0]
+        out[at[order][first]] = target[order][first]
+    return out
