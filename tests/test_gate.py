@@ -63,9 +63,11 @@ def test_two_annotator_coefficients_are_undefined_with_reason(dataset: Any) -> N
     assert cohen["value"] is None and "exactly two annotators" in cohen["undefined_reason"]
 
 
-def test_threshold_on_an_uncomputed_coefficient_is_a_config_error() -> None:
+def test_threshold_on_an_unlisted_coefficient_is_a_config_error(dataset: Any) -> None:
     with pytest.raises(ConfigError, match="thresholds set on cohen_kappa"):
-        config(thresholds={"cohen_kappa": {"fail": 0.5}})
+        config(coefficients=["alpha"], thresholds={"cohen_kappa": {"fail": 0.5}})
+    out = evaluate(config(thresholds={"scott_pi": {"warn": 0.5}}), dataset)  # default list
+    assert "scott_pi" in out.document["fields"]["sentiment"]["coefficients"]
 
 
 def test_interpretation_scale_and_bootstrap_off(dataset: Any) -> None:

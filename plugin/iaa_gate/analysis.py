@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from . import metrics
-from .coefficients import Estimate, compute, interpreted
-from .config import Config, FieldConfig
+from .coefficients import Estimate, compute, default_coefficients, interpreted
+from .config import COEFFICIENT_THRESHOLDS, Config, FieldConfig
 from .errors import InputError
 from .metrics import Coded
 from .model import SCALAR_KINDS, Dataset, RatingsMatrix, TaskId, ratings_matrix
@@ -28,6 +28,7 @@ class AnnotatorResult:
     alpha_without: float
     alpha_gain: float
     outlier: bool
+    mean_offset: float | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,13 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
     coded = matrix.coded
     n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
     coefficients = _coefficients(coded, level, matrix.multiple, cfg)
+    scale = _scale(matrix, level)
+    if cfg.thresholds.disputed_tolerance is not None and scale is None:
+        raise InputError(
+            dataset.source,
+            [f"field {name!r}: disputed_tolerance needs numeric ratings, the field has labels"],
+            hint=f"remove fields.{name}.thresholds.disputed_tolerance",
+        )
     alpha = coefficients["alpha"].value  # computed once, with its interval
     names = [dataset.display_name(a) for a in matrix.annotators]
     return FieldResult(
@@ -122,8 +130,8 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         category_method=cfg.category_method,
         categories=_categories(matrix, level, cfg.category_method, cfg.labels),
         coincidence=_coincidence(matrix),
-        annotators=_annotators(matrix, level, alpha, names, cfg),
-        units=_units(dataset, matrix, level, cfg),
+        annotators=_annotators(matrix, level, alpha, names, cfg, scale),
+        units=_units(dataset, matrix, level, cfg, scale),
         coefficients=coefficients,
     )
 
@@ -131,10 +139,17 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
 def _coefficients(
     coded: Coded, level: str, multiple: bool, cfg: FieldConfig
 ) -> dict[str, Estimate]:
-    chosen = cfg.coefficients
-    if multiple and "coefficients" not in cfg.model_fields_set:
+    chosen: list[str]
+    if cfg.coefficients is not None:
+        chosen = list(cfg.coefficients)
+    elif multiple:
         chosen = ["alpha"]  # the kappa family does not apply to label sets
-    names = ["alpha", *(c for c in chosen if c != "alpha")]
+    else:
+        chosen = default_coefficients(level, coded.codes.shape[1])
+    t = cfg.thresholds
+    gated = [n for n in COEFFICIENT_THRESHOLDS if t.for_coefficient(n) is not None]
+    gated += [k for k in t.max_drop if k not in ("category", "annotator")]
+    names = list(dict.fromkeys(["alpha", *chosen, *gated]))
     out = {}
     for name in names:
         est = compute(
@@ -148,7 +163,7 @@ def _coefficients(
             seed=cfg.bootstrap.seed,
             alpha_min=cfg.thresholds.alpha.fail,
         )
-        out[name] = interpreted(est, cfg.interpretation)
+        out[name] = interpreted(est, cfg.interpretation, level)
     return out
 
 
@@ -185,10 +200,29 @@ def _coincidence(matrix: RatingsMatrix) -> dict[str, Any] | None:
     return {"labels": [_key(v) for v in values], "matrix": o.round(6).tolist()}
 
 
+def _scale(matrix: RatingsMatrix, level: str) -> np.ndarray[Any, np.dtype[np.float64]] | None:
+    """``(units, annotators)`` numbers for offsets and tolerance (NaN missing): the values when
+    numeric, the ranks 1..K of an ordinal label scale; None for unordered labels."""
+    if matrix.multiple:
+        return None
+    if matrix.coded.values.dtype == np.float64:
+        return matrix.numeric()
+    if level != "ordinal":
+        return None
+    codes = matrix.coded.codes
+    return np.where(codes >= 0, codes + 1.0, np.nan)
+
+
 def _annotators(
-    matrix: RatingsMatrix, level: str, alpha: float, names: list[str], cfg: FieldConfig
+    matrix: RatingsMatrix,
+    level: str,
+    alpha: float,
+    names: list[str],
+    cfg: FieldConfig,
+    scale: np.ndarray[Any, np.dtype[np.float64]] | None,
 ) -> list[AnnotatorResult]:
     result = metrics.annotator_agreement(matrix.coded, level)
+    offsets = metrics.annotator_offsets(scale) if scale is not None else None
     gain_bar = cfg.thresholds.annotator_gain
     out = []
     for i, ann in enumerate(matrix.annotators):
@@ -203,21 +237,31 @@ def _annotators(
                 alpha_without=without,
                 alpha_gain=gain,
                 outlier=gain_bar is not None and not math.isnan(gain) and gain >= gain_bar,
+                mean_offset=None if offsets is None else float(offsets[i]),
             )
         )
     return out
 
 
 def _units(
-    dataset: Dataset, matrix: RatingsMatrix, level: str, cfg: FieldConfig
+    dataset: Dataset,
+    matrix: RatingsMatrix,
+    level: str,
+    cfg: FieldConfig,
+    scale: np.ndarray[Any, np.dtype[np.float64]] | None,
 ) -> list[UnitResult]:
-    """Every task someone answered this field on, with its score and status."""
+    """Every task someone answered this field on, with its score and status (by the share of
+    pairs within ``disputed_tolerance`` when set)."""
     given: dict[TaskId, dict[str, Any]] = {}
     for a in dataset.annotations:
         if matrix.field in a.fields:
             shown = _shown(a.fields[matrix.field].value, matrix.multiple)
             given.setdefault(a.task_id, {})[dataset.display_name(a.annotator)] = shown
-    scores = metrics.item_scores(matrix.coded, level)
+    tolerance = cfg.thresholds.disputed_tolerance
+    if tolerance is not None and scale is not None:
+        scores = metrics.tolerance_scores(scale, tolerance)
+    else:
+        scores = metrics.item_scores(matrix.coded, level)
     bar = cfg.thresholds.disputed_below
     out = []
     for u, task in enumerate(matrix.unit_ids):

@@ -55,6 +55,15 @@ def _parser() -> argparse.ArgumentParser:
         choices=["json", "markdown", "html", "junit"],
         help="report format (repeatable); overrides report.formats",
     )
+    run.add_argument(
+        "--compare",
+        type=Path,
+        metavar="REPORT",
+        help="a previous report.json: show the change since then, apply max_drop",
+    )
+    run.add_argument(
+        "--json", action="store_true", help="print a machine-readable summary on stdout"
+    )
     run.add_argument("--fail-on-warn", action="store_true", help="exit 1 on warnings too")
     run.add_argument(
         "--skip-invalid",
@@ -205,9 +214,21 @@ def _summary(outcome: Any, out: Any) -> None:
         bits = [f"{f['n_disputed']} disputed of {f['n_disputed'] + f['n_agreed']} tasks"]
         if low and low["rate"] is not None and not math.isnan(low["rate"]):
             bits.insert(0, f"lowest category {low['label']} {low['rate']:.3f}")
+        offsets = [a for a in f["annotators"] if a.get("mean_offset") is not None]
+        if offsets:
+            top = max(offsets, key=lambda a: abs(a["mean_offset"]))
+            bits.append(f"largest mean offset {top['name']} {top['mean_offset']:+.2f}")
         print(f"  {'':<{width}}    " + " · ".join(bits), file=out)
+        trend = (doc.get("trend") or {}).get("fields", {}).get(name)
+        if trend:
+            print(f"  {'':<{width}}    {trend_line(trend)}", file=out)
     if doc["not_evaluated"]:
         print(f"  not evaluated: {', '.join(doc['not_evaluated'])}", file=out)
+    if doc.get("trend"):
+        prev = doc["trend"]["previous"]
+        print(f"  compared with {prev['path']} ({prev['generated_at']})", file=out)
+        for note in doc["trend"]["notes"]:
+            print(f"    note: {note}", file=out)
     wb = doc.get("writeback")
     if wb:
         print(
@@ -223,6 +244,52 @@ def _summary(outcome: Any, out: Any) -> None:
             print(f"    … and {len(changes) - 50} more (all in report.json)", file=out)
     if outcome.written:
         print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
+
+
+def trend_line(t: dict[str, Any]) -> str:
+    """One field's change since the previous round in a line: alpha, then the largest fall of a
+    label's and of an annotator's agreement."""
+    if not t["comparable"]:
+        return f"since the previous round: {t['note']}"
+    a = t["alpha"]
+    bits = [f"alpha {a['change']:+.3f}" if a["change"] is not None else f"alpha: {a['note']}"]
+    for what, table in (("label", t["categories"]), ("annotator", t["annotators"])):
+        recs = {k: v.get("pair_agreement", v) for k, v in table.items()}
+        moved = {k: r["change"] for k, r in recs.items() if r["change"] is not None}
+        k = min(moved, key=lambda k: moved[k], default=None)
+        if k is not None and moved[k] < 0:
+            name = table[k].get("name", k) if what == "annotator" else k
+            bits.append(f"largest fall: {what} {name} {moved[k]:+.3f}")
+    return "since the previous round: " + " · ".join(bits)
+
+
+def json_summary(outcome: Any, code: int) -> dict[str, Any]:
+    """``--json``: the verdict, the exit code, each field's alpha, verdict, failed checks and
+    change since the previous round, and the files written."""
+    doc = outcome.document
+    trend = doc.get("trend") or {}
+    fields = {}
+    for name, f in doc["fields"].items():
+        t = (trend.get("fields") or {}).get(name) or {}
+        fields[name] = {
+            "alpha": f["alpha"],
+            "verdict": f["verdict"],
+            "n_disputed": f["n_disputed"],
+            "alpha_change": (t.get("alpha") or {}).get("change"),
+            "problems": [
+                {"check": c["name"], "verdict": c["verdict"], "message": c["message"]}
+                for c in f["checks"]
+                if c["verdict"] != "pass"
+            ],
+        }
+    return {
+        "verdict": doc["verdict"],
+        "exit_code": int(code),
+        "fields": fields,
+        "not_evaluated": sorted(doc["not_evaluated"]),
+        "previous": (trend.get("previous") or {}).get("path"),
+        "reports": [str(p) for p in outcome.written],
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -241,13 +308,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .run import run
 
         config = _override(load_config(args.config), args)
-        outcome = run(config, dry_run=args.dry_run, progress=not args.quiet and sys.stderr.isatty())
-        if not args.quiet:
-            _summary(outcome, sys.stdout)
+        outcome = run(
+            config,
+            dry_run=args.dry_run,
+            progress=not args.quiet and sys.stderr.isatty(),
+            compare_to=args.compare,
+        )
         failed = outcome.verdict.value == "fail" or (
             args.fail_on_warn and outcome.verdict.value == "warn"
         )
-        return ExitCode.GATE_FAILED if failed else ExitCode.OK
+        code = ExitCode.GATE_FAILED if failed else ExitCode.OK
+        if args.json:
+            print(json.dumps(json_summary(outcome, code), indent=2, sort_keys=True))
+        elif not args.quiet:
+            _summary(outcome, sys.stdout)
+        return code
     except IaaGateError as exc:
         print(f"iaa-gate: error: {exc}", file=sys.stderr)
         if debug:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import metrics
@@ -39,6 +39,19 @@ DESCRIPTION = {
     "prevalence_index": "Byrt et al. 1993 prevalence index (two labels)",
     "bias_index": "Byrt et al. 1993 bias index (two labels)",
 }
+ORDER_AWARE = {"alpha", "cohen_kappa", "mean_pairwise_cohen_kappa", "gwet_ac2"}
+"""Coefficients that weigh near misses by the level's distance; the others ignore the order."""
+LEVEL_WEIGHTS = {"ordinal": "ordinal", "interval": "quadratic", "ratio": "ratio"}
+"""Gwet's agreement weights matching each level's distance (the default weights)."""
+NOMINAL_DEFAULT = ["alpha", "percent_agreement", "fleiss_kappa", "gwet_ac1"]
+
+
+def default_coefficients(level: str, n_annotators: int) -> list[str]:
+    """The coefficients reported when the config lists none: the level decides."""
+    if level not in LEVEL_WEIGHTS:
+        return NOMINAL_DEFAULT
+    pairwise = "cohen_kappa" if n_annotators == 2 else "mean_pairwise_cohen_kappa"
+    return ["alpha", "percent_agreement", "gwet_ac2", pairwise]
 
 
 @dataclass(frozen=True)
@@ -55,12 +68,17 @@ class Estimate:
     scale: str | None = None
     benchmark: str | None = None
     q: float | None = None
+    ignores_order: bool = False
 
 
-def _weights(level: str, weights: str | None) -> str | None:
-    if weights is not None:
+def _weights(level: str, weights: str | None, values: Any) -> Any:
+    """The configured weights, else the ``(K, K)`` Gwet weights of the level (None: nominal)."""
+    if weights is not None or level not in LEVEL_WEIGHTS:
         return weights
-    return "quadratic" if level in ("ordinal", "interval", "ratio") else None
+    try:
+        return metrics.gwet_weights(LEVEL_WEIGHTS[level], values)
+    except ValueError:  # one value, or ratio weights on values <= 0
+        return "quadratic"
 
 
 def compute(
@@ -103,13 +121,13 @@ def compute(
                 "mean_pairwise_cohen_kappa or gwet_ac1"
             ),
         )
-    w = _weights(level, weights)
+    w = _weights(level, weights, coded.values)
     with_ci: dict[str, Callable[[], Any]] = {
         "cohen_kappa": lambda: metrics.cohen_kappa_ci(coded, weights=w, confidence=confidence),
         "fleiss_kappa": lambda: metrics.fleiss_kappa_ci(coded, confidence=confidence),
         "gwet_ac1": lambda: metrics.gwet_ac1_ci(coded, confidence=confidence),
         "gwet_ac2": lambda: metrics.gwet_ac2_ci(
-            coded, weights=w or "identity", confidence=confidence
+            coded, weights="identity" if w is None else w, confidence=confidence
         ),
     }
     if name in with_ci:
@@ -125,25 +143,16 @@ def _f(x: float | None) -> float | None:
     return None if x is None or math.isnan(x) else float(x)
 
 
-def interpreted(est: Estimate, scale: str | None) -> Estimate:
+def interpreted(est: Estimate, scale: str | None, level: str = "nominal") -> Estimate:
     """``est`` with its interpretation on ``scale`` (default: Krippendorff's for alpha,
-    Landis & Koch for the kappa family) and Gwet's benchmark level when a SE exists."""
+    Landis & Koch for the kappa family), Gwet's benchmark level when a SE exists, and
+    ``ignores_order`` when the field is ordered and the coefficient is not."""
+    ignores = level in LEVEL_WEIGHTS and est.name not in ORDER_AWARE
     if est.name not in INTERPRETED:
-        return est
+        return replace(est, ignores_order=ignores)
     chosen = scale or ("krippendorff" if est.name == "alpha" else "landis_koch")
     label = metrics.interpret(est.value, chosen)
     bench = None
     if est.se is not None and est.se > 0 and est.name != "alpha":
         bench = metrics.gwet_benchmark(est.value, est.se, chosen, confidence=est.confidence or 0.95)
-    return Estimate(
-        est.name,
-        est.value,
-        est.se,
-        est.lower,
-        est.upper,
-        est.confidence,
-        label,
-        chosen,
-        bench,
-        est.q,
-    )
+    return replace(est, interpretation=label, scale=chosen, benchmark=bench, ignores_order=ignores)

@@ -65,47 +65,6 @@ class Threshold(Strict):
         return self
 
 
-class Thresholds(Strict):
-    """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
-    α < 0.800 warns."""
-
-    alpha: Threshold = Threshold(fail=0.667, warn=0.8)
-    category: Threshold = Field(
-        default=Threshold(),
-        description="lowest per-category agreement (by the field's category_method)",
-    )
-    disputed_below: Rate = Field(
-        default=0.5,
-        description="a task whose agreement score is below this is disputed",
-    )
-    disputed_share: Threshold = Field(
-        default=Threshold(),
-        description="share of evaluated tasks that are NOT disputed (e.g. fail: 0.8)",
-    )
-    annotator_gain: float | None = Field(
-        default=0.05,
-        ge=0,
-        le=2,
-        description="an annotator whose removal raises alpha by at least this is an outlier",
-    )
-    annotator_severity: Severity | Literal["info"] = "warn"
-    on_undefined: Severity | Literal["pass"] = Field(
-        default="warn", description="verdict when alpha or a rate is undefined (e.g. one label)"
-    )
-    percent_agreement: Threshold | None = None
-    cohen_kappa: Threshold | None = None
-    scott_pi: Threshold | None = None
-    fleiss_kappa: Threshold | None = None
-    mean_pairwise_cohen_kappa: Threshold | None = None
-    gwet_ac1: Threshold | None = None
-    gwet_ac2: Threshold | None = None
-    pabak: Threshold | None = None
-
-    def for_coefficient(self, name: str) -> Threshold | None:
-        """The threshold set on coefficient ``name``, if any (alpha has its own check)."""
-        return getattr(self, name) if name in COEFFICIENT_THRESHOLDS else None
-
-
 Coefficient = Literal[
     "alpha",
     "percent_agreement",
@@ -122,6 +81,80 @@ Coefficient = Literal[
     "prevalence_index",
     "bias_index",
 ]
+DropKey = Literal[Coefficient, "category", "annotator"]
+
+
+class DropThreshold(Strict):
+    """Largest allowed fall since the previous round: above ``fail`` fails, above ``warn`` warns."""
+
+    fail: float | None = Field(default=None, ge=0, le=2)
+    warn: float | None = Field(default=None, ge=0, le=2)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DropThreshold:
+        if self.fail is not None and self.warn is not None and self.warn > self.fail:
+            raise ValueError("warn must be at most fail (warn is the stricter bar)")
+        return self
+
+
+class Thresholds(Strict):
+    """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
+    α < 0.800 warns."""
+
+    alpha: Threshold = Threshold(fail=0.667, warn=0.8)
+    category: Threshold = Field(
+        default=Threshold(),
+        description="lowest per-category agreement (by the field's category_method)",
+    )
+    disputed_below: Rate = Field(
+        default=0.5,
+        description="a task whose agreement score is below this is disputed",
+    )
+    disputed_tolerance: float | None = Field(
+        default=None,
+        ge=0,
+        description="numeric ratings: two ratings at most this far apart agree; a task's score "
+        "is then its share of agreeing pairs",
+    )
+    disputed_share: Threshold = Field(
+        default=Threshold(),
+        description="share of evaluated tasks that are NOT disputed (e.g. fail: 0.8)",
+    )
+    annotator_gain: float | None = Field(
+        default=0.05,
+        ge=0,
+        le=2,
+        description="an annotator whose removal raises alpha by at least this is an outlier",
+    )
+    annotator_severity: Severity | Literal["info"] = "warn"
+    on_undefined: Severity | Literal["pass"] = Field(
+        default="warn", description="verdict when alpha or a rate is undefined (e.g. one label)"
+    )
+    max_drop: dict[DropKey, float | DropThreshold] = Field(
+        default={},
+        description="largest allowed fall since the previous round (--compare or history), "
+        "e.g. {alpha: 0.05} (a number: fail) or {alpha: {warn: 0.02, fail: 0.05}}; keys: alpha, "
+        "a coefficient, category (any label), annotator (any annotator's pair agreement)",
+    )
+    percent_agreement: Threshold | None = None
+    cohen_kappa: Threshold | None = None
+    scott_pi: Threshold | None = None
+    fleiss_kappa: Threshold | None = None
+    mean_pairwise_cohen_kappa: Threshold | None = None
+    gwet_ac1: Threshold | None = None
+    gwet_ac2: Threshold | None = None
+    pabak: Threshold | None = None
+
+    def for_coefficient(self, name: str) -> Threshold | None:
+        """The threshold set on coefficient ``name``, if any (alpha has its own check)."""
+        return getattr(self, name) if name in COEFFICIENT_THRESHOLDS else None
+
+    def drop(self, key: str) -> DropThreshold | None:
+        """The ``max_drop`` bar on ``key``; a bare number is a fail bar."""
+        bar = self.max_drop.get(key)  # type: ignore[call-overload]
+        return DropThreshold(fail=bar) if isinstance(bar, (int, float)) else bar
+
+
 Scale = Literal["krippendorff", "landis_koch", "fleiss", "altman"]
 COEFFICIENT_THRESHOLDS = tuple(
     name for name in get_args(Coefficient) if name != "alpha" and name in Thresholds.model_fields
@@ -151,13 +184,17 @@ class FieldConfig(Strict):
     )
     min_annotators: int = Field(default=2, ge=2, description="ratings a task needs to count")
     category_method: Literal["category_agreement", "specific_agreement"] = "category_agreement"
-    coefficients: list[Coefficient] = Field(
-        default=["alpha", "percent_agreement", "fleiss_kappa", "gwet_ac1"],
-        description="coefficients to compute and report (alpha is always computed)",
+    coefficients: list[Coefficient] | None = Field(
+        default=None,
+        description="coefficients to compute and report (alpha is always computed); default: "
+        "alpha, percent_agreement, fleiss_kappa, gwet_ac1 for nominal fields; alpha, "
+        "percent_agreement, gwet_ac2 and weighted cohen_kappa (two annotators) or "
+        "mean_pairwise_cohen_kappa for ordinal, interval and ratio fields",
     )
     weights: Literal["linear", "quadratic"] | None = Field(
         default=None,
-        description="weights for Cohen/Light's kappa and AC2; default quadratic when not nominal",
+        description="weights for Cohen/Light's kappa and AC2; default: the level's distance "
+        "(Gwet's ordinal weights for ordinal, quadratic for interval, ratio for ratio)",
     )
     interpretation: Scale | None = Field(
         default=None,
@@ -173,7 +210,12 @@ class FieldConfig(Strict):
         missing = [
             name
             for name in COEFFICIENT_THRESHOLDS
-            if self.thresholds.for_coefficient(name) is not None and name not in self.coefficients
+            if (
+                self.thresholds.for_coefficient(name) is not None
+                or name in self.thresholds.max_drop
+            )
+            and self.coefficients is not None
+            and name not in self.coefficients
         ]
         if missing:
             raise ValueError(
@@ -287,6 +329,16 @@ class WriteBackConfig(Strict):
     )
 
 
+class HistoryConfig(Strict):
+    """A directory keeping one report per run, for the change since the last round."""
+
+    dir: Path = Field(description="where each run's report.json is kept as <time>.json")
+    keep: int | None = Field(
+        default=None, ge=1, description="runs kept (oldest removed); null: all"
+    )
+    rounds: int = Field(default=10, ge=2, le=100, description="rounds shown in the trend chart")
+
+
 class Config(Strict):
     """The whole config file."""
 
@@ -296,6 +348,7 @@ class Config(Strict):
     fields: dict[str, FieldConfig] = Field(min_length=1)
     report: ReportConfig = ReportConfig()
     writeback: WriteBackConfig = WriteBackConfig()
+    history: HistoryConfig | None = None
 
     @field_validator("writeback")
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -12,10 +13,12 @@ from .analysis import FieldResult, analyse, not_evaluated
 from .config import Config, LabelStudioSource
 from .errors import IaaGateError
 from .gate import Check, Verdict, field_checks, worst
+from .history import read_history, read_report, save_history
 from .model import Dataset, RoundFilter, apply_round
 from .report import build_document, write_reports
-from .report.document import field_document
+from .report.document import add_checks, field_document
 from .sources import Source
+from .trend import PreviousReport, compare, drop_checks
 
 
 @dataclass
@@ -76,8 +79,17 @@ def _round_summary(config: Config) -> dict[str, Any] | None:
     }
 
 
-def evaluate(config: Config, dataset: Dataset, *, generated_at: datetime | None = None) -> Outcome:
-    """Analyse and gate an already loaded dataset (no I/O)."""
+def evaluate(
+    config: Config,
+    dataset: Dataset,
+    *,
+    generated_at: datetime | None = None,
+    previous: PreviousReport | None = None,
+    history: Sequence[PreviousReport] = (),
+    notes: Sequence[str] = (),
+) -> Outcome:
+    """Analyse and gate an already loaded dataset (no I/O); with ``previous``, the change since
+    that report and the ``max_drop`` checks (``history``: earlier reports for the chart)."""
     dataset = apply_round(dataset, round_filter(config))
     results = analyse(dataset, config)
     fields: dict[str, dict[str, Any]] = {}
@@ -86,7 +98,8 @@ def evaluate(config: Config, dataset: Dataset, *, generated_at: datetime | None 
         cfg = config.fields[name]
         fc = field_checks(result, cfg)
         checks += fc
-        fields[name] = field_document(result, fc, cfg.thresholds.disputed_below)
+        t = cfg.thresholds
+        fields[name] = field_document(result, fc, t.disputed_below, t.disputed_tolerance)
     annotators = {a.annotator for a in dataset.annotations}
     doc = build_document(
         source=source_summary(config),
@@ -97,22 +110,43 @@ def evaluate(config: Config, dataset: Dataset, *, generated_at: datetime | None 
         not_evaluated=not_evaluated(dataset, config),
         generated_at=generated_at,
     )
+    if previous is not None:
+        rounds = config.history.rounds if config.history else 10
+        doc["trend"] = compare(doc, previous, list(history), rounds)
+        doc["trend"]["notes"][:0] = notes
+        drops = drop_checks(config, doc["trend"])
+        checks += drops
+        add_checks(doc, drops)
     return Outcome(worst([c.verdict for c in checks]), doc, results, checks)
 
 
 def run(
-    config: Config, *, dry_run: bool = False, progress: bool = False, writeback: bool = True
+    config: Config,
+    *,
+    dry_run: bool = False,
+    progress: bool = False,
+    writeback: bool = True,
+    compare_to: Path | None = None,
 ) -> Outcome:
-    """Load, evaluate, write the reports and (if configured) write flags back."""
+    """Load, evaluate, write the reports and (if configured) write flags back; compare with
+    ``compare_to`` or the newest report in ``history.dir``, and keep this one there."""
+    previous = read_report(compare_to) if compare_to is not None else None
+    history: list[PreviousReport] = []
+    notes: list[str] = []
+    if config.history is not None:
+        history, notes = read_history(config.history.dir)
+        previous = previous or (history[-1] if history else None)
     source = make_source(config, progress=progress)
     dataset = source.load()
-    outcome = evaluate(config, dataset)
+    outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
     out_dir = config.report.dir
     sink = _writeback(config, out_dir, source, progress=progress) if writeback else None
     if sink is not None:
         outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
     try:
         outcome.written = write_reports(outcome.document, out_dir, list(config.report.formats))
+        if config.history is not None and not dry_run:
+            save_history(outcome.document, config.history.dir, config.history.keep)
     except OSError as exc:
         raise IaaGateError(
             f"cannot write the report to {out_dir}: {exc.strerror}",

@@ -15,7 +15,13 @@ from .interpret import (
     interpret,
     scale_table,
 )
-from .items import AnnotatorAgreement, ItemAgreement, annotator_agreement, item_agreement
+from .items import (
+    AnnotatorAgreement,
+    ItemAgreement,
+    annotator_agreement,
+    annotator_offsets,
+    item_agreement,
+)
 from .kappa import (
     KappaEstimate,
     LightKappa,
@@ -52,7 +58,7 @@ from .regions import (
     region_scores,
     relation_scores,
 )
-from .scores import item_scores
+from .scores import item_scores, tolerance_scores
 
 __all__ = [
     "KINDS",
@@ -81,6 +87,7 @@ __all__ = [
     "alpha_bootstrap",
     "alpha_replicates",
     "annotator_agreement",
+    "annotator_offsets",
     "benchmark_probability",
     "bias_index",
     "category_agreement",
@@ -118,6 +125,7 @@ __all__ = [
     "scale_table",
     "scott_pi",
     "specific_agreement",
+    "tolerance_scores",
     "undefined_reason",
     "unit_disagreement",
 ]

@@ -79,3 +79,22 @@ def annotator_agreement(
         ]
     )
     return AnnotatorAgreement(units, share, without)
+
+
+def annotator_offsets(values: npt.ArrayLike) -> FloatArray:
+    """Each annotator's mean offset from the others, in the ratings' units.
+
+    ``values``: ``(units, annotators)`` numbers, NaN missing. On every unit with two or more
+    ratings, annotator ``a``'s offset is ``x_a`` minus the mean of the other ratings; the result,
+    ``(annotators,)``, is its mean over those units (NaN when there are none). A rater who is
+    always one point above the others gets about +1.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    rated = ~np.isnan(x)
+    m = rated.sum(axis=1, keepdims=True)
+    total = np.nansum(x, axis=1, keepdims=True)
+    ok = rated & (m >= 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        offset = np.where(ok, x - (total - np.where(rated, x, 0.0)) / (m - 1), 0.0)
+        n = ok.sum(axis=0)
+        return np.asarray(np.where(n > 0, offset.sum(axis=0) / n, np.nan), dtype=np.float64)

@@ -49,3 +49,21 @@ def _largest_delta(coded: Coded, level: LevelArg) -> float:
         v = vals.astype(np.float64)
         return float((v.max() - v.min()) ** 2)
     return float(np.max(fn(vals[:, None], vals[None, :])))
+
+
+def tolerance_scores(values: npt.ArrayLike, tolerance: float) -> FloatArray:
+    """The share of each unit's annotator pairs whose ratings differ by at most ``tolerance``.
+
+    ``values``: ``(units, annotators)`` numbers, NaN missing. Returns ``(units,)`` in [0, 1], NaN
+    for units with fewer than two ratings. Ratings 3, 4, 5 with tolerance 1 score 2/3.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    rated = ~np.isnan(x)
+    m = rated.sum(axis=1)
+    near = np.zeros(len(x))
+    for a in range(x.shape[1]):
+        for b in range(a + 1, x.shape[1]):
+            near += (rated[:, a] & rated[:, b]) & (np.abs(x[:, a] - x[:, b]) <= tolerance + 1e-9)
+    pairs = m * (m - 1) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(m >= 2, near / pairs, np.nan), dtype=np.float64)

@@ -56,11 +56,15 @@ def _estimate(e: Estimate) -> dict[str, Any]:
         "benchmark": e.benchmark,
         "q": e.q,
         "description": DESCRIPTION[e.name],
+        "ignores_order": e.ignores_order,
     }
 
 
 def field_document(
-    result: FieldResult, checks: list[Check], disputed_below: float
+    result: FieldResult,
+    checks: list[Check],
+    disputed_below: float,
+    disputed_tolerance: float | None = None,
 ) -> dict[str, Any]:
     lowest = result.lowest_category
     units = sorted(result.units, key=lambda u: _id_key(u.id))
@@ -95,10 +99,12 @@ def field_document(
                 "alpha_without": num(a.alpha_without),
                 "alpha_gain": num(a.alpha_gain),
                 "outlier": a.outlier,
+                "mean_offset": num(a.mean_offset),
             }
             for a in result.annotators
         ],
         "disputed_below": disputed_below,
+        "disputed_tolerance": disputed_tolerance,
         "n_agreed": counts["agreed"],
         "n_disputed": counts["disputed"],
         "n_too_few": counts["too_few"],
@@ -108,6 +114,15 @@ def field_document(
             if u.status == "disputed"
         ],
     }
+
+
+def add_checks(doc: dict[str, Any], checks: list[Check]) -> None:
+    """Add ``checks`` to their fields in ``doc``; the field and overall verdicts follow."""
+    for c in checks:
+        f = doc["fields"][c.field]
+        f["checks"].append(_check(c))
+        f["verdict"] = worst([Verdict(f["verdict"]), c.verdict]).value
+    doc["verdict"] = worst([Verdict(f["verdict"]) for f in doc["fields"].values()]).value
 
 
 def build_document(
@@ -144,4 +159,5 @@ def build_document(
         "fields": fields,
         "not_evaluated": not_evaluated,
         "writeback": None,
+        "trend": None,
     }

@@ -12,6 +12,10 @@ def fmt(x: float | None, digits: int = 3) -> str:
     return "undefined" if x is None else f"{x:.{digits}f}"
 
 
+def signed(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:+.{digits}f}"
+
+
 def _cell(v: Any) -> str:
     text = ", ".join(map(str, v)) if isinstance(v, list) else str(v)
     return text.replace("|", "\\|").replace("\n", " ")
@@ -54,6 +58,56 @@ def _confusions(co: dict[str, Any] | None, top: int = 5) -> list[str]:
     return [f"{a} ↔ {b}: {w:.1f}" for w, a, b in pairs]
 
 
+def _change(rec: dict[str, Any]) -> str:
+    if rec["change"] is None:
+        return rec["note"] or "—"
+    arrow = "▲" if rec["change"] > 0 else "▼" if rec["change"] < 0 else "="
+    return f"{arrow} {rec['change']:+.3f}"
+
+
+def _trend(trend: dict[str, Any]) -> list[str]:
+    prev = trend["previous"]
+    out = [
+        "",
+        "## Since the previous round",
+        "",
+        f"Compared with `{prev['path']}` ({prev['generated_at']}, verdict {prev['verdict']}).",
+        "",
+        "| field | alpha before | alpha now | change | alpha over the last rounds |",
+        "|---|---|---|---|---|",
+    ]
+    for name, t in trend["fields"].items():
+        series = " → ".join(fmt(p["alpha"], 2) for p in t["series"])
+        if not t["comparable"]:
+            out.append(f"| {name} | — | — | {_cell(t['note'])} | {series} |")
+            continue
+        a = t["alpha"]
+        out.append(
+            f"| {name} | {fmt(a['previous'])} | {fmt(a['current'])} | {_cell(_change(a))} "
+            f"| {series} |"
+        )
+    if trend["notes"]:
+        out += ["", *(f"- {_cell(n)}" for n in trend["notes"])]
+    return out
+
+
+def _field_trend(t: dict[str, Any]) -> list[str]:
+    if not t["comparable"]:
+        return []
+    rows = [("coefficient", k, v) for k, v in t["coefficients"].items()]
+    rows += [("label", k, v) for k, v in t["categories"].items()]
+    rows += [("annotator", v["name"], v["pair_agreement"]) for v in t["annotators"].values()]
+    rows.append(("disputed share", "", t["disputed_share"]))
+    out = ["", "Change since the previous round (annotators: pair agreement):", ""]
+    out += ["| what | name | before | now | change |", "|---|---|---|---|---|"]
+    for what, name, rec in rows:
+        out.append(
+            f"| {what} | {_cell(name)} | {fmt(rec['previous'])} | {fmt(rec['current'])} "
+            f"| {_cell(_change(rec))} |"
+        )
+    return out
+
+
 class MarkdownWriter:
     filename = "report.md"
 
@@ -80,8 +134,13 @@ class MarkdownWriter:
                 f"| {name} | {f['level']} | {fmt(f['alpha'])} | {low_s} | "
                 f"{f['n_disputed']} of {f['n_disputed'] + f['n_agreed']} | {ICON[f['verdict']]} |"
             )
+        trend = doc.get("trend")
+        if trend:
+            out += _trend(trend)
         for name, f in doc["fields"].items():
             out += self._field(name, f)
+            if trend and name in trend["fields"]:
+                out += _field_trend(trend["fields"][name])
         if doc["not_evaluated"]:
             out += [
                 "",
@@ -119,6 +178,8 @@ class MarkdownWriter:
             if c["benchmark"]:
                 interp += f"; Gwet benchmark: {c['benchmark']}"
             note = c["undefined_reason"] or c["description"]
+            if c.get("ignores_order"):
+                note = f"**ignores the order** of the ratings (unweighted); {note}"
             if c["q"] is not None:
                 note += f"; P(alpha < fail threshold) = {c['q']:.3f}"
             out.append(
@@ -161,21 +222,36 @@ class MarkdownWriter:
         if confusions:
             out += ["", "Most confused pairs (coincidences): " + "; ".join(confusions) + "."]
         if f["annotators"]:
+            offsets = any(a.get("mean_offset") is not None for a in f["annotators"])
             out += [
                 "",
-                "| annotator | tasks shared | pair agreement | alpha without | change | outlier |",
-                "|---|---|---|---|---|---|",
+                "| annotator | tasks shared | pair agreement | alpha without | change | outlier |"
+                + (" mean offset |" if offsets else ""),
+                "|---|---|---|---|---|---|" + ("---|" if offsets else ""),
             ]
             for a in f["annotators"]:
                 gain = "—" if a["alpha_gain"] is None else f"{a['alpha_gain']:+.3f}"
                 out.append(
                     f"| {_cell(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
                     f"{fmt(a['alpha_without'])} | {gain} | {'**yes**' if a['outlier'] else ''} |"
+                    + (f" {signed(a.get('mean_offset'))} |" if offsets else "")
                 )
+            if offsets:
+                out += [
+                    "",
+                    "Mean offset: how far the annotator's ratings lie above (+) or below (−) the "
+                    "mean of the others on the same task, in scale points.",
+                ]
         disputed = f["disputed"]
         out += [
             "",
-            f"Disputed tasks (score below {f['disputed_below']:g}): {len(disputed)}"
+            f"Disputed tasks (score below {f['disputed_below']:g}"
+            + (
+                f"; ratings within {f['disputed_tolerance']:g} agree"
+                if f.get("disputed_tolerance") is not None
+                else ""
+            )
+            + f"): {len(disputed)}"
             + (f", first {MAX_DISPUTED} shown" if len(disputed) > MAX_DISPUTED else ""),
         ]
         if disputed:

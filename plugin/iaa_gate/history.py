@@ -1,0 +1,60 @@
+"""Earlier reports on disk: ``--compare PATH`` and the ``history:`` directory (one report per
+run, named by its time so that names sort in run order)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .errors import IaaGateError
+from .report import write_atomic
+from .report.json import JsonWriter
+from .trend import PreviousReport
+
+
+def read_report(path: Path) -> PreviousReport:
+    """A previous ``report.json``; a missing, unreadable or foreign file is an error naming it."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IaaGateError(
+            f"{path}: previous report not found", hint="pass the report.json of an earlier run"
+        ) from None
+    except OSError as exc:
+        raise IaaGateError(f"{path}: cannot read the previous report ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise IaaGateError(f"{path}: the previous report is not valid JSON ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("fields"), dict):
+        raise IaaGateError(
+            f"{path}: not an iaa-gate report.json (no 'fields' mapping)",
+            hint="pass the report.json that iaa-gate run wrote",
+        )
+    return PreviousReport(str(path), doc)
+
+
+def read_history(directory: Path) -> tuple[list[PreviousReport], list[str]]:
+    """The reports kept in ``directory``, oldest first, and a note for each file set aside."""
+    reports, notes = [], []
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        try:
+            reports.append(read_report(path))
+        except IaaGateError as exc:
+            notes.append(f"history: {exc.message} (set aside)")
+    return reports, notes
+
+
+def save_history(doc: dict[str, Any], directory: Path, keep: int | None) -> Path:
+    """Keep ``doc`` as ``<generated_at>.json`` in ``directory``; keep only the ``keep`` newest."""
+    stamp = re.sub(r"[^0-9A-Za-z]+", "-", str(doc["generated_at"])).strip("-")
+    path = directory / f"{stamp}.json"
+    n = 1
+    while path.exists():
+        n += 1
+        path = directory / f"{stamp}-{n}.json"
+    write_atomic(path, JsonWriter().render(doc))
+    if keep is not None:
+        for old in sorted(directory.glob("*.json"))[:-keep]:
+            old.unlink()
+    return path
