@@ -25,6 +25,13 @@ def ls_config(examples: Path) -> Path:
     return examples / "label-studio" / "iaa-gate.yaml"
 
 
+def example_config(ls_config: Path) -> dict:
+    """The example config as a mapping, its source path made absolute (to save it elsewhere)."""
+    cfg = yaml.safe_load(ls_config.read_text())
+    cfg["source"]["path"] = str(ls_config.parent / cfg["source"]["path"])
+    return cfg
+
+
 def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, capsys) -> None:
     code = run("run", "--config", str(ls_config), "--out", str(tmp_path))
     out = capsys.readouterr().out
@@ -53,7 +60,7 @@ def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, 
 
 def test_fail_on_warn_and_failing_threshold(ls_config: Path, tmp_path: Path) -> None:
     assert run("run", "-c", str(ls_config), "--out", str(tmp_path), "--fail-on-warn", "-q") == 1
-    cfg = yaml.safe_load(ls_config.read_text())
+    cfg = example_config(ls_config)
     cfg["fields"]["sentiment"]["thresholds"]["alpha"] = {"fail": 0.9}
     path = tmp_path / "strict.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -117,7 +124,7 @@ def test_prodigy_example_writes_review_file(examples: Path, tmp_path: Path) -> N
 def test_errors_exit_2_with_a_clear_message(
     ls_config: Path, tmp_path: Path, capsys, mutate, message
 ) -> None:
-    cfg = yaml.safe_load(ls_config.read_text())
+    cfg = example_config(ls_config)
     mutate(cfg)
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))

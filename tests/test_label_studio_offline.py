@@ -4,6 +4,7 @@ real server does not easily produce."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -34,7 +35,7 @@ def test_label_config_fields_labels_and_levels() -> None:
         ("notes", "textarea", None, False),
     ]
     assert fields_config(controls) == {
-        "sentiment": {"labels": ["Positive", "Negative", "Neutral", "Mixed"]},
+        "sentiment": {"multiple": False, "labels": ["Positive", "Negative", "Neutral", "Mixed"]},
         "topics": {
             "multiple": True,
             "labels": ["Price", "Quality", "Shipping", "Support", "Packaging"],
@@ -66,7 +67,7 @@ def test_label_config_other_controls() -> None:
 
 
 def test_init_offline_writes_a_config_that_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "iaa-gate.yaml"
     export = EXAMPLE / "export.json"
@@ -74,9 +75,15 @@ def test_init_offline_writes_a_config_that_runs(
     code = main(["init", "--label-config", xml, "--export", str(export), "--out", str(out)])
     assert code == ExitCode.OK
     cfg = yaml.safe_load(out.read_text())
-    assert cfg["source"] == {"type": "label-studio-export", "path": str(export)}
+    assert cfg["source"] == {  # relative to the written config, so it works from anywhere
+        "type": "label-studio-export",
+        "path": os.path.relpath(export, tmp_path),
+        "label_config": os.path.relpath(xml, tmp_path),
+    }
     assert set(cfg["fields"]) == {"sentiment", "topics", "helpfulness"}
+    assert cfg["fields"]["sentiment"]["multiple"] is False  # written out, never guessed
     assert "writeback" not in cfg and "# notes: {}" in out.read_text()
+    monkeypatch.chdir(EXAMPLE)
     assert main(["validate-config", str(out)]) == ExitCode.OK
     assert main(["run", "-c", str(out), "--out", str(tmp_path / "r"), "-q"]) in (0, 1)
     capsys.readouterr()

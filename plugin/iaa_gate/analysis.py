@@ -74,8 +74,27 @@ class FieldResult:
 def field_level(kind: str, cfg: FieldConfig, multiple: bool) -> str:
     """The distance used for alpha: the configured level, a set distance, or the kind's default."""
     if multiple:
-        return cfg.distance
+        return cfg.distance or "masi"
     return cfg.level or DEFAULT_LEVEL.get(kind, "nominal")
+
+
+def is_multiple(dataset: Dataset, name: str, cfg: FieldConfig) -> bool:
+    """Whether field ``name`` holds label sets: as the labeling config declares it when the
+    source knows it, else ``multiple:`` in the config (default false)."""
+    declared = dataset.declared_multiple.get(name)
+    if declared is None:
+        return bool(cfg.multiple)
+    if cfg.multiple is not None and cfg.multiple != declared:
+        said = "multi-select" if declared else "single-choice"
+        raise InputError(
+            dataset.source,
+            [
+                f"field {name!r}: fields.{name}.multiple is {cfg.multiple}, but the labeling "
+                f"config declares a {said} control"
+            ],
+            hint=f"remove fields.{name}.multiple (the labeling config decides)",
+        )
+    return declared
 
 
 def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
@@ -101,10 +120,24 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
 
 def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
     matrix = ratings_matrix(
-        dataset, name, labels=cfg.labels, multiple=cfg.multiple, min_annotators=cfg.min_annotators
+        dataset,
+        name,
+        labels=cfg.labels,
+        multiple=is_multiple(dataset, name, cfg),
+        empty_set=cfg.empty == "empty_set",
+        min_annotators=cfg.min_annotators,
     )
     level = field_level(matrix.kind, cfg, matrix.multiple)
     coded = matrix.coded
+    if level in ("interval", "ratio") and coded.values.dtype.kind != "f" and coded.n_values:
+        raise InputError(
+            dataset.source,
+            [
+                f"field {name!r}: level {level} needs numbers, but the field holds text labels "
+                f"such as {coded.values[0]!r}"
+            ],
+            hint=f"set fields.{name}.level to nominal, or ordinal with labels in scale order",
+        )
     n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
     coefficients = _coefficients(coded, level, matrix.multiple, cfg)
     scale = _scale(matrix, level)
@@ -254,8 +287,9 @@ def _units(
     pairs within ``disputed_tolerance`` when set)."""
     given: dict[TaskId, dict[str, Any]] = {}
     for a in dataset.annotations:
-        if matrix.field in a.fields:
-            shown = _shown(a.fields[matrix.field].value, matrix.multiple)
+        fv = a.fields.get(matrix.field)
+        if fv is not None and (fv.value != () or (matrix.multiple and cfg.empty == "empty_set")):
+            shown = _shown(fv.value, matrix.multiple)
             given.setdefault(a.task_id, {})[dataset.display_name(a.annotator)] = shown
     tolerance = cfg.thresholds.disputed_tolerance
     if tolerance is not None and scale is not None:

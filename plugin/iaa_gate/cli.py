@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .config import Config, json_schema, load_config
-from .errors import IaaGateError
+from .config import Config, json_schema, load_config, missing_files
+from .errors import ConfigError, IaaGateError
 
 SYMBOL = {"pass": "✓ pass", "warn": "! warn", "fail": "✗ FAIL"}
 
@@ -145,8 +145,12 @@ def _init(args: argparse.Namespace) -> int:
             xml = args.label_config.read_text(encoding="utf-8")
         except OSError as exc:
             raise IaaGateError(f"{origin}: cannot read ({exc.strerror})") from None
-        path = str(args.export) if args.export is not None else "export.json"
-        source = {"type": "label-studio-export", "path": path}
+        export = args.export if args.export is not None else Path("export.json")
+        source = {
+            "type": "label-studio-export",
+            "path": _from_config(export, args.out),
+            "label_config": _from_config(args.label_config, args.out),
+        }
     else:
         raise IaaGateError("init needs --project ID --url URL, or --label-config FILE.xml")
     text = starting_config(parse_label_config(xml, origin), source, origin=origin)
@@ -159,6 +163,14 @@ def _init(args: argparse.Namespace) -> int:
     out.write_text(text, encoding="utf-8")
     print(f"wrote {out} from {origin}; next: iaa-gate validate-config {out}", file=sys.stderr)
     return ExitCode.OK
+
+
+def _from_config(path: Path, out: str) -> str:
+    """``path`` as the config written to ``out`` should name it: relative to the config file's
+    directory (absolute when the config goes to stdout), so it works from any directory."""
+    if out == "-":
+        return str(path.resolve())
+    return os.path.relpath(path.resolve(), Path(out).resolve().parent)
 
 
 def _override(config: Config, args: argparse.Namespace) -> Config:
@@ -303,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _init(args)
         if args.command == "validate-config":
             config = load_config(args.config)
+            missing = missing_files(config)
+            if missing:
+                raise ConfigError(str(args.config), missing)
             print(f"{args.config}: OK ({len(config.fields)} field(s), source {config.source.type})")
             return ExitCode.OK
         from .run import run

@@ -15,6 +15,7 @@ import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SecretStr,
@@ -27,7 +28,7 @@ from pydantic import (
 from .errors import ConfigError
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-SetDistance = Literal["jaccard", "masi"]
+Distance = Literal["jaccard", "masi"]
 Severity = Literal["fail", "warn"]
 
 
@@ -42,6 +43,18 @@ def _between(lo: float, hi: float) -> Any:
 
 Unit = Annotated[float, _between(-1, 1), Field(json_schema_extra={"minimum": -1, "maximum": 1})]
 Rate = Annotated[float, _between(0, 1), Field(json_schema_extra={"minimum": 0, "maximum": 1})]
+
+
+def _label(v: Any) -> Any:
+    """A label as YAML gave it: numbers become text (``1`` → ``"1"``); booleans are refused,
+    since YAML reads unquoted Yes/No/On/Off/True/False as booleans."""
+    if isinstance(v, bool):
+        raise ValueError(
+            f'YAML read this label as the boolean {str(v).lower()}: quote it, e.g. "Yes"'
+        )
+    if isinstance(v, (int, float)):
+        return f"{v:g}"
+    return v
 
 
 class Strict(BaseModel):
@@ -177,9 +190,20 @@ class FieldConfig(Strict):
         description="level of measurement; default: nominal for choices/taxonomy/textarea, "
         "ordinal for rating, interval for number",
     )
-    distance: SetDistance = Field(default="masi", description="set distance for multi-select")
-    multiple: bool | None = Field(default=None, description="multi-select; default: from data")
-    labels: list[str] | None = Field(
+    distance: Distance | None = Field(
+        default=None, description="multi-select: masi (the default) or jaccard, for label sets"
+    )
+    multiple: bool | None = Field(
+        default=None,
+        description="multi-select (label sets); default: as the labeling config declares it "
+        "when the source knows it, else false",
+    )
+    empty: Literal["no_rating", "empty_set"] = Field(
+        default="no_rating",
+        description="an empty selection (choices: [], Prodigy accept: []): no rating, or, for "
+        "multi-select fields, the empty set",
+    )
+    labels: list[Annotated[str, BeforeValidator(_label)]] | None = Field(
         default=None, description="the project's label set, in scale order for ordinal"
     )
     min_annotators: int = Field(default=2, ge=2, description="ratings a task needs to count")
@@ -274,6 +298,10 @@ def _instant(v: date | datetime | None, *, end: bool) -> datetime | None:
 class ExportSource(Strict):
     type: Literal["label-studio-export"]
     path: Path
+    label_config: Path | None = Field(
+        default=None,
+        description="the project's labeling config (XML): which fields are multi-select",
+    )
     skip_invalid: bool = False
     include_ground_truth: bool = True
 
@@ -296,6 +324,7 @@ class LabelStudioSource(Strict):
     skip_invalid: bool = False
 
 
+SourceType = Literal["label-studio-export", "prodigy", "label-studio"]
 SourceConfig = Annotated[
     ExportSource | ProdigySource | LabelStudioSource, Field(discriminator="type")
 ]
@@ -386,11 +415,11 @@ def _interpolate(node: Any, path: str, missing: list[str]) -> Any:
 
 def _loc(loc: tuple[int | str, ...]) -> str:
     out = ""
-    for part in loc:
+    for i, part in enumerate(loc):
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("label-studio-export", "prodigy", "label-studio"):
-            continue  # discriminator tags pydantic adds to the path
+        elif loc[:i] == ("source",) and part in get_args(SourceType):
+            continue  # the discriminator tag pydantic adds after "source"
         else:
             out += f".{part}" if out else str(part)
     return out
@@ -410,14 +439,73 @@ def parse_config(data: Any, source: str = "config") -> Config:
             msg = err["msg"].removeprefix("Value error, ")
             problems.append(f"{_loc(err['loc'])}: {msg}")
         raise ConfigError(source, problems) from None
+    problems += field_problems(config)
     if problems:
         raise ConfigError(source, problems)
     return config
 
 
+NUMERIC_LEVELS = ("interval", "ratio")
+NO_INTERVAL = ("percent_agreement", "scott_pi", "mean_pairwise_cohen_kappa", "pabak")
+"""Coefficients reported without a confidence interval (``use: lower_bound`` cannot apply)."""
+
+
+def field_problems(config: Config) -> list[str]:
+    """Combinations pydantic accepts one key at a time but that cannot work together, each as
+    ``path: message``."""
+    out: list[str] = []
+    for name, f in config.fields.items():
+        at = f"fields.{name}"
+        if f.multiple:
+            if f.level not in (None, "nominal"):
+                out.append(
+                    f"{at}.level: {f.level} does not apply to a multi-select field (label sets "
+                    "are compared with distance: masi or jaccard); remove level"
+                )
+        else:
+            if f.distance is not None:
+                out.append(
+                    f"{at}.distance: {f.distance} compares label sets; set multiple: true if "
+                    "annotators may choose several labels, else remove distance"
+                )
+            if f.empty == "empty_set":
+                out.append(f"{at}.empty: empty_set needs multiple: true (label sets)")
+        if f.level in NUMERIC_LEVELS and f.labels is not None:
+            text = [lab for lab in f.labels if not _is_number(lab)]
+            if text:
+                out.append(
+                    f"{at}.level: {f.level} needs numbers, but labels has {text[0]!r}: use "
+                    "nominal, or ordinal with the labels in scale order"
+                )
+        for key in ("alpha", *COEFFICIENT_THRESHOLDS):
+            bar = getattr(f.thresholds, key)
+            if bar is None or bar.use != "lower_bound":
+                continue
+            if key == "alpha" and f.bootstrap.replicates == 0:
+                out.append(
+                    f"{at}.thresholds.alpha.use: lower_bound needs alpha's bootstrap interval, "
+                    f"but {at}.bootstrap.replicates is 0; set replicates (e.g. 1000) or "
+                    "use: estimate"
+                )
+            elif key in NO_INTERVAL:
+                out.append(
+                    f"{at}.thresholds.{key}.use: lower_bound: {key} has no confidence interval; "
+                    "use: estimate"
+                )
+    return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def load_config(path: Path) -> Config:
-    """Read and validate the YAML config at ``path``; relative source/report paths are kept as
-    given (relative to the working directory)."""
+    """Read and validate the YAML config at ``path``; relative paths in it (``source.path``,
+    ``source.label_config``, ``report.dir``) are relative to the config file's directory."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -432,7 +520,34 @@ def load_config(path: Path) -> Config:
         raise ConfigError(
             str(path), [f"{where}not valid YAML ({getattr(exc, 'problem', exc)})"]
         ) from None
-    return parse_config(data, str(path))
+    return relative_to(parse_config(data, str(path)), path.parent)
+
+
+def _join(base: Path, p: Path) -> Path:
+    return p if p.is_absolute() else Path(os.path.normpath(base / p))
+
+
+def relative_to(config: Config, base: Path) -> Config:
+    """``config`` with its relative file paths joined to ``base`` (the config's directory)."""
+    src = config.source
+    if not isinstance(src, LabelStudioSource):
+        paths = {"path": _join(base, src.path)}
+        if isinstance(src, ExportSource) and src.label_config is not None:
+            paths["label_config"] = _join(base, src.label_config)
+        src = src.model_copy(update=paths)
+    report = config.report.model_copy(update={"dir": _join(base, config.report.dir)})
+    return config.model_copy(update={"source": src, "report": report})
+
+
+def missing_files(config: Config) -> list[str]:
+    """The config's input files that do not exist, as ``path: message`` problems."""
+    src = config.source
+    if isinstance(src, LabelStudioSource):
+        return []
+    files = {"source.path": src.path}
+    if isinstance(src, ExportSource) and src.label_config is not None:
+        files["source.label_config"] = src.label_config
+    return [f"{key}: {p} not found" for key, p in files.items() if not p.is_file()]
 
 
 def json_schema() -> dict[str, Any]:

@@ -8,7 +8,7 @@ from enum import Enum
 
 from .analysis import FieldResult
 from .config import FieldConfig, Threshold
-from .metrics import undefined_reason
+from .metrics import Undefined, undefined_reason
 
 
 class Verdict(str, Enum):
@@ -64,8 +64,14 @@ def _estimate_check(
 ) -> Check | None:
     est = result.coefficients[name]  # alpha is always among them
     value, what = est.value, name.replace("_", " ")
-    if bar.use == "lower_bound" and est.lower is not None:
-        value = est.lower
+    if bar.use == "lower_bound":  # never falls back to the estimate
+        value = (
+            est.lower
+            if est.lower is not None
+            else Undefined(
+                undefined_reason(est.value) or "its confidence interval could not be computed"
+            )
+        )
         what = f"lower {round((est.confidence or 0.95) * 100)}% bound of {what}"
     return _threshold(result.name, name, what, value, bar, on_undefined)
 

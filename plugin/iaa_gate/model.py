@@ -52,6 +52,9 @@ class Annotation:
     updated_at: datetime | None = None
     ground_truth: bool = False
     annotation_id: int | str | None = None
+    skipped: bool = False
+    """A skip (Label Studio ``was_cancelled``, Prodigy ``ignore``): if it is the annotator's
+    latest answer to the task, they gave no rating."""
 
 
 @dataclass
@@ -63,6 +66,9 @@ class SourceStats:
     cancelled: int = 0
     superseded: int = 0
     ignored: int = 0
+    empty: int = 0
+    """Empty selections (``choices: []``, Prodigy ``accept: []``): no rating, or the empty set
+    for multi-select fields with ``empty: empty_set``."""
     invalid_skipped: int = 0
     ground_truth_excluded: int = 0
     outside_round: int = 0
@@ -78,6 +84,8 @@ class Dataset:
     task_ids: list[TaskId]
     annotator_names: dict[str, str] = field(default_factory=dict)
     stats: SourceStats = field(default_factory=SourceStats)
+    declared_multiple: dict[str, bool] = field(default_factory=dict)
+    """Field → multi-select, as the labeling config declares it (when the source knows it)."""
 
     def field_kinds(self) -> dict[str, str]:
         """Every field present in the data and its control type, sorted by name."""
@@ -94,7 +102,8 @@ class Dataset:
 def keep_latest(annotations: Iterable[Annotation]) -> tuple[list[Annotation], int]:
     """One annotation per (task, annotator): the latest by ``updated_at`` (then created_at, id).
 
-    Returns the kept annotations in input order and how many were superseded.
+    Skips take part: when the latest is a skip, that annotator gave no rating on the task.
+    Returns the kept (non-skip) annotations in input order and how many were superseded.
     """
     best: dict[tuple[TaskId, str], tuple[tuple[Any, ...], int, Annotation]] = {}
     n = 0
@@ -109,7 +118,7 @@ def keep_latest(annotations: Iterable[Annotation]) -> tuple[list[Annotation], in
         if key not in best or rank >= best[key][0]:
             best[key] = (rank, i, ann)
     kept = [ann for _, _, ann in sorted(best.values(), key=lambda t: t[1])]
-    return kept, n - len(kept)
+    return [ann for ann in kept if not ann.skipped], n - len(kept)
 
 
 @dataclass(frozen=True)
@@ -216,25 +225,44 @@ def ratings_matrix(
     name: str,
     *,
     labels: Sequence[str] | None = None,
-    multiple: bool | None = None,
+    multiple: bool = False,
+    empty_set: bool = False,
     min_annotators: int = 2,
 ) -> RatingsMatrix:
     """The ``(units, annotators)`` matrix of field ``name``.
 
     ``labels``: the project's label set, in scale order; a label outside it raises
-    :class:`InputError` naming every offending task. ``multiple``: treat values as label sets
-    (default: when some annotation chose several labels). Units with fewer than
-    ``min_annotators`` ratings are kept as rows but their ratings are blanked.
+    :class:`InputError` naming every offending task. ``multiple``: values are label sets; when
+    false, an annotation with several labels raises :class:`InputError` naming the tasks.
+    An empty selection is no rating, or the empty set when ``multiple`` and ``empty_set``.
+    Units with fewer than ``min_annotators`` ratings are kept as rows but their ratings are
+    blanked.
     """
     kind = dataset.field_kinds().get(name, "choices")
+    keep_empty = multiple and empty_set
     cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]] = [
         (a.task_id, a.annotator, a.fields[name].value)
         for a in dataset.annotations
-        if name in a.fields
+        if name in a.fields and (keep_empty or a.fields[name].value != ())
     ]
-    if multiple is None:
-        multiple = any(isinstance(v, tuple) and len(v) > 1 for _, _, v in cells)
     problems: list[str] = []
+
+    def where(task: TaskId, annotator: str) -> str:
+        return f"task {task}, field {name!r}, annotator {dataset.display_name(annotator)}"
+
+    if not multiple:
+        problems = [
+            f"{where(task, annotator)}: {len(v)} values {list(v)} in a single-choice field"
+            for task, annotator, v in cells
+            if isinstance(v, tuple) and len(v) > 1
+        ]
+        if problems:
+            raise InputError(
+                dataset.source,
+                problems,
+                hint=f"if annotators may choose several labels, set fields.{name}.multiple: true "
+                "(label sets, compared with MASI); else fix the annotations",
+            )
     if labels is not None:
         allowed = set(labels)
         for task, annotator, v in cells:
@@ -245,7 +273,7 @@ def ratings_matrix(
             ]
             if bad:
                 problems.append(
-                    f"task {task}, field {name!r}, annotator {dataset.display_name(annotator)}: "
+                    f"{where(task, annotator)}: "
                     f"label {bad[0]!r} is not in the configured label set {list(labels)}"
                 )
         if problems:
@@ -265,7 +293,7 @@ def ratings_matrix(
 
     def norm(v: tuple[str, ...] | float | str) -> Value:
         if isinstance(v, tuple):
-            return frozenset(v) if multiple else (v[0] if len(v) == 1 else "|".join(sorted(v)))
+            return frozenset(v) if multiple else v[0]
         return v
 
     values = [norm(v) for _, _, v in cells]

@@ -47,7 +47,10 @@ def make_source(config: Config, *, progress: bool = False) -> Source:
     from .sources.label_studio_export import LabelStudioExport
 
     return LabelStudioExport(
-        src.path, skip_invalid=src.skip_invalid, include_ground_truth=src.include_ground_truth
+        src.path,
+        skip_invalid=src.skip_invalid,
+        include_ground_truth=src.include_ground_truth,
+        label_config=src.label_config,
     )
 
 

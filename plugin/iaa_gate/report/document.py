@@ -150,6 +150,7 @@ def build_document(
             "cancelled": stats.cancelled,
             "superseded": stats.superseded,
             "ignored": stats.ignored,
+            "empty": stats.empty,
             "invalid_skipped": stats.invalid_skipped,
             "invalid_examples": stats.invalid_examples,
             "ground_truth_excluded": stats.ground_truth_excluded,

@@ -122,6 +122,7 @@ class MarkdownWriter:
             f"Input: {inp['tasks']} tasks, {inp['annotations']} annotations by {inp['annotators']} "
             f"annotators; {inp['cancelled']} skipped (cancelled), {inp['superseded']} superseded "
             f"by a later annotation of the same annotator, {inp['ignored']} ignored, "
+            f"{inp.get('empty', 0)} empty selections, "
             f"{inp['invalid_skipped']} invalid skipped, {inp['outside_round']} outside the round.",
             "",
             "| field | level | alpha | lowest category | disputed tasks | verdict |",

@@ -117,8 +117,10 @@ def _control(el: Element, kind: str, name: str) -> Control:
             f' value="{el.get("value")}" (labels from the task data)' if dynamic else ""
         )
         return Control(name, kind, labels, multiple, "nominal", True, note)
-    if kind == "taxonomy":
-        return Control(name, kind, _paths(el) or None, False, "nominal", True, "<Taxonomy>")
+    if kind == "taxonomy":  # several paths may be chosen unless maxUsages="1"
+        multiple = el.get("maxUsages", "") != "1"
+        note = "<Taxonomy>" if multiple else '<Taxonomy maxUsages="1">'
+        return Control(name, kind, _paths(el) or None, multiple, "nominal", True, note)
     if kind == "rating":
         top = el.get("maxRating", "5")
         return Control(name, kind, None, False, "ordinal", True, f'<Rating maxRating="{top}">')
@@ -163,12 +165,17 @@ def fields_config(controls: list[Control]) -> dict[str, dict[str, Any]]:
         entry: dict[str, Any] = {}
         if c.kind in ("rating", "number"):
             entry["level"] = c.level
-        if c.multiple:
-            entry["multiple"] = True
+        if c.kind in ("choices", "taxonomy"):
+            entry["multiple"] = c.multiple
         if c.labels is not None:
             entry["labels"] = list(c.labels)
         out[c.name] = entry
     return out
+
+
+def declared_multiple(controls: list[Control]) -> dict[str, bool]:
+    """Choice and taxonomy controls → whether they take several labels."""
+    return {c.name: c.multiple for c in controls if c.kind in ("choices", "taxonomy")}
 
 
 def _yaml(value: Any) -> str:

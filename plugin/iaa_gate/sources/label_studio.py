@@ -25,6 +25,7 @@ from pydantic import SecretStr
 
 from ..errors import IaaGateError
 from ..model import Dataset, TaskId
+from .label_config import declared_multiple, parse_label_config
 from .label_studio_export import parse_tasks
 
 if TYPE_CHECKING:
@@ -233,6 +234,9 @@ class LabelStudioProject:
             include_ground_truth=self.include_ground_truth,
         )
         dataset.annotator_names = {**names, **dataset.annotator_names}
+        if self.label_config:
+            controls = parse_label_config(self.label_config, f"{self.where} labeling config")
+            dataset.declared_multiple = declared_multiple(controls)
         return dataset
 
     def include(self) -> str:

@@ -22,6 +22,7 @@ from ..model import (
     normalise_text,
 )
 from ._jsonstream import JSONStreamError, iter_array, line_of
+from .label_config import declared_multiple, parse_label_config
 
 
 class TaskError(ValueError):
@@ -30,13 +31,31 @@ class TaskError(ValueError):
 
 @dataclass
 class LabelStudioExport:
-    """Source for an export file. ``skip_invalid``: count and skip malformed tasks."""
+    """Source for an export file. ``skip_invalid``: count and skip malformed tasks.
+    ``label_config``: the project's labeling config (XML), which says which fields are
+    multi-select."""
 
     path: Path
     skip_invalid: bool = False
     include_ground_truth: bool = True
+    label_config: Path | None = None
 
     def load(self) -> Dataset:
+        dataset = self._parse()
+        if self.label_config is not None:
+            try:
+                xml = self.label_config.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InputError(
+                    str(self.label_config),
+                    [f"cannot read the labeling config: {getattr(exc, 'strerror', None) or exc}"],
+                    hint="check source.label_config",
+                ) from None
+            controls = parse_label_config(xml, str(self.label_config))
+            dataset.declared_multiple = declared_multiple(controls)
+        return dataset
+
+    def _parse(self) -> Dataset:
         try:
             with open(self.path, encoding="utf-8") as f:
                 return parse_tasks(
@@ -133,9 +152,28 @@ def _task(
             raise TaskError(f"task {task_id}: an annotation is not an object")
         if ann.get("was_cancelled"):
             stats.cancelled += 1
+            skip = _skip(task_id, ann, names)
+            if skip is not None:
+                out.append(skip)
             continue
-        out.append(_annotation(task_id, ann, names))
+        parsed = _annotation(task_id, ann, names)
+        stats.empty += sum(fv.value == () for fv in parsed.fields.values())
+        out.append(parsed)
     return task_id, out
+
+
+def _skip(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annotation | None:
+    """A skipped annotation, which supersedes the annotator's earlier ones (None: no annotator,
+    so it supersedes nothing)."""
+    where = f"task {task_id}, annotation {ann.get('id')}"
+    try:
+        annotator = _annotator(task_id, ann, names)
+        created, updated = _time(ann.get("created_at"), where), _time(ann.get("updated_at"), where)
+    except TaskError:
+        return None
+    return Annotation(
+        task_id, annotator, {}, created, updated, annotation_id=ann.get("id"), skipped=True
+    )
 
 
 def _annotator(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> str:

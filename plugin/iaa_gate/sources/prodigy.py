@@ -38,6 +38,7 @@ class ProdigyJSONL:
 
     def load(self) -> Dataset:
         stats = SourceStats()
+        styles: dict[str, bool] = {}
         annotations: list[Annotation] = []
         tasks: dict[TaskId, None] = {}
         problems: list[str] = []
@@ -47,7 +48,7 @@ class ProdigyJSONL:
                     if not line.strip():
                         continue
                     try:
-                        ann = _example(line, stats)
+                        ann = _example(line, stats, styles)
                     except ValueError as exc:
                         msg = f"line {lineno}: {exc}"
                         if not self.skip_invalid:
@@ -77,10 +78,12 @@ class ProdigyJSONL:
             )
         stats.tasks = len(tasks)
         kept, stats.superseded = keep_latest(annotations)
-        return Dataset(str(self.path), kept, list(tasks), {}, stats)
+        return Dataset(str(self.path), kept, list(tasks), {}, stats, declared_multiple=styles)
 
 
-def _example(line: str, stats: SourceStats) -> Annotation | None:
+def _example(line: str, stats: SourceStats, styles: dict[str, bool]) -> Annotation | None:
+    """One answer; ``styles`` collects each choice view's ``config.choice_style`` (multiple or
+    not), as the recipe declared it."""
     try:
         ex = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -97,18 +100,36 @@ def _example(line: str, stats: SourceStats) -> Annotation | None:
         raise ValueError(f"'answer' must be accept, reject or ignore, got {answer!r}")
     stats.annotations += 1
     task = unit_id(ex)
-    if answer == "ignore":
+    when = _when(ex.get("_timestamp"))
+    if answer == "ignore":  # supersedes the annotator's earlier answers, like a skip
         stats.ignored += 1
-        return None
+        return Annotation(
+            task, annotator, {}, when, when, annotation_id=ex.get("_task_hash"), skipped=True
+        )
     view = str(ex.get("_view_id") or "classification")
     if "options" in ex or view == "choice":
         accept = ex.get("accept", [])
         if not isinstance(accept, list):
             raise ValueError("'accept' must be a list of option ids")
+        recipe = ex.get("config")
+        style = recipe.get("choice_style") if isinstance(recipe, dict) else None
+        if style in ("single", "multiple"):
+            styles[view] = styles.get(view, False) or style == "multiple"
         chosen = tuple(str(a) for a in accept) if answer == "accept" else (REJECT,)
-        fields = {view: FieldValue("choices", chosen)} if chosen else {}
+        stats.empty += not chosen
+        fields = {view: FieldValue("choices", chosen)}
     else:
         fields = {view: FieldValue("choices", (str(answer),))}
-    ts = ex.get("_timestamp")
-    when = datetime.fromtimestamp(ts, tz=timezone.utc) if isinstance(ts, (int, float)) else None
     return Annotation(task, annotator, fields, when, when, annotation_id=ex.get("_task_hash"))
+
+
+def _when(ts: Any) -> datetime | None:
+    """``_timestamp`` (seconds since the epoch) as a UTC time; ``None`` when absent."""
+    if ts is None:
+        return None
+    if isinstance(ts, bool) or not isinstance(ts, (int, float)):
+        raise ValueError(f"'_timestamp' must be seconds since 1970, got {ts!r}")
+    try:
+        return datetime.fromtimestamp(ts, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"'_timestamp' {ts!r} is not a valid time") from None
