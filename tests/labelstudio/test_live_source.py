@@ -274,7 +274,7 @@ def test_init_from_a_live_project(
         "api_key": "${LABEL_STUDIO_API_KEY}",
     }
     assert cfg["fields"] == {
-        "sentiment": {"labels": list(S)},
+        "sentiment": {"multiple": False, "labels": list(S)},
         "topics": {"multiple": True, "labels": ["Price", "Quality", "Shipping"]},
         "stars": {"level": "ordinal"},
     }
