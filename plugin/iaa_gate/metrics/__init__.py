@@ -40,6 +40,7 @@ from .kappa import (
     quantity_disagreement,
     scott_pi,
 )
+from .positions import position_alpha, position_ratings
 from .regions import (
     KINDS,
     ClusterRatings,
@@ -59,6 +60,7 @@ from .regions import (
     relation_scores,
 )
 from .scores import item_scores, tolerance_scores
+from .unitizing import UnitizingAlpha, unitizing_alpha, unitizing_alpha_tasks
 
 __all__ = [
     "KINDS",
@@ -83,6 +85,7 @@ __all__ = [
     "Relations",
     "Undefined",
     "UnitDisagreement",
+    "UnitizingAlpha",
     "allocation_disagreement",
     "alpha_bootstrap",
     "alpha_replicates",
@@ -117,6 +120,8 @@ __all__ = [
     "pabak",
     "pairwise_cohen_kappa",
     "percent_agreement",
+    "position_alpha",
+    "position_ratings",
     "prevalence_index",
     "quantity_disagreement",
     "region_clusters",
@@ -128,4 +133,6 @@ __all__ = [
     "tolerance_scores",
     "undefined_reason",
     "unit_disagreement",
+    "unitizing_alpha",
+    "unitizing_alpha_tasks",
 ]

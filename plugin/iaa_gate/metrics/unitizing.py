@@ -1,0 +1,259 @@
+"""Krippendorff's unitizing alpha α_U (Krippendorff 1995, Sociological Methodology 25; 2004,
+Content Analysis 2nd ed. §12.4 and Quality & Quantity 38), per label and pooled.
+
+For a label c, each coder's continuum ``[0, L)`` is a sequence of sections: their segments of c
+("units") and the gaps between them. Two coders' overlapping sections g, h disagree by
+  δ²(g, h) = (b_g − b_h)² + (e_g − e_h)²   both are units of c,
+           = ℓ_g²                          g a unit lying inside the gap h (or the reverse),
+           = 0                             otherwise,
+with b, e, ℓ a section's begin, end and length. With m coders, N_c units of c, lengths ℓ_g of
+those units and ℓ_h of all gaps (every coder's):
+  D_o^c = Σ_{ordered coder pairs} Σ_{overlapping g, h} δ² / (m(m − 1) L²)
+  D_e^c = 2/L · Σ_g [(N_c − 1)(2ℓ_g³ − 3ℓ_g² + ℓ_g)/3 + ℓ_g² Σ_{ℓ_h ≥ ℓ_g}(ℓ_h − ℓ_g + 1)]
+          / (mL(mL − 1) − Σ_g ℓ_g(ℓ_g − 1))
+  α_c = 1 − D_o^c / D_e^c;  pooled α_U = 1 − Σ_c D_o^c / Σ_c D_e^c.
+Positions are integers (characters or tokens). Checked against the worked examples of
+Krippendorff 1995 (p. 57) and 2004 (p. 254), as reproduced in dkpro-statistics' tests.
+
+Many tasks: each task's continuum is laid end to end on one continuum of length ΣL_t, so one
+value pools every task the way the definition pools every stretch of one text. Gaps are cut at
+task boundaries: a gap is an empty stretch of one text, and D_e counts where a unit could have
+been placed, which is never across two texts (D_o is unchanged by the cut: a unit never
+crosses a boundary). The definition has a fixed set of m coders for the whole continuum, so
+the coders of each task are its raters in column order (coder identity does not enter α_U),
+and tasks rated by fewer than the largest number of raters are left out and counted.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._base import Undefined
+from .regions import NO_LABEL, Regions
+
+Int64Array = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class UnitizingAlpha:
+    """α_U pooled over labels (``value``) and per label (``by_label``), with each label's
+    ``observed`` D_o and ``expected`` D_e; ``coders`` m; ``excluded``: tasks left out because
+    fewer than m annotators rated them (array entry only)."""
+
+    value: float
+    by_label: dict[Hashable, float]
+    observed: dict[Hashable, float]
+    expected: dict[Hashable, float]
+    coders: int
+    excluded: int = 0
+
+
+def unitizing_alpha(
+    segments: Iterable[tuple[Hashable, int, int, Hashable]],
+    continuum: tuple[int, int],
+    *,
+    annotators: Iterable[Hashable] | None = None,
+) -> UnitizingAlpha:
+    """α_U of ``segments`` ``(annotator, start, end, label)`` (end exclusive) on the continuum
+    ``(begin, end)``.
+
+    ``annotators``: the coders (default: those with a segment; a coder who marked nothing must
+    be named here, or they are not counted). Segments of one coder and label must not overlap
+    (``ValueError`` names them); empty segments carry no length and are ignored.
+
+    >>> round(unitizing_alpha([("a", 0, 4, "x"), ("b", 0, 5, "x")], (0, 10)).value, 3)
+    0.961
+    """
+    rows = list(segments)
+    coders = list(dict.fromkeys([*(annotators or ()), *(r[0] for r in rows)]))
+    labels = list(dict.fromkeys(r[3] for r in rows))
+    begin, end = int(continuum[0]), int(continuum[1])
+    if end <= begin:
+        raise ValueError(f"the continuum ({begin}, {end}) is empty")
+    code = {c: k for k, c in enumerate(coders)}
+    lab = {c: k for k, c in enumerate(labels)}
+    regions = Regions(
+        np.zeros(len(rows), dtype=np.int64),
+        np.array([code[r[0]] for r in rows], dtype=np.int64),
+        np.array([lab[r[3]] for r in rows], dtype=np.int64),
+        np.array([(r[1] - begin, r[2] - begin) for r in rows], dtype=np.float64).reshape(-1, 2),
+        np.ones((1, len(coders)), dtype=bool),
+        "span",
+        tuple(str(x) for x in labels),
+    )
+    return _tasks(regions, np.array([end - begin]), tuple(labels))
+
+
+def unitizing_alpha_tasks(regions: Regions, lengths: npt.ArrayLike) -> UnitizingAlpha:
+    """α_U of a span field over many tasks at once (see the module doc for how tasks are pooled).
+
+    ``regions``: spans with integer offsets; ``lengths``: ``(units,)`` each task's continuum
+    length (characters or tokens). Spans without a label count as a label ``"(no label)"``.
+    """
+    return _tasks(regions, lengths, None)
+
+
+def span_columns(
+    regions: Regions, lengths: npt.ArrayLike
+) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array, tuple[str, ...]]:
+    """Spans as integer columns ``(n,)``: unit, annotator, start, end, label (-1 remapped to a
+    last label ``"(no label)"``), with the label names; checks offsets against ``lengths``."""
+    if regions.kind != "span":
+        raise ValueError(f"{regions.kind} regions have no continuum: use spans")
+    size = _int(lengths)
+    if size.shape != (regions.units,):
+        raise ValueError("lengths needs one length per unit")
+    lo, hi = _int(regions.geometry[:, 0]), _int(regions.geometry[:, 1])
+    task = regions.unit
+    outside = np.flatnonzero(hi > size[task])
+    if outside.size:
+        k = int(outside[0])
+        raise ValueError(f"span {k} [{lo[k]}, {hi[k]}) runs past the end of unit {task[k]}")
+    labels = regions.labels
+    lab = regions.label
+    if (lab < 0).any():
+        lab = np.where(lab < 0, len(labels), lab)
+        labels = (*labels, NO_LABEL)
+    return task, regions.annotator, lo, hi, lab, labels
+
+
+def _tasks(
+    regions: Regions, lengths: npt.ArrayLike, names: tuple[Hashable, ...] | None
+) -> UnitizingAlpha:
+    task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
+    size, who = _int(lengths), regions.rated
+    raters = who.sum(axis=1)
+    m = int(raters.max()) if raters.size else 0
+    keep_task = raters == m
+    offset = np.concatenate([[0], np.cumsum(np.where(keep_task, size, 0))])
+    slot = np.cumsum(who, axis=1) - 1  # coder slot of each rater within a task
+    keep = keep_task[task] & (hi > lo)
+    coder = slot[task[keep], ann[keep]]
+    pos = offset[task[keep]]
+    bounds = offset[np.r_[np.flatnonzero(keep_task), keep_task.size]] if m else offset[:1]
+    excluded = int((~keep_task & (raters > 0)).sum())
+    return _pooled(
+        coder,
+        lo[keep] + pos,
+        hi[keep] + pos,
+        lab[keep],
+        np.unique(bounds),
+        m,
+        names or labels,
+        excluded,
+    )
+
+
+def _int(a: npt.ArrayLike) -> Int64Array:
+    x = np.asarray(a)
+    if x.dtype.kind == "f" and not np.array_equal(x, np.round(x)):
+        raise ValueError("span positions must be whole characters or tokens")
+    return x.astype(np.int64)
+
+
+def _pooled(
+    coder: Int64Array,
+    lo: Int64Array,
+    hi: Int64Array,
+    lab: Int64Array,
+    walls: Int64Array,
+    m: int,
+    labels: tuple[Hashable, ...],
+    excluded: int,
+) -> UnitizingAlpha:
+    """α_U per label and pooled, on one continuum ``[0, walls[-1])`` cut at ``walls``."""
+    length = int(walls[-1])
+    by_label: dict[Hashable, float] = {}
+    observed: dict[Hashable, float] = {}
+    expected: dict[Hashable, float] = {}
+    if m < 2 or length == 0:
+        why = "fewer than two coders" if m < 2 else "the continuum is empty"
+        return UnitizingAlpha(Undefined(why), {}, {}, {}, m, excluded)
+    order = np.lexsort((lo, coder, lab))
+    coder, lo, hi, lab = coder[order], lo[order], hi[order], lab[order]
+    clash = (np.diff(lab) == 0) & (np.diff(coder) == 0) & (lo[1:] < hi[:-1])
+    if clash.any():
+        k = int(np.flatnonzero(clash)[0])
+        raise ValueError(
+            f"coder {coder[k]} has overlapping segments [{lo[k]}, {hi[k]}) and "
+            f"[{lo[k + 1]}, {hi[k + 1]}) of label {labels[lab[k]]!r}: unitizing alpha needs "
+            "each coder's segments of one label to be disjoint"
+        )
+    runs = np.r_[np.flatnonzero(np.r_[True, np.diff(lab) != 0]), lab.size] if lab.size else []
+    d_o_sum = d_e_sum = 0.0
+    for a, b in itertools.pairwise(runs):
+        name = labels[lab[a]]
+        sections = [
+            _sections(lo[a:b][coder[a:b] == c], hi[a:b][coder[a:b] == c], walls) for c in range(m)
+        ]
+        d_o = _observed(sections, m, length)
+        d_e = _expected(sections, m, length)
+        observed[name], expected[name] = d_o, d_e
+        if all(u.all() and u.size == walls.size - 1 for _, _, u in sections):
+            by_label[name] = Undefined(f"every coder marks each task whole as {name!r}: no choice")
+        elif d_e > 0:
+            by_label[name] = 1.0 - d_o / d_e
+            d_o_sum, d_e_sum = d_o_sum + d_o, d_e_sum + d_e
+        else:
+            by_label[name] = Undefined(f"label {name!r}: no expected disagreement")
+    value = (
+        1.0 - d_o_sum / d_e_sum
+        if d_e_sum > 0
+        else Undefined("no segments" if not by_label else "no label has a defined alpha")
+    )
+    return UnitizingAlpha(value, by_label, observed, expected, m, excluded)
+
+
+Sections = tuple[Int64Array, Int64Array, npt.NDArray[np.bool_]]
+
+
+def _sections(lo: Int64Array, hi: Int64Array, walls: Int64Array) -> Sections:
+    """One coder's sections of a label: begins ``(k,)``, ends ``(k,)``, is-unit ``(k,)``; the
+    units ``[lo, hi)`` (sorted, disjoint) and the gaps between them, cut at ``walls``."""
+    cuts = np.unique(np.concatenate([walls, lo, hi]))
+    begin, stop = cuts[:-1], cuts[1:]
+    unit = np.zeros(begin.size, dtype=bool)
+    unit[np.searchsorted(begin, lo)] = True
+    # a unit holds no cut inside it (units are disjoint and lie within a task)
+    return begin, stop, unit
+
+
+def _observed(sections: list[Sections], m: int, length: int) -> float:
+    """D_o of one label: δ² over overlapping sections of every coder pair."""
+    total = 0.0
+    for i in range(m):
+        for j in range(i + 1, m):
+            bi, ei, ui = sections[i]
+            bj, ej, uj = sections[j]
+            cuts = np.union1d(bi, bj)
+            g = np.searchsorted(bi, cuts, side="right") - 1
+            h = np.searchsorted(bj, cuts, side="right") - 1
+            both = ui[g] & uj[h]
+            d2 = np.where(both, (bi[g] - bj[h]) ** 2 + (ei[g] - ej[h]) ** 2, 0).astype(np.float64)
+            in_h = ui[g] & ~uj[h] & (bj[h] <= bi[g]) & (ei[g] <= ej[h])
+            in_g = uj[h] & ~ui[g] & (bi[g] <= bj[h]) & (ej[h] <= ei[g])
+            len_g = (ei[g] - bi[g]).astype(np.float64)
+            len_h = (ej[h] - bj[h]).astype(np.float64)
+            total += float(d2.sum() + (len_g[in_h] ** 2).sum() + (len_h[in_g] ** 2).sum())
+    return 2.0 * total / (m * (m - 1) * float(length) ** 2)
+
+
+def _expected(sections: list[Sections], m: int, length: int) -> float:
+    """D_e of one label, from every coder's unit and gap lengths."""
+    units = np.concatenate([(e - b)[u] for b, e, u in sections]).astype(np.float64)
+    gaps = np.sort(np.concatenate([(e - b)[~u] for b, e, u in sections]).astype(np.float64))
+    n_c = units.size
+    if n_c == 0:
+        return 0.0
+    within = (n_c - 1) * (2 * units**3 - 3 * units**2 + units) / 3.0
+    at = np.searchsorted(gaps, units, side="left")  # gaps at least as long as the unit
+    suffix = np.concatenate([np.cumsum(gaps[::-1])[::-1], [0.0]])
+    room = suffix[at] - (units - 1.0) * (gaps.size - at)  # Σ (ℓ_h − ℓ_g + 1)
+    num = 2.0 / length * float((within + units**2 * room).sum())
+    den = m * float(length) * (m * float(length) - 1) - float((units * (units - 1)).sum())
+    return num / den
