@@ -60,6 +60,7 @@ class FieldResult:
     annotators: list[AnnotatorResult]
     units: list[UnitResult] = field(default_factory=list)
     coefficients: dict[str, Estimate] = field(default_factory=dict)
+    pairwise: metrics.PairwiseAgreement | None = None  # annotators in ``annotators`` order
 
     @property
     def disputed(self) -> list[UnitResult]:
@@ -166,6 +167,7 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         annotators=_annotators(matrix, level, alpha, names, cfg, scale),
         units=_units(dataset, matrix, level, cfg, scale),
         coefficients=coefficients,
+        pairwise=metrics.pairwise_agreement(coded),
     )
 
 

@@ -14,6 +14,7 @@ from iaa_gate.metrics import (
     coincidence_matrix,
     item_agreement,
     krippendorff_alpha,
+    pairwise_agreement,
     specific_agreement,
 )
 from iaa_gate.metrics.categories import unit_value_counts
@@ -147,3 +148,29 @@ def test_annotator_agreement_names_the_outlier() -> None:
     assert int(np.argmin(result.pair_agreement)) == 3
     assert int(np.argmax(result.alpha_without)) == 3
     assert result.alpha_without[3] == pytest.approx(krippendorff_alpha(x[:, :3]))
+
+
+def test_pairwise_agreement_small_example() -> None:
+    rows = [[1, 1, nan], [1, 2, 2], [nan, 3, nan], [2, 2, 2], [1, 2, 3]]
+    pw = pairwise_agreement(rows)
+    # 0 and 1 share units 0, 1, 3, 4 and agree on 0 and 3; 0 and 2 share 1, 3, 4 (agree on 3)
+    assert pw.shared.tolist() == [[4, 4, 3], [4, 5, 3], [3, 3, 3]]
+    assert pw.agreement[0, 1] == pw.agreement[1, 0] == 0.5
+    assert pw.agreement[0, 2] == pytest.approx(1 / 3) and pw.agreement[1, 2] == pytest.approx(2 / 3)
+    assert np.isnan(np.diag(pw.agreement)).all()
+
+
+def test_pairwise_agreement_matches_sklearn_accuracy_per_pair() -> None:
+    from sklearn.metrics import accuracy_score
+
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 4, (400, 5)).astype(float)
+    x[rng.random(x.shape) < 0.3] = nan
+    x[:, 4] = nan  # an annotator who shares nothing with anyone
+    pw = pairwise_agreement(x)
+    for a in range(4):
+        for b in range(a + 1, 4):
+            both = ~np.isnan(x[:, a]) & ~np.isnan(x[:, b])
+            assert pw.shared[a, b] == both.sum()
+            assert pw.agreement[a, b] == pytest.approx(accuracy_score(x[both, a], x[both, b]))
+    assert np.isnan(pw.agreement[:, 4]).all() and (pw.shared[:, 4] == 0).all()

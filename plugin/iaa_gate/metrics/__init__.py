@@ -18,9 +18,11 @@ from .interpret import (
 from .items import (
     AnnotatorAgreement,
     ItemAgreement,
+    PairwiseAgreement,
     annotator_agreement,
     annotator_offsets,
     item_agreement,
+    pairwise_agreement,
 )
 from .kappa import (
     KappaEstimate,
@@ -78,6 +80,7 @@ __all__ = [
     "ItemAgreement",
     "KappaEstimate",
     "LightKappa",
+    "PairwiseAgreement",
     "PairwiseF1",
     "RegionMatching",
     "RegionScores",
@@ -118,6 +121,7 @@ __all__ = [
     "match_regions",
     "mean_pairwise_cohen_kappa",
     "pabak",
+    "pairwise_agreement",
     "pairwise_cohen_kappa",
     "percent_agreement",
     "position_alpha",

@@ -98,3 +98,38 @@ def annotator_offsets(values: npt.ArrayLike) -> FloatArray:
         offset = np.where(ok, x - (total - np.where(rated, x, 0.0)) / (m - 1), 0.0)
         n = ok.sum(axis=0)
         return np.asarray(np.where(n > 0, offset.sum(axis=0) / n, np.nan), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class PairwiseAgreement:
+    """Every annotator pair; both arrays have shape ``(annotators, annotators)``, symmetric.
+
+    ``shared``: units both annotators rated (the diagonal: units the annotator rated).
+    ``agreement``: share of the shared units on which the two gave the same value; NaN on the
+    diagonal and where a pair shares no unit.
+    """
+
+    shared: npt.NDArray[np.int64]
+    agreement: FloatArray
+
+
+def pairwise_agreement(ratings: npt.ArrayLike | Coded) -> PairwiseAgreement:
+    """Percent agreement of each annotator pair in ``ratings`` ``(units, annotators)``.
+
+    One ``(A, A)`` matrix product per value and per block of units: O(units · A² · V).
+    """
+    coded = encode(ratings)
+    n_cols = coded.codes.shape[1]
+    shared = np.zeros((n_cols, n_cols))
+    same = np.zeros((n_cols, n_cols))
+    for s in row_blocks(*coded.codes.shape):
+        codes = coded.codes[s]
+        rated = (codes >= 0).astype(np.float64)
+        shared += rated.T @ rated
+        for v in range(coded.n_values):
+            hit = (codes == v).astype(np.float64)
+            same += hit.T @ hit
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agreement = np.where(shared > 0, same / shared, np.nan)
+    np.fill_diagonal(agreement, np.nan)
+    return PairwiseAgreement(shared.astype(np.int64), agreement)

@@ -11,8 +11,10 @@ import math
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
+
 from .. import __version__
-from ..analysis import FieldResult
+from ..analysis import FieldResult, UnitResult
 from ..coefficients import DESCRIPTION, Estimate
 from ..gate import Check, Verdict, worst
 from ..metrics import undefined_reason
@@ -60,6 +62,26 @@ def _estimate(e: Estimate) -> dict[str, Any]:
     }
 
 
+SCORE_BINS = 20
+
+
+def _pairwise(result: FieldResult) -> dict[str, Any] | None:
+    pw = result.pairwise
+    if pw is None:
+        return None
+    return {
+        "annotators": [a.name for a in result.annotators],
+        "agreement": [[num(x) for x in row] for row in pw.agreement.round(6).tolist()],
+        "shared": pw.shared.tolist(),
+    }
+
+
+def _score_histogram(units: list[UnitResult]) -> dict[str, Any]:
+    scores = np.array([u.score for u in units if u.status != "too_few"], dtype=np.float64)
+    counts, edges = np.histogram(scores, bins=SCORE_BINS, range=(0.0, 1.0))
+    return {"edges": edges.round(6).tolist(), "counts": counts.tolist()}
+
+
 def field_document(
     result: FieldResult,
     checks: list[Check],
@@ -103,6 +125,8 @@ def field_document(
             }
             for a in result.annotators
         ],
+        "pairwise": _pairwise(result),
+        "score_histogram": _score_histogram(units),
         "disputed_below": disputed_below,
         "disputed_tolerance": disputed_tolerance,
         "n_agreed": counts["agreed"],

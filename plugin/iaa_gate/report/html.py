@@ -1,14 +1,58 @@
-"""``report.html``: a self-contained page rendered with Jinja2 (autoescaped)."""
+"""``report.html``: one self-contained page (inline CSS, script and SVG charts; no network).
+
+Jinja2 autoescapes every value; a Content-Security-Policy allows only the page's own script (by
+its hash), so a label or an email holding markup is shown as text and never runs. Charts need
+matplotlib (``iaa-gate[html]``); without it the page says so and keeps every table.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import math
+from importlib.resources import files
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
-from .markdown import _cell, _value, fmt
+from . import charts
+from .markdown import ICON_TEXT, fmt, round_text
 
-ICON = {"pass": "✓ pass", "warn": "⚠ warn", "fail": "✗ fail"}
+MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores; report.json has all
+MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
+
+
+def num(x: float | None) -> str:
+    """A number as the page shows it: an int as is, a float to 3 decimals, None as undefined."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x)
+    return fmt(x)
+
+
+def _shown(v: Any) -> str:
+    return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+
+
+def task_url(source: dict[str, Any], task: Any) -> str | None:
+    """The task in Label Studio's Data Manager, for a live project; else None."""
+    url, project = source.get("url"), source.get("project_id", source.get("project"))
+    if source.get("type") != "label-studio" or not isinstance(project, int) or not url:
+        return None
+    if not str(url).startswith(("http://", "https://")):
+        return None
+    return f"{str(url).rstrip('/')}/projects/{project}/data?task={quote(str(task))}"
+
+
+def disputed_rows(f: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str] | None]:
+    """The disputed tasks shown (lowest score first, at most :data:`MAX_ROWS`) and the
+    annotator columns (None: one combined column)."""
+    rows = sorted(
+        f["disputed"], key=lambda d: (math.inf if d["score"] is None else d["score"], str(d["id"]))
+    )[:MAX_ROWS]
+    names = sorted({k for d in rows for k in d["labels"]})
+    return rows, names if len(names) <= MAX_LABEL_COLUMNS else None
 
 
 class HtmlWriter:
@@ -21,7 +65,31 @@ class HtmlWriter:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        env.filters["fmt"] = fmt
-        env.filters["cell"] = _cell
-        env.filters["check_value"] = _value
-        return env.get_template("report.html.j2").render(doc=doc, icon=ICON)
+        env.filters["num"] = num
+        env.filters["shown"] = _shown
+        script = files("iaa_gate.report").joinpath("templates/report.js").read_text("utf-8")
+        digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+        figures = {}
+        if charts.available():
+            figures = {
+                name: {k: Markup(svg) for k, svg in charts.render_field(i, f).items()}
+                for i, (name, f) in enumerate(doc["fields"].items())
+            }
+        return env.get_template("report.html.j2").render(
+            doc=doc,
+            icon=ICON_TEXT,
+            round_text=round_text(doc["round"]),
+            problems=[
+                (name, c)
+                for name, f in doc["fields"].items()
+                for c in f["checks"]
+                if c["verdict"] != "pass"
+            ],
+            charts=figures,
+            charts_available=charts.available(),
+            disputed_rows=disputed_rows,
+            task_url=task_url,
+            max_rows=MAX_ROWS,
+            script=Markup(script),
+            script_hash=f"sha256-{digest}",
+        )

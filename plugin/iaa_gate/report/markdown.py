@@ -6,6 +6,12 @@ from typing import Any
 
 MAX_DISPUTED = 50
 ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
+ICON_TEXT = {"pass": "✓ pass", "warn": "⚠ warn", "fail": "✗ fail"}
+# Markdown's and GitHub's active characters in text: backslash-escaped, or as entities for markup
+_ESCAPES = str.maketrans(
+    {c: "\\" + c for c in "\\`*_[]|~$"}
+    | {"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " "}
+)
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
@@ -16,9 +22,11 @@ def signed(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:+.{digits}f}"
 
 
-def _cell(v: Any) -> str:
+def md(v: Any) -> str:
+    """Any value as Markdown text that renders as itself, on one line, also in a table cell:
+    ``<script>`` stays visible text, ``A|B`` does not split the cell."""
     text = ", ".join(map(str, v)) if isinstance(v, list) else str(v)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return text.translate(_ESCAPES)
 
 
 def _value(check: dict[str, Any]) -> str:
@@ -31,7 +39,7 @@ def _bar(x: float | None) -> str:
     return "—" if x is None else f"{x:g}"
 
 
-def _round(r: dict[str, Any] | None) -> str:
+def round_text(r: dict[str, Any] | None) -> str:
     if not r:
         return "all annotations"
     parts = []
@@ -55,7 +63,7 @@ def _confusions(co: dict[str, Any] | None, top: int = 5) -> list[str]:
         ),
         reverse=True,
     )[:top]
-    return [f"{a} ↔ {b}: {w:.1f}" for w, a, b in pairs]
+    return [f"{md(a)} ↔ {md(b)}: {w:.1f}" for w, a, b in pairs]
 
 
 def _change(rec: dict[str, Any]) -> str:
@@ -71,7 +79,7 @@ def _trend(trend: dict[str, Any]) -> list[str]:
         "",
         "## Since the previous round",
         "",
-        f"Compared with `{prev['path']}` ({prev['generated_at']}, verdict {prev['verdict']}).",
+        f"Compared with {md(prev['path'])} ({prev['generated_at']}, verdict {prev['verdict']}).",
         "",
         "| field | alpha before | alpha now | change | alpha over the last rounds |",
         "|---|---|---|---|---|",
@@ -79,15 +87,15 @@ def _trend(trend: dict[str, Any]) -> list[str]:
     for name, t in trend["fields"].items():
         series = " → ".join(fmt(p["alpha"], 2) for p in t["series"])
         if not t["comparable"]:
-            out.append(f"| {name} | — | — | {_cell(t['note'])} | {series} |")
+            out.append(f"| {md(name)} | — | — | {md(t['note'])} | {series} |")
             continue
         a = t["alpha"]
         out.append(
-            f"| {name} | {fmt(a['previous'])} | {fmt(a['current'])} | {_cell(_change(a))} "
+            f"| {md(name)} | {fmt(a['previous'])} | {fmt(a['current'])} | {md(_change(a))} "
             f"| {series} |"
         )
     if trend["notes"]:
-        out += ["", *(f"- {_cell(n)}" for n in trend["notes"])]
+        out += ["", *(f"- {md(n)}" for n in trend["notes"])]
     return out
 
 
@@ -102,8 +110,8 @@ def _field_trend(t: dict[str, Any]) -> list[str]:
     out += ["| what | name | before | now | change |", "|---|---|---|---|---|"]
     for what, name, rec in rows:
         out.append(
-            f"| {what} | {_cell(name)} | {fmt(rec['previous'])} | {fmt(rec['current'])} "
-            f"| {_cell(_change(rec))} |"
+            f"| {what} | {md(name)} | {fmt(rec['previous'])} | {fmt(rec['current'])} "
+            f"| {md(_change(rec))} |"
         )
     return out
 
@@ -116,9 +124,9 @@ class MarkdownWriter:
         out = [
             f"# iaa-gate: {ICON[doc['verdict']]}",
             "",
-            f"Source: {src.get('type')} `{src.get('path') or src.get('url')}`"
-            + (f" (project {src['project']})" if src.get("project") else ""),
-            f"Round: {_round(doc['round'])}",
+            f"Source: {src.get('type')} {md(src.get('path') or src.get('url'))}"
+            + (f" (project {md(src['project'])})" if src.get("project") else ""),
+            f"Round: {round_text(doc['round'])}",
             f"Input: {inp['tasks']} tasks, {inp['annotations']} annotations by {inp['annotators']} "
             f"annotators; {inp['cancelled']} skipped (cancelled), {inp['superseded']} superseded "
             f"by a later annotation of the same annotator, {inp['ignored']} ignored, "
@@ -130,9 +138,9 @@ class MarkdownWriter:
         ]
         for name, f in doc["fields"].items():
             low = f["lowest_category"]
-            low_s = f"{_cell(low['label'])} {fmt(low['rate'])}" if low else "—"
+            low_s = f"{md(low['label'])} {fmt(low['rate'])}" if low else "—"
             out.append(
-                f"| {name} | {f['level']} | {fmt(f['alpha'])} | {low_s} | "
+                f"| {md(name)} | {f['level']} | {fmt(f['alpha'])} | {low_s} | "
                 f"{f['n_disputed']} of {f['n_disputed'] + f['n_agreed']} | {ICON[f['verdict']]} |"
             )
         trend = doc.get("trend")
@@ -150,14 +158,16 @@ class MarkdownWriter:
                 "Fields in the data that the config does not list:",
                 "",
             ]
-            out += [f"- `{k}` ({v})" for k, v in doc["not_evaluated"].items()]
+            out += [f"- {md(k)} ({md(v)})" for k, v in doc["not_evaluated"].items()]
         wb = doc.get("writeback")
         if wb:
             out += [
                 "",
                 "## Write-back",
                 "",
-                ", ".join(f"{k}: {v}" for k, v in wb.items() if not isinstance(v, (dict, list))),
+                ", ".join(
+                    f"{k}: {md(v)}" for k, v in wb.items() if not isinstance(v, (dict, list))
+                ),
             ]
         return "\n".join(out) + "\n"
 
@@ -178,21 +188,19 @@ class MarkdownWriter:
                 interp += f" ({c['scale'].replace('_', ' & ')})"
             if c["benchmark"]:
                 interp += f"; Gwet benchmark: {c['benchmark']}"
-            note = c["undefined_reason"] or c["description"]
+            note = md(c["undefined_reason"] or c["description"])
             if c.get("ignores_order"):
                 note = f"**ignores the order** of the ratings (unweighted); {note}"
             if c["q"] is not None:
                 note += f"; P(alpha < fail threshold) = {c['q']:.3f}"
-            out.append(
-                f"| {name} | {fmt(c['value'])} | {interval} | {_cell(interp)} | {_cell(note)} |"
-            )
+            out.append(f"| {name} | {fmt(c['value'])} | {interval} | {md(interp)} | {note} |")
         return out
 
     def _field(self, name: str, f: dict[str, Any]) -> list[str]:
-        out = ["", f"## {name}: {ICON[f['verdict']]}", ""]
+        out = ["", f"## {md(name)}: {ICON[f['verdict']]}", ""]
         alpha = fmt(f["alpha"])
         if f["alpha_undefined_reason"]:
-            alpha += f" ({f['alpha_undefined_reason']})"
+            alpha += f" ({md(f['alpha_undefined_reason'])})"
         out.append(
             f"Krippendorff's alpha ({f['level']}): **{alpha}** over {f['n_pairable']} tasks "
             f"with two or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
@@ -206,7 +214,7 @@ class MarkdownWriter:
             out.append(
                 f"| {c['name']} | {_value(c)} | {_bar(c['fail'])} | {_bar(c['warn'])} "
                 f"| {ICON[c['verdict']]} "
-                f"| {_cell(c['message'])} |"
+                f"| {md(c['message'])} |"
             )
         out += self._coefficients(f["coefficients"])
         if f["categories"]:
@@ -218,7 +226,7 @@ class MarkdownWriter:
                 "| category | agreement |",
                 "|---|---|",
             ]
-            out += [f"| {_cell(k)} | {fmt(v)} |" for k, v in f["categories"].items()]
+            out += [f"| {md(k)} | {fmt(v)} |" for k, v in f["categories"].items()]
         confusions = _confusions(f["coincidence"])
         if confusions:
             out += ["", "Most confused pairs (coincidences): " + "; ".join(confusions) + "."]
@@ -233,7 +241,7 @@ class MarkdownWriter:
             for a in f["annotators"]:
                 gain = "—" if a["alpha_gain"] is None else f"{a['alpha_gain']:+.3f}"
                 out.append(
-                    f"| {_cell(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
+                    f"| {md(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
                     f"{fmt(a['alpha_without'])} | {gain} | {'**yes**' if a['outlier'] else ''} |"
                     + (f" {signed(a.get('mean_offset'))} |" if offsets else "")
                 )
@@ -258,6 +266,6 @@ class MarkdownWriter:
         if disputed:
             out += ["", "| task | score | labels |", "|---|---|---|"]
             for d in disputed[:MAX_DISPUTED]:
-                labels = "; ".join(f"{_cell(k)}: {_cell(v)}" for k, v in d["labels"].items())
-                out.append(f"| {d['id']} | {fmt(d['score'], 2)} | {labels} |")
+                labels = "; ".join(f"{md(k)}: {md(v)}" for k, v in d["labels"].items())
+                out.append(f"| {md(d['id'])} | {fmt(d['score'], 2)} | {labels} |")
         return out

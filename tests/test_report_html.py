@@ -1,0 +1,215 @@
+"""The HTML report in a real Chromium (Debian's package, driven by Playwright), and the escaping of
+markup in labels, emails and field names in the HTML and Markdown reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from builders import ls_annotation
+from iaa_gate.cli import main
+from iaa_gate.report import html as html_report
+
+# Each payload sets window.__pwned if it ever runs.
+SCRIPT = "<script>window.__pwned=1</script>"
+IMG = '<img src=x onerror="window.__pwned=2">'
+FIELD = "<script>window.__pwned=3</script>|field"
+EMAIL = "<img src=x onerror=window.__pwned=4>@example.com"
+LABELS = [SCRIPT, IMG, "A|B", "`tick` *star* _under_ [link](x) $5"]
+
+
+def _shown(v: Any) -> str:
+    """How the page shows a report.json number."""
+    if v is None:
+        return "undefined"
+    return str(v) if isinstance(v, int) else f"{v:.3f}"
+
+
+def _chromium() -> str:
+    """Debian's chromium, installed with apt-get when missing (the test machine is root)."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and shutil.which("apt-get") and os.geteuid() == 0:
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        install = ["apt-get", "install", "-y", "-q", "chromium"]
+        if subprocess.run(install, env=env, capture_output=True).returncode != 0:
+            subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, check=True)
+            subprocess.run(install, env=env, capture_output=True, check=True)
+        found = shutil.which("chromium")
+    if found is None:
+        pytest.fail("the browser tests need Debian's chromium: apt-get install -y chromium")
+    binary = Path("/usr/lib/chromium/chromium")  # the binary behind Debian's wrapper script
+    return str(binary) if binary.exists() else found
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    path = _chromium()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path)
+        yield b
+        b.close()
+
+
+class Page:
+    """A loaded report page, with the console errors and uncaught exceptions it raised."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.errors: list[str] = []
+        self.page = browser.new_page(viewport={"width": 1400, "height": 900})
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(path.resolve().as_uri())
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("example")
+    root = Path(__file__).resolve().parent.parent
+    cwd = Path.cwd()
+    os.chdir(root)
+    try:
+        main(["run", "-c", "examples/label-studio/iaa-gate.yaml", "--out", str(out), "-q"])
+    finally:
+        os.chdir(cwd)
+    return out
+
+
+def _lookup(doc: Any, path: list[Any]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+@pytest.mark.browser
+def test_page_shows_the_numbers_of_report_json(browser: Any, example: Path) -> None:
+    doc = json.loads((example / "report.json").read_text())
+    view = Page(browser, example / "report.html")
+    page = view.page
+    shown = page.eval_on_selector_all(
+        "[data-path]", "els => els.map(e => [JSON.parse(e.dataset.path), e.textContent])"
+    )
+    assert len(shown) > 100
+    for path, text in shown:
+        assert text == _shown(_lookup(doc, path)), path
+    sentiment = doc["fields"]["sentiment"]
+    rows = page.eval_on_selector_all(
+        "#dt-1 tbody tr", "rows => rows.map(r => [r.cells[0].textContent, r.cells[1].textContent])"
+    )
+    assert len(rows) == sentiment["n_disputed"] == len(sentiment["disputed"])
+    assert sorted(rows) == sorted([str(d["id"]), _shown(d["score"])] for d in sentiment["disputed"])
+    assert page.locator("#f-1 figure[data-chart] svg").count() == 4
+    assert "Not evaluated" in page.locator("#not-evaluated").inner_text()
+    assert "notes" in page.locator("#not-evaluated").inner_text()
+    assert page.locator("#summary li").count() == sum(
+        c["verdict"] != "pass" for f in doc["fields"].values() for c in f["checks"]
+    )
+    page.screenshot(path=str(example / "report.png"), full_page=True)
+    assert view.errors == []
+
+
+def _column(page: Any) -> list[str]:
+    return page.eval_on_selector_all(
+        "#dt-1 tbody tr:not([hidden])", "rows => rows.map(r => r.cells[0].textContent)"
+    )
+
+
+@pytest.mark.browser
+def test_disputed_table_sorts_and_filters(browser: Any, example: Path) -> None:
+    page = Page(browser, example / "report.html").page
+    scores = "rows => rows.map(r => Number(r.cells[1].dataset.sort))"
+    header = page.locator("#dt-1 thead th button")
+    header.nth(1).click()
+    up = page.eval_on_selector_all("#dt-1 tbody tr", scores)
+    assert up == sorted(up)
+    header.nth(1).click()
+    down = page.eval_on_selector_all("#dt-1 tbody tr", scores)
+    assert down == sorted(up, reverse=True) and down != up
+    header.nth(0).click()
+    ids = [int(x) for x in _column(page)]
+    assert ids == sorted(ids)
+    page.fill("#f-1 input.filter", "1639")
+    assert _column(page) == ["1639"] and page.locator("#dc-1").inner_text() == "1"
+    page.fill("#f-1 input.filter", "")
+    assert len(_column(page)) == len(ids)
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A round whose labels, annotator email, field name and task text hold markup."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    users = [{"id": 1, "email": EMAIL}, {"id": 2, "email": "b@example.com"}, 3]
+    tasks = []
+    for t in range(12):
+        anns = [
+            ls_annotation(u, 10 * t + i, **{FIELD: ("choices", {"choices": [LABELS[(t + i) % 4]]})})
+            for i, u in enumerate(users)
+        ]
+        tasks.append({"id": t + 1, "data": {"text": SCRIPT}, "annotations": anns})
+    (tmp / "export.json").write_text(json.dumps(tasks))
+    config = {
+        "version": 1,
+        "source": {"type": "label-studio-export", "path": str(tmp / "export.json")},
+        "fields": {FIELD: {}},
+        "report": {"dir": str(tmp / "out"), "formats": ["json", "markdown", "html"]},
+    }
+    (tmp / "c.yaml").write_text(yaml.safe_dump(config))
+    assert main(["run", "-c", str(tmp / "c.yaml"), "-q"]) in (0, 1)
+    return tmp / "out", json.loads((tmp / "out" / "report.json").read_text())
+
+
+@pytest.mark.browser
+def test_markup_in_labels_emails_and_names_renders_as_text(browser: Any, hostile: Any) -> None:
+    out, doc = hostile
+    assert len(doc["fields"][FIELD]["disputed"]) > 0
+    view = Page(browser, out / "report.html")
+    page = view.page
+    text = page.locator("body").inner_text()
+    for shown in [*LABELS, FIELD, EMAIL]:
+        assert shown in text
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("img").count() == 0 and page.locator("script").count() == 1
+    page.screenshot(path=str(out / "report.png"), full_page=True)
+    assert view.errors == []
+
+
+def test_markdown_renders_markup_as_text(hostile: Any) -> None:
+    """report.md through a CommonMark renderer with GitHub's tables, strikethrough and raw HTML
+    on: no tag comes through, every label shows as written and no table row gains a cell."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    out, _ = hostile
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    rendered = md.render((out / "report.md").read_text())
+    assert "<script" not in rendered and "<img" not in rendered and "<del>" not in rendered
+    text = html.unescape(re.sub(r"<[^>]+>", "", rendered))
+    for shown in [*LABELS, FIELD, EMAIL]:
+        assert shown in text, shown
+    for table in re.findall(r"<table>.*?</table>", rendered, flags=re.S):
+        widths = {
+            len(re.findall(r"<t[hd][ >]", row))
+            for row in re.findall(r"<tr>.*?</tr>", table, flags=re.S)
+        }
+        assert len(widths) == 1, table
+
+
+def test_page_without_matplotlib_keeps_every_table(
+    monkeypatch: pytest.MonkeyPatch, example: Path
+) -> None:
+    doc = json.loads((example / "report.json").read_text())
+    monkeypatch.setattr(html_report.charts, "available", lambda: False)
+    page = html_report.HtmlWriter().render(doc)
+    assert "<svg" not in page and 'pip install "iaa-gate[html]"' in page
+    assert page.count('class="disputed sortable"') == 3
