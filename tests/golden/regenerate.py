@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from iaa_gate.config import parse_config
+from iaa_gate.config import parse_config, relative_to
 from iaa_gate.report.html import HtmlWriter
 from iaa_gate.report.junit import JUnitWriter
 from iaa_gate.report.markdown import MarkdownWriter
@@ -89,7 +89,7 @@ def document(case: str) -> dict[str, Any]:
     """The report document of one case, evaluated now."""
     path, mutate = CASES[case]
     raw = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
-    config = parse_config(mutate(raw) if mutate else raw, path)
+    config = relative_to(parse_config(mutate(raw) if mutate else raw, path), Path(path).parent)
     cwd = Path.cwd()
     os.chdir(ROOT)
     try:
