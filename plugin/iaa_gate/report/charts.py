@@ -169,8 +169,28 @@ def score_histogram(salt: str, edges: list[float], counts: list[int], disputed_b
         return _svg(fig)
 
 
-def render_field(index: int, f: dict[str, Any]) -> dict[str, str]:
-    """Every chart of one report field, by name: categories, coincidence, annotators, scores."""
+def trend_line(
+    salt: str, series: list[dict[str, Any]], warn: float | None, fail: float | None
+) -> str:
+    """Alpha per round, oldest first, this round last; undefined rounds left as gaps."""
+    x = list(range(1, len(series) + 1))
+    y = [float("nan") if p["alpha"] is None else p["alpha"] for p in series]
+    ticks = [str(p["generated_at"] or "")[:10] for p in series[:-1]] + ["this round"]
+    with _figure(salt, 5.2, 2.4) as (fig, ax):
+        ax.plot(x, y, marker="o", color=OK)
+        for bar, color in ((fail, FAIL), (warn, WARN)):
+            if bar is not None:
+                ax.axhline(bar, color=color, linestyle="--", linewidth=1)
+        ax.set_xticks(x, ticks, rotation=20, ha="right")
+        ax.set_ylabel("alpha")
+        return _svg(fig)
+
+
+def render_field(
+    index: int, f: dict[str, Any], series: list[dict[str, Any]] | None = None
+) -> dict[str, str]:
+    """Every chart of one report field, by name: categories, coincidence, annotators, scores,
+    and ``series`` (alpha over the last rounds) when it has two points or more."""
     out: dict[str, str] = {}
     salt = f"f{index}"
     category = next((c for c in f["checks"] if c["name"] == "category"), None)
@@ -206,6 +226,10 @@ def render_field(index: int, f: dict[str, Any]) -> dict[str, str]:
             marked=marked,
             vmin=min(0.5, math.floor(lowest * 10) / 10),  # contrast where agreements sit
         )
+    if series and len(series) >= 2:
+        alpha = next((c for c in f["checks"] if c["name"] == "alpha"), None)
+        bars = (alpha["warn"], alpha["fail"]) if alpha else (None, None)
+        out["trend"] = trend_line(f"{salt}t", series, *bars)
     hist = f.get("score_histogram")
     if hist and sum(hist["counts"]):
         out["scores"] = score_histogram(

@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from . import charts
-from .markdown import ICON_TEXT, fmt, round_text
+from .markdown import ICON_TEXT, change_text, fmt, round_text
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores; report.json has all
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
@@ -55,6 +55,12 @@ def disputed_rows(f: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str] | 
     return rows, names if len(names) <= MAX_LABEL_COLUMNS else None
 
 
+def _trend_series(doc: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    trend = doc.get("trend") or {}
+    series: list[dict[str, Any]] = trend.get("fields", {}).get(name, {}).get("series", [])
+    return series
+
+
 class HtmlWriter:
     filename = "report.html"
 
@@ -72,13 +78,17 @@ class HtmlWriter:
         figures = {}
         if charts.available():
             figures = {
-                name: {k: Markup(svg) for k, svg in charts.render_field(i, f).items()}
+                name: {
+                    k: Markup(svg)
+                    for k, svg in charts.render_field(i, f, _trend_series(doc, name)).items()
+                }
                 for i, (name, f) in enumerate(doc["fields"].items())
             }
         return env.get_template("report.html.j2").render(
             doc=doc,
             icon=ICON_TEXT,
             round_text=round_text(doc["round"]),
+            change=change_text,
             problems=[
                 (name, c)
                 for name, f in doc["fields"].items()

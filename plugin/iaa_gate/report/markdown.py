@@ -66,7 +66,8 @@ def _confusions(co: dict[str, Any] | None, top: int = 5) -> list[str]:
     return [f"{md(a)} ↔ {md(b)}: {w:.1f}" for w, a, b in pairs]
 
 
-def _change(rec: dict[str, Any]) -> str:
+def change_text(rec: dict[str, Any]) -> str:
+    """A trend record's change as ▲/▼ and a signed number, or its note."""
     if rec["change"] is None:
         return rec["note"] or "—"
     arrow = "▲" if rec["change"] > 0 else "▼" if rec["change"] < 0 else "="
@@ -91,7 +92,7 @@ def _trend(trend: dict[str, Any]) -> list[str]:
             continue
         a = t["alpha"]
         out.append(
-            f"| {md(name)} | {fmt(a['previous'])} | {fmt(a['current'])} | {md(_change(a))} "
+            f"| {md(name)} | {fmt(a['previous'])} | {fmt(a['current'])} | {md(change_text(a))} "
             f"| {series} |"
         )
     if trend["notes"]:
@@ -111,7 +112,7 @@ def _field_trend(t: dict[str, Any]) -> list[str]:
     for what, name, rec in rows:
         out.append(
             f"| {what} | {md(name)} | {fmt(rec['previous'])} | {fmt(rec['current'])} "
-            f"| {md(_change(rec))} |"
+            f"| {md(change_text(rec))} |"
         )
     return out
 
