@@ -16,7 +16,8 @@ from typing import Any
 
 from . import __version__
 from .config import Config, json_schema, load_config, missing_files
-from .errors import ConfigError, IaaGateError
+from .errors import ConfigError, IaaGateError, InputError, OutputError, UsageError
+from .files import write_atomic
 
 SYMBOL = {"pass": "✓ pass", "warn": "! warn", "fail": "✗ FAIL"}
 
@@ -121,10 +122,10 @@ def _init(args: argparse.Namespace) -> int:
 
     if args.project is not None:
         if not args.url:
-            raise IaaGateError("init --project needs --url (the Label Studio base URL)")
+            raise UsageError("init --project needs --url (the Label Studio base URL)")
         key = os.environ.get(args.api_key_env)
         if not key:
-            raise IaaGateError(
+            raise UsageError(
                 f"init --project: the environment variable {args.api_key_env} is not set",
                 hint="export it with your API key, or name another with --api-key-env NAME",
             )
@@ -144,7 +145,7 @@ def _init(args: argparse.Namespace) -> int:
         try:
             xml = args.label_config.read_text(encoding="utf-8")
         except OSError as exc:
-            raise IaaGateError(f"{origin}: cannot read ({exc.strerror})") from None
+            raise InputError(origin, [f"cannot read ({exc.strerror})"]) from None
         export = args.export if args.export is not None else Path("export.json")
         source = {
             "type": "label-studio-export",
@@ -152,15 +153,15 @@ def _init(args: argparse.Namespace) -> int:
             "label_config": _from_config(args.label_config, args.out),
         }
     else:
-        raise IaaGateError("init needs --project ID --url URL, or --label-config FILE.xml")
+        raise UsageError("init needs --project ID --url URL, or --label-config FILE.xml")
     text = starting_config(parse_label_config(xml, origin), source, origin=origin)
     if args.out == "-":
         sys.stdout.write(text)
         return ExitCode.OK
     out = Path(args.out)
     if out.exists() and not args.force:
-        raise IaaGateError(f"{out} exists", hint="pass --force to overwrite, or --out FILE")
-    out.write_text(text, encoding="utf-8")
+        raise OutputError(f"{out} exists", hint="pass --force to overwrite, or --out FILE")
+    write_atomic(out, text)
     print(f"wrote {out} from {origin}; next: iaa-gate validate-config {out}", file=sys.stderr)
     return ExitCode.OK
 
@@ -180,9 +181,7 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
         data["source"]["api_key"] = config.source.api_key.get_secret_value()  # type: ignore[union-attr]
     if args.source is not None:
         if "path" not in data["source"]:
-            raise IaaGateError(
-                "--source only applies to file sources (label-studio-export, prodigy)"
-            )
+            raise UsageError("--source only applies to file sources (label-studio-export, prodigy)")
         data["source"]["path"] = args.source
     if args.skip_invalid:
         data["source"]["skip_invalid"] = True

@@ -17,6 +17,18 @@ class IaaGateError(Exception):
         return self.message if self.hint is None else f"{self.message}\n  hint: {self.hint}"
 
 
+class UsageError(IaaGateError):
+    """The command line asks for something that cannot be done (missing or conflicting options)."""
+
+
+class ServerError(IaaGateError):
+    """Label Studio could not be used: unreachable, the token refused, an unknown project."""
+
+
+class OutputError(IaaGateError):
+    """A report or a file could not be written (or would overwrite one the user did not name)."""
+
+
 class ConfigError(IaaGateError):
     """The config is invalid; ``problems`` lists every error as ``path: message``."""
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .analysis import FieldResult, analyse, not_evaluated
 from .config import Config, LabelStudioSource
-from .errors import IaaGateError
+from .errors import OutputError
 from .gate import Check, Verdict, field_checks, worst
 from .history import read_history, read_report, save_history
 from .model import Dataset, RoundFilter, apply_round
@@ -154,7 +154,7 @@ def run(
         if config.history is not None and not dry_run:
             save_history(outcome.document, config.history.dir, config.history.keep)
     except OSError as exc:
-        raise IaaGateError(
+        raise OutputError(
             f"cannot write the report to {out_dir}: {exc.strerror}",
             hint="set report.dir or pass --out DIR",
         ) from None

@@ -5,11 +5,10 @@ Adding a format is one module with a :class:`Writer` and an entry in :data:`WRIT
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..files import write_atomic
 from .document import SCHEMA_VERSION, build_document
 
 Document = dict[str, Any]
@@ -21,19 +20,6 @@ class Writer(Protocol):
     filename: str
 
     def render(self, doc: Document) -> str: ...
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` so that ``path`` is never seen half-written (temp file + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def writers() -> dict[str, Writer]:

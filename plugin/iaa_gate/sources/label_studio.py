@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from pydantic import SecretStr
 
-from ..errors import IaaGateError
+from ..errors import IaaGateError, ServerError, UsageError
 from ..model import Dataset, TaskId
 from .label_config import declared_multiple, parse_label_config
 from .label_studio_export import parse_tasks
@@ -51,7 +51,7 @@ def sdk() -> Any:
     try:
         import label_studio_sdk
     except ImportError:
-        raise IaaGateError(INSTALL_HINT) from None
+        raise UsageError(INSTALL_HINT) from None
     return label_studio_sdk
 
 
@@ -148,7 +148,7 @@ class LabelStudioProject:
     def fail(self, exc: BaseException, doing: str) -> NoReturn:
         """Raise the clear message for ``exc`` (an SDK/HTTP error met while ``doing``)."""
         message, hint = explain(exc, self.url, self.where, doing)
-        raise IaaGateError(message, hint=hint) from None
+        raise ServerError(message, hint=hint) from None
 
     def resolve(self) -> int:
         """The project id (a title is looked up); checks the URL, the token and the project."""
@@ -158,13 +158,13 @@ class LabelStudioProject:
         # a plain read of the fields used: SDK 2.0.x validates the whole project model strictly
         project = self._get(f"api/projects/{pid}/", {}, f"reading project {pid}", missing=True)
         if project is None:
-            raise IaaGateError(
+            raise ServerError(
                 f"Label Studio on {self.url}: project {pid} not found",
                 hint="check source.project (an id or a title); the token's user must be "
                 "a member of the project's organization",
             )
         if not isinstance(project, dict) or project.get("id") != pid:
-            raise IaaGateError(
+            raise ServerError(
                 f"Label Studio on {self.url}: GET /api/projects/{pid}/ is not a project",
                 hint="check source.url: it should be the Label Studio base URL",
             )
@@ -189,12 +189,12 @@ class LabelStudioProject:
             return exact[0]
         if not exact:
             near = ", ".join(repr(t) for _, t in found[:5])
-            raise IaaGateError(
+            raise ServerError(
                 f"Label Studio on {self.url}: no project titled {title!r}"
                 + (f" (titles containing it: {near})" if near else ""),
                 hint="check source.project, or give the project id (the number in its URL)",
             )
-        raise IaaGateError(
+        raise ServerError(
             f"Label Studio on {self.url}: {len(exact)} projects are titled {title!r} "
             f"(ids {', '.join(map(str, sorted(exact)))})",
             hint="set source.project to the id of the one you mean",
@@ -266,7 +266,7 @@ class LabelStudioProject:
                     raise
                 view = None
         if view is None or getattr(view, "project", pid) != pid:
-            raise IaaGateError(
+            raise ServerError(
                 f"Label Studio on {self.url}: view {self.view} not found in project {pid}",
                 hint="source.view is the id of a Data Manager tab of this project "
                 "(the tab=N in its URL); leave it out to read every task",
@@ -303,7 +303,7 @@ class LabelStudioProject:
                 if body is None:
                     return
                 if not isinstance(body, dict) or not isinstance(body.get("tasks"), list):
-                    raise IaaGateError(
+                    raise ServerError(
                         f"Label Studio on {self.url}: GET /api/tasks/ did not answer with tasks",
                         hint="check source.url: it should be the Label Studio base URL",
                     )
@@ -345,7 +345,7 @@ class LabelStudioProject:
                 with self.calls("deleting the export snapshot"):
                     exports.delete(id=pid, export_pk=snap.id, request_options=self.options())
             if not isinstance(tasks, list):
-                raise IaaGateError(f"Label Studio on {self.url}: the export is not a task list")
+                raise ServerError(f"Label Studio on {self.url}: the export is not a task list")
             bar.reset(total=len(tasks))
             for task in tasks:
                 yield task

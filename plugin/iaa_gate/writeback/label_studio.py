@@ -22,6 +22,7 @@ from typing import Any
 
 from ..analysis import FieldResult
 from ..config import Config, WriteBackConfig
+from ..errors import UsageError
 from ..model import RoundFilter, TaskId
 from ..sources.label_studio import LabelStudioProject, explain, progress_bar
 
@@ -167,7 +168,7 @@ class LabelStudioFlags:
             return None
         data = self.source.tasks[task].data
         if data is None:
-            raise RuntimeError("writeback.data_flags needs the task data pulled (pull_data)")
+            raise UsageError("writeback.data_flags needs the task data pulled (pull_data)")
         flag, score = self.flag_keys
         if entry is None:
             if flag not in data and score not in data:

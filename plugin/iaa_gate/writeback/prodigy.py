@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import FieldResult
+from ..files import write_atomic
 from ..model import TaskId
-from ..report import write_atomic
 from ..sources.prodigy import unit_id
 
 

@@ -1,0 +1,26 @@
+"""Writing output files: atomically, with the user's umask (what every sink uses)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) so ``path`` is never seen half-written.
+
+    The text goes to a temporary file in the same directory, which is then renamed over
+    ``path``. The file is created with mode 0666 minus the umask (0644 by default), like any
+    file the user's shell would create, so a CI artifact server or a teammate can read it.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
