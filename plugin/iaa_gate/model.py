@@ -8,7 +8,7 @@ field's value already normalised); :func:`ratings_matrix` turns one field into t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -245,7 +245,6 @@ def ratings_matrix(
         for a in dataset.annotations
         if name in a.fields and (keep_empty or a.fields[name].value != ())
     ]
-    problems: list[str] = []
 
     def where(task: TaskId, annotator: str) -> str:
         return f"task {task}, field {name!r}, annotator {dataset.display_name(annotator)}"
@@ -264,24 +263,7 @@ def ratings_matrix(
                 "(label sets, compared with MASI); else fix the annotations",
             )
     if labels is not None:
-        allowed = set(labels)
-        for task, annotator, v in cells:
-            bad = [
-                lab
-                for lab in (v if isinstance(v, tuple) else (v,))
-                if (f"{lab:g}" if isinstance(lab, float) else lab) not in allowed
-            ]
-            if bad:
-                problems.append(
-                    f"{where(task, annotator)}: "
-                    f"label {bad[0]!r} is not in the configured label set {list(labels)}"
-                )
-        if problems:
-            raise InputError(
-                dataset.source,
-                problems,
-                hint=f"add the label to fields.{name}.labels, or fix the annotations",
-            )
+        _check_labels(dataset, name, cells, labels, where)
     unit_ids = list(dataset.task_ids)
     unit_index = {t: i for i, t in enumerate(unit_ids)}
     for task, _, _ in cells:
@@ -310,6 +292,38 @@ def ratings_matrix(
     if table and all(isinstance(v, float) for v in table):
         arr = arr.astype(np.float64)
     return RatingsMatrix(name, kind, unit_ids, annotators, Coded(codes, arr), bool(multiple))
+
+
+def _check_labels(
+    dataset: Dataset,
+    name: str,
+    cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]],
+    labels: Sequence[str],
+    where: Callable[[TaskId, str], str],
+) -> None:
+    """Raise :class:`InputError` naming each label outside ``labels`` once (with its first task
+    and how often it occurs)."""
+    allowed = set(labels)
+    bad: dict[str, list[str]] = {}
+    for task, annotator, v in cells:
+        for lab in v if isinstance(v, tuple) else (v,):
+            text = f"{lab:g}" if isinstance(lab, float) else lab
+            if text not in allowed:
+                bad.setdefault(text, []).append(where(task, annotator))
+    if not bad:
+        return
+    problems = [
+        f"{at[0]}: label {lab!r} is not in the configured label set {list(labels)}"
+        + (f" (and {len(at) - 1} more annotations)" if len(at) > 1 else "")
+        for lab, at in bad.items()
+    ]
+    hint = f"add the label to fields.{name}.labels, or fix the annotations"
+    if set(bad) <= {"accept", "reject"}:
+        hint = (
+            "a binary Prodigy view's answers are accept and reject: set "
+            f"fields.{name}.labels: [accept, reject], or remove labels"
+        )
+    raise InputError(dataset.source, problems, hint=hint)
 
 
 def _value_table(values: list[Value], labels: Sequence[str] | None, *, multiple: bool) -> list[Any]:

@@ -99,7 +99,7 @@ def _skip_ws(buf: str, pos: int) -> int:
 def line_of(path: str, position: int) -> int:
     """1-based line number of character ``position`` in the file at ``path``."""
     line, seen = 1, 0
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="replace") as f:
         for chunk in iter(lambda: f.read(CHUNK), ""):
             if seen + len(chunk) >= position:
                 return line + chunk.count("\n", 0, position - seen)

@@ -5,6 +5,7 @@ Also turns tasks pulled live from the API into annotations: both share :func:`pa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -75,6 +76,9 @@ class LabelStudioExport:
                 hint="export the project again as JSON",
             ) from None
         except JSONStreamError as exc:
+            other = _other_format(self.path)
+            if other is not None:
+                raise InputError(str(self.path), [other[0]], hint=other[1]) from None
             where = (
                 f"line {line_of(str(self.path), exc.position)}, task #{exc.index + 1} in the list"
             )
@@ -84,6 +88,45 @@ class LabelStudioExport:
                 hint="the file is not a complete Label Studio JSON export; export it again "
                 "(Export → JSON) or fix the file",
             ) from None
+        except OSError as exc:
+            raise InputError(str(self.path), [f"cannot read: {exc.strerror}"]) from None
+
+
+AS_JSON = "export the project as JSON (Export → JSON): JSON-MIN and CSV drop skipped annotations"
+
+
+def _other_format(path: Path) -> tuple[str, str] | None:
+    """(problem, hint) when the file is plainly another format than a JSON export."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = [line.strip() for line in f.read(1 << 16).splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if path.suffix.lower() in (".csv", ".tsv") or (
+        first[:1] not in ("[", "{", "") and ("," in first or "\t" in first)
+    ):
+        return "this is a CSV/TSV file, not a Label Studio JSON export", AS_JSON
+    if path.suffix.lower() == ".jsonl" or (len(lines) > 1 and _is_object(first)):
+        return (
+            "this is JSON Lines (one object per line), not a Label Studio JSON export",
+            "for a `prodigy db-out` file use `type: prodigy`; from Label Studio, " + AS_JSON,
+        )
+    return None
+
+
+def _is_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _json_min(task: Any) -> bool:
+    """A JSON-MIN export task: flat, with the annotator but no ``annotations`` list."""
+    return (
+        isinstance(task, dict)
+        and "annotations" not in task
+        and "completions" not in task
+        and ("annotator" in task or "annotation_id" in task)
+    )
 
 
 def parse_tasks(
@@ -100,6 +143,10 @@ def parse_tasks(
     names: dict[str, str] = {}
     problems: list[str] = []
     for index, task in enumerate(tasks):
+        if index == 0 and _json_min(task):
+            raise InputError(
+                source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
+            )
         stats.tasks += 1
         try:
             task_id, anns = _task(task, index, stats, names)

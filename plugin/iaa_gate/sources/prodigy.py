@@ -47,6 +47,13 @@ class ProdigyJSONL:
                 for lineno, line in enumerate(f, 1):
                     if not line.strip():
                         continue
+                    if not annotations and not problems and line.lstrip().startswith("["):
+                        raise InputError(
+                            str(self.path),
+                            [f"line {lineno}: this is a JSON list, not JSON Lines"],
+                            hint="for a Label Studio export use `type: label-studio-export`; "
+                            "for Prodigy run `prodigy db-out DATASET > file.jsonl`",
+                        )
                     try:
                         ann = _example(line, stats, styles)
                     except ValueError as exc:
@@ -68,7 +75,13 @@ class ProdigyJSONL:
                 str(self.path), ["file not found"], hint="check source.path or pass --source PATH"
             ) from None
         except UnicodeDecodeError as exc:
-            raise InputError(str(self.path), [f"not UTF-8 text ({exc.reason})"]) from None
+            raise InputError(
+                str(self.path),
+                [f"not UTF-8 text ({exc.reason})"],
+                hint="write the file again with `prodigy db-out`, which writes UTF-8",
+            ) from None
+        except OSError as exc:
+            raise InputError(str(self.path), [f"cannot read: {exc.strerror}"]) from None
         if problems:
             raise InputError(
                 str(self.path),
@@ -109,8 +122,10 @@ def _example(line: str, stats: SourceStats, styles: dict[str, bool]) -> Annotati
     view = str(ex.get("_view_id") or "classification")
     if "options" in ex or view == "choice":
         accept = ex.get("accept", [])
-        if not isinstance(accept, list):
-            raise ValueError("'accept' must be a list of option ids")
+        if not isinstance(accept, list) or not all(
+            isinstance(a, (str, int)) and not isinstance(a, bool) for a in accept
+        ):
+            raise ValueError(f"'accept' must be a list of option ids, got {accept!r}")
         recipe = ex.get("config")
         style = recipe.get("choice_style") if isinstance(recipe, dict) else None
         if style in ("single", "multiple"):
