@@ -48,3 +48,13 @@ class InputError(IaaGateError):
         lines = "\n".join(f"  - {p}" for p in shown)
         super().__init__(f"{source}: {len(problems)} problem(s)\n{lines}{more}", hint=hint)
         self.problems = list(problems)
+
+
+def unreadable(path: str, exc: OSError | UnicodeDecodeError, *, encoding_hint: str) -> InputError:
+    """The error for an input file that cannot be opened or is not UTF-8 text."""
+    if isinstance(exc, UnicodeDecodeError):
+        problem = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        return InputError(path, [problem], hint=encoding_hint)
+    if isinstance(exc, FileNotFoundError):
+        return InputError(path, ["file not found"], hint="check source.path or pass --source PATH")
+    return InputError(path, [f"cannot read: {exc.strerror or exc}"])

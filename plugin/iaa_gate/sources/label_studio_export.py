@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, unreadable
 from ..model import (
     Annotation,
     Dataset,
@@ -65,16 +65,6 @@ class LabelStudioExport:
                     skip_invalid=self.skip_invalid,
                     include_ground_truth=self.include_ground_truth,
                 )
-        except FileNotFoundError:
-            raise InputError(
-                str(self.path), ["file not found"], hint="check source.path or pass --source PATH"
-            ) from None
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                str(self.path),
-                [f"not UTF-8 text ({exc.reason} at byte {exc.start})"],
-                hint="export the project again as JSON",
-            ) from None
         except JSONStreamError as exc:
             other = _other_format(self.path)
             if other is not None:
@@ -88,8 +78,9 @@ class LabelStudioExport:
                 hint="the file is not a complete Label Studio JSON export; export it again "
                 "(Export → JSON) or fix the file",
             ) from None
-        except OSError as exc:
-            raise InputError(str(self.path), [f"cannot read: {exc.strerror}"]) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            hint = "export the project again as JSON"
+            raise unreadable(str(self.path), exc, encoding_hint=hint) from None
 
 
 AS_JSON = "export the project as JSON (Export → JSON): JSON-MIN and CSV drop skipped annotations"

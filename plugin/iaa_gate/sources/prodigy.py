@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, unreadable
 from ..model import Annotation, Dataset, FieldValue, SourceStats, TaskId, keep_latest
 
 REJECT = "REJECT"
@@ -70,18 +70,9 @@ class ProdigyJSONL:
                     if ann is not None:
                         tasks.setdefault(ann.task_id)
                         annotations.append(ann)
-        except FileNotFoundError:
-            raise InputError(
-                str(self.path), ["file not found"], hint="check source.path or pass --source PATH"
-            ) from None
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                str(self.path),
-                [f"not UTF-8 text ({exc.reason})"],
-                hint="write the file again with `prodigy db-out`, which writes UTF-8",
-            ) from None
-        except OSError as exc:
-            raise InputError(str(self.path), [f"cannot read: {exc.strerror}"]) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            hint = "write the file again with `prodigy db-out`, which writes UTF-8"
+            raise unreadable(str(self.path), exc, encoding_hint=hint) from None
         if problems:
             raise InputError(
                 str(self.path),
