@@ -90,6 +90,9 @@ def test_a_silent_coder_counts_when_named() -> None:
 def test_overlapping_segments_of_one_coder_and_label_are_refused() -> None:
     with pytest.raises(ValueError, match="overlapping segments"):
         unitizing_alpha([("a", 0, 4, "x"), ("a", 2, 6, "x"), ("b", 0, 4, "x")], (0, 10))
+    # the same stretch marked twice counts once
+    twice = unitizing_alpha([("a", 0, 4, "x"), ("a", 0, 4, "x"), ("b", 0, 4, "x")], (0, 10))
+    assert twice.duplicates == 1 and twice.value == 1.0
     # other labels may overlap (nested entities): each label has its own continuum
     ok = unitizing_alpha([("a", 0, 4, "x"), ("a", 2, 6, "y"), ("b", 0, 4, "x")], (0, 10))
     assert set(ok.by_label) == {"x", "y"}

@@ -42,7 +42,7 @@ from .kappa import (
     quantity_disagreement,
     scott_pi,
 )
-from .positions import position_alpha, position_ratings
+from .positions import position_alpha, position_ratings, position_runs
 from .regions import (
     KINDS,
     ClusterRatings,
@@ -126,6 +126,7 @@ __all__ = [
     "percent_agreement",
     "position_alpha",
     "position_ratings",
+    "position_runs",
     "prevalence_index",
     "quantity_disagreement",
     "region_clusters",

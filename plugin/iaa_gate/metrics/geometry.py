@@ -35,28 +35,21 @@ def group_pairs(starts: Int64Array, ends: Int64Array) -> tuple[Int64Array, Int64
 
 
 def extents(kind: Kind, geometry: FloatArray, points: Sequence[FloatArray] | None) -> FloatArray:
-    """Axis-aligned bounds ``(n, 4)`` ``[x0, x1, y0, y1]`` (spans: y0 = y1 = 0)."""
-    n = geometry.shape[0]
+    """Axis-aligned bounds ``(n, 4)`` ``[x0, x1, y0, y1]``; spans ``(n, 2)`` ``[x0, x1]``."""
     if kind == "span":
-        return np.column_stack([geometry[:, 0], geometry[:, 1], np.zeros(n), np.zeros(n)])
+        return geometry
     if kind == "keypoint":
         x, y = geometry[:, 0], geometry[:, 1]
         return np.column_stack([x, x, y, y])
-    corners = _box_corners(geometry) if kind == "box" else None
-    if corners is None:
-        if points is None:
-            raise ValueError("polygon regions need their points")
-        return np.array(
-            [[p[:, 0].min(), p[:, 0].max(), p[:, 1].min(), p[:, 1].max()] for p in points]
-        ).reshape(-1, 4)
-    return np.column_stack(
-        [
-            corners[..., 0].min(1),
-            corners[..., 0].max(1),
-            corners[..., 1].min(1),
-            corners[..., 1].max(1),
-        ]
-    )
+    if kind == "box":
+        corners = _box_corners(geometry)
+        x, y = corners[..., 0], corners[..., 1]
+        return np.column_stack([x.min(1), x.max(1), y.min(1), y.max(1)])
+    if points is None:
+        raise ValueError("polygon regions need their points")
+    return np.array(
+        [[p[:, 0].min(), p[:, 0].max(), p[:, 1].min(), p[:, 1].max()] for p in points]
+    ).reshape(-1, 4)
 
 
 def _box_corners(box: FloatArray) -> FloatArray:
@@ -72,8 +65,9 @@ def _box_corners(box: FloatArray) -> FloatArray:
 def candidate_pairs(
     unit: Int64Array, bounds: FloatArray, reach: float = 0.0
 ) -> tuple[Int64Array, Int64Array]:
-    """Pairs (i, j), i < j as region indices, of one unit whose bounds ``(n, 4)`` overlap or touch
-    (within ``reach`` on each axis): a sweep on x0 per unit, then a y test. ``(p,)`` each."""
+    """Pairs (i, j), i < j as region indices, of one unit whose bounds ``(n, 4)`` (or ``(n, 2)``:
+    x only) overlap or touch (within ``reach`` on each axis): a sweep on x0 per unit, then a y
+    test. ``(p,)`` each."""
     n = unit.shape[0]
     if n == 0:
         empty = np.empty(0, dtype=np.int64)
@@ -81,14 +75,17 @@ def candidate_pairs(
     x0, x1 = bounds[:, 0], bounds[:, 1] + reach
     lo = float(x0.min())
     shift = float(x1.max()) - lo + 1.0
-    order = np.lexsort((x0, unit))
-    key = unit[order] * shift + (x0[order] - lo)
-    end = np.searchsorted(key, unit[order] * shift + (x1[order] - lo), side="right")
-    # a window never leaves its unit: x1 − lo < shift
+    base = unit * shift - lo
+    key = base + x0  # units apart by more than any window: x1 − lo < shift
+    order = np.argsort(key)
+    key = key[order]
+    end = np.searchsorted(key, (base + x1)[order], side="right")
     a, b = group_pairs(np.arange(n, dtype=np.int64), end.astype(np.int64))
     i, j = order[a], order[b]
-    y = (bounds[i, 2] <= bounds[j, 3] + reach) & (bounds[j, 2] <= bounds[i, 3] + reach)
-    return np.minimum(i, j)[y], np.maximum(i, j)[y]
+    if bounds.shape[1] == 4:  # a y test
+        y = (bounds[i, 2] <= bounds[j, 3] + reach) & (bounds[j, 2] <= bounds[i, 3] + reach)
+        i, j = i[y], j[y]
+    return np.minimum(i, j), np.maximum(i, j)
 
 
 def span_iou(a: FloatArray, b: FloatArray) -> FloatArray:

@@ -1,11 +1,15 @@
 """Position-level (character or token) nominal alpha for spans.
 
 Every position of every task is a unit; each annotator who rated the task gives it the label of
-the span covering it, or "outside". Built with numpy (per-annotator running sums over start/end
-events), then the usual :func:`~iaa_gate.metrics.krippendorff_alpha`.
+the span covering it, or "outside". A position covered by two or more spans of one annotator
+takes the combination of their labels as its own category (``"PER+ORG"``; the same label twice
+is that label): never one of them.
 
-A position covered by two or more spans of one annotator takes the combination of their labels
-as its own category (``"PER+ORG"``; the same label twice is that label): never one of them.
+Positions between two consecutive span boundaries (or task edges) carry identical rows, so the
+work is per run of positions, not per position: runs come from the sorted boundaries, each
+annotator's labels per run from running sums of start/end events (numpy, no Python loop over
+positions), and alpha from the coincidence matrix weighted by run length, which is exactly
+Krippendorff's alpha of the expanded ``(positions, annotators)`` matrix.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Coded, code_dtype
+from ._base import Coded, FloatArray, code_dtype
 from .regions import Regions
 from .unitizing import span_columns
 
@@ -21,66 +25,80 @@ OUTSIDE = "(outside)"
 Int64Array = npt.NDArray[np.int64]
 
 
-def position_ratings(regions: Regions, lengths: npt.ArrayLike) -> Coded:
-    """Ratings ``(Σ lengths, annotators)`` of a span field: one row per position of each unit in
-    turn, ``lengths`` ``(units,)`` positions per unit.
+def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int64Array]:
+    """Runs of identical positions: ratings ``(runs, annotators)`` and run lengths ``(runs,)``.
 
-    Values: the labels (then ``"(no label)"`` if a span has none), ``"(outside)"``, then the
-    label combinations that occur (``"A+B"``, labels in code order). -1: not rated.
+    ``lengths``: ``(units,)`` positions per unit (characters or tokens). Values: the labels
+    (then ``"(no label)"`` if a span has none), ``"(outside)"``, then the label combinations that
+    occur (``"A+B"``, labels in code order). -1: the annotator did not rate the unit.
     """
-    t, a, lo, hi, lab, labels = span_columns(regions, lengths)
+    task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
     size = np.asarray(lengths, dtype=np.int64)
-    who = regions.rated
-    n_lab, n_ann = len(labels), who.shape[1]
+    n_lab = len(labels)
     if n_lab >= 62:
         raise ValueError("position alpha supports at most 61 labels")
     offset = np.concatenate([[0], np.cumsum(size)])
-    total = int(offset[-1])
-    task_of = np.repeat(np.arange(size.size), size)  # (positions,)
-    outside = n_lab
-    codes = np.empty((total, n_ann), dtype=np.int64)
-    combos: dict[int, int] = {}
-    for k in range(n_ann):
-        mine = a == k
-        g_lo, g_hi = lo[mine] + offset[t[mine]], hi[mine] + offset[t[mine]]
-        count = _running(g_lo, g_hi, np.ones(g_lo.size, dtype=np.int64), total)
-        value = _running(g_lo, g_hi, lab[mine], total)  # Σ labels: the label where count = 1
-        col = np.where(count == 0, outside, value)
-        many = np.flatnonzero(count >= 2)
-        if many.size:
-            bits = np.zeros(many.size, dtype=np.int64)
-            for code in range(n_lab):
-                sel = lab[mine] == code
-                covered = np.searchsorted(np.sort(g_lo[sel]), many, side="right") - np.searchsorted(
-                    np.sort(g_hi[sel]), many, side="right"
-                )
-                bits |= (covered > 0).astype(np.int64) << code
-            single = (bits & (bits - 1)) == 0
-            col[many[single]] = np.log2(bits[single]).astype(np.int64)
-            for mask in np.unique(bits[~single]).tolist():
-                combos.setdefault(mask, n_lab + 1 + len(combos))
-            if (~single).any():
-                lookup = np.array(list(combos), dtype=np.int64)
-                order = np.argsort(lookup)
-                at = order[np.searchsorted(lookup[order], bits[~single])]
-                col[many[~single]] = n_lab + 1 + at
-        codes[:, k] = np.where(who[task_of, k], col, -1)
+    g_lo, g_hi = lo + offset[task], hi + offset[task]
+    cuts = np.unique(np.concatenate([offset, g_lo, g_hi]))
+    start, weight = cuts[:-1], np.diff(cuts)
+    run_task = np.searchsorted(offset, start, side="right") - 1
+    at_lo, at_hi = np.searchsorted(cuts, g_lo), np.searchsorted(cuts, g_hi)
+    runs, n_ann = start.size, regions.annotators
+    bits = np.zeros((runs, n_ann), dtype=np.int64)  # labels covering each run, as bit sets
+    for code in range(n_lab):
+        sel = lab == code
+        for k in np.unique(ann[sel]).tolist():
+            mine = sel & (ann == k)
+            depth = np.cumsum(
+                np.bincount(at_lo[mine], minlength=runs + 1)
+                - np.bincount(at_hi[mine], minlength=runs + 1)
+            )[:runs]
+            bits[:, k] |= (depth > 0).astype(np.int64) << code
+    single = (bits & (bits - 1)) == 0
+    codes = np.where(bits == 0, n_lab, np.log2(np.maximum(bits, 1)).astype(np.int64))
+    combos = np.unique(bits[~single])
+    codes[~single] = n_lab + 1 + np.searchsorted(combos, bits[~single])
+    codes[~regions.rated[run_task]] = -1
     names = [*labels, OUTSIDE]
-    names += ["+".join(labels[b] for b in range(n_lab) if mask >> b & 1) for mask in combos]
+    names += [
+        "+".join(labels[b] for b in range(n_lab) if mask >> b & 1) for mask in combos.tolist()
+    ]
     values = np.empty(len(names), dtype=object)
     values[:] = names
-    return Coded(codes.astype(code_dtype(len(names))), values)
+    return Coded(codes.astype(code_dtype(len(names))), values), weight
 
 
-def _running(lo: Int64Array, hi: Int64Array, weight: Int64Array, total: int) -> Int64Array:
-    """Σ of ``weight`` over the spans ``[lo, hi)`` covering each position ``(total,)``."""
-    w = weight.astype(np.float64)
-    events = np.bincount(lo, w, minlength=total + 1) - np.bincount(hi, w, minlength=total + 1)
-    return np.cumsum(events[:-1]).astype(np.int64)
+def position_ratings(regions: Regions, lengths: npt.ArrayLike) -> Coded:
+    """Ratings ``(Σ lengths, annotators)``: one row per position of each unit in turn (values as
+    in :func:`position_runs`). Memory grows with the text: prefer :func:`position_alpha`."""
+    runs, weight = position_runs(regions, lengths)
+    return Coded(np.repeat(runs.codes, weight, axis=0), runs.values)
 
 
 def position_alpha(regions: Regions, lengths: npt.ArrayLike) -> float:
-    """Nominal Krippendorff's alpha over positions (see :func:`position_ratings`)."""
-    from .alpha import krippendorff_alpha
+    """Nominal Krippendorff's alpha over positions, equal to ``krippendorff_alpha`` of
+    :func:`position_ratings`, computed per run of identical positions."""
+    from .alpha import _alpha
 
-    return krippendorff_alpha(position_ratings(regions, lengths))
+    runs, weight = position_runs(regions, lengths)
+    o = weighted_coincidences(runs, weight.astype(np.float64))
+    n_v = np.rint(o.sum(axis=1))
+    n = float(n_v.sum())
+    d_o = float(o.sum() - np.trace(o))
+    d_e = float(n * n - n_v @ n_v)
+    return _alpha(d_o, d_e, int(n), int(np.count_nonzero(n_v)))
+
+
+def weighted_coincidences(coded: Coded, weight: FloatArray) -> FloatArray:
+    """Coincidence matrix ``(V, V)`` of ratings ``(rows, A)`` whose row r stands for
+    ``weight[r]`` identical units: Σ_r w_r (c_r c_rᵀ − diag c_r)/(m_r − 1) over rows m_r ≥ 2."""
+    rows, n_values = coded.codes.shape[0], coded.n_values
+    codes = coded.codes.astype(np.int64)
+    flat = (np.arange(rows)[:, None] * n_values + codes)[codes >= 0]
+    counts = np.bincount(flat, minlength=rows * n_values).reshape(rows, n_values)
+    m = counts.sum(axis=1).astype(np.float64)
+    scale = np.divide(weight, m - 1.0, out=np.zeros(rows), where=m >= 2)
+    c = counts.astype(np.float64)
+    out: FloatArray = (c * scale[:, None]).T @ c
+    out[np.diag_indices(n_values)] -= scale @ c
+    return out

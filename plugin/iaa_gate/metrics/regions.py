@@ -254,12 +254,14 @@ def match_regions(
     return RegionMatching(regions, i[pick], j[pick], sim[pick], ov, mode, iou, labels, tolerance)
 
 
-def canonical_rank(regions: Regions) -> Int64Array:
-    """``(n,)`` rank of each region in an order that depends on its content, not its position:
-    unit, annotator, label, then geometry (polygons: bounds, vertex count, vertex sums)."""
-    geo = regions.geometry
+def canonical_rank(regions: Regions, idx: Int64Array | None = None) -> Int64Array:
+    """Rank ``(k,)`` of regions ``idx`` (default: all) in an order that depends on their content,
+    not their position: unit, annotator, label, then geometry (polygons: bounds, vertex count,
+    vertex sums). Identical regions tie in content; their order among themselves is immaterial."""
+    sel = np.arange(regions.n) if idx is None else idx
+    geo = regions.geometry[sel]
     if regions.kind == "polygon":
-        pts = regions.points or ()
+        pts = [(regions.points or ())[k] for k in sel.tolist()]
         geo = np.column_stack(
             [
                 extents("polygon", geo, pts),
@@ -267,11 +269,19 @@ def canonical_rank(regions: Regions) -> Int64Array:
                 [p.sum() for p in pts],
                 [float((p * p).sum()) for p in pts],
             ]
-        ).reshape(regions.n, -1)
+        ).reshape(sel.size, -1)
     keys = [geo[:, k] for k in range(geo.shape[1] - 1, -1, -1)]
-    order = np.lexsort((*keys, regions.label, regions.annotator, regions.unit))
-    rank = np.empty(regions.n, dtype=np.int64)
-    rank[order] = np.arange(regions.n)
+    order = np.lexsort((*keys, regions.label[sel], regions.annotator[sel], regions.unit[sel]))
+    rank = np.empty(sel.size, dtype=np.int64)
+    rank[order] = np.arange(sel.size)
+    return rank
+
+
+def _ranks_of(regions: Regions, *members: Int64Array) -> Int64Array:
+    """``(n,)`` content ranks, filled only for the regions among ``members`` (others: 0)."""
+    sub = np.unique(np.concatenate(members))
+    rank = np.zeros(regions.n, dtype=np.int64)
+    rank[sub] = canonical_rank(regions, sub)
     return rank
 
 
@@ -299,7 +309,7 @@ def _assign(
     nodes = n_left + int(ri.max()) + 1
     graph = coo_matrix((np.ones(hard.size), (li[hard], n_left + ri[hard])), shape=(nodes, nodes))
     _, comp = connected_components(graph, directed=False)
-    rank = canonical_rank(regions)
+    rank = _ranks_of(regions, i[hard], j[hard])
     cost = 1.0 - sim + 1e-9 * swap  # label-free: prefer the same label on a tie
     edge_comp = comp[li[hard]]
     order = np.argsort(edge_comp, kind="stable")
@@ -471,8 +481,9 @@ def region_scores(matching: RegionMatching) -> RegionScores:
 class Clusters:
     """Connected components of matched pairs: regions that agree, one cluster per group.
 
-    ``cluster``: ``(n,)`` cluster of each region, numbered by unit then canonical content (an
-    unmatched region is a cluster of its own). ``unit``: ``(C,)`` each cluster's unit.
+    ``cluster``: ``(n,)`` cluster of each region, numbered by unit (then storage order; the
+    clusters' content never depends on it). An unmatched region is a cluster of its own.
+    ``unit``: ``(C,)`` each cluster's unit.
     ``ambiguous``: ``(C,)`` the cluster holds two or more regions of one annotator (a chain of
     matches through other annotators, e.g. a1–b1–a2).
     """
@@ -498,15 +509,14 @@ def region_clusters(matching: RegionMatching) -> Clusters:
         _, comp = connected_components(coo_matrix(edges, shape=(n, n)), directed=False)
     else:
         comp = np.arange(n)
-    first_rank = np.full(n, n, dtype=np.int64)
-    np.minimum.at(first_rank, comp, canonical_rank(reg))  # a component's first region by content
-    order = np.argsort(first_rank[comp], kind="stable")
-    new = np.empty(n, dtype=np.int64)
-    starts = np.r_[True, np.diff(first_rank[comp][order]) != 0] if n else np.zeros(0, dtype=bool)
-    new[order] = np.cumsum(starts) - 1
-    size = int(starts.sum())
+    size = int(comp.max()) + 1 if n else 0
     unit = np.zeros(size, dtype=np.int64)
-    unit[new] = reg.unit
+    unit[comp] = reg.unit
+    order = np.lexsort((np.arange(size), unit))  # by unit, then storage order
+    renumber = np.empty(size, dtype=np.int64)
+    renumber[order] = np.arange(size)
+    new = renumber[comp]
+    unit = unit[order]
     cells = np.unique(new * reg.annotators + reg.annotator)
     per_cluster = np.bincount(new, minlength=size) - np.bincount(
         cells // max(reg.annotators, 1), minlength=size
@@ -754,7 +764,7 @@ def disagreements(matching: RegionMatching) -> Disagreements:
     same = lab[r] == lab[t]
     at = np.searchsorted(key, r_key)
     n_same = np.bincount(at[same], minlength=key.size)
-    rank = canonical_rank(reg)
+    rank = _ranks_of(reg, t, item)
     swap_to = _best(at[~same & close], sim[~same & close], t[~same & close], rank, key.size)
     same_to = _best(at[same], sim[same], t[same], rank, key.size)
     has_same = same_to >= 0
@@ -773,7 +783,7 @@ def disagreements(matching: RegionMatching) -> Disagreements:
     other = np.concatenate([other, ann[s[swapped]], ann[f[swapped]]])
     kind = np.concatenate([kind, np.full(2 * swapped.size, 2)])
     counterpart = np.concatenate([counterpart, s[swapped], f[swapped]])
-    order = np.lexsort((other, rank[item], reg.unit[item]))
+    order = np.lexsort((other, _ranks_of(reg, item)[item], reg.unit[item]))
     return Disagreements(
         reg.unit[item][order],
         item[order],

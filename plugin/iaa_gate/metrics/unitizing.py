@@ -43,7 +43,8 @@ Int64Array = npt.NDArray[np.int64]
 class UnitizingAlpha:
     """α_U pooled over labels (``value``) and per label (``by_label``), with each label's
     ``observed`` D_o and ``expected`` D_e; ``coders`` m; ``excluded``: tasks left out because
-    fewer than m annotators rated them (array entry only)."""
+    fewer than m annotators rated them (array entry only); ``duplicates``: segments dropped
+    because the same coder marked the same stretch with the same label twice."""
 
     value: float
     by_label: dict[Hashable, float]
@@ -51,6 +52,7 @@ class UnitizingAlpha:
     expected: dict[Hashable, float]
     coders: int
     excluded: int = 0
+    duplicates: int = 0
 
 
 def unitizing_alpha(
@@ -64,7 +66,8 @@ def unitizing_alpha(
 
     ``annotators``: the coders (default: those with a segment; a coder who marked nothing must
     be named here, or they are not counted). Segments of one coder and label must not overlap
-    (``ValueError`` names them); empty segments carry no length and are ignored.
+    (``ValueError`` names them), except exact repeats, which count once (``.duplicates``);
+    empty segments carry no length and are ignored.
 
     >>> round(unitizing_alpha([("a", 0, 4, "x"), ("b", 0, 5, "x")], (0, 10)).value, 3)
     0.961
@@ -174,8 +177,13 @@ def _pooled(
     if m < 2 or length == 0:
         why = "fewer than two coders" if m < 2 else "the continuum is empty"
         return UnitizingAlpha(Undefined(why), {}, {}, {}, m, excluded)
-    order = np.lexsort((lo, coder, lab))
+    order = np.lexsort((hi, lo, coder, lab))
     coder, lo, hi, lab = coder[order], lo[order], hi[order], lab[order]
+    same = (np.diff(lab) == 0) & (np.diff(coder) == 0)
+    twice = np.r_[
+        np.zeros(min(lab.size, 1), dtype=bool), same & (np.diff(lo) == 0) & (np.diff(hi) == 0)
+    ]
+    coder, lo, hi, lab = coder[~twice], lo[~twice], hi[~twice], lab[~twice]
     clash = (np.diff(lab) == 0) & (np.diff(coder) == 0) & (lo[1:] < hi[:-1])
     if clash.any():
         k = int(np.flatnonzero(clash)[0])
@@ -206,7 +214,7 @@ def _pooled(
         if d_e_sum > 0
         else Undefined("no segments" if not by_label else "no label has a defined alpha")
     )
-    return UnitizingAlpha(value, by_label, observed, expected, m, excluded)
+    return UnitizingAlpha(value, by_label, observed, expected, m, excluded, int(twice.sum()))
 
 
 Sections = tuple[Int64Array, Int64Array, npt.NDArray[np.bool_]]
