@@ -35,8 +35,20 @@ def available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
+CHAR = 0.068  # inches per character of a 9 pt label, on average
+
+
+def _label_room(labels: Sequence[str]) -> float:
+    """Inches that the longest of ``labels`` takes."""
+    return 0.2 + CHAR * max((len(x) for x in labels), default=1)
+
+
 @contextmanager
-def _figure(salt: str, width: float, height: float) -> Iterator[tuple[Figure, Axes]]:
+def _figure(
+    salt: str, plot: tuple[float, float], left: float, bottom: float, top: float = 0.3
+) -> Iterator[tuple[Figure, Axes]]:
+    """A figure whose axes take ``plot`` (width, height) inches, with fixed margins in inches
+    (no layout engine: one draw per chart)."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -50,7 +62,15 @@ def _figure(salt: str, width: float, height: float) -> Iterator[tuple[Figure, Ax
             "axes.spines.right": False,
         }
     ):
-        fig = Figure(figsize=(width, height), layout="constrained")
+        right = 0.35
+        width, height = plot[0] + left + right, plot[1] + bottom + top
+        fig = Figure(figsize=(width, height))
+        fig.subplots_adjust(
+            left=left / width,
+            right=1 - right / width,
+            bottom=bottom / height,
+            top=1 - top / height,
+        )
         yield fig, fig.add_subplot()
 
 
@@ -81,7 +101,7 @@ def category_bars(
         else OK
         for _, v in items
     ]
-    with _figure(salt, 5.2, 0.8 + 0.26 * len(items)) as (fig, ax):
+    with _figure(salt, (3.4, 0.26 * len(items)), _label_room(labels), 0.5) as (fig, ax):
         y = range(len(items))
         ax.barh(y, values, color=colors, height=0.7)
         ax.set_yticks(y, labels)
@@ -103,11 +123,9 @@ def heatmap(
     labels: list[str],
     text: list[list[str]],
     *,
-    colorbar: str,
     marked: Sequence[bool] = (),
     vmin: float = 0.0,
     vmax: float = 1.0,
-    axis_name: str = "",
 ) -> str:
     """A square heatmap with ``text`` in each cell (when it fits); ``None`` cells are blank;
     labels with ``marked`` True are drawn in red and starred."""
@@ -119,18 +137,17 @@ def heatmap(
         f"★ {_short(name)}" if i < len(marked) and marked[i] else _short(name)
         for i, name in enumerate(labels)
     ]
-    side = min(7.5, 1.6 + 0.55 * n)
-    with _figure(salt, side + 1.2, side) as (fig, ax):
+    side = min(6.0, 0.55 * n)
+    room = _label_room(shown)
+    with _figure(salt, (side, side), room, 0.15 + 0.7 * room, top=0.15) as (fig, ax):
         ax.spines[:].set_visible(False)
-        image = ax.imshow(data, cmap="Blues", vmin=vmin, vmax=vmax)
+        ax.imshow(data, cmap="Blues", vmin=vmin, vmax=vmax, aspect="auto")
         ax.set_xticks(range(n), shown, rotation=40, ha="right", rotation_mode="anchor")
         ax.set_yticks(range(n), shown)
         for ticks in (ax.get_xticklabels(), ax.get_yticklabels()):
             for i, tick in enumerate(ticks):
                 if i < len(marked) and marked[i]:
                     tick.set_color(FAIL)
-        if axis_name:
-            ax.set_ylabel(axis_name)
         if n <= MAX_CELL_TEXT:
             middle = (vmin + vmax) / 2
             for i in range(n):
@@ -145,7 +162,6 @@ def heatmap(
                         fontsize=7.5,
                         color="white" if dark else "#222",
                     )
-        fig.colorbar(image, ax=ax, shrink=0.8, label=colorbar)
         return _svg(fig)
 
 
@@ -153,7 +169,7 @@ def score_histogram(salt: str, edges: list[float], counts: list[int], disputed_b
     """Tasks per score bin; bins below the disputed threshold in red, the threshold drawn."""
     widths = [b - a for a, b in itertools.pairwise(edges)]
     colors = [FAIL if a < disputed_below else OK for a in edges[:-1]]
-    with _figure(salt, 5.2, 2.6) as (fig, ax):
+    with _figure(salt, (4.4, 2.0), 0.6, 0.5) as (fig, ax):
         ax.bar(edges[:-1], counts, width=widths, align="edge", color=colors, edgecolor="white")
         ax.axvline(disputed_below, color="#222", linestyle="--", linewidth=1)
         ax.text(
@@ -176,7 +192,7 @@ def trend_line(
     x = list(range(1, len(series) + 1))
     y = [float("nan") if p["alpha"] is None else p["alpha"] for p in series]
     ticks = [str(p["generated_at"] or "")[:10] for p in series[:-1]] + ["this round"]
-    with _figure(salt, 5.2, 2.4) as (fig, ax):
+    with _figure(salt, (4.4, 1.7), 0.6, 0.7) as (fig, ax):
         ax.plot(x, y, marker="o", color=OK)
         for bar, color in ((fail, FAIL), (warn, WARN)):
             if bar is not None:
@@ -202,9 +218,7 @@ def render_field(
         rows = co["matrix"]
         share = [[x / s if (s := sum(row)) else None for x in row] for row in rows]
         text = [[f"{x:.1f}".removesuffix(".0") for x in row] for row in rows]
-        out["coincidence"] = heatmap(
-            f"{salt}m", share, co["labels"], text, colorbar="share of the row's coincidences"
-        )
+        out["coincidence"] = heatmap(f"{salt}m", share, co["labels"], text)
     pw = f.get("pairwise")
     if pw and len(pw["annotators"]) >= 2:
         agree, shared = pw["agreement"], pw["shared"]
@@ -222,7 +236,6 @@ def render_field(
             agree,
             pw["annotators"],
             text,
-            colorbar="pair agreement",
             marked=marked,
             vmin=min(0.5, math.floor(lowest * 10) / 10),  # contrast where agreements sit
         )
