@@ -213,3 +213,55 @@ def test_page_without_matplotlib_keeps_every_table(
     page = html_report.HtmlWriter().render(doc)
     assert "<svg" not in page and 'pip install "iaa-gate[html]"' in page
     assert page.count('class="disputed sortable"') == 3
+
+
+def test_span_lines_cut_the_text_where_each_annotators_spans_start_and_end() -> None:
+    details = {
+        "text": {"offset": 10, "excerpt": "Ann <b>met</b> Bob", "length": 18},
+        "regions": {
+            "a": [{"start": 10, "end": 13, "label": "PER"}],
+            "b": [
+                {"start": 5, "end": 13, "label": "ORG"},  # starts before the excerpt
+                {"start": 10, "end": 28, "label": "PER"},  # overlaps the other
+            ],
+            "c": [],
+        },
+    }
+    lines = dict(html_report.span_lines({"details": details}) or [])
+    assert lines["a"] == [("Ann", ["PER"]), (" <b>met</b> Bob", [])]
+    assert lines["b"] == [("Ann", ["ORG", "PER"]), (" <b>met</b> Bob", ["PER"])]
+    assert lines["c"] == [("Ann <b>met</b> Bob", [])]
+    assert html_report.span_lines({"details": {"regions": details["regions"]}}) is None
+
+
+def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
+    doc = json.loads((example / "report.json").read_text())
+    f = doc["fields"]["sentiment"]
+    f["regions"] = {
+        "shape": "span",
+        "matching": {"mode": "overlap", "iou": 0.5, "labels": True},
+        "n_regions": 3,
+        "f1": 0.5,
+        "strict_f1": 0.25,
+        "mean_iou": 0.9,
+        "f1_by_label": {"PER": 0.5},
+        "annotators": {
+            "names": ["a", "b"],
+            "f1": [[None, 0.5], [0.5, None]],
+            "shared_tasks": [[1, 1], [1, 1]],
+        },
+        "relations": None,
+        "unitizing_alpha": None,
+    }
+    f["disputed"][0]["details"] = {
+        "text": {"offset": 0, "excerpt": f"Ann {SCRIPT} Bob", "length": 40},
+        "regions": {
+            "a": [{"start": 0, "end": 3, "label": IMG}],
+            "b": [{"start": 0, "end": 40, "label": "PER"}],
+        },
+        "disagreements": [{"kind": "boundary shift"}, {"kind": "label swap"}],
+    }
+    page = html_report.HtmlWriter().render(doc)
+    assert page.count("<script") == 1 and "<img" not in page
+    assert '<span class="who">a</span>: <mark' in page and "&lt;script&gt;window.__pwned=1" in page
+    assert "1 boundary shift, 1 label swap" in page and 'data-chart="region_pairs"' in page

@@ -202,6 +202,14 @@ def trend_line(
         return _svg(fig)
 
 
+def _pair_text(values: list[list[float | None]], shared: list[list[int]]) -> list[list[str]]:
+    """Heatmap cell text of an annotator pair matrix: the value and the tasks both rated."""
+    return [
+        [f"n={n}" if x is None else f"{x:.2f}\nn={n}" for x, n in zip(row, counts, strict=True)]
+        for row, counts in zip(values, shared, strict=True)
+    ]
+
+
 def render_field(
     index: int, f: dict[str, Any], series: list[dict[str, Any]] | None = None
 ) -> dict[str, str]:
@@ -221,14 +229,8 @@ def render_field(
         out["coincidence"] = heatmap(f"{salt}m", share, co["labels"], text)
     pw = f.get("pairwise")
     if pw and len(pw["annotators"]) >= 2:
-        agree, shared = pw["agreement"], pw["shared"]
-        text = [
-            [
-                f"n={shared[i][j]}" if x is None else f"{x:.2f}\nn={shared[i][j]}"
-                for j, x in enumerate(row)
-            ]
-            for i, row in enumerate(agree)
-        ]
+        agree = pw["agreement"]
+        text = _pair_text(agree, pw["shared"])
         marked = [a["outlier"] for a in f["annotators"]]
         lowest = min((x for row in agree for x in row if x is not None), default=1.0)
         out["pairwise"] = heatmap(
@@ -243,6 +245,12 @@ def render_field(
         alpha = next((c for c in f["checks"] if c["name"] == "alpha"), None)
         bars = (alpha["warn"], alpha["fail"]) if alpha else (None, None)
         out["trend"] = trend_line(f"{salt}t", series, *bars)
+    regions = f.get("regions")
+    if regions:  # F1 per label is the field's categories
+        ann = regions.get("annotators") or {}
+        if len(ann.get("names", [])) >= 2:
+            text = _pair_text(ann["f1"], ann["shared_tasks"])
+            out["region_pairs"] = heatmap(f"{salt}q", ann["f1"], ann["names"], text)
     hist = f.get("score_histogram")
     if hist and sum(hist["counts"]):
         out["scores"] = score_histogram(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import math
 from importlib.resources import files
 from typing import Any
@@ -22,6 +23,47 @@ from .markdown import ICON_TEXT, change_text, fmt, round_text
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores; report.json has all
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
+PALETTE = ("#fde68a", "#bfdbfe", "#fecaca", "#bbf7d0", "#ddd6fe", "#fed7aa", "#a5f3fc", "#fbcfe8")
+Segment = tuple[str, list[str]]  # a piece of text and the labels of the spans covering it
+
+
+def label_colors(f: dict[str, Any]) -> dict[str, str]:
+    """A background colour per label of a region field, in the report's label order."""
+    labels = [*f["categories"], *((f.get("regions") or {}).get("f1_by_label") or {})]
+    return {k: PALETTE[i % len(PALETTE)] for i, k in enumerate(dict.fromkeys(labels))}
+
+
+def span_lines(d: dict[str, Any]) -> list[tuple[str, list[Segment]]] | None:
+    """A disputed span task's text excerpt, once per annotator, cut where their spans start and
+    end; None when the task has no known text. Offsets are characters of the whole text."""
+    details = d.get("details") or {}
+    text, regions = details.get("text"), details.get("regions")
+    if not text or not regions:
+        return None
+    excerpt, offset = str(text["excerpt"]), int(text.get("offset", 0))
+    out = []
+    for who, spans in regions.items():
+        spans = [r for r in spans if "start" in r and "end" in r]
+        inside = {min(max(r[k] - offset, 0), len(excerpt)) for r in spans for k in ("start", "end")}
+        cuts = sorted({0, len(excerpt)} | inside)
+        segments = [
+            (
+                excerpt[a:b],
+                [r["label"] for r in spans if r["start"] - offset <= a < r["end"] - offset],
+            )
+            for a, b in itertools.pairwise(cuts)
+            if a < b
+        ]
+        out.append((who, segments))
+    return out
+
+
+def disagreement_kinds(d: dict[str, Any]) -> str:
+    """A region task's disagreements counted by kind: "2 missed, 1 label swap"."""
+    counts: dict[str, int] = {}
+    for x in (d.get("details") or {}).get("disagreements", []):
+        counts[x["kind"]] = counts.get(x["kind"], 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in counts.items())
 
 
 def num(x: float | None) -> str:
@@ -99,6 +141,9 @@ class HtmlWriter:
             charts_available=charts.available(),
             disputed_rows=disputed_rows,
             task_url=task_url,
+            span_lines=span_lines,
+            label_colors=label_colors,
+            disagreement_kinds=disagreement_kinds,
             max_rows=MAX_ROWS,
             script=Markup(script),
             script_hash=f"sha256-{digest}",
