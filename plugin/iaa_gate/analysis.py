@@ -12,6 +12,7 @@ from . import metrics
 from .coefficients import Estimate, compute, default_coefficients, interpreted
 from .config import COEFFICIENT_THRESHOLDS, Config, FieldConfig
 from .errors import InputError
+from .ground_truth import FieldTruth
 from .metrics import Coded
 from .model import SCALAR_KINDS, Dataset, RatingsMatrix, TaskId, ratings_matrix
 
@@ -61,6 +62,7 @@ class FieldResult:
     units: list[UnitResult] = field(default_factory=list)
     coefficients: dict[str, Estimate] = field(default_factory=dict)
     pairwise: metrics.PairwiseAgreement | None = None  # annotators in ``annotators`` order
+    ground_truth: FieldTruth | None = None
 
     @property
     def disputed(self) -> list[UnitResult]:

@@ -230,6 +230,14 @@ def _summary(outcome: Any, out: Any) -> None:
             top = max(offsets, key=lambda a: abs(a["mean_offset"]))
             bits.append(f"largest mean offset {top['name']} {top['mean_offset']:+.2f}")
         print(f"  {'':<{width}}    " + " · ".join(bits), file=out)
+        gt = f.get("ground_truth")
+        if gt and gt["annotators"]:
+            low_gt = min(gt["annotators"], key=lambda a: a["agreement"])
+            print(
+                f"  {'':<{width}}    ground truth ({gt['n_tasks']} gold tasks): lowest "
+                f"{low_gt['name']} {low_gt['agreement']:.3f} over {low_gt['n_tasks']} tasks",
+                file=out,
+            )
         trend = (doc.get("trend") or {}).get("fields", {}).get(name)
         if trend:
             print(f"  {'':<{width}}    {trend_line(trend)}", file=out)

@@ -133,6 +133,10 @@ class Thresholds(Strict):
         default=Threshold(),
         description="share of evaluated tasks that are NOT disputed (e.g. fail: 0.8)",
     )
+    ground_truth: Threshold = Field(
+        default=Threshold(),
+        description="lowest annotator agreement with ground truth (off unless set)",
+    )
     annotator_gain: float | None = Field(
         default=0.05,
         ge=0,
@@ -303,13 +307,19 @@ class ExportSource(Strict):
         description="the project's labeling config (XML): which fields are multi-select",
     )
     skip_invalid: bool = False
-    include_ground_truth: bool = True
+    include_ground_truth: bool = Field(
+        default=True,
+        description="false: ground-truth annotations are only the reference, not ratings",
+    )
 
 
 class ProdigySource(Strict):
     type: Literal["prodigy"]
     path: Path
     skip_invalid: bool = False
+    include_ground_truth: bool = Field(
+        default=True, description="false: the gold annotator's answers are not ratings"
+    )
 
 
 class LabelStudioSource(Strict):
@@ -320,7 +330,10 @@ class LabelStudioSource(Strict):
     project: int | str = Field(description="project id or title")
     api_key: SecretStr = Field(description="legacy token or personal access token: use ${VAR}")
     view: int | None = Field(default=None, description="Data Manager view (tab) id")
-    include_ground_truth: bool = True
+    include_ground_truth: bool = Field(
+        default=True,
+        description="false: ground-truth annotations are only the reference, not ratings",
+    )
     skip_invalid: bool = False
 
 
@@ -358,6 +371,26 @@ class WriteBackConfig(Strict):
     )
 
 
+class GroundTruthConfig(Strict):
+    """Reference annotations besides Label Studio's ``ground_truth: true`` ones."""
+
+    annotator: str | None = Field(
+        default=None, description="gold annotator (id, email or name): their answers are truth"
+    )
+    tasks: list[int | str] | None = Field(
+        default=None,
+        description='gold tasks (ids or ranges like "1-50"): references elsewhere are ratings',
+    )
+
+    @model_validator(mode="after")
+    def _valid(self) -> GroundTruthConfig:
+        self.ids()
+        return self
+
+    def ids(self) -> frozenset[int | str] | None:
+        return RoundConfig(task_ids=self.tasks).ids()
+
+
 class HistoryConfig(Strict):
     """A directory keeping one report per run, for the change since the last round."""
 
@@ -378,6 +411,7 @@ class Config(Strict):
     report: ReportConfig = ReportConfig()
     writeback: WriteBackConfig = WriteBackConfig()
     history: HistoryConfig | None = None
+    ground_truth: GroundTruthConfig | None = None
 
     @field_validator("writeback")
     @classmethod

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
+from . import ground_truth
 from .analysis import FieldResult
 from .config import FieldConfig, Threshold
 from .metrics import Undefined, undefined_reason
@@ -96,6 +97,14 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
                 share,
                 t.disputed_share,
                 t.on_undefined,
+            )
+        )
+    truth = ground_truth.lowest(result.ground_truth) if result.ground_truth else None
+    if truth is not None:
+        what = f"{truth.name}'s agreement with ground truth"
+        checks.append(
+            _threshold(
+                result.name, "ground_truth", what, truth.agreement, t.ground_truth, t.on_undefined
             )
         )
     for name in result.coefficients:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from . import ground_truth
 from .analysis import FieldResult, analyse, not_evaluated
 from .config import Config, LabelStudioSource
 from .errors import OutputError
@@ -33,6 +34,8 @@ class Outcome:
 def make_source(config: Config, *, progress: bool = False) -> Source:
     """The adapter for ``config.source``."""
     src = config.source
+    if getattr(src, "include_ground_truth", True) is False:  # references are split off later
+        src = src.model_copy(update={"include_ground_truth": True})
     if isinstance(src, LabelStudioSource):
         from .sources.label_studio import LabelStudioProject
 
@@ -47,10 +50,7 @@ def make_source(config: Config, *, progress: bool = False) -> Source:
     from .sources.label_studio_export import LabelStudioExport
 
     return LabelStudioExport(
-        src.path,
-        skip_invalid=src.skip_invalid,
-        include_ground_truth=src.include_ground_truth,
-        label_config=src.label_config,
+        src.path, skip_invalid=src.skip_invalid, label_config=src.label_config
     )
 
 
@@ -82,6 +82,19 @@ def _round_summary(config: Config) -> dict[str, Any] | None:
     }
 
 
+def _truth_summary(config: Config, refs: list[Any]) -> dict[str, Any] | None:
+    gt = config.ground_truth
+    if not refs and gt is None:
+        return None
+    return {
+        "annotator": gt.annotator if gt else None,
+        "tasks": [str(t) for t in gt.tasks] if gt and gt.tasks is not None else None,
+        "references": len(refs),
+        "gold_tasks": len({r.task_id for r in refs}),
+        "in_agreement": getattr(config.source, "include_ground_truth", True),
+    }
+
+
 def evaluate(
     config: Config,
     dataset: Dataset,
@@ -93,8 +106,15 @@ def evaluate(
 ) -> Outcome:
     """Analyse and gate an already loaded dataset (no I/O); with ``previous``, the change since
     that report and the ``max_drop`` checks (``history``: earlier reports for the chart)."""
-    dataset = apply_round(dataset, round_filter(config))
+    rf = round_filter(config)
+    dataset, refs = ground_truth.split(dataset, config)
+    refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
+    dataset = apply_round(dataset, rf)
     results = analyse(dataset, config)
+    for name, result in results.items():
+        result.ground_truth = ground_truth.field_truth(
+            name, result.kind, result.level, config.fields[name], dataset, refs
+        )
     fields: dict[str, dict[str, Any]] = {}
     checks: list[Check] = []
     for name, result in results.items():
@@ -113,6 +133,7 @@ def evaluate(
         not_evaluated=not_evaluated(dataset, config),
         generated_at=generated_at,
     )
+    doc["ground_truth"] = _truth_summary(config, refs)
     if previous is not None:
         rounds = config.history.rounds if config.history else 10
         doc["trend"] = compare(doc, previous, list(history), rounds)

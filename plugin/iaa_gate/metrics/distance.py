@@ -81,6 +81,12 @@ def _masi(x: frozenset[Any], y: frozenset[Any]) -> float:
     return 1.0 - (inter / union) * m
 
 
+SET_DISTANCES: dict[str, Callable[[frozenset[Any], frozenset[Any]], float]] = {
+    "jaccard": _jaccard,
+    "masi": _masi,
+}
+"""The set distances on two label sets (not squared: Jaccard and MASI are used as they are)."""
+
 jaccard: Distance = _set_distance(_jaccard)
 masi: Distance = _set_distance(_masi)
 

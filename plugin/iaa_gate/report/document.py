@@ -17,6 +17,7 @@ from .. import __version__
 from ..analysis import FieldResult, UnitResult
 from ..coefficients import DESCRIPTION, Estimate
 from ..gate import Check, Verdict, worst
+from ..ground_truth import FieldTruth
 from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 
@@ -82,6 +83,26 @@ def _score_histogram(units: list[UnitResult]) -> dict[str, Any]:
     return {"edges": edges.round(6).tolist(), "counts": counts.tolist()}
 
 
+def _truth(t: FieldTruth | None) -> dict[str, Any] | None:
+    if t is None:
+        return None
+    return {
+        "comparison": t.comparison,
+        "n_tasks": t.n_tasks,
+        "conflicting": t.conflicting,
+        "annotators": [
+            {
+                "id": a.id,
+                "name": a.name,
+                "n_tasks": a.n_tasks,
+                "agreement": num(a.agreement),
+                "mean_offset": num(a.mean_offset),
+            }
+            for a in t.annotators
+        ],
+    }
+
+
 def field_document(
     result: FieldResult,
     checks: list[Check],
@@ -127,6 +148,7 @@ def field_document(
         ],
         "pairwise": _pairwise(result),
         "score_histogram": _score_histogram(units),
+        "ground_truth": _truth(result.ground_truth),
         "disputed_below": disputed_below,
         "disputed_tolerance": disputed_tolerance,
         "n_agreed": counts["agreed"],
@@ -185,4 +207,5 @@ def build_document(
         "not_evaluated": not_evaluated,
         "writeback": None,
         "trend": None,
+        "ground_truth": None,
     }

@@ -117,6 +117,27 @@ def _field_trend(t: dict[str, Any]) -> list[str]:
     return out
 
 
+def _truth(gt: dict[str, Any] | None) -> list[str]:
+    if not gt:
+        return []
+    out = [
+        "",
+        f"Agreement with ground truth on {gt['n_tasks']} gold tasks ({gt['comparison']}):",
+        "",
+        "| annotator | gold tasks | agreement | mean offset |",
+        "|---|---|---|---|",
+    ]
+    for a in gt["annotators"]:
+        out.append(
+            f"| {_cell(a['name'])} | {a['n_tasks']} | {fmt(a['agreement'])} "
+            f"| {signed(a['mean_offset'])} |"
+        )
+    if gt["conflicting"]:
+        ids = ", ".join(map(str, gt["conflicting"]))
+        out += ["", f"Not used: tasks whose ground-truth annotations disagree: {ids}."]
+    return out
+
+
 class MarkdownWriter:
     filename = "report.md"
 
@@ -252,6 +273,7 @@ class MarkdownWriter:
                     "Mean offset: how far the annotator's ratings lie above (+) or below (−) the "
                     "mean of the others on the same task, in scale points.",
                 ]
+        out += _truth(f.get("ground_truth"))
         disputed = f["disputed"]
         out += [
             "",

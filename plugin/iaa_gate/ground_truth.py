@@ -1,0 +1,161 @@
+"""Agreement with ground truth: each annotator's answers against reference annotations.
+
+A reference is an annotation Label Studio marks ``ground_truth: true``, or one by the configured
+gold annotator, on a gold task when ``ground_truth.tasks`` names them. Each field is compared
+task by task with the field kind's :data:`Compare` function (0–1); a field kind plugs in its
+own comparison through :func:`register_comparison`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .config import Config, FieldConfig
+from .metrics.distance import SET_DISTANCES
+from .model import Annotation, Dataset, TaskId
+
+Compare = Callable[[Any, Any], float]
+"""Agreement of two annotations of one field on one task: 1 = same answer, 0 = nothing shared."""
+ComparisonFactory = Callable[[str, FieldConfig], tuple[Compare, str]]
+"""(level, field config) → (comparison, how it compares, in words)."""
+
+
+@dataclass(frozen=True)
+class AnnotatorTruth:
+    """One annotator against the references: ``agreement`` is the mean per-task comparison over
+    ``n_tasks`` gold tasks; ``mean_offset`` (numbers only) the mean of own − reference."""
+
+    id: str
+    name: str
+    n_tasks: int
+    agreement: float
+    mean_offset: float | None
+
+
+@dataclass
+class FieldTruth:
+    comparison: str
+    n_tasks: int
+    conflicting: list[TaskId] = field(default_factory=list)
+    annotators: list[AnnotatorTruth] = field(default_factory=list)
+
+
+def _exact(a: Any, b: Any) -> float:
+    return 1.0 if a == b else 0.0
+
+
+def _scalar(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
+    tol = cfg.thresholds.disputed_tolerance
+    if tol is not None:
+
+        def near(a: Any, b: Any) -> float:
+            ok = isinstance(a, float) and isinstance(b, float) and abs(a - b) <= tol + 1e-9
+            return 1.0 if ok else _exact(a, b)
+
+        return near, f"within {tol:g} of the reference"
+    if level in SET_DISTANCES:
+        dist = SET_DISTANCES[level]
+
+        def sets(a: Any, b: Any) -> float:
+            x, y = (frozenset(v if isinstance(v, tuple) else (v,)) for v in (a, b))
+            return 1.0 - dist(x, y)
+
+        return sets, f"1 − {level} distance of the label sets"
+    return _exact, "exact match"
+
+
+COMPARISONS: dict[str, ComparisonFactory] = {
+    kind: _scalar for kind in ("choices", "taxonomy", "rating", "number", "textarea")
+}
+
+
+def register_comparison(kind: str, factory: ComparisonFactory) -> None:
+    """Compare fields of control ``kind`` with ``factory(level, cfg)`` against ground truth."""
+    COMPARISONS[kind] = factory
+
+
+def is_reference(ann: Annotation, dataset: Dataset, config: Config) -> bool:
+    """Whether ``ann`` is ground truth under the config (flag or gold annotator, gold tasks)."""
+    gt = config.ground_truth
+    gold = gt.annotator if gt else None
+    ref = ann.ground_truth or (
+        gold is not None and gold in (ann.annotator, dataset.display_name(ann.annotator))
+    )
+    tasks = gt.ids() if gt else None
+    return ref and (tasks is None or ann.task_id in tasks or str(ann.task_id) in tasks)
+
+
+def split(dataset: Dataset, config: Config) -> tuple[Dataset, list[Annotation]]:
+    """The dataset for inter-annotator agreement and the reference annotations; references are
+    left out of the former when ``source.include_ground_truth`` is false (and counted)."""
+    refs = [a for a in dataset.annotations if is_reference(a, dataset, config)]
+    if not refs or getattr(config.source, "include_ground_truth", True):
+        return dataset, refs
+    keep = [a for a in dataset.annotations if not is_reference(a, dataset, config)]
+    excluded = dataset.stats.ground_truth_excluded + len(refs)
+    stats = replace(dataset.stats, ground_truth_excluded=excluded)
+    return replace(dataset, annotations=keep, stats=stats), refs
+
+
+def field_truth(
+    name: str,
+    kind: str,
+    level: str,
+    cfg: FieldConfig,
+    dataset: Dataset,
+    refs: list[Annotation],
+) -> FieldTruth | None:
+    """Each annotator of field ``name`` against the references (None: no reference answers it)."""
+    truth: dict[TaskId, Any] = {}
+    conflicting: set[TaskId] = set()
+    for r in refs:
+        if name in r.fields:
+            v = r.fields[name].value
+            if r.task_id in truth and truth[r.task_id] != v:
+                conflicting.add(r.task_id)
+            truth.setdefault(r.task_id, v)
+    for t in conflicting:
+        del truth[t]
+    if not truth and not conflicting:
+        return None
+    factory = COMPARISONS.get(kind, _scalar)
+    compare, how = factory(level, cfg)
+    scores: dict[str, list[float]] = {}
+    offsets: dict[str, list[float]] = {}
+    ref_ids = {id(r) for r in refs}
+    for a in dataset.annotations:
+        if id(a) in ref_ids or name not in a.fields or a.task_id not in truth:
+            continue
+        v, ref = a.fields[name].value, truth[a.task_id]
+        scores.setdefault(a.annotator, []).append(compare(v, ref))
+        if isinstance(v, float) and isinstance(ref, float):
+            offsets.setdefault(a.annotator, []).append(v - ref)
+    annotators = [
+        AnnotatorTruth(
+            ann,
+            dataset.display_name(ann),
+            len(s),
+            sum(s) / len(s),
+            sum(offsets[ann]) / len(offsets[ann]) if ann in offsets else None,
+        )
+        for ann, s in sorted(scores.items())
+    ]
+    return FieldTruth(how, len(truth), sorted(conflicting, key=str), annotators)
+
+
+def lowest(t: FieldTruth) -> AnnotatorTruth | None:
+    """The annotator who agrees least with ground truth."""
+    return min(t.annotators, key=lambda a: a.agreement, default=None)
+
+
+__all__ = [
+    "Compare",
+    "FieldTruth",
+    "field_truth",
+    "is_reference",
+    "lowest",
+    "register_comparison",
+    "split",
+]
