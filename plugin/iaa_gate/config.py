@@ -539,7 +539,8 @@ def _is_number(text: str) -> bool:
 
 def load_config(path: Path) -> Config:
     """Read and validate the YAML config at ``path``; relative paths in it (``source.path``,
-    ``source.label_config``, ``report.dir``) are relative to the config file's directory."""
+    ``source.label_config``, ``report.dir``, ``history.dir``) are relative to the config file's
+    directory."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -570,7 +571,10 @@ def relative_to(config: Config, base: Path) -> Config:
             paths["label_config"] = _join(base, src.label_config)
         src = src.model_copy(update=paths)
     report = config.report.model_copy(update={"dir": _join(base, config.report.dir)})
-    return config.model_copy(update={"source": src, "report": report})
+    history = config.history
+    if history is not None:
+        history = history.model_copy(update={"dir": _join(base, history.dir)})
+    return config.model_copy(update={"source": src, "report": report, "history": history})
 
 
 def missing_files(config: Config) -> list[str]:

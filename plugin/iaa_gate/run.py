@@ -49,9 +49,7 @@ def make_source(config: Config, *, progress: bool = False) -> Source:
         return ProdigyJSONL(src.path, skip_invalid=src.skip_invalid)
     from .sources.label_studio_export import LabelStudioExport
 
-    return LabelStudioExport(
-        src.path, skip_invalid=src.skip_invalid, label_config=src.label_config
-    )
+    return LabelStudioExport(src.path, skip_invalid=src.skip_invalid, label_config=src.label_config)
 
 
 def round_filter(config: Config) -> RoundFilter:
