@@ -129,7 +129,7 @@ def _truth(gt: dict[str, Any] | None) -> list[str]:
     ]
     for a in gt["annotators"]:
         out.append(
-            f"| {_cell(a['name'])} | {a['n_tasks']} | {fmt(a['agreement'])} "
+            f"| {md(a['name'])} | {a['n_tasks']} | {fmt(a['agreement'])} "
             f"| {signed(a['mean_offset'])} |"
         )
     if gt["conflicting"]:
