@@ -203,6 +203,30 @@ def test_results_do_not_depend_on_region_order(rows: list[Any], rnd: Any, labels
     assert _summary(spans(data, rated), labels) == _summary(spans(shuffled, rated), labels)
 
 
+unit_boxes = st.lists(
+    st.tuples(
+        st.integers(0, 2), st.integers(0, 1), st.integers(0, 6), st.integers(0, 6),
+        st.integers(1, 4), st.integers(1, 4), st.sampled_from([0, 90]),
+    ),
+    max_size=16,
+)  # fmt: skip
+
+
+@settings(max_examples=30, deadline=None)
+@given(unit_boxes, st.randoms(use_true_random=False))
+def test_box_results_do_not_depend_on_region_order(rows: list[Any], rnd: Any) -> None:
+    def table(data: list[Any]) -> Regions:
+        arr = np.array(data, dtype=float).reshape(-1, 7)
+        n = arr.shape[0]
+        return Regions(
+            np.zeros(n), arr[:, 0], arr[:, 1], arr[:, 2:], np.ones((1, 3), bool), "box", ("a", "b")
+        )
+
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    assert _summary(table(rows), True) == _summary(table(shuffled), True)
+
+
 # -- geometry -----------------------------------------------------------------------------------
 
 

@@ -42,9 +42,14 @@ def extents(kind: Kind, geometry: FloatArray, points: Sequence[FloatArray] | Non
         x, y = geometry[:, 0], geometry[:, 1]
         return np.column_stack([x, x, y, y])
     if kind == "box":
-        corners = _box_corners(geometry)
-        x, y = corners[..., 0], corners[..., 1]
-        return np.column_stack([x.min(1), x.max(1), y.min(1), y.max(1)])
+        x, y, w, h = geometry[:, 0], geometry[:, 1], geometry[:, 2], geometry[:, 3]
+        out = np.column_stack([x, x + w, y, y + h])
+        turned = np.flatnonzero(geometry[:, 4] % 360 != 0)
+        if turned.size:
+            c = _box_corners(geometry[turned])
+            cx, cy = c[..., 0], c[..., 1]
+            out[turned] = np.column_stack([cx.min(1), cx.max(1), cy.min(1), cy.max(1)])
+        return out
     if points is None:
         raise ValueError("polygon regions need their points")
     return np.array(
@@ -63,11 +68,12 @@ def _box_corners(box: FloatArray) -> FloatArray:
 
 
 def candidate_pairs(
-    unit: Int64Array, bounds: FloatArray, reach: float = 0.0
+    unit: Int64Array, bounds: FloatArray, reach: float = 0.0, group: Int64Array | None = None
 ) -> tuple[Int64Array, Int64Array]:
     """Pairs (i, j), i < j as region indices, of one unit whose bounds ``(n, 4)`` (or ``(n, 2)``:
-    x only) overlap or touch (within ``reach`` on each axis): a sweep on x0 per unit, then a y
-    test. ``(p,)`` each."""
+    x only) overlap or touch (within ``reach`` on each axis), and (given ``group`` ``(n,)``, e.g.
+    the annotator) of different groups: a sweep on x0 per unit, then the other tests on the
+    sorted arrays, whose pairs sit close together in memory. ``(p,)`` each."""
     n = unit.shape[0]
     if n == 0:
         empty = np.empty(0, dtype=np.int64)
@@ -81,10 +87,15 @@ def candidate_pairs(
     key = key[order]
     end = np.searchsorted(key, (base + x1)[order], side="right")
     a, b = group_pairs(np.arange(n, dtype=np.int64), end.astype(np.int64))
-    i, j = order[a], order[b]
+    if group is not None:
+        g = group[order]
+        keep = g[a] != g[b]
+        a, b = a[keep], b[keep]
     if bounds.shape[1] == 4:  # a y test
-        y = (bounds[i, 2] <= bounds[j, 3] + reach) & (bounds[j, 2] <= bounds[i, 3] + reach)
-        i, j = i[y], j[y]
+        y0, y1 = bounds[order, 2], bounds[order, 3] + reach
+        keep = (y0[a] <= y1[b]) & (y0[b] <= y1[a])
+        a, b = a[keep], b[keep]
+    i, j = order[a], order[b]
     return np.minimum(i, j), np.maximum(i, j)
 
 
@@ -102,22 +113,21 @@ def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
     Coordinates need the same scale on x and y when a box is rotated (pixels: Label Studio's
     percentages times ``original_width``/``original_height`` / 100); unrotated IoU does not care.
     """
-    rotated = (a[:, 4] % 360 != 0) | (b[:, 4] % 360 != 0)
-    out = np.empty(a.shape[0])
-    s = ~rotated
-    ax, ay, aw, ah = a[s, 0], a[s, 1], a[s, 2], a[s, 3]
-    bx, by, bw, bh = b[s, 0], b[s, 1], b[s, 2], b[s, 3]
+    ax, ay, aw, ah = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+    bx, by, bw, bh = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
     iw = np.clip(np.minimum(ax + aw, bx + bw) - np.maximum(ax, bx), 0.0, None)
     ih = np.clip(np.minimum(ay + ah, by + bh) - np.maximum(ay, by), 0.0, None)
     inter = iw * ih
     union = aw * ah + bw * bh - inter
-    same = np.all(a[s] == b[s], axis=1).astype(np.float64)
-    out[s] = np.where(union > 0, inter / np.where(union > 0, union, 1.0), same)
-    if rotated.any():
+    out = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    empty = np.flatnonzero(union <= 0)  # zero-area boxes: IoU 1 when identical
+    out[empty] = np.all(a[empty] == b[empty], axis=1)
+    rotated = np.flatnonzero((a[:, 4] % 360 != 0) | (b[:, 4] % 360 != 0))
+    if rotated.size:
         out[rotated] = _shape_iou(
             _polygons(_box_corners(a[rotated])), _polygons(_box_corners(b[rotated]))
         )
-    return out
+    return np.asarray(out, dtype=np.float64)
 
 
 def _polygons(corners: FloatArray) -> Any:

@@ -189,10 +189,8 @@ def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
     kind, geo = regions.kind, regions.geometry
     bounds = extents(kind, geo, regions.points)
     reach = tolerance if kind == "keypoint" else 0.0
-    i, j = candidate_pairs(regions.unit, bounds, reach)
     ann = regions.annotator
-    keep = ann[i] != ann[j]
-    i, j = i[keep], j[keep]
+    i, j = candidate_pairs(regions.unit, bounds, reach, ann)
     flip = ann[i] > ann[j]
     i, j = np.where(flip, j, i), np.where(flip, i, j)
     if kind == "polygon":
@@ -700,7 +698,7 @@ KINDS = ("missed", "extra", "label swap", "boundary shift", "split/merge")
 @dataclass(frozen=True)
 class Disagreements:
     """Every region that some other rater of its unit did not match, one row per (region, other
-    annotator), ``(k,)`` each, sorted by unit.
+    annotator), ``(k,)`` each, sorted by unit, region, other annotator.
 
     ``unit``; ``region``: the region (its annotator is ``regions.annotator[region]``);
     ``other``: the annotator who did not match it; ``kind``: code into :data:`KINDS`;
@@ -764,7 +762,7 @@ def disagreements(matching: RegionMatching) -> Disagreements:
     same = lab[r] == lab[t]
     at = np.searchsorted(key, r_key)
     n_same = np.bincount(at[same], minlength=key.size)
-    rank = _ranks_of(reg, t, item)
+    rank = _ranks_of(reg, t)  # ties between counterparts break on content
     swap_to = _best(at[~same & close], sim[~same & close], t[~same & close], rank, key.size)
     same_to = _best(at[same], sim[same], t[same], rank, key.size)
     has_same = same_to >= 0
@@ -783,7 +781,7 @@ def disagreements(matching: RegionMatching) -> Disagreements:
     other = np.concatenate([other, ann[s[swapped]], ann[f[swapped]]])
     kind = np.concatenate([kind, np.full(2 * swapped.size, 2)])
     counterpart = np.concatenate([counterpart, s[swapped], f[swapped]])
-    order = np.lexsort((other, _ranks_of(reg, item)[item], reg.unit[item]))
+    order = np.lexsort((other, item, reg.unit[item]))
     return Disagreements(
         reg.unit[item][order],
         item[order],

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._base import Undefined
+from .geometry import group_pairs
 from .regions import NO_LABEL, Regions
 
 Int64Array = npt.NDArray[np.int64]
@@ -196,13 +197,15 @@ def _pooled(
     d_o_sum = d_e_sum = 0.0
     for a, b in itertools.pairwise(runs):
         name = labels[lab[a]]
-        sections = [
-            _sections(lo[a:b][coder[a:b] == c], hi[a:b][coder[a:b] == c], walls) for c in range(m)
-        ]
-        d_o = _observed(sections, m, length)
-        d_e = _expected(sections, m, length)
+        units = [(lo[a:b][coder[a:b] == c], hi[a:b][coder[a:b] == c]) for c in range(m)]
+        gaps = [_gaps(u_lo, u_hi, walls) for u_lo, u_hi in units]
+        d_o = _observed(units, m, length)
+        d_e = _expected(units, gaps, m, length)
         observed[name], expected[name] = d_o, d_e
-        if all(u.all() and u.size == walls.size - 1 for _, _, u in sections):
+        if not any(g.size for g in gaps) and all(
+            np.array_equal(u_lo, walls[:-1]) and np.array_equal(u_hi, walls[1:])
+            for u_lo, u_hi in units
+        ):
             by_label[name] = Undefined(f"every coder marks each task whole as {name!r}: no choice")
         elif d_e > 0:
             by_label[name] = 1.0 - d_o / d_e
@@ -217,44 +220,46 @@ def _pooled(
     return UnitizingAlpha(value, by_label, observed, expected, m, excluded, int(twice.sum()))
 
 
-Sections = tuple[Int64Array, Int64Array, npt.NDArray[np.bool_]]
+Units = tuple[Int64Array, Int64Array]
 
 
-def _sections(lo: Int64Array, hi: Int64Array, walls: Int64Array) -> Sections:
-    """One coder's sections of a label: begins ``(k,)``, ends ``(k,)``, is-unit ``(k,)``; the
-    units ``[lo, hi)`` (sorted, disjoint) and the gaps between them, cut at ``walls``."""
-    cuts = np.unique(np.concatenate([walls, lo, hi]))
-    begin, stop = cuts[:-1], cuts[1:]
-    unit = np.zeros(begin.size, dtype=bool)
-    unit[np.searchsorted(begin, lo)] = True
-    # a unit holds no cut inside it (units are disjoint and lie within a task)
-    return begin, stop, unit
+def _gaps(lo: Int64Array, hi: Int64Array, walls: Int64Array) -> Int64Array:
+    """Lengths ``(k,)`` of one coder's gaps: the stretches without a unit ``[lo, hi)`` (sorted,
+    disjoint, ``(u,)``), cut at the task ``walls`` ``(T + 1,)``."""
+    task = np.searchsorted(walls, lo, side="right") - 1
+    first = np.r_[True, task[1:] != task[:-1]] if task.size else np.zeros(0, dtype=bool)
+    last = np.r_[task[1:] != task[:-1], True] if task.size else np.zeros(0, dtype=bool)
+    inner = lo[1:][~first[1:]] - hi[:-1][~first[1:]]
+    lead = lo[first] - walls[task[first]]
+    tail = walls[task[last] + 1] - hi[last]
+    empty = np.diff(walls)[np.bincount(task, minlength=walls.size - 1) == 0]
+    out = np.concatenate([inner, lead, tail, empty])
+    return np.asarray(out[out > 0], dtype=np.int64)
 
 
-def _observed(sections: list[Sections], m: int, length: int) -> float:
-    """D_o of one label: δ² over overlapping sections of every coder pair."""
+def _observed(units: list[Units], m: int, length: int) -> float:
+    """D_o of one label over every coder pair: δ² of overlapping units, plus ℓ² of each unit
+    that no unit of the other coder overlaps (it lies inside one of their gaps)."""
     total = 0.0
     for i in range(m):
         for j in range(i + 1, m):
-            bi, ei, ui = sections[i]
-            bj, ej, uj = sections[j]
-            cuts = np.union1d(bi, bj)
-            g = np.searchsorted(bi, cuts, side="right") - 1
-            h = np.searchsorted(bj, cuts, side="right") - 1
-            both = ui[g] & uj[h]
-            d2 = np.where(both, (bi[g] - bj[h]) ** 2 + (ei[g] - ej[h]) ** 2, 0).astype(np.float64)
-            in_h = ui[g] & ~uj[h] & (bj[h] <= bi[g]) & (ei[g] <= ej[h])
-            in_g = uj[h] & ~ui[g] & (bi[g] <= bj[h]) & (ej[h] <= ei[g])
-            len_g = (ei[g] - bi[g]).astype(np.float64)
-            len_h = (ej[h] - bj[h]).astype(np.float64)
-            total += float(d2.sum() + (len_g[in_h] ** 2).sum() + (len_h[in_g] ** 2).sum())
+            (lo_i, hi_i), (lo_j, hi_j) = units[i], units[j]
+            first = np.searchsorted(hi_j, lo_i, side="right")  # j's first unit ending after lo_i
+            count = np.searchsorted(lo_j, hi_i, side="left") - first
+            g, h = group_pairs(first - 1, first + count)
+            d2 = (lo_i[g] - lo_j[h]).astype(np.float64) ** 2 + (hi_i[g] - hi_j[h]) ** 2.0
+            alone_i = count <= 0
+            alone_j = np.bincount(h, minlength=lo_j.size) == 0
+            len_i = (hi_i - lo_i)[alone_i].astype(np.float64)
+            len_j = (hi_j - lo_j)[alone_j].astype(np.float64)
+            total += float(d2.sum() + (len_i**2).sum() + (len_j**2).sum())
     return 2.0 * total / (m * (m - 1) * float(length) ** 2)
 
 
-def _expected(sections: list[Sections], m: int, length: int) -> float:
+def _expected(units_: list[Units], gaps_: list[Int64Array], m: int, length: int) -> float:
     """D_e of one label, from every coder's unit and gap lengths."""
-    units = np.concatenate([(e - b)[u] for b, e, u in sections]).astype(np.float64)
-    gaps = np.sort(np.concatenate([(e - b)[~u] for b, e, u in sections]).astype(np.float64))
+    units = np.concatenate([hi - lo for lo, hi in units_]).astype(np.float64)
+    gaps = np.sort(np.concatenate(gaps_).astype(np.float64))
     n_c = units.size
     if n_c == 0:
         return 0.0
