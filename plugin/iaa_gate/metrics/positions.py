@@ -44,21 +44,30 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
     run_task = np.searchsorted(offset, start, side="right") - 1
     at_lo, at_hi = np.searchsorted(cuts, g_lo), np.searchsorted(cuts, g_hi)
     runs, n_ann = start.size, regions.annotators
-    bits = np.zeros((runs, n_ann), dtype=np.int64)  # labels covering each run, as bit sets
-    for code in range(n_lab):
-        sel = lab == code
-        for k in np.unique(ann[sel]).tolist():
-            mine = sel & (ann == k)
-            depth = np.cumsum(
-                np.bincount(at_lo[mine], minlength=runs + 1)
-                - np.bincount(at_hi[mine], minlength=runs + 1)
-            )[:runs]
-            bits[:, k] |= (depth > 0).astype(np.int64) << code
-    single = (bits & (bits - 1)) == 0
-    codes = np.where(bits == 0, n_lab, np.log2(np.maximum(bits, 1)).astype(np.int64))
-    combos = np.unique(bits[~single])
-    codes[~single] = n_lab + 1 + np.searchsorted(combos, bits[~single])
-    codes[~regions.rated[run_task]] = -1
+    codes = np.full((n_ann, runs), -1, dtype=np.int64)  # annotator-major: contiguous columns
+    masks: list[Int64Array] = []
+    for k in range(n_ann):
+        mine = ann == k
+        bits = np.zeros(runs, dtype=np.int64)  # labels covering each run, as a bit set
+        count = np.zeros(runs, dtype=np.int64)
+        total = np.zeros(runs, dtype=np.int64)
+        for code in np.unique(lab[mine]).tolist():
+            sel = mine & (lab == code)
+            edges = np.bincount(at_lo[sel], minlength=runs + 1)
+            edges -= np.bincount(at_hi[sel], minlength=runs + 1)
+            on = np.cumsum(edges[:runs]) > 0
+            bits |= on.astype(np.int64) << code
+            count += on
+            total += on * code
+        col = np.where(count == 0, n_lab, total)  # one label: its code
+        many = count >= 2
+        masks.append(bits[many])
+        col[many] = -2 - bits[many]  # combinations: numbered below
+        codes[k] = np.where(regions.rated[run_task, k], col, -1)
+    combos = np.unique(np.concatenate(masks)) if masks else np.zeros(0, dtype=np.int64)
+    combo = codes <= -2
+    codes[combo] = n_lab + 1 + np.searchsorted(combos, -2 - codes[combo])
+    codes = codes.T
     names = [*labels, OUTSIDE]
     names += [
         "+".join(labels[b] for b in range(n_lab) if mask >> b & 1) for mask in combos.tolist()
