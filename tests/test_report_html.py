@@ -84,6 +84,16 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def _screenshot(page: Any, path: Path) -> None:
+    """The whole page as a person sees it, into the test's tmp dir and, when the environment
+    variable IAA_GATE_ARTIFACTS names a directory, there too (a CI artifact)."""
+    page.screenshot(path=str(path), full_page=True)
+    artifacts = os.environ.get("IAA_GATE_ARTIFACTS")
+    if artifacts:
+        Path(artifacts).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(artifacts) / path.name)
+
+
 def _lookup(doc: Any, path: list[Any]) -> Any:
     for key in path:
         doc = doc[key]
@@ -113,7 +123,7 @@ def test_page_shows_the_numbers_of_report_json(browser: Any, example: Path) -> N
     assert page.locator("#summary li").count() == sum(
         c["verdict"] != "pass" for f in doc["fields"].values() for c in f["checks"]
     )
-    page.screenshot(path=str(example / "report.png"), full_page=True)
+    _screenshot(page, example / "report.png")
     assert view.errors == []
 
 
@@ -178,7 +188,7 @@ def test_markup_in_labels_emails_and_names_renders_as_text(browser: Any, hostile
         assert shown in text
     assert page.evaluate("window.__pwned") is None
     assert page.locator("img").count() == 0 and page.locator("script").count() == 1
-    page.screenshot(path=str(out / "report.png"), full_page=True)
+    _screenshot(page, out / "report-markup.png")
     assert view.errors == []
 
 
@@ -265,3 +275,18 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
     assert page.count("<script") == 1 and "<img" not in page
     assert '<span class="who">a</span>: <mark' in page and "&lt;script&gt;window.__pwned=1" in page
     assert "1 boundary shift, 1 label swap" in page and 'data-chart="region_pairs"' in page
+
+
+def test_disputed_tasks_link_to_the_live_label_studio_project(example: Path) -> None:
+    live = {"type": "label-studio", "url": "http://ls.example:8080/", "project": 7, "view": None}
+    assert html_report.task_url(live, 42) == "http://ls.example:8080/projects/7/data?task=42"
+    titled = {**live, "project": "Reviews", "project_id": 9}
+    assert html_report.task_url(titled, 42) == "http://ls.example:8080/projects/9/data?task=42"
+    assert html_report.task_url({**live, "project": "Reviews"}, 42) is None  # id unknown
+    assert html_report.task_url({**live, "url": "javascript:alert(1)"}, 42) is None
+    assert html_report.task_url({"type": "label-studio-export", "path": "x.json"}, 42) is None
+    doc = json.loads((example / "report.json").read_text())
+    doc["source"] = live
+    first = doc["fields"]["sentiment"]["disputed"][0]["id"]
+    page = html_report.HtmlWriter().render(doc)
+    assert f'<a href="http://ls.example:8080/projects/7/data?task={first}"' in page

@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from . import charts
-from .markdown import ICON_TEXT, change_text, fmt, round_text
+from .markdown import ICON_TEXT, change_text, confused_pairs, fmt, round_text
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores; report.json has all
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
@@ -142,6 +142,7 @@ class HtmlWriter:
             disputed_rows=disputed_rows,
             task_url=task_url,
             span_lines=span_lines,
+            confused_pairs=confused_pairs,
             label_colors=label_colors,
             disagreement_kinds=disagreement_kinds,
             max_rows=MAX_ROWS,

@@ -50,7 +50,8 @@ def round_text(r: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def _confusions(co: dict[str, Any] | None, top: int = 5) -> list[str]:
+def confused_pairs(co: dict[str, Any] | None, top: int = 5) -> list[tuple[str, str, float]]:
+    """The ``top`` label pairs with the most coincidences off the diagonal: (a, b, count)."""
     if not co:
         return []
     labels, m = co["labels"], co["matrix"]
@@ -63,7 +64,7 @@ def _confusions(co: dict[str, Any] | None, top: int = 5) -> list[str]:
         ),
         reverse=True,
     )[:top]
-    return [f"{md(a)} ↔ {md(b)}: {w:.1f}" for w, a, b in pairs]
+    return [(a, b, w) for w, a, b in pairs]
 
 
 def change_text(rec: dict[str, Any]) -> str:
@@ -249,7 +250,7 @@ class MarkdownWriter:
                 "|---|---|",
             ]
             out += [f"| {md(k)} | {fmt(v)} |" for k, v in f["categories"].items()]
-        confusions = _confusions(f["coincidence"])
+        confusions = [f"{md(a)} ↔ {md(b)}: {w:.1f}" for a, b, w in confused_pairs(f["coincidence"])]
         if confusions:
             out += ["", "Most confused pairs (coincidences): " + "; ".join(confusions) + "."]
         if f["annotators"]:
