@@ -168,21 +168,25 @@ def _pairs_by_counts(coded: Coded) -> dict[int, Int64Array]:
 
 
 def _pairs_by_annotators(coded: Coded) -> dict[int, Int64Array]:
-    """M_m by annotator pairs (many values): one bincount over (m, x_i, x_j) per pair of columns,
-    O(units × A²) time, no per-unit V-vectors."""
+    """M_m by annotator pairs (many values): (m, x_i, x_j) indices of every pair of ratings of a
+    block, one bincount per block. O(units × A²) time, no per-unit V-vectors; blocks hold about
+    as many pairs as there are bins, so zeroing the (A + 1)·V² bins does not dominate."""
     codes, v = coded.codes, coded.n_values
     n_cols = codes.shape[1]
     width = (n_cols + 1) * v * v
+    n_pairs = max(n_cols * (n_cols - 1) // 2, 1)
     total = np.zeros(width, dtype=np.int64)
-    for s in row_blocks(codes.shape[0], n_cols, CHUNK_CELLS):
-        block = codes[s].astype(np.int64)
-        ok = block >= 0
-        base = ok.sum(axis=1) * (v * v)
-        for i in range(n_cols - 1):
-            for j in range(i + 1, n_cols):
-                both = ok[:, i] & ok[:, j]
-                idx = base[both] + block[both, i] * v + block[both, j]
-                total += np.bincount(idx, minlength=width)
+    for s in row_blocks(codes.shape[0], n_pairs, max(width, CHUNK_CELLS)):
+        t = codes[s].T.astype(np.int64)  # (A, rows)
+        ok = t >= 0
+        base = ok.sum(axis=0) * (v * v)
+        idx = [
+            (base + t[i] * v + t[j])[ok[i] & ok[j]]
+            for i in range(n_cols - 1)
+            for j in range(i + 1, n_cols)
+        ]
+        if idx:
+            total += np.bincount(np.concatenate(idx), minlength=width)
     cube = total.reshape(n_cols + 1, v, v)
     return {m: cube[m] + cube[m].T for m in range(2, n_cols + 1) if cube[m].any()}
 

@@ -12,13 +12,14 @@
 - interval on numeric ratings: Σ_{i≠j}(x_i − x_j)² = 2mΣx² − 2(Σx)² from per-unit sums of the
   floats themselves, with no encoding (so no sort of many distinct values);
 - many values: ordinal as interval on looked-up mid-ranks Σ_{g<v} n_g + n_v/2 (Krippendorff's
-  ordinal δ² is their interval δ²); nominal, ratio and other distances by annotator pairs
-  (A(A − 1)/2 passes), δ² looked up in a V × V table when that is small.
+  ordinal δ² is their interval δ²); nominal by counting agreeing annotator pairs (A(A − 1)/2
+  comparisons of integer codes); ratio and other distances by annotator pairs, δ² looked up in
+  a V × V table when that is small.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,6 +32,7 @@ from .categories import coincidence_matrix, value_count_blocks
 
 COUNTS_MAX = 16  # most values for which units are summarised by their value counts
 TABLE_MAX = 2048  # largest value table for which δ² is precomputed as a V × V matrix
+PAIR_CELLS = 1 << 18  # cells per block of the annotator-pairs passes (A rows stay in cache)
 
 LevelArg = str | dist.Distance
 
@@ -129,6 +131,8 @@ def unit_disagreement(
         lookup = np.append(table, np.nan)  # code −1 reads NaN
         ud = _interval(codes.shape, lambda s: lookup[codes[s]])
         return replace(ud, n_values=int(np.count_nonzero(counts)))
+    if level == "nominal":
+        return _nominal_pairs(coded)
     return _pairwise(coded, _distance(coded.values, level))
 
 
@@ -290,6 +294,38 @@ def _interval(shape: tuple[int, ...], blocks: Callable[[slice], FloatArray]) -> 
     # only whether values vary matters here; exact zeros when every pairable value is the same
     n_values = 0 if n == 0 else (1 if m2 == 0.0 else 2)
     return UnitDisagreement(observed, m_all, 2.0 * n * m2, n, n_values)
+
+
+def _transposed_blocks(coded: Coded) -> Iterator[tuple[slice, npt.NDArray[Any]]]:
+    """Row slices of the codes and their ``(A, rows)`` transposes: a contiguous row per
+    annotator."""
+    codes = coded.codes
+    for s in row_blocks(codes.shape[0], codes.shape[1], PAIR_CELLS):
+        yield s, np.ascontiguousarray(codes[s].T)
+
+
+def _nominal_pairs(coded: Coded) -> UnitDisagreement:
+    """Nominal δ² by annotator pairs, for many values: per unit, Σ_{i≠j}[x_i ≠ x_j] =
+    m(m − 1) − 2·(agreeing pairs), and agreeing pairs are A(A − 1)/2 comparisons of small
+    integer codes, with no per-unit value counts (O(units × V)) and no δ² table look-up."""
+    m_all = n_ratings(coded.codes)
+    agree = np.zeros(coded.codes.shape[0], dtype=np.int64)
+    for s, t in _transposed_blocks(coded):
+        valid = t >= 0
+        acc = np.zeros(t.shape[1], dtype=np.int32)
+        eq = np.empty(t.shape[1], dtype=bool)
+        for i in range(t.shape[0] - 1):
+            for j in range(i + 1, t.shape[0]):
+                np.equal(t[i], t[j], out=eq)
+                eq &= valid[i]
+                acc += eq
+        agree[s] = acc
+    observed = (m_all * (m_all - 1) - 2 * agree).astype(np.float64)
+    counts = pairable_counts(coded)
+    n = float(counts.sum())
+    return UnitDisagreement(
+        observed, m_all, n * n - float(counts @ counts), int(n), int(np.count_nonzero(counts))
+    )
 
 
 def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
