@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .config import Config, json_schema, load_config, missing_files
 from .errors import ConfigError, IaaGateError, InputError, OutputError, UsageError
 from .files import write_atomic
+
+if TYPE_CHECKING:
+    from .config import Config
 
 SYMBOL = {"pass": "✓ pass", "warn": "! warn", "fail": "✗ FAIL"}
 
@@ -314,6 +316,8 @@ def json_summary(outcome: Any, code: int) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     debug = getattr(args, "debug", False)
+    from .config import json_schema, load_config, missing_files  # not for --help: pydantic
+
     try:
         if args.command == "schema":
             print(json.dumps(json_schema(), indent=2))

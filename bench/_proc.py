@@ -1,0 +1,44 @@
+"""Whole-process measurements shared by the benchmarks: wall time and peak RSS of a command."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Proc:
+    """Median wall time (s) and median peak RSS (MiB) of several runs of one command."""
+
+    wall: float
+    rss: float
+    walls: tuple[float, ...]
+
+
+def measure(cmd: Sequence[str], repeats: int, env: dict[str, str] | None = None) -> Proc:
+    """Run ``cmd`` ``repeats`` times (output discarded; a non-zero exit other than the gate's 1
+    raises). Peak RSS is ``ru_maxrss`` of the child, read with ``os.wait4``: the same figure as
+    ``/usr/bin/time -v``'s "Maximum resident set size"."""
+    walls, peaks = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        child = subprocess.Popen(
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+        )
+        assert child.stderr is not None
+        err = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        walls.append(time.perf_counter() - t0)
+        code = os.waitstatus_to_exitcode(status)
+        child.returncode = code
+        if code not in (0, 1):
+            raise RuntimeError(f"{' '.join(cmd)} exited {code}: {err.decode()[-2000:]}")
+        peaks.append(usage.ru_maxrss / 1024)  # KiB on Linux
+    return Proc(statistics.median(walls), statistics.median(peaks), tuple(walls))

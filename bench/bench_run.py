@@ -1,0 +1,295 @@
+"""Whole runs: ``iaa-gate run`` against the plain script a user would write, as whole processes.
+
+Generates (once, cached in ``--workdir``) issue 10's inputs:
+
+- a Label Studio JSON export of ``--tasks`` tasks (default 100,000) × 3 annotations from 10
+  annotators, one 5-label ``choices`` field (~62 MB at 100,000 tasks);
+- a Prodigy ``db-out`` JSONL of the same design (``choice`` view), 3 lines per task.
+
+Then, interleaved for ``--repeats`` rounds, it runs ``iaa-gate run --format json`` (default
+1,000 bootstrap replicates) and the plain script (``json.load`` or ``json.loads`` per line, a
+dict of dicts → a ``(units, annotators)`` array, ``krippendorff.alpha``) and reports median wall
+time and peak RSS (``os.wait4``). ``--profile`` adds where the time of one in-process run goes
+(cProfile, cumulative, iaa_gate functions); ``--decoders`` times JSON decoders on the same
+files (``json``, ``orjson``, ``msgspec``, untyped and typed, each in its own process).
+
+    PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --profile --decoders
+    PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --tasks 1e6   # 3·10^6 lines
+
+Goals (issue 10): 100k tasks ≤ 1.0 s and ≤ 400 MiB and ≥ 3× faster than the plain script;
+10^6 tasks (and 3·10^6 Prodigy lines) ≤ 10 s and ≤ 2 GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+from _proc import Proc, measure
+
+LABELS = ["L0", "L1", "L2", "L3", "L4"]
+ANNOTATORS = 10
+PER_TASK = 3
+
+PLAIN_LS = """
+import json, sys
+import numpy as np, krippendorff
+tasks = json.load(open(sys.argv[1]))
+rows, cols, labels = {}, {}, {}
+cells = []
+for t in tasks:
+    for a in t["annotations"]:
+        if a.get("was_cancelled"):
+            continue
+        for r in a["result"]:
+            if r["from_name"] == "label":
+                v = labels.setdefault(r["value"]["choices"][0], len(labels))
+                cells.append((rows.setdefault(t["id"], len(rows)),
+                              cols.setdefault(a["completed_by"], len(cols)), v))
+x = np.full((len(rows), len(cols)), np.nan)
+for u, c, v in cells:
+    x[u, c] = v
+print(krippendorff.alpha(x.T, level_of_measurement="nominal"))
+"""
+
+PLAIN_PRODIGY = """
+import json, sys
+import numpy as np, krippendorff
+rows, cols, labels = {}, {}, {}
+cells = []
+with open(sys.argv[1]) as f:
+    for line in f:
+        e = json.loads(line)
+        if e.get("answer") != "accept":
+            continue
+        v = labels.setdefault(e["accept"][0], len(labels))
+        cells.append((rows.setdefault(e["_input_hash"], len(rows)),
+                      cols.setdefault(e["_annotator_id"], len(cols)), v))
+x = np.full((len(rows), len(cols)), np.nan)
+for u, c, v in cells:
+    x[u, c] = v
+print(krippendorff.alpha(x.T, level_of_measurement="nominal"))
+"""
+
+READ = "open(sys.argv[1], 'rb').read()"
+DECODE = {  # name → script body; the file is sys.argv[1]
+    "json (whole file)": "import json; d = json.load(open(sys.argv[1], 'rb'))",
+    "orjson (whole file)": f"import orjson; d = orjson.loads({READ})",
+    "msgspec (whole file)": f"import msgspec; d = msgspec.json.decode({READ})",
+    "msgspec typed (whole file)": """
+import msgspec
+class R(msgspec.Struct):
+    from_name: str
+    type: str
+    value: dict
+class A(msgspec.Struct):
+    completed_by: int
+    result: list[R]
+    was_cancelled: bool = False
+    created_at: str | None = None
+class T(msgspec.Struct):
+    id: int
+    annotations: list[A]
+d = msgspec.json.decode(open(sys.argv[1], 'rb').read(), type=list[T])
+""",
+}
+DECODE_LINES = {
+    "json.loads per line": "import json\nfor ln in open(sys.argv[1], 'rb'): json.loads(ln)",
+    "orjson.loads per line": "import orjson\nfor ln in open(sys.argv[1], 'rb'): orjson.loads(ln)",
+    "msgspec per line": "import msgspec\ndec = msgspec.json.Decoder()\n"
+    "for line in open(sys.argv[1], 'rb'): dec.decode(line)",
+    "msgspec typed per line": """
+import msgspec
+class E(msgspec.Struct):
+    _input_hash: int = msgspec.field(name="_input_hash")
+    _annotator_id: str = msgspec.field(name="_annotator_id")
+    answer: str
+    accept: list[str] = []
+dec = msgspec.json.Decoder(E)
+for line in open(sys.argv[1], 'rb'): dec.decode(line)
+""",
+}
+
+
+def _label(rng: random.Random) -> tuple[str, list[int]]:
+    """A task's true label and its 3 distinct annotators."""
+    return LABELS[rng.randrange(len(LABELS))], rng.sample(range(ANNOTATORS), PER_TASK)
+
+
+def _given(truth: str, rng: random.Random) -> str:
+    return truth if rng.random() < 0.7 else LABELS[rng.randrange(len(LABELS))]
+
+
+def make_export(path: Path, tasks: int) -> None:
+    """Label Studio JSON export: a list of tasks, compact separators, ~620 bytes a task."""
+    rng = random.Random(0)
+    with path.open("w") as f:
+        f.write("[")
+        for t in range(1, tasks + 1):
+            truth, who = _label(rng)
+            anns = [
+                {
+                    "id": t * PER_TASK + k,
+                    "completed_by": a + 1,
+                    "result": [
+                        {
+                            "value": {"choices": [_given(truth, rng)]},
+                            "from_name": "label",
+                            "to_name": "text",
+                            "type": "choices",
+                        }
+                    ],
+                    "was_cancelled": False,
+                    "created_at": f"2026-10-{1 + k:02d}T10:{t % 60:02d}:00.000000Z",
+                }
+                for k, a in enumerate(who)
+            ]
+            task = {"id": t, "annotations": anns, "data": {"text": f"review {t}"}}
+            f.write(("," if t > 1 else "") + json.dumps(task, separators=(",", ":")))
+        f.write("]")
+
+
+def make_jsonl(path: Path, tasks: int) -> None:
+    """Prodigy db-out, ``choice`` view: one line per (task, annotator), answer accept."""
+    rng = random.Random(1)
+    options = [{"id": x, "text": x} for x in LABELS]
+    with path.open("w") as f:
+        for t in range(1, tasks + 1):
+            truth, who = _label(rng)
+            for a in who:
+                line = {
+                    "text": f"review {t}",
+                    "_input_hash": t,
+                    "_task_hash": -t,
+                    "options": options,
+                    "_view_id": "choice",
+                    "config": {"choice_style": "single"},
+                    "accept": [_given(truth, rng)],
+                    "answer": "accept",
+                    "_timestamp": 1794821857 + t,
+                    "_annotator_id": f"a{a}",
+                    "_session_id": f"a{a}",
+                }
+                f.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+
+def config(path: Path, kind: str, data: Path, field: str, out: Path) -> None:
+    path.write_text(
+        f"version: 1\nsource:\n  type: {kind}\n  path: {data}\nfields:\n  {field}:\n"
+        f"    labels: [{', '.join(LABELS)}]\nreport:\n  dir: {out}\n  formats: [json]\n"
+    )
+
+
+def inputs(work: Path, tasks: int) -> dict[str, tuple[Path, Path, str]]:
+    """name → (data file, config, plain script source); generated once per size."""
+    export, jsonl = work / f"export-{tasks}.json", work / f"prodigy-{tasks}.jsonl"
+    if not export.exists():
+        make_export(export, tasks)
+    if not jsonl.exists():
+        make_jsonl(jsonl, tasks)
+    config(work / "ls.yaml", "label-studio-export", export, "label", work / "out-ls")
+    config(work / "prodigy.yaml", "prodigy", jsonl, "choice", work / "out-prodigy")
+    return {
+        f"Label Studio export, {tasks:,} tasks ({export.stat().st_size / 1e6:.0f} MB)": (
+            export,
+            work / "ls.yaml",
+            PLAIN_LS,
+        ),
+        f"Prodigy JSONL, {PER_TASK * tasks:,} lines ({jsonl.stat().st_size / 1e6:.0f} MB)": (
+            jsonl,
+            work / "prodigy.yaml",
+            PLAIN_PRODIGY,
+        ),
+    }
+
+
+CLI = "import sys; from iaa_gate.cli import main; sys.exit(main())"
+
+
+def compare(work: Path, tasks: int, repeats: int) -> None:
+    py = sys.executable
+    print("| input | command | wall (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|")
+    for name, (data, cfg, plain) in inputs(work, tasks).items():
+        script = work / ("plain_" + cfg.stem + ".py")
+        script.write_text(plain)
+        cmds = {
+            "iaa-gate run --format json": [py, "-c", CLI, "run", "-c", str(cfg), "-q"],
+            "plain script": [py, str(script), str(data)],
+        }
+        runs: dict[str, list[Proc]] = {k: [] for k in cmds}
+        for _ in range(repeats):
+            for k, cmd in cmds.items():
+                runs[k].append(measure(cmd, 1))
+        med = {k: _median(v) for k, v in runs.items()}
+        for k, (wall, rss) in med.items():
+            print(f"| {name} | {k} | {wall:.2f} | {rss:.0f} |", flush=True)
+        ratio = med["iaa-gate run --format json"][0] / med["plain script"][0]
+        print(f"| {name} | iaa-gate / plain | {ratio:.2f}× | |")
+
+
+def _median(runs: list[Proc]) -> tuple[float, float]:
+    walls = sorted(r.wall for r in runs)
+    rss = sorted(r.rss for r in runs)
+    return walls[len(walls) // 2], rss[len(rss) // 2]
+
+
+def decoders(work: Path, tasks: int, repeats: int) -> None:
+    files = list(inputs(work, tasks).values())
+    print("\n| file | decoder | wall (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|")
+    for (data, _, _), table in zip(files, (DECODE, DECODE_LINES), strict=True):
+        for name, body in table.items():
+            try:
+                p = measure([sys.executable, "-c", "import sys\n" + body, str(data)], repeats)
+            except RuntimeError as exc:
+                print(f"| {data.name} | {name} | failed: {str(exc)[-80:]} | |")
+                continue
+            print(f"| {data.name} | {name} | {p.wall:.2f} | {p.rss:.0f} |", flush=True)
+
+
+def profile(work: Path, tasks: int) -> None:
+    from iaa_gate.cli import main as cli_main
+
+    for _, cfg, _ in inputs(work, tasks).values():
+        prof = cProfile.Profile()
+        prof.runcall(cli_main, ["run", "-c", str(cfg), "-q"])
+        buf = io.StringIO()
+        stats = pstats.Stats(prof, stream=buf).sort_stats("cumulative")
+        stats.print_stats(r"iaa_gate|json|krippendorff", 25)
+        print(f"\n### profile: {cfg.name}\n\n```\n" + _trim(buf.getvalue()) + "```")
+
+
+def _trim(text: str) -> str:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "ncalls" in line)
+    return "\n".join(line.replace(str(Path.cwd()) + "/", "") for line in lines[start:]) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=float, default=1e5)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "iaa-bench")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--decoders", action="store_true")
+    parser.add_argument("--no-compare", action="store_true")
+    args = parser.parse_args()
+    tasks = int(args.tasks)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    if not args.no_compare:
+        compare(args.workdir, tasks, args.repeats)
+    if args.decoders:
+        decoders(args.workdir, tasks, args.repeats)
+    if args.profile:
+        profile(args.workdir, tasks)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
