@@ -38,7 +38,15 @@ LABELS = ["L0", "L1", "L2", "L3", "L4"]
 ANNOTATORS = 10
 PER_TASK = 3
 
-PLAIN_LS = """
+MATRIX = """
+x = np.full((len(rows), len(cols)), np.nan)
+for u, c, v in cells:
+    x[u, c] = v
+print(krippendorff.alpha(x.T, level_of_measurement="nominal"))
+"""
+
+PLAIN_LS = (
+    """
 import json, sys
 import numpy as np, krippendorff
 tasks = json.load(open(sys.argv[1]))
@@ -53,13 +61,12 @@ for t in tasks:
                 v = labels.setdefault(r["value"]["choices"][0], len(labels))
                 cells.append((rows.setdefault(t["id"], len(rows)),
                               cols.setdefault(a["completed_by"], len(cols)), v))
-x = np.full((len(rows), len(cols)), np.nan)
-for u, c, v in cells:
-    x[u, c] = v
-print(krippendorff.alpha(x.T, level_of_measurement="nominal"))
 """
+    + MATRIX
+)
 
-PLAIN_PRODIGY = """
+PLAIN_PRODIGY = (
+    """
 import json, sys
 import numpy as np, krippendorff
 rows, cols, labels = {}, {}, {}
@@ -72,11 +79,9 @@ with open(sys.argv[1]) as f:
         v = labels.setdefault(e["accept"][0], len(labels))
         cells.append((rows.setdefault(e["_input_hash"], len(rows)),
                       cols.setdefault(e["_annotator_id"], len(cols)), v))
-x = np.full((len(rows), len(cols)), np.nan)
-for u, c, v in cells:
-    x[u, c] = v
-print(krippendorff.alpha(x.T, level_of_measurement="nominal"))
 """
+    + MATRIX
+)
 
 READ = "open(sys.argv[1], 'rb').read()"
 DECODE = {  # name → script body; the file is sys.argv[1]
