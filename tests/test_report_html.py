@@ -290,3 +290,9 @@ def test_disputed_tasks_link_to_the_live_label_studio_project(example: Path) -> 
     first = doc["fields"]["sentiment"]["disputed"][0]["id"]
     page = html_report.HtmlWriter().render(doc)
     assert f'<a href="http://ls.example:8080/projects/7/data?task={first}"' in page
+
+
+def test_minority_labels_are_the_ones_off_the_most_common() -> None:
+    assert html_report.minority({"a": "X", "b": "X", "c": "Y"}) == {"c"}
+    assert html_report.minority({"a": "X", "b": "Y"}) == set()  # a tie: nobody is singled out
+    assert html_report.minority({"a": ["P", "Q"], "b": ["P", "Q"], "c": ["P"]}) == {"c"}

@@ -11,6 +11,7 @@ import base64
 import hashlib
 import itertools
 import math
+from collections import Counter
 from importlib.resources import files
 from typing import Any
 from urllib.parse import quote
@@ -103,6 +104,14 @@ def _trend_series(doc: dict[str, Any], name: str) -> list[dict[str, Any]]:
     return series
 
 
+def minority(labels: dict[str, Any]) -> set[str]:
+    """The annotators whose label differs from the task's most common one (none on a tie)."""
+    counts = Counter(_shown(v) for v in labels.values()).most_common(2)
+    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+        return set()
+    return {k for k, v in labels.items() if _shown(v) != counts[0][0]}
+
+
 class HtmlWriter:
     filename = "report.html"
 
@@ -140,6 +149,7 @@ class HtmlWriter:
             charts=figures,
             charts_available=charts.available(),
             disputed_rows=disputed_rows,
+            minority=minority,
             task_url=task_url,
             span_lines=span_lines,
             confused_pairs=confused_pairs,
