@@ -161,9 +161,9 @@ def run(
     source = make_source(config, progress=progress)
     dataset = source.load()
     outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
-    project_id = getattr(source, "project_id", None)  # a live project named by its title
-    if project_id is not None:
-        outcome.document["source"]["project_id"] = project_id
+    project_id = getattr(source, "project_id", None)
+    if project_id is not None and project_id != outcome.document["source"].get("project"):
+        outcome.document["source"]["project_id"] = project_id  # a project named by its title
     out_dir = config.report.dir
     sink = _writeback(config, out_dir, source, progress=progress) if writeback else None
     if sink is not None:

@@ -96,7 +96,9 @@ def test_live_pull_and_export_give_the_same_report(
 ) -> None:
     """A live pull, an export file from the export API and the source's snapshot path agree."""
     live = live_config(tmp_path / "live.yaml", label_studio.url, project.id, FIELDS)
-    assert run_cli("run", "-c", str(live), "--out", str(tmp_path / "live"), "-q") in (0, 1)
+    out = tmp_path / "live"
+    formats = ("--format", "json", "--format", "html")
+    assert run_cli("run", "-c", str(live), "--out", str(out), "-q", *formats) in (0, 1)
     pulls = [p for m, p in http_log if p.rstrip("/") == "/api/tasks"]
     assert len(pulls) == 1  # 30 tasks: one page, no page past the end
 
@@ -129,6 +131,8 @@ def test_live_pull_and_export_give_the_same_report(
     assert {x["name"] for x in a["fields"]["sentiment"]["annotators"]} == emails
     disputed = a["fields"]["sentiment"]["disputed"]
     assert disputed and all(set(d["labels"]) <= emails for d in disputed)
+    link = f"{label_studio.url}/projects/{project.id}/data?task={disputed[0]['id']}"
+    assert f'<a href="{link}"' in (out / "report.html").read_text()
 
     config = load_config(live)
     source = LabelStudioProject.from_config(config.source)
@@ -142,12 +146,19 @@ def test_project_by_title_view_and_errors(
     ls_client: Any,
     make_project: Callable[..., Any],
     annotators: list[Annotator],
+    api_key_env: str,
+    tmp_path: Path,
 ) -> None:
     key = SecretStr(label_studio.token)
     tasks = _tasks(annotators)[:6]
     one = make_project(REVIEW_CONFIG, tasks, title="by title")
     src = LabelStudioProject(label_studio.url, key, one.title)
     assert len(src.load().task_ids) == 6 and src.project_id == one.id
+    # the report names the project as configured, and its id for the HTML report's task links
+    titled = live_config(tmp_path / "titled.yaml", label_studio.url, one.title, FIELDS)
+    assert run_cli("run", "-c", str(titled), "--out", str(tmp_path), "-q") in (0, 1)
+    source = report(tmp_path)["source"]
+    assert (source["project"], source["project_id"]) == (one.title, one.id)
 
     ids = sorted(t["id"] for t in label_studio.list_tasks(one.id, include="id"))
     items = [
