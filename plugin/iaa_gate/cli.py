@@ -31,11 +31,14 @@ class ExitCode(IntEnum):
     - ``GATE_FAILED`` (1): a threshold failed (or warned, with ``--fail-on-warn``).
     - ``ERROR`` (2): the run could not be done: bad config, unreadable or malformed input,
       unknown field, unreachable server.
+    - ``WRITEBACK_FAILED`` (3): the gate passed, but write-back could not write everything (a
+      re-run completes it). A failed gate exits 1 even then.
     """
 
     OK = 0
     GATE_FAILED = 1
     ERROR = 2
+    WRITEBACK_FAILED = 3
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="iaa-gate",
         description="Inter-annotator agreement as a quality gate for a labeling round.",
         epilog="Exit codes: 0 passed (warnings allowed), 1 the gate failed, 2 the run could not "
-        "be done.",
+        "be done, 3 the gate passed but write-back was incomplete.",
     )
     p.add_argument("--version", action="version", version=f"iaa-gate {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -340,14 +343,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=not args.quiet and sys.stderr.isatty(),
             compare_to=args.compare,
         )
+        wb = outcome.document.get("writeback") or {}
         failed = outcome.verdict.value == "fail" or (
             args.fail_on_warn and outcome.verdict.value == "warn"
         )
+        incomplete = wb.get("failed") or wb.get("view") == "failed"
         code = ExitCode.GATE_FAILED if failed else ExitCode.OK
+        code = ExitCode.WRITEBACK_FAILED if incomplete and not failed else code
         if args.json:
             print(json.dumps(json_summary(outcome, code), indent=2, sort_keys=True))
         elif not args.quiet:
             _summary(outcome, sys.stdout)
+        for warning in wb.get("warnings", []):
+            print(f"iaa-gate: warning: {warning}", file=sys.stderr)
         return code
     except IaaGateError as exc:
         print(f"iaa-gate: error: {exc}", file=sys.stderr)

@@ -335,6 +335,22 @@ class LabelStudioSource(Strict):
         description="false: ground-truth annotations are only the reference, not ratings",
     )
     skip_invalid: bool = False
+    timeout: float | None = Field(
+        default=3600,
+        gt=0,
+        description="seconds all requests to Label Studio may take together (pull and "
+        "write-back); then the run stops. null: no limit",
+    )
+    request_timeout: float = Field(
+        default=60, gt=0, description="seconds one request may wait for the server"
+    )
+    retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="further attempts of a request after a dropped connection, a timeout, "
+        "408, 429 or 5xx, with exponential backoff (0.5 s, 1 s, 2 s, …)",
+    )
 
 
 SourceType = Literal["label-studio-export", "prodigy", "label-studio"]

@@ -274,6 +274,15 @@ class LabelStudioServer:
                 break
         return tasks
 
+    def kill(self) -> None:
+        """Kill the server at once (SIGKILL to its process group), keeping the data dir: a crash
+        that :meth:`start` can recover from."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
     def stop(self) -> None:
         """Terminate, then kill the process group; remove the copied data dir."""
         proc, self._proc = self._proc, None

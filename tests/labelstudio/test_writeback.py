@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from iaa_gate.cli import ExitCode
 from iaa_gate.writeback import label_studio as wb
 
 from .helpers import REVIEW_CONFIG, live_config, report, result, run_cli, writes
@@ -224,8 +225,10 @@ def test_a_failed_write_is_reported_and_the_rest_written(
         report={"dir": str(out), "formats": ["json"]},
         writeback={"enabled": True, "view": None},
     )
-    assert run_cli("run", "-c", str(cfg), "-q") in (0, 1)
-    summary = report(out)["writeback"]
+    code = run_cli("run", "-c", str(cfg), "-q")
+    doc = report(out)
+    assert code == (ExitCode.GATE_FAILED if doc["verdict"] == "fail" else ExitCode.WRITEBACK_FAILED)
+    summary = doc["writeback"]
     assert (summary["planned"], summary["done"], summary["failed"]) == (4, 3, 1)
     assert summary["failed_tasks"][0]["id"] == ids[1]
     assert "404" in summary["failed_tasks"][0]["error"] and "view_id" not in summary

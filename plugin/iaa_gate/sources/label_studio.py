@@ -15,15 +15,14 @@ Two ways to pull (bench/LABEL_STUDIO_PULL.md has the figures):
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import SecretStr
 
-from ..errors import IaaGateError, ServerError, UsageError
+from ..errors import ServerError
+from ..labelstudio_client import LabelStudioClient, progress_bar
 from ..model import Dataset, TaskId
 from .label_config import declared_multiple, parse_label_config
 from .label_studio_export import parse_tasks
@@ -40,19 +39,7 @@ ANNOTATION_FIELDS = (
     "updated_at",
 )
 """Annotation fields :func:`parse_tasks` reads; ``id`` is shared with the task."""
-INSTALL_HINT = 'the live Label Studio source needs the SDK: pip install "iaa-gate[label-studio]"'
-RETRIES = 2
-"""Retries on 408/409/429/5xx (the SDK's backoff); SDK 2.0.x retries only when asked to."""
 PullMethod = Literal["tasks", "export"]
-
-
-def sdk() -> Any:
-    """The ``label_studio_sdk`` module, or a one-line error telling how to install it."""
-    try:
-        import label_studio_sdk
-    except ImportError:
-        raise UsageError(INSTALL_HINT) from None
-    return label_studio_sdk
 
 
 @dataclass
@@ -68,7 +55,8 @@ class LabelStudioProject:
     """Source for a live project. ``project``: id or title; ``view``: a Data Manager view id.
 
     ``pull_meta``/``pull_data``: also keep each task's ``meta``/``data`` in :attr:`tasks` (for
-    write-back). ``client``: an SDK client to use instead of building one (tests).
+    write-back). ``timeout``, ``request_timeout``, ``retries``: see :class:`LabelStudioClient`.
+    ``client``: an SDK client to use instead of building one (tests).
     """
 
     url: str
@@ -82,12 +70,26 @@ class LabelStudioProject:
     page_size: int = 1000
     pull_meta: bool = True
     pull_data: bool = False
-    timeout: float = 120.0
+    timeout: float | None = 3600.0
+    request_timeout: float = 60.0
+    retries: int = 3
     client: Any = field(default=None, repr=False)
     tasks: dict[TaskId, PulledTask] = field(default_factory=dict, repr=False)
     label_config: str = field(default="", repr=False)
     project_id: int | None = None
     title: str = ""
+    api: LabelStudioClient = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.api = LabelStudioClient(
+            self.url,
+            self.api_key,
+            timeout=self.timeout,
+            request_timeout=self.request_timeout,
+            retries=self.retries,
+            where=f"project {self.project!r}",
+            sdk_client=self.client,
+        )
 
     @classmethod
     def from_config(
@@ -109,6 +111,9 @@ class LabelStudioProject:
             progress=progress,
             pull_meta=pull_meta,
             pull_data=pull_data,
+            timeout=src.timeout,
+            request_timeout=src.request_timeout,
+            retries=src.retries,
         )
 
     # -- connection -------------------------------------------------------------------------
@@ -116,39 +121,7 @@ class LabelStudioProject:
     @property
     def where(self) -> str:
         """The project as messages name it."""
-        pid = self.project_id if self.project_id is not None else self.project
-        return f"project {pid!r}"
-
-    def sdk_client(self) -> Any:
-        """The SDK client (built once): a legacy token or a personal access token."""
-        if self.client is None:
-            ls = sdk()
-            with self.calls("connecting"):
-                self.client = ls.LabelStudio(
-                    base_url=self.url,
-                    api_key=self.api_key.get_secret_value(),
-                    timeout=self.timeout,
-                )
-        return self.client
-
-    def options(self, timeout: float | None = None) -> dict[str, Any]:
-        """Request options: explicit retries (SDK 2.0.x defaults to none) and a timeout."""
-        return {"max_retries": RETRIES, "timeout_in_seconds": timeout or self.timeout}
-
-    @contextmanager
-    def calls(self, doing: str) -> Iterator[None]:
-        """Turn SDK and HTTP errors into one :class:`IaaGateError` naming the URL and project."""
-        try:
-            yield
-        except IaaGateError:
-            raise
-        except Exception as exc:
-            self.fail(exc, doing)
-
-    def fail(self, exc: BaseException, doing: str) -> NoReturn:
-        """Raise the clear message for ``exc`` (an SDK/HTTP error met while ``doing``)."""
-        message, hint = explain(exc, self.url, self.where, doing)
-        raise ServerError(message, hint=hint) from None
+        return self.api.where
 
     def resolve(self) -> int:
         """The project id (a title is looked up); checks the URL, the token and the project."""
@@ -156,7 +129,9 @@ class LabelStudioProject:
             return self.project_id
         pid = self.project if isinstance(self.project, int) else self._by_title(str(self.project))
         # a plain read of the fields used: SDK 2.0.x validates the whole project model strictly
-        project = self._get(f"api/projects/{pid}/", {}, f"reading project {pid}", missing=True)
+        project = self.api.request(
+            "GET", f"api/projects/{pid}/", f"reading project {pid}", absent=(404,)
+        )
         if project is None:
             raise ServerError(
                 f"Label Studio on {self.url}: project {pid} not found",
@@ -169,17 +144,20 @@ class LabelStudioProject:
                 hint="check source.url: it should be the Label Studio base URL",
             )
         self.project_id = int(pid)
+        self.api.where = f"project {self.project_id}"
         self.title = str(project.get("title") or "")
         self.label_config = str(project.get("label_config") or "")
         return self.project_id
 
     def _by_title(self, title: str) -> int:
-        client = self.sdk_client()
-        with self.calls(f"looking up the project titled {title!r}"):
-            listed = client.projects.list(
-                title=title, include="id,title", page_size=100, request_options=self.options()
-            )
-            found = [(int(p.id), str(p.title)) for p in listed]
+        body = self.api.request(
+            "GET",
+            "api/projects/",
+            f"looking up the project titled {title!r}",
+            params={"title": title, "include": "id,title", "page_size": 100},
+        )
+        listed = body.get("results", []) if isinstance(body, dict) else body
+        found = [(int(p["id"]), str(p.get("title") or "")) for p in listed or []]
         exact = [pid for pid, t in found if t == title]
         if not exact and title.isdigit():
             return int(title)
@@ -202,20 +180,14 @@ class LabelStudioProject:
 
     def annotator_names(self) -> dict[str, str]:
         """User id → email (or name) from the users API; empty if the token may not list users."""
-        client = self.sdk_client()
-        try:
-            users = client.users.list(request_options=self.options())
-        except Exception as exc:
-            if getattr(exc, "status_code", None) in (401, 403, 404):
-                return {}
-            self.fail(exc, "listing users")
+        users = self.api.request("GET", "api/users/", "listing users", absent=(401, 403, 404))
         names: dict[str, str] = {}
-        for u in users:
-            parts = (getattr(u, "first_name", ""), getattr(u, "last_name", ""))
+        for u in users if isinstance(users, list) else []:
+            parts = (u.get("first_name"), u.get("last_name"))
             full = " ".join(p for p in parts if p)
-            label = getattr(u, "email", None) or full or getattr(u, "username", None)
-            if label:
-                names[str(u.id)] = str(label)
+            label = u.get("email") or full or u.get("username")
+            if label and "id" in u:
+                names[str(u["id"])] = str(label)
         return names
 
     # -- pulling ------------------------------------------------------------------------------
@@ -257,32 +229,15 @@ class LabelStudioProject:
             yield task
 
     def _check_view(self, pid: int) -> None:
-        client = self.sdk_client()
-        with self.calls(f"reading view {self.view}"):
-            try:
-                view = client.views.get(id=str(self.view), request_options=self.options())
-            except Exception as exc:
-                if getattr(exc, "status_code", None) != 404:
-                    raise
-                view = None
-        if view is None or getattr(view, "project", pid) != pid:
+        view = self.api.request(
+            "GET", f"api/dm/views/{self.view}/", f"reading view {self.view}", absent=(404,)
+        )
+        if not isinstance(view, dict) or view.get("project", pid) != pid:
             raise ServerError(
                 f"Label Studio on {self.url}: view {self.view} not found in project {pid}",
                 hint="source.view is the id of a Data Manager tab of this project "
                 "(the tab=N in its URL); leave it out to read every task",
             )
-
-    def _get(self, path: str, params: dict[str, Any], doing: str, *, missing: bool = False) -> Any:
-        """GET ``path`` through the SDK client's HTTP wrapper (its auth, retries and timeout);
-        ``missing``: None on 404."""
-        http = self.sdk_client()._client_wrapper.httpx_client
-        with self.calls(doing):
-            resp = http.request(path, method="GET", params=params, request_options=self.options())
-            if resp.status_code == 404 and missing:
-                return None
-            if resp.status_code >= 400:
-                raise _status_error(resp)
-            return resp.json()
 
     def _paged(self, pid: int) -> Iterator[dict[str, Any]]:
         params: dict[str, Any] = {
@@ -299,7 +254,13 @@ class LabelStudioProject:
             while True:
                 doing = f"reading tasks (page {page})"
                 # a page past the end answers 404
-                body = self._get("api/tasks/", {**params, "page": page}, doing, missing=page > 1)
+                body = self.api.request(
+                    "GET",
+                    "api/tasks/",
+                    doing,
+                    params={**params, "page": page},
+                    absent=(404,) if page > 1 else (),
+                )
                 if body is None:
                     return
                 if not isinstance(body, dict) or not isinstance(body.get("tasks"), list):
@@ -322,28 +283,38 @@ class LabelStudioProject:
 
     def _export(self, pid: int) -> Iterator[dict[str, Any]]:
         """An export snapshot (all tasks, or the view's), downloaded once, then deleted."""
-        client = self.sdk_client()
-        exports = client.projects.exports
+        exports = self.api.sdk().projects.exports
         bar = progress_bar(self.progress, f"export project {pid}")
-        long = self.options(timeout=max(self.timeout, 600))
         try:
-            with self.calls("creating an export snapshot"):
-                filters: dict[str, Any] = {"only_with_annotations": False}
-                if self.view is not None:
-                    filters["view"] = self.view
-                snap = exports.create(
-                    id=pid, title="iaa-gate", task_filter_options=filters, request_options=long
+            filters: dict[str, Any] = {"only_with_annotations": False}
+            if self.view is not None:
+                filters["view"] = self.view
+            snap = self.api.call(
+                "creating an export snapshot",
+                lambda o: exports.create(
+                    id=pid, title="iaa-gate", task_filter_options=filters, request_options=o
+                ),
+                timeout=600,
+            )
+            try:
+                body = self.api.call(
+                    "downloading the export snapshot",
+                    lambda o: b"".join(
+                        exports.download(
+                            id=pid, export_pk=snap.id, export_type="JSON", request_options=o
+                        )
+                    ),
+                    timeout=600,
+                )
+            finally:
+                self.api.call(
+                    "deleting the export snapshot",
+                    lambda o: exports.delete(id=pid, export_pk=snap.id, request_options=o),
                 )
             try:
-                with self.calls("downloading the export snapshot"):
-                    chunks = exports.download(
-                        id=pid, export_pk=snap.id, export_type="JSON", request_options=long
-                    )
-                    body = b"".join(chunks)
-                    tasks = json.loads(body)
-            finally:
-                with self.calls("deleting the export snapshot"):
-                    exports.delete(id=pid, export_pk=snap.id, request_options=self.options())
+                tasks = json.loads(body)
+            except ValueError:
+                tasks = None
             if not isinstance(tasks, list):
                 raise ServerError(f"Label Studio on {self.url}: the export is not a task list")
             bar.reset(total=len(tasks))
@@ -352,108 +323,3 @@ class LabelStudioProject:
                 bar.update(1)
         finally:
             bar.close()
-
-
-class _Quiet:
-    """The no-op stand-in for a progress bar."""
-
-    def reset(self, total: int | None = None) -> None: ...
-
-    def update(self, n: int = 1) -> None: ...
-
-    def close(self) -> None: ...
-
-
-def progress_bar(progress: bool, desc: str) -> Any:
-    """A tqdm bar on stderr when ``progress`` (the caller decides: a TTY, no --quiet)."""
-    if not progress:
-        return _Quiet()
-    from tqdm import tqdm
-
-    return tqdm(total=None, desc=desc, unit="task", file=sys.stderr, leave=False)
-
-
-class StatusError(Exception):
-    """An HTTP error answer read through the raw wrapper (the SDK methods raise ApiError)."""
-
-    def __init__(self, status_code: int, body: Any) -> None:
-        super().__init__(f"HTTP {status_code}")
-        self.status_code = status_code
-        self.body = body
-
-
-def _status_error(resp: Any) -> StatusError:
-    try:
-        body = resp.json()
-    except ValueError:
-        body = resp.text[:200]
-    return StatusError(int(resp.status_code), body)
-
-
-def _detail(body: Any) -> str:
-    if isinstance(body, dict):
-        for key in ("detail", "message", "error"):
-            if isinstance(body.get(key), str):
-                return str(body[key])
-    return ""
-
-
-def explain(exc: BaseException, url: str, where: str, doing: str) -> tuple[str, str | None]:
-    """``(message, hint)`` for an error met while ``doing``; never includes the API key."""
-    status = getattr(exc, "status_code", None)
-    kind = type(exc).__name__
-    if isinstance(status, int):
-        detail = _detail(getattr(exc, "body", None))
-        said = f" ({detail})" if detail else ""
-        if status == 401:
-            return (
-                f"Label Studio on {url} refused the API key (401{said}) while {doing}",
-                "check the token in source.api_key (e.g. LABEL_STUDIO_API_KEY): a personal access "
-                "token (Account & Settings → Personal Access Token) or a legacy token, for this "
-                "server",
-            )
-        if status == 403:
-            return (
-                f"Label Studio on {url}: access denied (403{said}) while {doing} ({where})",
-                "the token's user needs access to this project (and to the users list)",
-            )
-        if status == 404:
-            return (
-                f"Label Studio on {url}: not found (404{said}) while {doing} ({where})",
-                "check source.url, source.project and source.view",
-            )
-        retried = " after retrying" if status >= 500 or status in (408, 409, 429) else ""
-        return (
-            f"Label Studio on {url} answered HTTP {status}{said} while {doing}{retried} ({where})",
-            "the server had a problem: try again later, or check its logs",
-        )
-    if kind in ("ConnectError", "ConnectTimeout"):
-        return (
-            f"cannot reach Label Studio at {url} while {doing}",
-            "check source.url and that the server is running and reachable from here",
-        )
-    if kind in ("ReadError", "RemoteProtocolError", "WriteError"):
-        return (
-            f"Label Studio on {url} dropped the connection while {doing}",
-            "the server may have restarted or be overloaded: try again later",
-        )
-    if kind in ("ReadTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException"):
-        return (
-            f"Label Studio on {url} did not answer in time while {doing}",
-            "the server may be overloaded: try again later",
-        )
-    if kind in ("UnsupportedProtocol", "InvalidURL", "LocalProtocolError"):
-        return (
-            f"{url!r} is not a usable Label Studio URL",
-            "source.url must look like http://host:8080 (scheme, host and port)",
-        )
-    if isinstance(exc, (ValueError, json.JSONDecodeError)):
-        return (
-            f"Label Studio on {url} did not answer like Label Studio while {doing} "
-            f"(unreadable reply)",
-            "check source.url: it should be the Label Studio base URL, without /api or /projects",
-        )
-    return (
-        f"Label Studio on {url}: {kind} while {doing}",
-        "check source.url and the network; rerun with --debug for details",
-    )

@@ -1,6 +1,7 @@
 """Write-back sinks: put the verdict where people adjudicate (Label Studio tasks, Prodigy review).
 
-Each sink takes the per-field results and returns a summary of what it wrote.
+Each sink takes the per-field results and returns a summary of what it wrote, with a list of
+``warnings`` (the CLI prints them); sinks print nothing.
 """
 
 from __future__ import annotations

@@ -8,13 +8,17 @@ Manager tab that shows exactly the disputed tasks.
 Label Studio's PATCH replaces the whole ``meta`` (and ``data``) dict, so each task gets one PATCH of
 the dicts pulled with the tasks, merged: other keys are kept as they were. A task is written only
 when its entry changed (the run time aside), so a second run on the same data writes nothing.
+
+Right before its PATCH each task is read again: a task someone changed since the pull is skipped
+with a warning (their edit wins), and a task another run already flagged the same way is left as
+it is. A PATCH is all or nothing on the server, so an interrupted write-back leaves every task
+either as it was or fully written, and a re-run completes it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -23,8 +27,9 @@ from typing import Any
 from ..analysis import FieldResult
 from ..config import Config, WriteBackConfig
 from ..errors import UsageError
+from ..labelstudio_client import LabelStudioError, progress_bar
 from ..model import RoundFilter, TaskId
-from ..sources.label_studio import LabelStudioProject, explain, progress_bar
+from ..sources.label_studio import LabelStudioProject
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""
@@ -32,7 +37,8 @@ MAX_VIEW_ITEMS = 900
 """Above this many filter items the tab filters on the flag instead of task ids (SQLite caps an
 expression at a depth of 1000)."""
 MAX_CONSECUTIVE_ERRORS = 3
-"""Connection or server errors in a row after which the remaining writes are given up."""
+"""Tasks in a row whose write failed on connection or server errors (each after its retries),
+after which the remaining writes are given up."""
 WORKERS = 4
 """PATCHes in flight at once: each waits mostly on the network and the server."""
 NO_TASK = {"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": 0}
@@ -88,6 +94,18 @@ class Change:
     status: str | None
     meta: dict[str, Any]
     data: dict[str, Any] | None = None
+
+
+def _unstamped(meta: dict[str, Any], key: str) -> dict[str, Any]:
+    """``meta`` with the entry's run time left out (what two runs with one verdict share)."""
+    entry = meta.get(key)
+    if not isinstance(entry, dict):
+        return meta
+    return {**meta, key: {k: v for k, v in entry.items() if k != RUN_KEY}}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _same(old: Any, new: dict[str, Any] | None) -> bool:
@@ -180,6 +198,7 @@ class LabelStudioFlags:
         return {**data, **want}
 
     def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> dict[str, Any]:
+        """Write the flags; the summary counts what happened and lists ``warnings``."""
         changes, unchanged, disputed = self.plan(results)
         summary: dict[str, Any] = {
             "target": "label-studio",
@@ -189,8 +208,10 @@ class LabelStudioFlags:
             "planned": len(changes),
             "done": 0,
             "unchanged": unchanged,
+            "skipped": 0,
             "failed": 0,
             "disputed": len(disputed),
+            "warnings": [],
         }
         if dry_run:
             summary["changes"] = [
@@ -198,72 +219,100 @@ class LabelStudioFlags:
                 for c in changes
             ]
         else:
-            done, failed = self._write(changes)
-            summary["done"], summary["failed"] = done, len(failed)
-            if failed:
-                summary["failed_tasks"] = failed[:20]
+            summary.update(self._write(changes))
         if self.config.view is not None:
-            summary.update(self._view(disputed, dry_run=dry_run))
+            summary.update(self._view(disputed, dry_run=dry_run, warnings=summary["warnings"]))
         return summary
 
-    def _write(self, changes: list[Change]) -> tuple[int, list[dict[str, Any]]]:
-        """One PATCH per task (the full merged dicts), :data:`WORKERS` at a time; returns
-        (done, failures). After :data:`MAX_CONSECUTIVE_ERRORS` connection or server errors in a
-        row, the writes not yet started are given up."""
-        client = self.source.sdk_client()
-        options = self.source.options()
+    def _write_one(self, change: Change) -> str:
+        """Re-read the task, then PATCH it unless it changed since the pull: ``written``,
+        ``already`` (another run wrote the same flags) or ``edited`` (skipped)."""
+        api, key = self.source.api, self.config.meta_key
+        pulled = self.source.tasks[change.id]
+        path = f"api/tasks/{change.id}/"
+        now = _dict(api.request("GET", path, f"re-reading task {change.id}"))
+        meta, data = _dict(now.get("meta")), _dict(now.get("data"))
+        as_pulled = meta == pulled.meta and (change.data is None or data == pulled.data)
+        if not as_pulled:
+            same = _unstamped(meta, key) == _unstamped(change.meta, key)
+            if same and (change.data is None or data == change.data):
+                pulled.meta, pulled.data = meta, data if pulled.data is not None else None
+                return "already"
+            return "edited"
+        body: dict[str, Any] = {"meta": change.meta}
+        if change.data is not None:
+            body["data"] = change.data
+        api.request("PATCH", path, f"writing task {change.id}", body=body)
+        pulled.meta = change.meta
+        if change.data is not None:
+            pulled.data = change.data
+        return "written"
 
-        def patch(change: Change) -> None:
-            body: dict[str, Any] = {"meta": change.meta}
-            if change.data is not None:
-                body["data"] = change.data
-            client.tasks.update(id=str(change.id), **body, request_options=options)
-
-        done, failed, in_a_row, gave_up = 0, [], 0, False
+    def _write(self, changes: list[Change]) -> dict[str, Any]:
+        """Write each change (:meth:`_write_one`), :data:`WORKERS` at a time; the counts and
+        warnings. After :data:`MAX_CONSECUTIVE_ERRORS` tasks failed in a row on connection or
+        server errors, or when the run's time budget runs out, the writes not started are given
+        up (and listed as failed)."""
+        done, already, edited, failed = 0, 0, [], []
+        in_a_row, gave_up = 0, False
         bar = progress_bar(self.progress and bool(changes), "write-back")
         bar.reset(total=len(changes))
         pool = ThreadPoolExecutor(max_workers=WORKERS)
         try:
-            futures = {pool.submit(patch, c): c for c in changes}
+            futures = {pool.submit(self._write_one, c): c for c in changes}
             for future in as_completed(futures):
                 if future.cancelled():
                     continue  # given up below, and counted there
                 change = futures[future]
-                exc = future.exception()
                 bar.update(1)
-                if exc is None:
-                    done += 1
-                    in_a_row = 0
-                    pulled = self.source.tasks[change.id]
-                    pulled.meta = change.meta
-                    if change.data is not None:
-                        pulled.data = change.data
+                try:
+                    outcome = future.result()
+                except LabelStudioError as exc:
+                    failed.append({"id": change.id, "error": exc.message})
+                    in_a_row = in_a_row + 1 if exc.transient else 0
+                    if (in_a_row >= MAX_CONSECUTIVE_ERRORS or exc.out_of_time) and not gave_up:
+                        gave_up = True
+                        stopped = f"not attempted: gave up after {exc.message}"
+                        failed += [
+                            {"id": c.id, "error": stopped} for f, c in futures.items() if f.cancel()
+                        ]
                     continue
-                message, _ = self._explain(exc, f"writing task {change.id}")
-                failed.append({"id": change.id, "error": message})
-                status = getattr(exc, "status_code", None)
-                trouble = not isinstance(status, int) or status >= 500
-                in_a_row = in_a_row + 1 if trouble else 0
-                if in_a_row >= MAX_CONSECUTIVE_ERRORS and not gave_up:
-                    gave_up = True
-                    stopped = "not attempted: the server stopped answering"
-                    failed += [
-                        {"id": c.id, "error": stopped} for f, c in futures.items() if f.cancel()
-                    ]
+                in_a_row = 0
+                if outcome == "written":
+                    done += 1
+                elif outcome == "already":
+                    already += 1
+                else:
+                    edited.append(change.id)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             bar.close()
-        failed.sort(key=lambda f: (isinstance(f["id"], str), f["id"]))
+        order = {c.id: n for n, c in enumerate(changes)}
+        failed.sort(key=lambda f: order[f["id"]])
+        edited.sort(key=lambda t: order[t])
+        warnings = []
         if failed:
-            print(
-                f"iaa-gate: warning: write-back failed for {len(failed)} task(s) "
-                f"(first: task {failed[0]['id']}: {failed[0]['error']})",
-                file=sys.stderr,
+            warnings.append(
+                f"write-back failed for {len(failed)} task(s) (first: task {failed[0]['id']}: "
+                f"{failed[0]['error']}); a re-run writes them"
             )
-        return done, failed
-
-    def _explain(self, exc: BaseException, doing: str) -> tuple[str, str | None]:
-        return explain(exc, self.source.url, self.source.where, doing)
+        if edited:
+            warnings.append(
+                f"{len(edited)} task(s) changed in Label Studio since the pull and were not "
+                f"written, so the edit is kept (first: task {edited[0]}); a re-run flags them"
+            )
+        out: dict[str, Any] = {
+            "done": done,
+            "already_done": already,
+            "skipped": len(edited),
+            "failed": len(failed),
+            "warnings": warnings,
+        }
+        if failed:
+            out["failed_tasks"] = failed[:20]
+        if edited:
+            out["skipped_tasks"] = edited[:20]
+        return out
 
     def view_filters(self, disputed: list[TaskId]) -> dict[str, Any]:
         """Data Manager filters matching exactly ``disputed`` (none: a filter matching nothing).
@@ -303,38 +352,49 @@ class LabelStudioFlags:
             items = [item]
         return {"conjunction": "or", "items": items or [NO_TASK]}
 
-    def _view(self, disputed: list[TaskId], *, dry_run: bool) -> dict[str, Any]:
-        """Create or update the tab in place; unchanged filters send nothing."""
+    def _view(
+        self, disputed: list[TaskId], *, dry_run: bool, warnings: list[str]
+    ) -> dict[str, Any]:
+        """Create or update the tab in place; unchanged filters send nothing. Two runs at once may
+        both create it: the copies with higher ids are deleted."""
         title = self.config.view
         pid = self.source.project_id
-        client = self.source.sdk_client()
+        api = self.source.api
         filters = self.view_filters(disputed)
         out: dict[str, Any] = {"view_title": title, "view_id": None}
+        doing = f"saving the Data Manager tab {title!r}"
         try:
-            views = client.views.list(project=pid, request_options=self.source.options())
-            mine = sorted(
-                (v for v in views if (v.data or {}).get("title") == title), key=lambda v: v.id
-            )
+            mine = self._views(title)
             if mine:
                 view = mine[0]
-                out["view_id"] = view.id
-                if _plain((view.data or {}).get("filters")) == _plain(filters):
+                out["view_id"] = view["id"]
+                if _plain(_dict(view.get("data")).get("filters")) == _plain(filters):
                     return {**out, "view": "unchanged"}
                 if dry_run:
                     return {**out, "view": "would update"}
-                data = {**(view.data or {}), "title": title, "filters": filters}
-                client.views.update(
-                    id=str(view.id), project=pid, data=data, request_options=self.source.options()
-                )
+                data = {**_dict(view.get("data")), "title": title, "filters": filters}
+                body = {"project": pid, "data": data}
+                api.request("PATCH", f"api/dm/views/{view['id']}/", doing, body=body)
                 return {**out, "view": "updated"}
             if dry_run:
                 return {**out, "view": "would create"}
-            data = {"title": title, "filters": filters}
-            view = client.views.create(
-                project=pid, data=data, request_options=self.source.options()
-            )
-            return {**out, "view_id": view.id, "view": "created"}
-        except Exception as exc:
-            message, _ = self._explain(exc, f"saving the Data Manager tab {title!r}")
-            print(f"iaa-gate: warning: {message}", file=sys.stderr)
-            return {**out, "view": "failed", "view_error": message}
+            body = {"project": pid, "data": {"title": title, "filters": filters}}
+            created = api.request("POST", "api/dm/views/", doing, body=body)
+            first, *copies = self._views(title) or [created]
+            for copy in copies:  # another run created the tab at the same time
+                api.request("DELETE", f"api/dm/views/{copy['id']}/", doing, absent=(404,))
+            return {**out, "view_id": first["id"], "view": "created"}
+        except LabelStudioError as exc:
+            warnings.append(exc.message)
+            return {**out, "view": "failed", "view_error": exc.message}
+
+    def _views(self, title: str | None) -> list[dict[str, Any]]:
+        """This project's tabs titled ``title``, oldest first."""
+        views = self.source.api.request(
+            "GET",
+            "api/dm/views/",
+            "listing the Data Manager tabs",
+            params={"project": self.source.project_id},
+        )
+        mine = [v for v in views or [] if _dict(v.get("data")).get("title") == title]
+        return sorted(mine, key=lambda v: int(v["id"]))

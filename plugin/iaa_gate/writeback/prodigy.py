@@ -48,4 +48,5 @@ class ProdigyReviewFile:
             "disputed_examples": len(disputed),
             "lines": len(lines),
             "dry_run": dry_run,
+            "warnings": [],
         }
