@@ -25,7 +25,7 @@ S = ("Positive", "Negative", "Neutral")
 N = 12
 PASS = {"sentiment": {"thresholds": {"alpha": {"fail": -1, "warn": -1}}}}
 """A gate that passes, so the exit code shows the write-back alone."""
-FAST = {"retries": 2, "request_timeout": 2, "timeout": 60}
+FAST = {"retries": 2, "request_timeout": 10, "timeout": 120}
 
 
 def tasks(annotators: list[Annotator], n: int = N) -> list[dict[str, Any]]:
