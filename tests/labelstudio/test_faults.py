@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from iaa_gate import labelstudio_client
 from iaa_gate.cli import ExitCode
 
 from .faultproxy import Fault, FaultProxy
@@ -50,6 +51,12 @@ def tasks(annotators: list[Annotator], n: int = N) -> list[dict[str, Any]]:
 def state(server: LabelStudioServer, pid: int) -> dict[int, dict[str, Any]]:
     """Task id → the task's full JSON as the API returns it."""
     return {t["id"]: t for t in server.list_tasks(pid)}
+
+
+@pytest.fixture(autouse=True)
+def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retries after 0.05 s, 0.1 s, …: the same logic, shorter tests (in-process runs)."""
+    monkeypatch.setattr(labelstudio_client, "BACKOFF", 0.05)
 
 
 @pytest.fixture

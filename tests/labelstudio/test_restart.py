@@ -20,9 +20,10 @@ from iaa_gate.sources.label_studio import LabelStudioProject
 from .faultproxy import Fault, FaultProxy
 from .helpers import REVIEW_CONFIG, report, run_cli
 from .server import Annotator, LabelStudioServer, ensure_template
-from .test_faults import config, tasks
+from .test_faults import config, quick_backoff, tasks
 
 N = 16
+__all__ = ["quick_backoff"]  # autouse here too
 VOLATILE = {
     *("id", "task", "project", "file_upload", "annotations_ids"),
     *("created_at", "updated_at", "completed_at", "created_ago", "run"),
