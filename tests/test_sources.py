@@ -216,7 +216,8 @@ def test_value_kinds(write_json) -> None:
     ds = LabelStudioExport(write_json([{"id": 1, "annotations": [ann]}])).load()
     fields = ds.annotations[0].fields
     assert fields["multi"].value == ("B", "A") and fields["tax"].value == ("Animal / Cat",)
-    assert fields["num"].value == 3.5 and fields["notes"].value == "hello world"
+    assert fields["num"].value == 3.5 and fields["notes"].value == "  Hello\n World "  # as typed
+    assert ratings_matrix(ds, "notes", min_annotators=1).coded.values.tolist() == ["hello world"]
     assert ds.field_kinds()["span"] == "labels"
 
 

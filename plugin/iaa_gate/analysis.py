@@ -78,7 +78,27 @@ def field_level(kind: str, cfg: FieldConfig, multiple: bool) -> str:
     """The distance used for alpha: the configured level, a set distance, or the kind's default."""
     if multiple:
         return cfg.distance or "masi"
-    return cfg.level or DEFAULT_LEVEL.get(kind, "nominal")
+    return cfg.distance or cfg.level or DEFAULT_LEVEL.get(kind, "nominal")
+
+
+DISTANCE_KINDS = {"hierarchical": "taxonomy", "levenshtein": "textarea"}
+"""Distances that apply to one kind of control only."""
+
+
+def _kind_problems(name: str, kind: str, cfg: FieldConfig) -> list[str]:
+    """Options set on field ``name`` that its control ``kind`` cannot use."""
+    out = []
+    needs = DISTANCE_KINDS.get(cfg.distance or "")
+    if needs is not None and kind != needs:
+        out.append(
+            f"fields.{name}.distance: {cfg.distance} applies to {needs} fields; "
+            f"{name!r} is a {kind} field"
+        )
+    if "normalize" in cfg.model_fields_set and kind != "textarea":
+        out.append(
+            f"fields.{name}.normalize applies to free text (textarea); {name!r} is a {kind} field"
+        )
+    return out
 
 
 def is_multiple(dataset: Dataset, name: str, cfg: FieldConfig) -> bool:
@@ -111,13 +131,15 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
             problems.append(
                 f"field {name!r} does not occur in the data (fields present: {present})"
             )
-        elif kinds[name] not in SCALAR_KINDS:
+        elif kinds[name] in SCALAR_KINDS:
+            problems += _kind_problems(name, kinds[name], config.fields[name])
+        else:
             problems.append(
                 f"field {name!r} is a {kinds[name]} control (regions/spans): not supported yet; "
                 "remove it from fields"
             )
     if problems:
-        raise InputError(dataset.source, problems, hint="check the field names under fields:")
+        raise InputError(dataset.source, problems, hint="check the names and options under fields:")
     return {name: analyse_field(dataset, name, cfg) for name, cfg in config.fields.items()}
 
 
@@ -129,6 +151,7 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         multiple=is_multiple(dataset, name, cfg),
         empty_set=cfg.empty == "empty_set",
         min_annotators=cfg.min_annotators,
+        normalize=cfg.normalize,
     )
     level = field_level(matrix.kind, cfg, matrix.multiple)
     coded = matrix.coded

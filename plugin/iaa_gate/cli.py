@@ -96,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate-config", help="check a config, listing every error")
     val.add_argument("config", type=Path)
+    val.add_argument("--debug", action="store_true", help="show tracebacks")
 
     sub.add_parser("schema", help="print the config's JSON Schema")
 

@@ -28,7 +28,9 @@ from pydantic import (
 from .errors import ConfigError
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-Distance = Literal["jaccard", "masi"]
+Distance = Literal["jaccard", "masi", "hierarchical", "levenshtein"]
+SET_DISTANCES = ("jaccard", "masi")
+TextNorm = Literal["case", "whitespace", "punctuation", "unicode"]
 Severity = Literal["fail", "warn"]
 
 
@@ -195,7 +197,16 @@ class FieldConfig(Strict):
         "ordinal for rating, interval for number",
     )
     distance: Distance | None = Field(
-        default=None, description="multi-select: masi (the default) or jaccard, for label sets"
+        default=None,
+        description="alpha's distance instead of a level: masi (the default for multi-select) "
+        "or jaccard for label sets; hierarchical for a single-choice taxonomy (shared path "
+        "depth); levenshtein for free text (normalised character edits)",
+    )
+    normalize: list[TextNorm] = Field(
+        default=["case", "whitespace"],
+        description="free text (textarea): what to ignore when comparing texts: case, "
+        "whitespace (runs collapsed, ends trimmed), punctuation, unicode (NFKC forms); [] "
+        "compares exact strings",
     )
     multiple: bool | None = Field(
         default=None,
@@ -512,14 +523,20 @@ def field_problems(config: Config) -> list[str]:
                     f"{at}.level: {f.level} does not apply to a multi-select field (label sets "
                     "are compared with distance: masi or jaccard); remove level"
                 )
+            if f.distance not in (None, *SET_DISTANCES):
+                out.append(
+                    f"{at}.distance: {f.distance} does not apply to label sets: use masi or jaccard"
+                )
         else:
-            if f.distance is not None:
+            if f.distance in SET_DISTANCES:
                 out.append(
                     f"{at}.distance: {f.distance} compares label sets; set multiple: true if "
                     "annotators may choose several labels, else remove distance"
                 )
             if f.empty == "empty_set":
                 out.append(f"{at}.empty: empty_set needs multiple: true (label sets)")
+        if f.level is not None and f.distance is not None:
+            out.append(f"{at}: set level or distance, not both (distance replaces the level)")
         if f.level in NUMERIC_LEVELS and f.labels is not None:
             text = [lab for lab in f.labels if not _is_number(lab)]
             if text:

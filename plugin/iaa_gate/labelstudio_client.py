@@ -20,6 +20,7 @@ from typing import Any, NoReturn, TypeVar
 from pydantic import SecretStr
 
 from .errors import IaaGateError, ServerError, UsageError
+from .redact import plain_http_warning, redact_url
 
 T = TypeVar("T")
 
@@ -105,15 +106,24 @@ class LabelStudioClient:
     where: str = ""
     sdk_client: Any = field(default=None, repr=False)
     started: float | None = field(default=None, repr=False)
+    base_url: str = field(default="", repr=False)
+    """The URL as given, credentials included: only the SDK sees it; ``url`` is redacted."""
+
+    def __post_init__(self) -> None:
+        self.base_url = self.base_url or self.url
+        self.url = redact_url(self.url)
 
     def sdk(self) -> Any:
         """The SDK client (built once)."""
         if self.sdk_client is None:
             ls = sdk()
+            warning = plain_http_warning(self.base_url)
+            if warning is not None:
+                print(f"iaa-gate: warning: {warning}", file=sys.stderr)
             self.sdk_client = self.call(
                 "connecting",
                 lambda _: ls.LabelStudio(
-                    base_url=self.url,
+                    base_url=self.base_url,
                     api_key=self.api_key.get_secret_value(),
                     timeout=self.request_timeout,
                 ),

@@ -8,7 +8,8 @@ field's value already normalised); :func:`ratings_matrix` turns one field into t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -166,9 +167,25 @@ def apply_round(dataset: Dataset, rnd: RoundFilter) -> Dataset:
     return replace(dataset, annotations=kept, task_ids=tasks, stats=stats)
 
 
-def normalise_text(text: str) -> str:
-    """Case-folded text with runs of white space collapsed, for textarea agreement."""
-    return re.sub(r"\s+", " ", text).strip().casefold()
+def normalise_text(text: str, ignore: Collection[str] = ("case", "whitespace")) -> str:
+    """``text`` as free-text agreement compares it, ignoring what ``ignore`` names:
+    ``unicode`` (NFKC forms), ``case``, ``punctuation`` (Unicode P* characters), ``whitespace``
+    (runs collapsed to one space, ends trimmed).
+
+    >>> normalise_text("  Hello,   World! ", ["case", "punctuation", "whitespace"])
+    'hello world'
+    >>> normalise_text("Hello,  World!", [])
+    'Hello,  World!'
+    """
+    if "unicode" in ignore:
+        text = unicodedata.normalize("NFKC", text)
+    if "case" in ignore:
+        text = text.casefold()
+    if "punctuation" in ignore:
+        text = "".join(c for c in text if not unicodedata.category(c).startswith("P"))
+    if "whitespace" in ignore:
+        text = re.sub(r"\s+", " ", text).strip()
+    return text
 
 
 @dataclass(frozen=True)
@@ -228,6 +245,7 @@ def ratings_matrix(
     multiple: bool = False,
     empty_set: bool = False,
     min_annotators: int = 2,
+    normalize: Collection[str] = ("case", "whitespace"),
 ) -> RatingsMatrix:
     """The ``(units, annotators)`` matrix of field ``name``.
 
@@ -235,6 +253,7 @@ def ratings_matrix(
     :class:`InputError` naming every offending task. ``multiple``: values are label sets; when
     false, an annotation with several labels raises :class:`InputError` naming the tasks.
     An empty selection is no rating, or the empty set when ``multiple`` and ``empty_set``.
+    Free text is compared after :func:`normalise_text` with ``normalize``.
     Units with fewer than ``min_annotators`` ratings are kept as rows but their ratings are
     blanked.
     """
@@ -245,6 +264,10 @@ def ratings_matrix(
         for a in dataset.annotations
         if name in a.fields and (keep_empty or a.fields[name].value != ())
     ]
+    if kind == "textarea":
+        cells = [
+            (t, a, normalise_text(v, normalize) if isinstance(v, str) else v) for t, a, v in cells
+        ]
 
     def where(task: TaskId, annotator: str) -> str:
         return f"task {task}, field {name!r}, annotator {dataset.display_name(annotator)}"

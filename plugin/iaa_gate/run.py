@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from . import ground_truth
 from .analysis import FieldResult, analyse, not_evaluated
@@ -16,6 +15,7 @@ from .errors import OutputError
 from .gate import Check, Verdict, field_checks, worst
 from .history import read_history, read_report, save_history
 from .model import Dataset, RoundFilter, apply_round
+from .redact import redact_url
 from .report import build_document, write_reports
 from .report.document import add_checks, field_document
 from .sources import Source
@@ -61,10 +61,8 @@ def source_summary(config: Config) -> dict[str, Any]:
     """What the report says about the source: never a secret."""
     src = config.source
     if isinstance(src, LabelStudioSource):
-        url = urlsplit(src.url)
-        if url.username or url.password:  # never echo credentials embedded in the URL
-            url = url._replace(netloc=url.netloc.rpartition("@")[2])
-        return {"type": src.type, "url": urlunsplit(url), "project": src.project, "view": src.view}
+        url = redact_url(src.url)  # never echo credentials embedded in the URL
+        return {"type": src.type, "url": url, "project": src.project, "view": src.view}
     return {"type": src.type, "path": str(src.path)}
 
 

@@ -4,7 +4,8 @@ Alpha-Reliability", section E).
 A :class:`Distance` takes two broadcastable arrays of *values* and returns δ²(a, b) elementwise:
 squared differences, ``0`` for identical values. The ordinal difference depends on the
 frequencies of all values and is handled inside :func:`~iaa_gate.metrics.krippendorff_alpha`
-(it equals the interval difference of mid-ranks).
+(it equals the interval difference of mid-ranks). The set, taxonomy-path and edit distances
+(0–1) are used as δ² as they are, as nltk does for MASI.
 """
 
 from __future__ import annotations
@@ -47,13 +48,13 @@ def ratio(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64
     return q * q
 
 
-def _set_distance(fn: Callable[[frozenset[Any], frozenset[Any]], float]) -> Distance:
-    ufunc = np.frompyfunc(lambda x, y: fn(frozenset(x), frozenset(y)), 2, 1)
+def _elementwise(fn: Callable[[Any, Any], float]) -> Distance:
+    """A :class:`Distance` applying ``fn`` to each pair of values (labels, texts, sets)."""
+    ufunc = np.frompyfunc(fn, 2, 1)
 
     def distance(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]:
         return np.asarray(ufunc(a, b), dtype=np.float64)
 
-    distance.__doc__ = fn.__doc__
     return distance
 
 
@@ -87,8 +88,62 @@ SET_DISTANCES: dict[str, Callable[[frozenset[Any], frozenset[Any]], float]] = {
 }
 """The set distances on two label sets (not squared: Jaccard and MASI are used as they are)."""
 
-jaccard: Distance = _set_distance(_jaccard)
-masi: Distance = _set_distance(_masi)
+
+def _hierarchical(x: str, y: str) -> float:
+    """Taxonomy paths ``"root / … / node"``: 1 − 2·s / (d_x + d_y), with s the depth of the
+    shared path from the root and d the depths (Wu & Palmer's 1994 similarity, as a distance).
+
+    The parent instead of the child scores ⅓ apart, siblings ½, different roots 1.
+
+    >>> _hierarchical("Animal / Dog", "Animal"), _hierarchical("Animal / Dog", "Animal / Cat")
+    (0.33333333333333337, 0.5)
+    """
+    a, b = str(x).split(PATH_SEPARATOR), str(y).split(PATH_SEPARATOR)
+    shared = 0
+    for p, q in zip(a, b, strict=False):
+        if p != q:
+            break
+        shared += 1
+    return 1.0 - 2 * shared / (len(a) + len(b))
+
+
+def _levenshtein(x: str, y: str) -> float:
+    """Normalised character edit distance: Levenshtein edits / the longer text's length
+    (0 for two empty texts), computed by ``rapidfuzz``.
+
+    >>> _levenshtein("kitten", "sitting")
+    0.42857142857142855
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    return float(Levenshtein.normalized_distance(str(x), str(y)))
+
+
+PATH_SEPARATOR = " / "
+"""How a taxonomy path's nodes are joined in a value (``"Animal / Dog"``)."""
+
+jaccard: Distance = _elementwise(lambda x, y: _jaccard(frozenset(x), frozenset(y)))
+jaccard.__doc__ = _jaccard.__doc__
+masi: Distance = _elementwise(lambda x, y: _masi(frozenset(x), frozenset(y)))
+masi.__doc__ = _masi.__doc__
+hierarchical: Distance = _elementwise(_hierarchical)
+hierarchical.__doc__ = _hierarchical.__doc__
+_levenshtein_pairs = _elementwise(_levenshtein)
+
+
+def levenshtein(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]:
+    """Normalised Levenshtein distance between texts; a column ``(n, 1)`` against a row
+    ``(1, m)`` (the value table) goes through ``rapidfuzz.process.cdist`` in one call."""
+    a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and b.shape[0] == 1:
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cdist
+
+        scorer = Levenshtein.normalized_distance
+        rows, cols = [str(x) for x in a[:, 0]], [str(y) for y in b[0]]
+        return np.asarray(cdist(rows, cols, scorer=scorer, dtype=np.float64), dtype=np.float64)
+    return _levenshtein_pairs(a, b)
+
 
 NAMED: dict[str, Distance] = {
     "nominal": nominal,
@@ -96,4 +151,6 @@ NAMED: dict[str, Distance] = {
     "ratio": ratio,
     "jaccard": jaccard,
     "masi": masi,
+    "hierarchical": hierarchical,
+    "levenshtein": levenshtein,
 }

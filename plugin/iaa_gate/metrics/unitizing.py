@@ -71,7 +71,7 @@ def unitizing_alpha(
     empty segments carry no length and are ignored.
 
     >>> round(unitizing_alpha([("a", 0, 4, "x"), ("b", 0, 5, "x")], (0, 10)).value, 3)
-    0.961
+    0.928
     """
     rows = list(segments)
     coders = list(dict.fromkeys([*(annotators or ()), *(r[0] for r in rows)]))

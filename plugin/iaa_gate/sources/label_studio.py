@@ -24,6 +24,7 @@ from pydantic import SecretStr
 from ..errors import ServerError
 from ..labelstudio_client import LabelStudioClient, progress_bar
 from ..model import Dataset, TaskId
+from ..redact import redact_url
 from .label_config import declared_multiple, parse_label_config
 from .label_studio_export import parse_tasks
 
@@ -90,6 +91,7 @@ class LabelStudioProject:
             where=f"project {self.project!r}",
             sdk_client=self.client,
         )
+        self.url = redact_url(self.url)  # what messages and reports show
 
     @classmethod
     def from_config(

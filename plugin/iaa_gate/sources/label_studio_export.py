@@ -20,7 +20,6 @@ from ..model import (
     SourceStats,
     TaskId,
     keep_latest,
-    normalise_text,
 )
 from ._jsonstream import JSONStreamError, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
@@ -83,6 +82,9 @@ class LabelStudioExport:
             raise unreadable(str(self.path), exc, encoding_hint=hint) from None
 
 
+MAX_NUMBER = 1e150
+"""Largest rating or number magnitude: squared differences of larger ones overflow."""
+
 AS_JSON = "export the project as JSON (Export → JSON): JSON-MIN and CSV drop skipped annotations"
 
 
@@ -133,6 +135,7 @@ def parse_tasks(
     task_ids: list[TaskId] = []
     names: dict[str, str] = {}
     problems: list[str] = []
+    first_seen: dict[str, int] = {}
     for index, task in enumerate(tasks):
         if index == 0 and _json_min(task):
             raise InputError(
@@ -141,6 +144,12 @@ def parse_tasks(
         stats.tasks += 1
         try:
             task_id, anns = _task(task, index, stats, names)
+            if str(task_id) in first_seen:
+                raise TaskError(
+                    f"task {task_id}: the id occurs twice (tasks #{first_seen[str(task_id)] + 1} "
+                    f"and #{index + 1} in the list), so their annotations cannot be told apart"
+                )
+            first_seen[str(task_id)] = index
         except TaskError as exc:
             if not skip_invalid:
                 problems.append(str(exc))
@@ -288,10 +297,15 @@ def _field_value(kind: str, value: dict[str, Any], where: str) -> FieldValue | N
             return None
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise TaskError(f"{where}: {kind!r} must be a number, got {v!r}")
+        if not abs(v) <= MAX_NUMBER:  # also NaN and infinity, which Python's JSON reads
+            raise TaskError(
+                f"{where}: {kind!r} is {v!r}, not a number agreement can compare "
+                f"(finite, at most {MAX_NUMBER:g} in size)"
+            )
         return FieldValue(kind, float(v))
     if kind == "textarea":
         texts = _strings(value.get("text"), "text", where)
-        return FieldValue(kind, normalise_text("\n".join(texts)))
+        return FieldValue(kind, "\n".join(texts))  # normalised per field, as configured
     return FieldValue(kind, "")  # spans, boxes, …: listed, evaluated in a later issue
 
 

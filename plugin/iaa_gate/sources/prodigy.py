@@ -122,6 +122,12 @@ def _example(line: str, stats: SourceStats, styles: dict[str, bool]) -> Annotati
         if style in ("single", "multiple"):
             styles[view] = styles.get(view, False) or style == "multiple"
         chosen = tuple(str(a) for a in accept) if answer == "accept" else (REJECT,)
+        options = ex.get("options")
+        if isinstance(options, list) and answer == "accept":
+            ids = {str(o.get("id")) for o in options if isinstance(o, dict)}
+            unknown = [a for a in chosen if a not in ids]
+            if unknown:
+                raise ValueError(f"accepted option {unknown[0]!r} is not among the options' ids")
         stats.empty += not chosen
         fields = {view: FieldValue("choices", chosen)}
     else:

@@ -37,7 +37,8 @@ class ProdigyReviewFile:
                 except (ValueError, KeyError, TypeError):
                     continue  # malformed lines were reported (or skipped) by the source
                 if task in disputed:
-                    meta = dict(ex.get("meta") or {})
+                    meta = ex.get("meta")  # a dict; anything else is kept aside
+                    meta = dict(meta) if isinstance(meta, dict) else {"original": meta}
                     meta["iaa"] = {"status": "disputed", "fields": disputed[task]}
                     ex["meta"] = meta
                     lines.append(json.dumps(ex, ensure_ascii=False, sort_keys=False))
