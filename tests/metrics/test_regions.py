@@ -272,6 +272,13 @@ def test_polygon_iou_and_exact() -> None:
 
     m = match_regions(poly(square, triangle))
     assert m.similarity.tolist() == [pytest.approx(0.5)]
+    assert KINDS[disagreements(match_regions(poly(square, triangle), iou=0.6)).kind[0]] == (
+        "boundary shift"
+    )
+    alone = Regions(
+        [0], [0], [0], np.zeros((1, 0)), np.ones((1, 2), bool), "polygon", ("roof",), (square,)
+    )
+    assert KINDS[disagreements(match_regions(alone)).kind[0]] == "missed"
     assert match_regions(poly(square, triangle), mode="exact").first.size == 0
     assert match_regions(poly(square, square.copy()), mode="exact").first.size == 1
 

@@ -257,6 +257,8 @@ def canonical_rank(regions: Regions, idx: Int64Array | None = None) -> Int64Arra
     not their position: unit, annotator, label, then geometry (polygons: bounds, vertex count,
     vertex sums). Identical regions tie in content; their order among themselves is immaterial."""
     sel = np.arange(regions.n) if idx is None else idx
+    if sel.size == 0:
+        return np.empty(0, dtype=np.int64)
     geo = regions.geometry[sel]
     if regions.kind == "polygon":
         pts = [(regions.points or ())[k] for k in sel.tolist()]
@@ -739,10 +741,11 @@ def disagreements(matching: RegionMatching) -> Disagreements:
     item = np.concatenate([later, earlier])
     other = np.concatenate([later_b, earlier_b])
     key = item * n_ann + other  # (region, other rater): unique
-    matched = np.concatenate([f * n_ann + ann[s], s * n_ann + ann[f]])
-    keep = ~np.isin(key, matched)
-    order = np.argsort(key[keep])
-    item, other, key = item[keep][order], other[keep][order], key[keep][order]
+    order = np.argsort(key)
+    item, other, key = item[order], other[order], key[order]
+    keep = np.ones(key.size, dtype=bool)  # not matched with that rater
+    keep[np.searchsorted(key, np.concatenate([f * n_ann + ann[s], s * n_ann + ann[f]]))] = False
+    item, other, key = item[keep], other[keep], key[keep]
     # overlapping pairs of free regions, both directions: r facing t
     ov = matching.overlaps
     r = np.concatenate([ov.first, ov.second])
@@ -750,7 +753,7 @@ def disagreements(matching: RegionMatching) -> Disagreements:
     sim = np.tile(ov.similarity, 2)
     close = np.tile(matching.close, 2)
     r_key, t_key = r * n_ann + ann[t], t * n_ann + ann[r]
-    free = np.isin(r_key, key) & np.isin(t_key, key)
+    free = _member(key, r_key) & _member(key, t_key)
     r, t, sim, close, r_key, t_key = (
         r[free],
         t[free],
@@ -789,6 +792,14 @@ def disagreements(matching: RegionMatching) -> Disagreements:
         kind[order].astype(np.int64),
         counterpart[order],
     )
+
+
+def _member(sorted_keys: Int64Array, x: Int64Array) -> BoolArray:
+    """``(k,)``: which of ``x`` occur in ``sorted_keys``."""
+    if sorted_keys.size == 0:
+        return np.zeros(x.shape, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_keys, x), sorted_keys.size - 1)
+    return np.asarray(sorted_keys[at] == x)
 
 
 def _best(
