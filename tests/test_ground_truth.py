@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from iaa_gate.config import parse_config
+from iaa_gate.ground_truth import field_truth
 from iaa_gate.model import Annotation, Dataset, FieldValue
 from iaa_gate.run import evaluate
 from iaa_gate.sources.label_studio_export import LabelStudioExport
@@ -135,3 +136,12 @@ def test_label_studio_ground_truth_flag_in_the_example() -> None:
     assert gt["n_tasks"] == len(truth) == 5
     got = {a["id"]: (a["n_tasks"], a["agreement"]) for a in gt["annotators"]}
     assert got == {k: (len(v), sum(v) / len(v)) for k, v in expected.items()}
+
+
+def test_a_kind_without_a_comparison_is_not_evaluated() -> None:
+    cfg = parse_config({"source": {"type": "prodigy", "path": "x.jsonl"}, "fields": {"f": {}}})
+    data = rating_dataset()
+    refs = [a for a in data.annotations if a.annotator == "lead"]
+    got = field_truth("f", "labels", "nominal", cfg.fields["f"], data, refs)
+    assert got is not None and got.annotators == [] and got.n_tasks == 4
+    assert got.comparison.startswith("not evaluated: no ground-truth comparison for labels")

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from iaa_gate.cli import ExitCode, main
+from iaa_gate.history import read_history, save_history
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPORT = ROOT / "examples" / "label-studio" / "export.json"
@@ -132,3 +133,15 @@ def test_json_summary_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert s["alpha_change"] == 0.0 and s["alpha"] == pytest.approx(0.7625, abs=1e-4)
     assert s["problems"][0]["check"] == "alpha" and s["problems"][0]["verdict"] == "warn"
     assert summary["reports"] == [str(tmp_path / "out" / n) for n in ("report.json", "report.md")]
+
+
+def test_history_names_sort_in_run_order(tmp_path: Path) -> None:
+    doc = {"generated_at": "2026-11-23T01:05:00+00:00", "fields": {}}
+    first = save_history({**doc, "n": 1}, tmp_path, None)
+    second = save_history({**doc, "n": 2}, tmp_path, None)  # same second
+    assert first != second
+    reports, notes = read_history(tmp_path)
+    assert [r.doc["n"] for r in reports] == [1, 2] and notes == []
+    (tmp_path / "2026-11-24T00-00-00-00-00.json").write_text("{")  # a broken file is set aside
+    reports, notes = read_history(tmp_path)
+    assert len(reports) == 2 and "not valid JSON" in notes[0] and "set aside" in notes[0]

@@ -120,7 +120,10 @@ def field_truth(
         del truth[t]
     if not truth and not conflicting:
         return None
-    factory = COMPARISONS.get(kind, _scalar)
+    factory = COMPARISONS.get(kind)
+    if factory is None:  # never compare with a rule made for another kind of answer
+        how = f"not evaluated: no ground-truth comparison for {kind} fields yet"
+        return FieldTruth(how, len(truth), sorted(conflicting, key=str))
     compare, how = factory(level, cfg)
     scores: dict[str, list[float]] = {}
     offsets: dict[str, list[float]] = {}

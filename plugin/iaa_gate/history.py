@@ -52,7 +52,7 @@ def save_history(doc: dict[str, Any], directory: Path, keep: int | None) -> Path
     n = 1
     while path.exists():
         n += 1
-        path = directory / f"{stamp}-{n}.json"
+        path = directory / f"{stamp}~{n:03d}.json"  # sorts after the first of that second
     write_atomic(path, JsonWriter().render(doc))
     if keep is not None:
         for old in sorted(directory.glob("*.json"))[:-keep]:

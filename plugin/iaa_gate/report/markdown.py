@@ -121,13 +121,10 @@ def _field_trend(t: dict[str, Any]) -> list[str]:
 def _truth(gt: dict[str, Any] | None) -> list[str]:
     if not gt:
         return []
-    out = [
-        "",
-        f"Agreement with ground truth on {gt['n_tasks']} gold tasks ({gt['comparison']}):",
-        "",
-        "| annotator | gold tasks | agreement | mean offset |",
-        "|---|---|---|---|",
-    ]
+    out = ["", f"Agreement with ground truth on {gt['n_tasks']} gold tasks ({gt['comparison']})."]
+    if gt["annotators"]:
+        out[-1] = out[-1][:-1] + ":"
+        out += ["", "| annotator | gold tasks | agreement | mean offset |", "|---|---|---|---|"]
     for a in gt["annotators"]:
         out.append(
             f"| {md(a['name'])} | {a['n_tasks']} | {fmt(a['agreement'])} "
