@@ -840,6 +840,314 @@ def build_prodigy_choice() -> list[dict]:
 
 
 # --------------------------------------------------------------------------------------------
+# Region examples: NER with relations and a per-entity choice, image boxes, Prodigy ner_manual
+# --------------------------------------------------------------------------------------------
+
+PEOPLE = [
+    "Ana Pereira",
+    "Ben Okafor",
+    "Chen Wei",
+    "Dmitri Ivanov",
+    "Ewa Nowak",
+    "Farid Haddad",
+    "Grace Lin",
+    "Hugo Martin",
+    "Ines Costa",
+    "Jonas Berg",
+    "Kofi Mensah",
+    "Lena Vogel",
+]
+ORGS = [
+    "Northwind Labs",
+    "Harbor Bank",
+    "Cedar Health",
+    "Atlas Freight",
+    "Quill Press",
+    "Lumo Energy",
+    "Fjord Foods",
+    "Orbit Telecom",
+]
+PLACES = ["Lisbon", "Lagos", "Shenzhen", "Tallinn", "Montreal", "Porto", "Nairobi", "Oslo"]
+NER_TEMPLATES = [
+    "{PER} joined {ORG} in {LOC} last spring.",
+    "{PER}, who works for {ORG}, spoke at the {LOC} meetup.",
+    "After ten years at {ORG}, {PER} moved to {LOC}.",
+    "{ORG} opened an office in {LOC}; {PER} leads it.",
+    "The {LOC} team of {ORG} hired {PER} as head of design.",
+    "{PER} met the board of {ORG} on Tuesday.",
+    "Rain delayed every train to {LOC} this morning.",
+    "{PER} and {PER2} left {ORG} to start a company in {LOC}.",
+]
+NER_LABELS = ["PER", "ORG", "LOC"]
+NER_CONFIG = """<View>
+  <Labels name="ner" toName="text">
+    <Label value="PER"/>
+    <Label value="ORG"/>
+    <Label value="LOC"/>
+  </Labels>
+  <Text name="text" value="$text"/>
+  <Relations>
+    <Relation value="works_for"/>
+  </Relations>
+  <Choices name="certainty" toName="text" perRegion="true">
+    <Choice value="sure"/>
+    <Choice value="unsure"/>
+  </Choices>
+</View>
+"""
+# Annotator quality: recall, chance of a boundary slip, of a label swap, of an extra span.
+NER_ANNOTATORS = {
+    2: {"recall": 0.97, "slip": 0.04, "swap": 0.02, "extra": 0.03, "unsure": 0.10},
+    3: {"recall": 0.93, "slip": 0.08, "swap": 0.04, "extra": 0.05, "unsure": 0.20},
+    4: {"recall": 0.80, "slip": 0.20, "swap": 0.12, "extra": 0.15, "unsure": 0.35},
+}
+
+
+def ner_sentence(rng: random.Random) -> tuple[str, list[tuple[int, int, str]]]:
+    """A sentence and its true entities ``(start, end, label)``, end exclusive."""
+    template = rng.choice(NER_TEMPLATES)
+    fills = {"PER": rng.choice(PEOPLE), "ORG": rng.choice(ORGS), "LOC": rng.choice(PLACES)}
+    fills["PER2"] = rng.choice([p for p in PEOPLE if p != fills["PER"]])
+    text, spans = "", []
+    for part in template.replace("}", "{").split("{"):
+        if part in fills:
+            spans.append((len(text), len(text) + len(fills[part]), part[:3]))
+            text += fills[part]
+        else:
+            text += part
+    return text, spans
+
+
+def ner_annotation(
+    rng: random.Random, a: dict, text: str, truth: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """One annotator's spans: some missed, some shifted by a word, some mislabelled, some extra."""
+    out = []
+    for start, end, label in truth:
+        if rng.random() > a["recall"]:
+            continue
+        if rng.random() < a["slip"]:
+            space = text.find(" ", start, end)
+            if space > 0:
+                start = space + 1 if rng.random() < 0.5 else start
+                end = space if start < space else end
+        if rng.random() < a["swap"]:
+            label = rng.choice([x for x in NER_LABELS if x != label])
+        out.append((start, end, label))
+    if rng.random() < a["extra"]:
+        words = [i for i in range(1, len(text)) if text[i - 1] == " " and text[i].isalpha()]
+        start = rng.choice(words)
+        end = text.find(" ", start)
+        out.append((start, end if end > 0 else len(text) - 1, rng.choice(NER_LABELS)))
+    return out
+
+
+def build_label_studio_ner() -> list[dict]:
+    """60 sentences, annotators 2, 3, 4 (4 is the sloppy one); spans, a per-entity certainty
+    choice and works_for relations (a PER and an ORG of one sentence)."""
+    rng = random.Random(f"{SEED}/label-studio-ner")
+    start = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+    tasks = []
+    for k in range(60):
+        text, truth = ner_sentence(rng)
+        anns = []
+        for user, a in NER_ANNOTATORS.items():
+            when = start + timedelta(minutes=7 * k + user)
+            if rng.random() < 0.03:
+                anns.append(
+                    {
+                        "id": 9000 + 10 * k + user,
+                        "completed_by": user,
+                        "was_cancelled": True,
+                        "ground_truth": False,
+                        "result": [],
+                        "created_at": iso(when),
+                        "updated_at": iso(when),
+                    }
+                )
+                continue
+            result, ids = [], {}
+            for s, e, label in ner_annotation(rng, a, text, truth):
+                region = rid(rng)
+                ids.setdefault(label, region)
+                value = {"start": s, "end": e, "text": text[s:e]}
+                result.append(
+                    {
+                        "value": {**value, "labels": [label]},
+                        "id": region,
+                        "from_name": "ner",
+                        "to_name": "text",
+                        "type": "labels",
+                        "origin": "manual",
+                    }
+                )
+                sure = "unsure" if rng.random() < a["unsure"] else "sure"
+                result.append(
+                    {
+                        "value": {**value, "choices": [sure]},
+                        "id": region,
+                        "from_name": "certainty",
+                        "to_name": "text",
+                        "type": "choices",
+                        "origin": "manual",
+                    }
+                )
+            if "PER" in ids and "ORG" in ids and rng.random() < a["recall"]:
+                result.append(
+                    {
+                        "from_id": ids["PER"],
+                        "to_id": ids["ORG"],
+                        "type": "relation",
+                        "direction": "right",
+                        "labels": ["works_for"],
+                    }
+                )
+            anns.append(
+                {
+                    "id": 9000 + 10 * k + user,
+                    "completed_by": user,
+                    "was_cancelled": False,
+                    "ground_truth": False,
+                    "result": result,
+                    "created_at": iso(when),
+                    "updated_at": iso(when),
+                }
+            )
+        tasks.append(
+            {
+                "id": 3001 + k,
+                "data": {"text": text},
+                "annotations": anns,
+                "predictions": [],
+                "drafts": [],
+                "meta": {},
+                "project": 8,
+            }
+        )
+    return tasks
+
+
+BOX_LABELS = ["Car", "Person", "Bicycle"]
+BOX_ANNOTATORS = {
+    2: {"recall": 0.96, "jitter": 1.0, "swap": 0.02, "extra": 0.03},
+    3: {"recall": 0.92, "jitter": 1.5, "swap": 0.03, "extra": 0.05},
+    4: {"recall": 0.85, "jitter": 4.0, "swap": 0.08, "extra": 0.10},
+}
+
+
+def build_label_studio_boxes() -> list[dict]:
+    """40 street images (640×480), 2–5 objects each, annotators 2, 3, 4: boxes in percent."""
+    rng = random.Random(f"{SEED}/label-studio-boxes")
+    start = datetime(2026, 11, 10, 9, 0, tzinfo=timezone.utc)
+    tasks = []
+    for k in range(40):
+        truth = []
+        for _ in range(rng.randint(2, 5)):
+            w, h = rng.uniform(8, 30), rng.uniform(10, 35)
+            truth.append(
+                (rng.uniform(0, 100 - w), rng.uniform(0, 100 - h), w, h, rng.choice(BOX_LABELS))
+            )
+        anns = []
+        for user, a in BOX_ANNOTATORS.items():
+            boxes = []
+            for x, y, w, h, label in truth:
+                if rng.random() > a["recall"]:
+                    continue
+                j = [rng.gauss(0, a["jitter"]) for _ in range(4)]
+                if rng.random() < a["swap"]:
+                    label = rng.choice([b for b in BOX_LABELS if b != label])
+                boxes.append((x + j[0], y + j[1], max(1.0, w + j[2]), max(1.0, h + j[3]), label))
+            if rng.random() < a["extra"]:
+                boxes.append(
+                    (rng.uniform(0, 80), rng.uniform(0, 80), 10.0, 12.0, rng.choice(BOX_LABELS))
+                )
+            result = [
+                {
+                    "original_width": 640,
+                    "original_height": 480,
+                    "image_rotation": 0,
+                    "value": {
+                        "x": round(x, 3),
+                        "y": round(y, 3),
+                        "width": round(w, 3),
+                        "height": round(h, 3),
+                        "rotation": 0,
+                        "rectanglelabels": [label],
+                    },
+                    "id": rid(rng),
+                    "from_name": "objects",
+                    "to_name": "image",
+                    "type": "rectanglelabels",
+                    "origin": "manual",
+                }
+                for x, y, w, h, label in boxes
+            ]
+            when = iso(start + timedelta(minutes=5 * k + user))
+            anns.append(
+                {
+                    "id": 7000 + 10 * k + user,
+                    "completed_by": user,
+                    "was_cancelled": False,
+                    "ground_truth": False,
+                    "result": result,
+                    "created_at": when,
+                    "updated_at": when,
+                }
+            )
+        tasks.append(
+            {
+                "id": 5001 + k,
+                "data": {"image": f"/data/upload/8/street-{k:03d}.jpg"},
+                "annotations": anns,
+                "predictions": [],
+                "drafts": [],
+                "meta": {},
+                "project": 9,
+            }
+        )
+    return tasks
+
+
+def build_prodigy_ner() -> list[dict]:
+    """``ner.manual`` db-out: 50 sentences × 3 annotators (``_view_id: ner_manual``)."""
+    rng = random.Random(f"{SEED}/prodigy-ner")
+    start = datetime(2026, 11, 11, tzinfo=timezone.utc)
+    names = {2: "news-ana", 3: "news-ben", 4: "news-chen"}
+    lines = []
+    for k in range(50):
+        text, truth = ner_sentence(rng)
+        tokens, at = [], 0
+        for i, word in enumerate(text.split(" ")):
+            tokens.append({"text": word, "start": at, "end": at + len(word), "id": i, "ws": True})
+            at += len(word) + 1
+        input_hash = hash32("news", text)
+        for user, a in NER_ANNOTATORS.items():
+            spans = []
+            for s, e, label in ner_annotation(rng, a, text, truth):
+                first = next(t["id"] for t in tokens if t["end"] > s)
+                last = next(t["id"] for t in reversed(tokens) if t["start"] < e)
+                spans.append(
+                    {"start": s, "end": e, "token_start": first, "token_end": last, "label": label}
+                )
+            answer = "ignore" if rng.random() < 0.02 else "accept"
+            lines.append(
+                {
+                    "text": text,
+                    "_input_hash": input_hash,
+                    "_task_hash": hash32("news", text, "ner"),
+                    "tokens": tokens,
+                    "spans": sorted(spans, key=lambda x: (x["start"], x["end"])),
+                    "_view_id": "ner_manual",
+                    "answer": answer,
+                    "_timestamp": int((start + timedelta(minutes=3 * k + user)).timestamp()),
+                    "_annotator_id": names[user],
+                    "_session_id": names[user],
+                }
+            )
+    return lines
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def write_json(path: Path, obj: object) -> None:
@@ -871,7 +1179,16 @@ def main() -> None:
     choice = build_prodigy_choice()
     write_jsonl(HERE / "prodigy" / "binary.jsonl", binary)
     write_jsonl(HERE / "prodigy" / "choice.jsonl", choice)
+    ner = build_label_studio_ner()
+    write_json(HERE / "label-studio-ner" / "export.json", ner)
+    write_text(HERE / "label-studio-ner" / "label_config.xml", NER_CONFIG)
+    boxes = build_label_studio_boxes()
+    write_json(HERE / "label-studio-boxes" / "export.json", boxes)
+    prodigy_ner = build_prodigy_ner()
+    write_jsonl(HERE / "prodigy" / "ner_manual.jsonl", prodigy_ner)
     print(f"label-studio/export.json: {len(tasks)} tasks, {stats}")
+    print(f"label-studio-ner: {len(ner)} tasks; label-studio-boxes: {len(boxes)} tasks")
+    print(f"prodigy/ner_manual.jsonl: {len(prodigy_ner)} lines")
     print(f"prodigy/binary.jsonl: {len(binary)} lines; prodigy/choice.jsonl: {len(choice)} lines")
 
 

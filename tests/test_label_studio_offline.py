@@ -60,7 +60,9 @@ def test_label_config_other_controls() -> None:
     got = {c.name: c for c in parse_label_config(xml)}
     assert got["tax"].labels == ("A", "A / A1", "B") and got["tax"].level == "nominal"
     assert got["price"].level == "interval" and got["price"].labels is None
-    assert not got["ents"].evaluated and not got["region"].evaluated
+    assert got["ents"].evaluated and got["ents"].labels == ("PER",)
+    assert "region" not in got and got["ents.region"].evaluated  # a per-region attribute
+    assert got["ents.region"].labels == ("x",)
     assert got["dyn"].labels is None and got["dyn"].evaluated
     assert got["aliased"].labels == ("y", "No")
     with pytest.raises(InputError, match="not valid XML"):

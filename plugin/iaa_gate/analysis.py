@@ -14,7 +14,7 @@ from .config import COEFFICIENT_THRESHOLDS, Config, FieldConfig
 from .errors import InputError
 from .ground_truth import FieldTruth
 from .metrics import Coded
-from .model import SCALAR_KINDS, Dataset, RatingsMatrix, TaskId, ratings_matrix
+from .model import REGION_SHAPES, SCALAR_KINDS, Dataset, RatingsMatrix, TaskId, ratings_matrix
 
 DEFAULT_LEVEL = {"rating": "ordinal", "number": "interval"}
 MAX_COINCIDENCE_VALUES = 30
@@ -35,12 +35,15 @@ class AnnotatorResult:
 @dataclass(frozen=True)
 class UnitResult:
     """One task of one field: ``status`` is agreed, disputed or too_few (fewer than
-    ``min_annotators`` ratings); ``labels``: annotator name → label."""
+    ``min_annotators`` ratings); ``labels``: annotator name → label (region fields: their
+    regions, as text). ``details``: region fields' disputed tasks: the text excerpt, each
+    annotator's regions and every disagreement with its kind."""
 
     id: TaskId
     status: str
     score: float
     labels: dict[str, Any]
+    details: dict[str, Any] | None = None
 
 
 @dataclass
@@ -63,6 +66,9 @@ class FieldResult:
     coefficients: dict[str, Estimate] = field(default_factory=dict)
     pairwise: metrics.PairwiseAgreement | None = None  # annotators in ``annotators`` order
     ground_truth: FieldTruth | None = None
+    regions: dict[str, Any] | None = None
+    """Region fields: matching, F1 (strict, relaxed, per label), the annotator × annotator F1
+    matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.region_analysis`)."""
 
     @property
     def disputed(self) -> list[UnitResult]:
@@ -133,14 +139,22 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
             )
         elif kinds[name] in SCALAR_KINDS:
             problems += _kind_problems(name, kinds[name], config.fields[name])
-        else:
+        elif kinds[name] not in REGION_SHAPES:
             problems.append(
-                f"field {name!r} is a {kinds[name]} control (regions/spans): not supported yet; "
-                "remove it from fields"
+                f"field {name!r} is a {kinds[name]} control, which iaa-gate cannot evaluate; "
+                "remove it from fields (it is then listed as not evaluated)"
             )
     if problems:
         raise InputError(dataset.source, problems, hint="check the names and options under fields:")
-    return {name: analyse_field(dataset, name, cfg) for name, cfg in config.fields.items()}
+    from .region_analysis import RegionFields
+
+    regions = RegionFields(dataset, config, kinds)
+    return {
+        name: regions.result(name, cfg)
+        if regions.covers(name)
+        else analyse_field(dataset, name, cfg)
+        for name, cfg in config.fields.items()
+    }
 
 
 def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
@@ -164,8 +178,6 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
             ],
             hint=f"set fields.{name}.level to nominal, or ordinal with labels in scale order",
         )
-    n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
-    coefficients = _coefficients(coded, level, matrix.multiple, cfg)
     scale = _scale(matrix, level)
     if cfg.thresholds.disputed_tolerance is not None and scale is None:
         raise InputError(
@@ -173,10 +185,27 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
             [f"field {name!r}: disputed_tolerance needs numeric ratings, the field has labels"],
             hint=f"remove fields.{name}.thresholds.disputed_tolerance",
         )
-    alpha = coefficients["alpha"].value  # computed once, with its interval
     names = [dataset.display_name(a) for a in matrix.annotators]
+    units = _units(dataset, matrix, level, cfg, scale)
+    return matrix_result(matrix, level, names, cfg, units, scale)
+
+
+def matrix_result(
+    matrix: RatingsMatrix,
+    level: str,
+    names: list[str],
+    cfg: FieldConfig,
+    units: list[UnitResult],
+    scale: np.ndarray[Any, np.dtype[np.float64]] | None = None,
+) -> FieldResult:
+    """A field's result from its ratings matrix; ``names``: display names of its annotators,
+    ``scale``: numeric ratings for offsets (see :func:`_scale`)."""
+    coded = matrix.coded
+    n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
+    coefficients = _coefficients(coded, level, matrix.multiple, cfg)
+    alpha = coefficients["alpha"].value  # computed once, with its interval
     return FieldResult(
-        name=name,
+        name=matrix.field,
         kind=matrix.kind,
         level=level,
         multiple=matrix.multiple,
@@ -190,7 +219,7 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         categories=_categories(matrix, level, cfg.category_method, cfg.labels),
         coincidence=_coincidence(matrix),
         annotators=_annotators(matrix, level, alpha, names, cfg, scale),
-        units=_units(dataset, matrix, level, cfg, scale),
+        units=units,
         coefficients=coefficients,
         pairwise=metrics.pairwise_agreement(coded),
     )

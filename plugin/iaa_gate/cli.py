@@ -229,8 +229,12 @@ def _summary(outcome: Any, out: Any) -> None:
                 print(f"  {'':<{width}}    {c['verdict']}: {c['message']}", file=out)
         low = f["lowest_category"]
         bits = [f"{f['n_disputed']} disputed of {f['n_disputed'] + f['n_agreed']} tasks"]
+        if f.get("regions"):
+            r = f["regions"]
+            bits.insert(0, "F1 " + ("undefined" if r["f1"] is None else f"{r['f1']:.3f}"))
         if low and low["rate"] is not None and not math.isnan(low["rate"]):
-            bits.insert(0, f"lowest category {low['label']} {low['rate']:.3f}")
+            at = 1 if f.get("regions") else 0
+            bits.insert(at, f"lowest category {low['label']} {low['rate']:.3f}")
         offsets = [a for a in f["annotators"] if a.get("mean_offset") is not None]
         if offsets:
             top = max(offsets, key=lambda a: abs(a["mean_offset"]))

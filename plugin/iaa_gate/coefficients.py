@@ -38,6 +38,10 @@ DESCRIPTION = {
     "allocation_disagreement": "Pontius & Millones 2011: disagreement in label placement",
     "prevalence_index": "Byrt et al. 1993 prevalence index (two labels)",
     "bias_index": "Byrt et al. 1993 bias index (two labels)",
+    "f1": "regions: pooled pairwise F1 of one-to-one matched regions (the configured matching)",
+    "strict_f1": "regions: pooled pairwise F1 with exact boundaries",
+    "relations_f1": "relations: pooled pairwise F1 (both ends matched, same label)",
+    "unitizing_alpha": "spans: Krippendorff's unitizing alpha (pooled over labels)",
 }
 ORDER_AWARE = {"alpha", "cohen_kappa", "mean_pairwise_cohen_kappa", "gwet_ac2"}
 """Coefficients that weigh near misses by the level's distance; the others ignore the order."""

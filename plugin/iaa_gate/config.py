@@ -155,6 +155,13 @@ class Thresholds(Strict):
         "e.g. {alpha: 0.05} (a number: fail) or {alpha: {warn: 0.02, fail: 0.05}}; keys: alpha, "
         "a coefficient, category (any label), annotator (any annotator's pair agreement)",
     )
+    f1: Threshold = Field(
+        default=Threshold(),
+        description="region fields: mean pairwise F1 of matched regions (relaxed, by matching)",
+    )
+    unitizing_alpha: Threshold = Field(
+        default=Threshold(), description="span fields: Krippendorff's unitizing alpha (pooled)"
+    )
     percent_agreement: Threshold | None = None
     cohen_kappa: Threshold | None = None
     scott_pi: Threshold | None = None
@@ -186,6 +193,22 @@ class Bootstrap(Strict):
 
     replicates: int = Field(default=1000, ge=0, le=100_000)
     seed: int = 0
+
+
+class Matching(Strict):
+    """How regions of two annotators are paired (region fields: spans, boxes, polygons,
+    keypoints): one-to-one, order-free."""
+
+    mode: Literal["exact", "overlap"] = Field(
+        default="overlap", description="exact: identical boundaries; overlap: IoU >= iou"
+    )
+    iou: float = Field(default=0.5, gt=0, le=1, description="least IoU for an overlap match")
+    labels: bool = Field(
+        default=True, description="only same-label regions match (false: localisation alone)"
+    )
+    tolerance: float = Field(
+        default=2.0, gt=0, description="keypoints: largest distance for a match (image percent)"
+    )
 
 
 class FieldConfig(Strict):
@@ -242,6 +265,9 @@ class FieldConfig(Strict):
     )
     confidence: float = Field(default=0.95, gt=0.5, lt=1)
     bootstrap: Bootstrap = Bootstrap()
+    matching: Matching = Field(
+        default=Matching(), description="region fields: how regions are matched"
+    )
     thresholds: Thresholds = Thresholds()
 
     @model_validator(mode="after")

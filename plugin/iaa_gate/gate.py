@@ -111,6 +111,9 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
         bar = t.for_coefficient(name)
         if bar is not None:
             checks.append(_estimate_check(result, name, bar, t.on_undefined))
+    for name, bar in (("f1", t.f1), ("unitizing_alpha", t.unitizing_alpha)):
+        if name in result.coefficients:  # region fields
+            checks.append(_estimate_check(result, name, bar, t.on_undefined))
     outliers = [a for a in result.annotators if a.outlier]
     if t.annotator_gain is not None and t.annotator_severity != "info":
         names = ", ".join(f"{a.name} (+{a.alpha_gain:.3f})" for a in outliers)

@@ -27,7 +27,52 @@ Value = str | float | frozenset[str]
 _NEVER = datetime.min.replace(tzinfo=timezone.utc)
 
 SCALAR_KINDS = {"choices", "rating", "number", "taxonomy", "textarea"}
-"""Control types evaluated by agreement; others (spans, boxes, relations…) are listed only."""
+"""Control types evaluated as one value per task."""
+REGION_SHAPES = {
+    "labels": "span",
+    "hypertextlabels": "span",
+    "paragraphlabels": "span",
+    "timeserieslabels": "span",
+    "spans": "span",
+    "rectanglelabels": "box",
+    "rectangle": "box",
+    "polygonlabels": "polygon",
+    "polygon": "polygon",
+    "keypointlabels": "keypoint",
+    "keypoint": "keypoint",
+    "image": "box",
+}
+"""Region controls evaluated by matching regions: control type → geometry. ``spans`` is a
+Prodigy span view, ``image`` Prodigy's ``image_manual`` (boxes, or polygons when any shape is not
+a rectangle). Other control types (brushes, ellipses, video…) are listed as not evaluated."""
+GEOMETRY_WIDTH = {"span": 2, "box": 5, "polygon": 4, "keypoint": 2}
+"""Numbers per region in a geometry row: span ``[start, end)``; box ``[x, y, width, height,
+rotation]``; polygon its bounding box ``[x, y, width, height]``; keypoint ``[x, y]``."""
+
+
+@dataclass
+class RegionSet:
+    """The regions one annotator drew in one field of one task (possibly none: "nothing here").
+
+    ``shape``: span, box, polygon or keypoint. Per region ``i``: ``ids[i]`` (the source's region
+    id), ``labels[i]`` (``""``: no label; a region with several labels is one row per label),
+    ``coords[i*d:(i+1)*d]`` (``d = GEOMETRY_WIDTH[shape]``), ``points[i]`` (polygons: the
+    vertices). ``attributes``: per-region attribute → (control type, [(region index, value)]).
+    ``relations``: ``(from id, to id, label)``. ``dropped_relations``: relations whose other end is
+    in another field (not evaluated).
+    """
+
+    shape: str
+    ids: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    coords: list[float] = field(default_factory=list)
+    points: list[list[tuple[float, float]]] = field(default_factory=list)
+    attributes: dict[str, tuple[str, list[tuple[int, Any]]]] = field(default_factory=dict)
+    relations: list[tuple[str, str, str]] = field(default_factory=list)
+    dropped_relations: int = 0
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
 @dataclass(frozen=True)
@@ -35,11 +80,13 @@ class FieldValue:
     """One field's answer in one annotation: the ``kind`` of control and the normalised value.
 
     ``value`` is a tuple of labels for choices/taxonomy (one or several), a float for
-    rating/number, a normalised string for textarea.
+    rating/number, a normalised string for textarea. ``regions``: the regions of a region
+    control (spans, boxes, polygons, keypoints; ``value`` is then ``""``).
     """
 
     kind: str
     value: tuple[str, ...] | float | str
+    regions: RegionSet | None = None
 
 
 @dataclass(frozen=True)
@@ -87,14 +134,30 @@ class Dataset:
     stats: SourceStats = field(default_factory=SourceStats)
     declared_multiple: dict[str, bool] = field(default_factory=dict)
     """Field → multi-select, as the labeling config declares it (when the source knows it)."""
+    texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
+    """(task, region field) → the text its spans index into (the continuum of unitizing alpha)."""
+
+    _kinds: tuple[int, int, dict[str, str]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def field_kinds(self) -> dict[str, str]:
-        """Every field present in the data and its control type, sorted by name."""
+        """Every field present in the data and its control type, sorted by name. A per-region
+        attribute is the sub-field ``<region field>.<attribute>`` (e.g. ``ner.certainty``).
+        Cached for the current ``annotations`` list."""
+        key = (id(self.annotations), len(self.annotations))
+        if self._kinds is not None and self._kinds[:2] == key:
+            return dict(self._kinds[2])
         kinds: dict[str, str] = {}
         for ann in self.annotations:
             for name, fv in ann.fields.items():
-                kinds.setdefault(name, fv.kind)
-        return dict(sorted(kinds.items()))
+                if name not in kinds:
+                    kinds[name] = fv.kind
+                if fv.regions is not None and fv.regions.attributes:
+                    for attr, (kind, _) in fv.regions.attributes.items():
+                        kinds.setdefault(f"{name}.{attr}", kind)
+        self._kinds = (*key, dict(sorted(kinds.items())))
+        return dict(self._kinds[2])
 
     def display_name(self, annotator: str) -> str:
         return self.annotator_names.get(annotator, annotator)
@@ -362,3 +425,166 @@ def _value_table(values: list[Value], labels: Sequence[str] | None, *, multiple:
 
 def _natural(s: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s))
+
+
+IntArray = np.ndarray[Any, np.dtype[np.int64]]
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+@dataclass(frozen=True)
+class RegionTable:
+    """One region field, columnar: ``n`` regions over ``(units, annotators)``.
+
+    Per region: ``unit``, ``annotator`` (row/column indices), ``label`` (code into ``labels``, -1
+    none), ``geometry`` ``(n, d)`` (see :data:`GEOMETRY_WIDTH`), ``region_ids`` (source ids),
+    ``points`` (polygons: ``(k, 2)`` vertices each). ``rated``: ``(units, annotators)`` the
+    annotator answered the task, even with no region (a skip is not an answer). ``texts``:
+    ``(units,)`` the text spans index into, ``None`` where unknown. Relations, per relation:
+    ``rel_from``/``rel_to`` (region rows) and ``rel_label`` (code into ``rel_labels``).
+    ``attributes``: per-region attribute → (control type, region rows, values).
+    """
+
+    field: str
+    kind: str
+    shape: str
+    unit_ids: list[TaskId]
+    annotators: list[str]
+    unit: IntArray
+    annotator: IntArray
+    label: IntArray
+    labels: tuple[str, ...]
+    geometry: FloatArray
+    region_ids: list[str]
+    points: list[FloatArray] | None
+    rated: np.ndarray[Any, np.dtype[np.bool_]]
+    texts: list[str | None]
+    rel_from: IntArray
+    rel_to: IntArray
+    rel_label: IntArray
+    rel_labels: tuple[str, ...]
+    dropped_relations: int
+    attributes: dict[str, tuple[str, IntArray, list[Any]]]
+
+    @property
+    def n(self) -> int:
+        return len(self.unit)
+
+
+def _codes(values: list[str], order: Sequence[str] | None) -> tuple[IntArray, tuple[str, ...]]:
+    """``values`` as codes into a label table (``order`` first, then the rest sorted); ``""``
+    → -1."""
+    table = list(order or [])
+    table += sorted(set(values) - set(table) - {""})
+    index = {lab: i for i, lab in enumerate(table)}
+    index[""] = -1
+    return np.fromiter((index[v] for v in values), np.int64, len(values)), tuple(table)
+
+
+def region_table(
+    dataset: Dataset, name: str, *, labels: Sequence[str] | None = None
+) -> RegionTable:
+    """The columnar table of region field ``name``.
+
+    ``labels``: the configured label set; a region label outside it raises :class:`InputError`
+    naming every offending task.
+    """
+    kind = dataset.field_kinds()[name]
+    sets = [
+        (a.task_id, a.annotator, v)
+        for a in dataset.annotations
+        if name in a.fields and (v := a.fields[name].regions) is not None
+    ]
+    shape = REGION_SHAPES[kind]
+    if shape == "box" and any(s.shape == "polygon" for _, _, s in sets):
+        shape = "polygon"  # Prodigy image_manual with some non-rectangle shape
+    unit_ids = list(dataset.task_ids)
+    unit_index = {t: i for i, t in enumerate(unit_ids)}
+    # Label Studio: every (not skipped) annotation answers the whole labeling config, so one
+    # without regions in this field says "nothing here". Prodigy: a line answers its view only.
+    answered = (
+        [(a.task_id, a.annotator) for a in dataset.annotations]
+        if kind not in ("spans", "image")
+        else [(t, a) for t, a, _ in sets]
+    )
+    for task, _ in answered:
+        if task not in unit_index:
+            unit_index[task] = len(unit_ids)
+            unit_ids.append(task)
+    annotators = sorted({a for _, a in answered}, key=_natural)
+    ann_index = {a: i for i, a in enumerate(annotators)}
+    rated = np.zeros((len(unit_ids), len(annotators)), dtype=bool)
+    for task, annotator in answered:
+        rated[unit_index[task], ann_index[annotator]] = True
+    units: list[int] = []
+    anns: list[int] = []
+    label_list: list[str] = []
+    region_ids: list[str] = []
+    coords: list[float] = []
+    points: list[FloatArray] = []
+    rel: list[tuple[int, int, str]] = []
+    attrs: dict[str, tuple[str, list[int], list[Any]]] = {}
+    dropped = 0
+    for task, annotator, s in sets:
+        u, a = unit_index[task], ann_index[annotator]
+        start, k = len(units), len(s)
+        units += [u] * k
+        anns += [a] * k
+        label_list += s.labels
+        region_ids += s.ids
+        if shape == "polygon":
+            points += [np.asarray(p, dtype=np.float64) for p in s.points]
+            coords += _bounds(s) if s.shape == "box" else s.coords
+        else:
+            coords += s.coords
+        if s.relations:
+            row = {rid: start + i for i, rid in reversed(list(enumerate(s.ids)))}
+            rel += [(row[f], row[t], lab) for f, t, lab in s.relations]
+        dropped += s.dropped_relations
+        for attr, (akind, values) in s.attributes.items():
+            entry = attrs.setdefault(attr, (akind, [], []))
+            entry[1].extend(start + i for i, _ in values)
+            entry[2].extend(v for _, v in values)
+    if labels is not None:
+        cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]] = [
+            (t, a, tuple(sorted(set(s.labels) - {""}))) for t, a, s in sets
+        ]
+        _check_labels(
+            dataset,
+            name,
+            cells,
+            labels,
+            lambda t, a: f"task {t}, field {name!r}, annotator {dataset.display_name(a)}",
+        )
+    label_codes, label_table = _codes(label_list, labels)
+    rel_codes, rel_table = _codes([lab for _, _, lab in rel], None)
+    width = GEOMETRY_WIDTH[shape]
+    return RegionTable(
+        field=name,
+        kind=kind,
+        shape=shape,
+        unit_ids=unit_ids,
+        annotators=annotators,
+        unit=np.asarray(units, dtype=np.int64),
+        annotator=np.asarray(anns, dtype=np.int64),
+        label=label_codes,
+        labels=label_table,
+        geometry=np.asarray(coords, dtype=np.float64).reshape(-1, width),
+        region_ids=region_ids,
+        points=points if shape == "polygon" else None,
+        rated=rated,
+        texts=[dataset.texts.get((t, name)) for t in unit_ids],
+        rel_from=np.asarray([f for f, _, _ in rel], dtype=np.int64),
+        rel_to=np.asarray([t for _, t, _ in rel], dtype=np.int64),
+        rel_label=rel_codes,
+        rel_labels=rel_table,
+        dropped_relations=dropped,
+        attributes={
+            k: (kind_, np.asarray(rows, dtype=np.int64), vals)
+            for k, (kind_, rows, vals) in sorted(attrs.items())
+        },
+    )
+
+
+def _bounds(s: RegionSet) -> list[float]:
+    """Box regions of a polygon field: their bounding boxes ``[x, y, width, height]``."""
+    return [c for i in range(len(s)) for c in s.coords[i * 5 : i * 5 + 4]]

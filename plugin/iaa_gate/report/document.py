@@ -156,9 +156,11 @@ def field_document(
         "n_too_few": counts["too_few"],
         "disputed": [
             {"id": u.id, "score": num(u.score), "labels": u.labels}
+            | ({"details": u.details} if u.details is not None else {})
             for u in units
             if u.status == "disputed"
         ],
+        "regions": result.regions,
     }
 
 

@@ -1,6 +1,7 @@
 """``junit.xml``: one test suite per field, one test case per check, for CI dashboards.
 
-A failed check is a ``<failure>``; a warning passes with its message in ``<system-out>``.
+A failed check is a ``<failure>``; a warning passes with its message in ``<system-out>``. Fields
+in the data that were not evaluated are ``<skipped>`` test cases of a ``not-evaluated`` suite.
 """
 
 from __future__ import annotations
@@ -36,6 +37,21 @@ class JUnitWriter:
                     ]
                 elif c["verdict"] == "warn":
                     ET.SubElement(case, "system-out").text = f"WARNING: {c['message']}"
+        if doc["not_evaluated"]:
+            skipped = ET.SubElement(
+                suites,
+                "testsuite",
+                name="not-evaluated",
+                tests=str(len(doc["not_evaluated"])),
+                failures="0",
+                errors="0",
+                skipped=str(len(doc["not_evaluated"])),
+            )
+            for name, why in doc["not_evaluated"].items():
+                case = ET.SubElement(
+                    skipped, "testcase", classname="iaa-gate.not-evaluated", name=name
+                )
+                ET.SubElement(case, "skipped", message=f"{name} ({why}): not evaluated")
         ET.indent(suites)
         return (
             '<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -237,6 +237,8 @@ class MarkdownWriter:
                 f"| {md(c['message'])} |"
             )
         out += self._coefficients(f["coefficients"])
+        if f.get("regions"):
+            out += _regions(f["regions"])
         if f["categories"]:
             method = f["category_method"].replace("_", " ")
             out += [
@@ -288,5 +290,68 @@ class MarkdownWriter:
             out += ["", "| task | score | labels |", "|---|---|---|"]
             for d in disputed[:MAX_DISPUTED]:
                 labels = "; ".join(f"{md(k)}: {md(v)}" for k, v in d["labels"].items())
+                if d.get("details"):
+                    labels += "<br>" + md(_kinds(d["details"]))
                 out.append(f"| {md(d['id'])} | {fmt(d['score'], 2)} | {labels} |")
         return out
+
+
+def _kinds(details: dict[str, Any]) -> str:
+    """A disputed task's disagreements, counted by kind: "2 missed, 1 label swap"."""
+    counts: dict[str, int] = {}
+    for d in details.get("disagreements", []):
+        counts[d["kind"]] = counts.get(d["kind"], 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in counts.items()) or "no disagreement listed"
+
+
+def _regions(r: dict[str, Any]) -> list[str]:
+    """The region section of a field: matching, F1, IoU, per label, per annotator pair."""
+    m = r["matching"]
+    how = f"{m['mode']}" + (f", IoU ≥ {m['iou']:g}" if m["mode"] == "overlap" else "")
+    how += ", same label" if m["labels"] else ", labels ignored"
+    out = [
+        "",
+        f"Regions ({r['shape']}, {r['n_regions']} regions; matching {how}): pairwise F1 "
+        f"**{fmt(r['f1'])}**, strict (exact) {fmt(r['strict_f1'])}, mean IoU of matched "
+        f"regions {fmt(r['mean_iou'])}.",
+    ]
+    u = r.get("unitizing_alpha")
+    if u:
+        by = ", ".join(f"{md(k)} {fmt(v)}" for k, v in u["by_label"].items())
+        why = f" ({u['undefined_reason']})" if u["undefined_reason"] else ""
+        out += [
+            "",
+            f"Unitizing alpha: **{fmt(u['value'])}**{why}"
+            + (f"; by label: {by}." if by else ".")
+            + (
+                f" Left out: {u['tasks_without_text']} task(s) without a known text."
+                if u["tasks_without_text"]
+                else ""
+            )
+            + (
+                f" Left out: {u['excluded_tasks']} task(s) rated by fewer annotators than the"
+                " most (unitizing alpha needs one set of coders)."
+                if u["excluded_tasks"]
+                else ""
+            ),
+        ]
+    names = r["annotators"]["names"]
+    if len(names) >= 2:
+        out += ["", "| F1 (shared tasks) | " + " | ".join(map(md, names)) + " |"]
+        out.append("|---" * (len(names) + 1) + "|")
+        for i, name in enumerate(names):
+            cells = [
+                "—" if i == j else f"{fmt(r['annotators']['f1'][i][j])} ({n})"
+                for j, n in enumerate(r["annotators"]["shared_tasks"][i])
+            ]
+            out.append(f"| {md(name)} | " + " | ".join(cells) + " |")
+    rel = r.get("relations")
+    if rel:
+        by = ", ".join(f"{md(k)} {fmt(v)}" for k, v in rel["f1_by_label"].items())
+        out += [
+            "",
+            f"Relations ({rel['n']}): pairwise F1 {fmt(rel['f1'])}" + (f"; {by}." if by else "."),
+        ]
+    if r.get("relations_not_evaluated"):
+        out.append(f"Not evaluated: {r['relations_not_evaluated']} relation(s) between two fields.")
+    return out

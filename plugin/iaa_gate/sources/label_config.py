@@ -14,6 +14,7 @@ from xml.etree.ElementTree import Element, ParseError
 import yaml
 
 from ..errors import InputError
+from ..model import REGION_SHAPES
 
 EVALUATED = {"choices": "nominal", "taxonomy": "nominal", "rating": "ordinal", "number": "interval"}
 """Control tags evaluated by default, with their level of measurement."""
@@ -39,7 +40,8 @@ REGION_TAGS = frozenset(
         "relations",
     }
 )
-"""Span and region controls: listed in the report, not evaluated."""
+"""Span and region controls; those in ``model.REGION_SHAPES`` are evaluated by region matching,
+the others (brushes, ellipses, video) are listed as not evaluated."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class Control:
     level: str | None
     evaluated: bool
     note: str
+    to_name: str = ""
 
 
 def _parse_xml(text: str) -> Element:
@@ -97,7 +100,36 @@ def parse_label_config(text: str, source: str = "labeling config") -> list[Contr
             continue
         seen.add(name)
         controls.append(_control(el, kind, name))
-    return controls
+    return _attach_per_region(controls)
+
+
+def _attach_per_region(controls: list[Control]) -> list[Control]:
+    """Per-region controls become sub-fields ``<region field>.<name>`` of the one region
+    control on the same object; with none or several, they stay listed, not evaluated."""
+    out = []
+    for c in controls:
+        if not c.note.endswith("per-region control"):
+            out.append(c)
+            continue
+        owners = [r.name for r in controls if r.kind in REGION_SHAPES and r.to_name == c.to_name]
+        if len(owners) != 1:
+            out.append(c)
+            continue
+        level = EVALUATED.get(c.kind) or LISTED.get(c.kind)
+        note = f"<{c.kind}> on each {owners[0]} region: scored on matched regions"
+        out.append(
+            Control(
+                f"{owners[0]}.{c.name}",
+                c.kind,
+                c.labels,
+                c.multiple,
+                level,
+                c.kind in EVALUATED,
+                note,
+                c.to_name,
+            )
+        )
+    return out
 
 
 def _tag(el: Element) -> str:
@@ -106,9 +138,14 @@ def _tag(el: Element) -> str:
 
 def _control(el: Element, kind: str, name: str) -> Control:
     per_region = el.get("perRegion", "").lower() == "true"
+    to = el.get("toName", "")
+    if kind in REGION_SHAPES and not per_region:
+        note = f"<{el.tag}>: regions matched one-to-one"
+        return Control(name, kind, _choices(el), False, "nominal", True, note, to)
     if kind in REGION_TAGS or per_region:
         why = "per-region control" if per_region else "span/region control"
-        return Control(name, kind, _choices(el), False, None, False, f"<{el.tag}>: {why}")
+        multiple = el.get("choice", "single") == "multiple"
+        return Control(name, kind, _choices(el), multiple, None, False, f"<{el.tag}>: {why}", to)
     if kind == "choices":
         multiple = el.get("choice", "single") == "multiple"
         dynamic = el.get("value", "").startswith("$")
@@ -163,6 +200,8 @@ def fields_config(controls: list[Control]) -> dict[str, dict[str, Any]]:
         if not c.evaluated:
             continue
         entry: dict[str, Any] = {}
+        if c.kind in REGION_SHAPES:
+            entry["matching"] = {"mode": "overlap", "iou": 0.5, "labels": True}
         if c.kind in ("rating", "number"):
             entry["level"] = c.level
         if c.kind in ("choices", "taxonomy"):
@@ -195,8 +234,8 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
     if not evaluated and not texts:
         raise InputError(
             origin,
-            ["the labeling config has no choices, taxonomy, rating, number or textarea control"],
-            hint="iaa-gate evaluates classification controls; spans and regions come later",
+            ["the labeling config has no classification, span or region control"],
+            hint="iaa-gate evaluates classification, span and region controls",
         )
     lines = [
         f"# iaa-gate config written by `iaa-gate init` from {origin}.",
@@ -221,7 +260,7 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
     skipped = [c for c in controls if not c.evaluated and c.kind not in LISTED]
     if skipped:
         names = ", ".join(f"{c.name} ({c.note.split('>')[0]}>)" for c in skipped)
-        lines.append(f"# not evaluated (spans and regions): {names}")
+        lines.append(f"# not evaluated: {names}")
     lines += ["report:", "  dir: iaa-report", "  formats: [json, markdown]"]
     if source.get("type") == "label-studio":
         lines += [

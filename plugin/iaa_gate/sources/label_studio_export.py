@@ -14,9 +14,12 @@ from typing import Any
 
 from ..errors import InputError, unreadable
 from ..model import (
+    REGION_SHAPES,
+    SCALAR_KINDS,
     Annotation,
     Dataset,
     FieldValue,
+    RegionSet,
     SourceStats,
     TaskId,
     keep_latest,
@@ -136,6 +139,7 @@ def parse_tasks(
     names: dict[str, str] = {}
     problems: list[str] = []
     first_seen: dict[str, int] = {}
+    texts: dict[tuple[TaskId, str], str] = {}
     for index, task in enumerate(tasks):
         if index == 0 and _json_min(task):
             raise InputError(
@@ -143,7 +147,7 @@ def parse_tasks(
             )
         stats.tasks += 1
         try:
-            task_id, anns = _task(task, index, stats, names)
+            task_id, anns = _task(task, index, stats, names, texts)
             if str(task_id) in first_seen:
                 raise TaskError(
                     f"task {task_id}: the id occurs twice (tasks #{first_seen[str(task_id)] + 1} "
@@ -174,11 +178,15 @@ def parse_tasks(
             "and count malformed tasks",
         )
     kept, stats.superseded = keep_latest(annotations)
-    return Dataset(source, kept, task_ids, names, stats)
+    return Dataset(source, kept, task_ids, names, stats, texts=texts)
 
 
 def _task(
-    task: Any, index: int, stats: SourceStats, names: dict[str, str]
+    task: Any,
+    index: int,
+    stats: SourceStats,
+    names: dict[str, str],
+    texts: dict[tuple[TaskId, str], str],
 ) -> tuple[TaskId, list[Annotation]]:
     if not isinstance(task, dict):
         raise TaskError(
@@ -203,7 +211,8 @@ def _task(
             if skip is not None:
                 out.append(skip)
             continue
-        parsed = _annotation(task_id, ann, names)
+        data = task.get("data")
+        parsed = _annotation(task_id, ann, names, data if isinstance(data, dict) else {}, texts)
         stats.empty += sum(fv.value == () for fv in parsed.fields.values())
         out.append(parsed)
     return task_id, out
@@ -240,7 +249,13 @@ def _annotator(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> s
     raise TaskError(f"task {task_id}, annotation {ann.get('id')}: no annotator ('completed_by')")
 
 
-def _annotation(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annotation:
+def _annotation(
+    task_id: TaskId,
+    ann: dict[str, Any],
+    names: dict[str, str],
+    data: dict[str, Any] | None = None,
+    texts: dict[tuple[TaskId, str], str] | None = None,
+) -> Annotation:
     where = f"task {task_id}, annotation {ann.get('id')}"
     annotator = _annotator(task_id, ann, names)
     result = ann.get("result")
@@ -248,30 +263,48 @@ def _annotation(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> 
         result = []
     if not isinstance(result, list):
         raise TaskError(f"{where}: 'result' must be a list")
-    fields: dict[str, FieldValue] = {}
     for item in result:
         if not isinstance(item, dict):
             raise TaskError(f"{where}: a result item is not an object")
+    regions = _regions(result, where)
+    fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
+    owner = {rid: name for name, (_, rs) in regions.items() for rid in rs.ids}
+    for item in result:
         name, kind = item.get("from_name"), item.get("type")
-        if name is None and kind == "relation":
+        if kind == "relation":
+            _relation(item, owner, regions, where)
             continue
         if not isinstance(name, str) or not isinstance(kind, str):
             raise TaskError(f"{where}: a result item lacks 'from_name' or 'type'")
+        kind = kind.lower()
+        if kind in REGION_SHAPES:
+            continue
         value = item.get("value")
         if not isinstance(value, dict):
             raise TaskError(f"{where}, field {name!r}: 'value' must be an object")
-        fv = _field_value(kind.lower(), value, f"{where}, field {name!r}")
+        fv = _field_value(kind, value, f"{where}, field {name!r}")
+        if item.get("id") in owner:  # a per-region attribute: scored on matched regions only
+            rs = regions[owner[item["id"]]][1]
+            if fv is not None:
+                values = rs.attributes.setdefault(name, (kind, []))[1]
+                values += [(i, fv.value) for i, rid in enumerate(rs.ids) if rid == item["id"]]
+            continue
+        if any(k in value for k in _GEOMETRY_KEYS):
+            raise TaskError(
+                f"{where}, field {name!r}: a per-region {kind} result (region id "
+                f"{item.get('id')!r}) whose region does not exist in the annotation"
+            )
         if fv is None:
             continue
-        if name in fields and fv.kind not in (
-            "choices",
-            "taxonomy",
-            "textarea",
-            "rating",
-            "number",
-        ):
-            continue  # region controls (spans, boxes) have a result per region: later issue
+        if name in fields and fv.kind not in SCALAR_KINDS:
+            continue  # other region controls (brushes, ellipses…): listed, not evaluated
         fields[name] = fv
+    if data is not None and texts is not None:
+        for name, (kind, _) in regions.items():
+            if REGION_SHAPES[kind] == "span" and (task_id, name) not in texts:
+                text = _task_text(data, result, name)
+                if text is not None:
+                    texts[task_id, name] = text
     return Annotation(
         task_id=task_id,
         annotator=annotator,
@@ -281,6 +314,175 @@ def _annotation(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> 
         ground_truth=bool(ann.get("ground_truth")),
         annotation_id=ann.get("id"),
     )
+
+
+_GEOMETRY_KEYS = ("start", "end", "x", "y", "points", "globalOffsets")
+
+
+def _regions(result: list[dict[str, Any]], where: str) -> dict[str, tuple[str, RegionSet]]:
+    """The region results of one annotation, by field: columnar, one row per (region, label)."""
+    out: dict[str, tuple[str, RegionSet]] = {}
+    for item in result:
+        kind = item.get("type")
+        if kind not in REGION_SHAPES:
+            kind = str(kind).lower()
+            if kind not in REGION_SHAPES:
+                continue
+        name, value, rid = item.get("from_name"), item.get("value"), item.get("id")
+        if (
+            not isinstance(name, str)
+            or not isinstance(value, dict)
+            or not isinstance(rid, (str, int))
+        ):
+            raise TaskError(_region_problem(where, kind, item))
+        known = out.get(name)
+        if known is None:
+            known = out[name] = (kind, RegionSet(REGION_SHAPES[kind]))
+        elif known[0] != kind:
+            here = f"{where}, field {name!r}, region {rid!r}"
+            raise TaskError(f"{here}: {kind} and {known[0]} results under one field name")
+        rs = known[1]
+        start, end = value.get("start"), value.get("end")
+        points = None
+        if kind == "labels" and type(start) is int and type(end) is int and 0 <= start <= end:
+            geometry = [float(start), float(end)]  # the common case, checked inline
+        else:
+            here = f"{where}, field {name!r}, region {rid!r}"
+            geometry, points = _geometry(rs.shape, kind, value, here)
+            if rs.shape == "box" and _pixels(item):
+                geometry = _to_pixels(geometry, item)
+        labels = value.get(kind, [])
+        if isinstance(labels, str):
+            labels = [labels]
+        if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+            here = f"{where}, field {name!r}, region {rid!r}"
+            raise TaskError(f"{here}: {kind!r} must be a list of labels, got {labels!r}")
+        rid = str(rid)
+        for label in labels or [""]:
+            rs.ids.append(rid)
+            rs.labels.append(label)
+            rs.coords += geometry
+            if points is not None:
+                rs.points.append(points)
+    return out
+
+
+def _region_problem(where: str, kind: str, item: dict[str, Any]) -> str:
+    name, rid = item.get("from_name"), item.get("id")
+    if not isinstance(name, str):
+        return f"{where}: a {kind} result lacks 'from_name'"
+    here = f"{where}, field {name!r}, region {rid!r}"
+    if not isinstance(item.get("value"), dict):
+        return f"{here}: 'value' must be an object"
+    return f"{here}: the region has no 'id'"
+
+
+def _number(value: dict[str, Any], key: str, here: str) -> float:
+    v = value.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TaskError(f"{here}: {key!r} must be a number, got {v!r}")
+    return float(v)
+
+
+def _geometry(
+    shape: str, kind: str, value: dict[str, Any], here: str
+) -> tuple[list[float], list[tuple[float, float]] | None]:
+    """A region's geometry row (see ``model.GEOMETRY_WIDTH``) and its vertices (polygons)."""
+    if shape == "span":
+        span = value
+        if not isinstance(value.get("start"), (int, float)) and isinstance(
+            value.get("globalOffsets"), dict
+        ):
+            span = value["globalOffsets"]  # hypertext/paragraph spans: offsets in the whole text
+        if kind == "timeserieslabels" and isinstance(value.get("start"), str):
+            span = {k: _timestamp(value.get(k), here) for k in ("start", "end")}
+        start, end = _number(span, "start", here), _number(span, "end", here)
+        if end < start:
+            raise TaskError(f"{here}: 'end' {end:g} is before 'start' {start:g}")
+        return [start, end], None
+    if shape == "box":
+        box = [_number(value, k, here) for k in ("x", "y", "width", "height")]
+        rotation = value.get("rotation") or 0.0
+        return [*box, _number({"rotation": rotation}, "rotation", here)], None
+    if shape == "keypoint":
+        return [_number(value, "x", here), _number(value, "y", here)], None
+    pts = value.get("points")
+    if (
+        not isinstance(pts, list)
+        or len(pts) < 3
+        or not all(
+            isinstance(p, (list, tuple))
+            and len(p) == 2
+            and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in p)
+            for p in pts
+        )
+    ):
+        raise TaskError(f"{here}: 'points' must be a list of 3 or more [x, y] pairs")
+    xs, ys = [float(p[0]) for p in pts], [float(p[1]) for p in pts]
+    bbox = [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
+    return bbox, list(zip(xs, ys, strict=True))
+
+
+def _pixels(item: dict[str, Any]) -> bool:
+    return all(
+        isinstance(item.get(k), (int, float)) and item[k] > 0
+        for k in ("original_width", "original_height")
+    )
+
+
+def _to_pixels(box: list[float], item: dict[str, Any]) -> list[float]:
+    """A box in pixels of the original image: a rotation turns the true shape, which percent
+    of a non-square image would distort."""
+    w, h = item["original_width"] / 100.0, item["original_height"] / 100.0
+    return [box[0] * w, box[1] * h, box[2] * w, box[3] * h, box[4]]
+
+
+def _relation(
+    item: dict[str, Any],
+    owner: dict[str, str],
+    regions: dict[str, tuple[str, RegionSet]],
+    where: str,
+) -> None:
+    """Attach a relation to the region field of its endpoints (both must exist)."""
+    ends = [item.get("from_id"), item.get("to_id")]
+    missing = [str(e) for e in ends if e not in owner]
+    if missing:
+        raise TaskError(
+            f"{where}: relation {ends[0]!r} → {ends[1]!r} names region {missing[0]!r}, "
+            "which is not in the annotation"
+        )
+    labels = item.get("labels") or []
+    if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+        raise TaskError(f"{where}: relation 'labels' must be a list of strings")
+    rs = regions[owner[str(ends[0])]][1]
+    if owner[str(ends[0])] != owner[str(ends[1])]:
+        rs.dropped_relations += 1  # between two fields: not evaluated (counted in the report)
+        return
+    rs.relations.append((str(ends[0]), str(ends[1]), "|".join(sorted(labels))))
+
+
+def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) -> str | None:
+    """The text the spans of field ``name`` index into: the data key named like the results'
+    ``to_name``, else the one string of ``data`` in which every span's ``text`` sits at its
+    offsets; None when neither is found."""
+    spans = [r for r in result if r.get("from_name") == name]
+    to_names = {str(r.get("to_name")) for r in spans}
+    if len(to_names) == 1 and isinstance(data.get(key := to_names.pop()), str):
+        return str(data[key])
+    checks = [
+        (int(v["start"]), int(v["end"]), v["text"])
+        for r in spans
+        if isinstance(v := r.get("value"), dict)
+        and isinstance(v.get("start"), int)
+        and isinstance(v.get("end"), int)
+        and isinstance(v.get("text"), str)
+    ]
+    found = [
+        s
+        for s in data.values()
+        if isinstance(s, str) and checks and all(s[a:b] == t for a, b, t in checks)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _field_value(kind: str, value: dict[str, Any], where: str) -> FieldValue | None:
@@ -306,7 +508,7 @@ def _field_value(kind: str, value: dict[str, Any], where: str) -> FieldValue | N
     if kind == "textarea":
         texts = _strings(value.get("text"), "text", where)
         return FieldValue(kind, "\n".join(texts))  # normalised per field, as configured
-    return FieldValue(kind, "")  # spans, boxes, …: listed, evaluated in a later issue
+    return FieldValue(kind, "")  # brushes, ellipses, video…: listed as not evaluated
 
 
 def _strings(v: Any, key: str, where: str) -> tuple[str, ...]:
@@ -327,3 +529,9 @@ def _time(v: Any, where: str) -> datetime | None:
     except ValueError:
         raise TaskError(f"{where}: timestamp {v!r} is not ISO 8601") from None
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+def _timestamp(v: Any, where: str) -> float | None:
+    """A time-series span bound given as a date string, in seconds since the epoch."""
+    t = _time(v, where)
+    return None if t is None else t.timestamp()

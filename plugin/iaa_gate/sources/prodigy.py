@@ -1,9 +1,18 @@
 """Prodigy ``db-out`` JSONL: one line per annotator answer.
 
-A unit is an ``_input_hash`` (for the binary ``classification`` view, the input and its label:
-``"<input_hash>:<label>"``, since one text may be asked about several labels). An annotator is
-``_annotator_id``, else ``_session_id``. The field is the ``_view_id``. ``ignore`` answers are not
-ratings; in choice views a ``reject`` answer is the category ``"REJECT"``.
+The field is the ``_view_id``. An annotator is ``_annotator_id``, else ``_session_id``.
+``ignore`` answers are not ratings.
+
+- Manual span views (``ner_manual``, from ``ner.manual`` and ``ner.correct``, and
+  ``spans_manual``): the unit is the text (``_input_hash``); an accepted answer's ``spans`` are
+  its regions (none: "nothing here"). ``image_manual``: the shapes in ``spans``. In these views a
+  ``reject`` marks the example unusable: not a rating.
+- Binary views (``classification`` from ``textcat.teach``, ``ner`` from ``ner.teach``…): the
+  unit is one question, not the text: ``"<input_hash>:<label>"`` for ``classification``, else the
+  ``_task_hash``, so several questions about one text are never merged.
+- ``choice``: the unit is the text; a ``reject`` is the category ``"REJECT"``.
+- Other manual views (``blocks``, ``relations``, ``text_input``, ``audio_manual``…) are listed
+  as not evaluated.
 """
 
 from __future__ import annotations
@@ -15,17 +24,35 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, unreadable
-from ..model import Annotation, Dataset, FieldValue, SourceStats, TaskId, keep_latest
+from ..model import (
+    Annotation,
+    Dataset,
+    FieldValue,
+    RegionSet,
+    SourceStats,
+    TaskId,
+    keep_latest,
+)
 
 REJECT = "REJECT"
+
+
+SPAN_VIEWS = frozenset({"ner_manual", "spans_manual"})
+IMAGE_VIEWS = frozenset({"image_manual"})
+BINARY_VIEWS = frozenset({"classification", "ner", "text", "image", "html", "pos", "dep", "diff"})
+"""Views whose answer is accept/reject to one question (a ``*.teach`` recipe)."""
 
 
 def unit_id(example: dict[str, Any]) -> TaskId:
     """The unit an example belongs to (see the module docstring)."""
     h = example["_input_hash"]
+    view = example.get("_view_id", "classification")
     label = example.get("label")
-    if example.get("_view_id", "classification") == "classification" and isinstance(label, str):
+    if view == "classification" and isinstance(label, str):
         return f"{h}:{label}"
+    task = example.get("_task_hash")
+    if view in BINARY_VIEWS and view != "choice" and isinstance(task, (int, str)):
+        return f"{h}:{task}"
     return int(h) if isinstance(h, int) else str(h)
 
 
@@ -41,6 +68,7 @@ class ProdigyJSONL:
         styles: dict[str, bool] = {}
         annotations: list[Annotation] = []
         tasks: dict[TaskId, None] = {}
+        texts: dict[tuple[TaskId, str], str] = {}
         problems: list[str] = []
         try:
             with open(self.path, encoding="utf-8") as f:
@@ -55,7 +83,7 @@ class ProdigyJSONL:
                             "for Prodigy run `prodigy db-out DATASET > file.jsonl`",
                         )
                     try:
-                        ann = _example(line, stats, styles)
+                        ann = _example(line, stats, styles, texts)
                     except ValueError as exc:
                         msg = f"line {lineno}: {exc}"
                         if not self.skip_invalid:
@@ -82,12 +110,16 @@ class ProdigyJSONL:
             )
         stats.tasks = len(tasks)
         kept, stats.superseded = keep_latest(annotations)
-        return Dataset(str(self.path), kept, list(tasks), {}, stats, declared_multiple=styles)
+        return Dataset(
+            str(self.path), kept, list(tasks), {}, stats, declared_multiple=styles, texts=texts
+        )
 
 
-def _example(line: str, stats: SourceStats, styles: dict[str, bool]) -> Annotation | None:
+def _example(
+    line: str, stats: SourceStats, styles: dict[str, bool], texts: dict[tuple[TaskId, str], str]
+) -> Annotation | None:
     """One answer; ``styles`` collects each choice view's ``config.choice_style`` (multiple or
-    not), as the recipe declared it."""
+    not), as the recipe declared it; ``texts`` each span view's text, by (unit, view)."""
     try:
         ex = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -111,7 +143,19 @@ def _example(line: str, stats: SourceStats, styles: dict[str, bool]) -> Annotati
             task, annotator, {}, when, when, annotation_id=ex.get("_task_hash"), skipped=True
         )
     view = str(ex.get("_view_id") or "classification")
-    if "options" in ex or view == "choice":
+    fields: dict[str, FieldValue]
+    if view in SPAN_VIEWS or view in IMAGE_VIEWS:
+        if answer == "reject":  # the example is unusable: not a rating, like a skip
+            stats.ignored += 1
+            return Annotation(
+                task, annotator, {}, when, when, annotation_id=ex.get("_task_hash"), skipped=True
+            )
+        fields = {view: _regions(ex, view in IMAGE_VIEWS)}
+        if view in SPAN_VIEWS and isinstance(ex.get("text"), str):
+            texts[task, view] = ex["text"]
+    elif view not in BINARY_VIEWS and "options" not in ex and view != "choice":
+        fields = {view: FieldValue(view, "")}  # listed as not evaluated
+    elif "options" in ex or view == "choice":
         accept = ex.get("accept", [])
         if not isinstance(accept, list) or not all(
             isinstance(a, (str, int)) and not isinstance(a, bool) for a in accept
@@ -145,3 +189,58 @@ def _when(ts: Any) -> datetime | None:
         return datetime.fromtimestamp(ts, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):
         raise ValueError(f"'_timestamp' {ts!r} is not a valid time") from None
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _regions(ex: dict[str, Any], image: bool) -> FieldValue:
+    """The ``spans`` of a manual answer as a region set (character offsets, or image shapes
+    in pixels)."""
+    spans = ex.get("spans", [])
+    if not isinstance(spans, list):
+        raise ValueError("'spans' must be a list")
+    rs = RegionSet("box" if image else "span")
+    for i, span in enumerate(spans):
+        if not isinstance(span, dict):
+            raise ValueError(f"span #{i + 1} is not an object")
+        label = span.get("label", "")
+        if not isinstance(label, str):
+            raise ValueError(f"span #{i + 1}: 'label' must be a string")
+        rs.ids.append(str(span.get("id", i)))
+        rs.labels.append(label)
+        if image:
+            _shape(rs, span, i)
+            continue
+        start, end = span.get("start"), span.get("end")
+        if not (isinstance(start, (int, float)) and isinstance(end, (int, float))):
+            raise ValueError(f"span #{i + 1} ({label or 'no label'}): no 'start'/'end' offsets")
+        if end < start:
+            raise ValueError(f"span #{i + 1}: 'end' {end} is before 'start' {start}")
+        rs.coords += [float(start), float(end)]
+    if image and rs.shape == "polygon":
+        rs.coords = [c for i in range(len(rs)) for c in _bbox(rs.points[i])]
+    return FieldValue("image" if image else "spans", "", rs)
+
+
+def _shape(rs: RegionSet, span: dict[str, Any], i: int) -> None:
+    pts = span.get("points")
+    if (
+        not isinstance(pts, list)
+        or len(pts) < 3
+        or not all(isinstance(p, list) and len(p) == 2 and _num(p[0]) and _num(p[1]) for p in pts)
+    ):
+        raise ValueError(f"shape #{i + 1}: 'points' must be a list of 3 or more [x, y] pairs")
+    rs.points.append([(float(x), float(y)) for x, y in pts])
+    if span.get("type", "rect") == "rect" and all(
+        _num(span.get(k)) for k in ("x", "y", "width", "height")
+    ):
+        rs.coords += [float(span[k]) for k in ("x", "y", "width", "height")] + [0.0]
+    else:
+        rs.shape = "polygon"
+
+
+def _bbox(points: list[tuple[float, float]]) -> list[float]:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]

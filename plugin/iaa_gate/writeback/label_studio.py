@@ -67,6 +67,17 @@ def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[s
             f: dict[str, Any] = {"status": u.status, "score": _score(u.score)}
             if u.status == "disputed":
                 f["labels"] = u.labels
+                if u.details is not None:  # region fields: name the disputed regions
+                    f["regions"] = [
+                        {
+                            "kind": d["kind"],
+                            "annotator": d["annotator"],
+                            "id": d["region"]["id"],
+                            "label": d["region"]["label"],
+                            "other": d["other"],
+                        }
+                        for d in u.details["disagreements"]
+                    ]
             per_task.setdefault(u.id, {})[name] = f
     out: dict[TaskId, dict[str, Any]] = {}
     for task, fields in per_task.items():

@@ -1,0 +1,542 @@
+"""Region fields (spans, boxes, polygons, keypoints) and their per-region attributes.
+
+The model's region table goes through the region metrics into the same :class:`FieldResult` as
+any field, so the gate, the reports and the write-back treat it alike:
+
+- ``alpha``: spans: character-level nominal alpha (each character a unit, "outside" a value);
+  shapes: nominal alpha over clusters of matched regions with an "(unmatched)" category
+  (Tschirschwitz et al. 2022), matched label-free. ``unitizing_alpha`` for spans.
+- ``f1`` (relaxed, by the configured matching) and ``strict_f1`` (exact boundaries): pooled
+  pairwise F1. ``categories``: pooled F1 per label. Per task: the mean pairwise F1.
+- A per-region attribute (``ner.certainty``) is scored on clusters of matched regions, each
+  cluster a unit, with the usual coefficients; a task's score is its lowest cluster's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import metrics
+from .analysis import (
+    AnnotatorResult,
+    FieldResult,
+    UnitResult,
+    field_level,
+    matrix_result,
+)
+from .coefficients import Estimate, compute, interpreted
+from .config import Config, FieldConfig
+from .metrics import Coded, Undefined
+from .metrics._base import code_dtype
+from .model import REGION_SHAPES, Dataset, RatingsMatrix, RegionTable, TaskId, region_table
+
+EXCERPT = 300
+"""Characters of context kept around a disputed task's regions in the report."""
+
+
+@dataclass
+class Matched:
+    """One region field, matched: its table (tasks with too few raters dropped), the metrics'
+    :class:`~iaa_gate.metrics.Regions` and the configured matching."""
+
+    table: RegionTable
+    keep: np.ndarray[Any, np.dtype[np.bool_]]
+    regions: metrics.Regions
+    matching: metrics.RegionMatching
+    names: list[str]
+    cfg: FieldConfig
+
+    def rematch(self, **how: Any) -> metrics.RegionMatching:
+        """The matching with some settings changed (``mode``, ``labels``)."""
+        return _match(self.regions, self.cfg, **how)
+
+    def rows(self, rows: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
+        """Table rows → rows of :attr:`regions` (-1 where dropped)."""
+        index = np.where(self.keep, np.cumsum(self.keep) - 1, -1)
+        return np.asarray(index[rows])
+
+
+def _match(regions: metrics.Regions, cfg: FieldConfig, **how: Any) -> metrics.RegionMatching:
+    m = cfg.matching
+    args: dict[str, Any] = {"mode": m.mode, "iou": m.iou, "labels": m.labels, **how}
+    tolerance = m.tolerance if regions.kind == "keypoint" else 0.0
+    return metrics.match_regions(regions, tolerance=tolerance, **args)
+
+
+def match(dataset: Dataset, name: str, cfg: FieldConfig) -> Matched:
+    """Read region field ``name`` and match it as ``cfg.matching`` says."""
+    table = region_table(dataset, name, labels=cfg.labels)
+    rated = table.rated.copy()
+    rated[rated.sum(axis=1) < cfg.min_annotators] = False
+    keep = rated[table.unit, table.annotator] if table.n else np.zeros(0, dtype=bool)
+    points = None
+    if table.points is not None:
+        points = tuple(p for p, k in zip(table.points, keep, strict=True) if k)
+    regions = metrics.Regions(
+        unit=table.unit[keep],
+        annotator=table.annotator[keep],
+        label=table.label[keep],
+        geometry=table.geometry[keep],
+        rated=rated,
+        kind=table.shape,  # type: ignore[arg-type]
+        labels=table.labels,
+        points=points,
+    )
+    names = [dataset.display_name(a) for a in table.annotators]
+    return Matched(table, keep, regions, _match(regions, cfg), names, cfg)
+
+
+class RegionFields:
+    """Results of the configured region fields and sub-fields; each field is matched once."""
+
+    def __init__(self, dataset: Dataset, config: Config, kinds: dict[str, str]) -> None:
+        self.dataset, self.config, self.kinds = dataset, config, kinds
+        self._matched: dict[str, Matched] = {}
+
+    def parent(self, name: str) -> str | None:
+        parent, dot, _ = name.rpartition(".")
+        return parent if dot and self.kinds.get(parent) in REGION_SHAPES else None
+
+    def covers(self, name: str) -> bool:
+        return self.kinds.get(name) in REGION_SHAPES or self.parent(name) is not None
+
+    def matched(self, name: str) -> Matched:
+        if name not in self._matched:
+            cfg = self.config.fields.get(name, FieldConfig())
+            self._matched[name] = match(self.dataset, name, cfg)
+        return self._matched[name]
+
+    def result(self, name: str, cfg: FieldConfig) -> FieldResult:
+        parent = self.parent(name)
+        if parent is not None and self.kinds.get(name) not in REGION_SHAPES:
+            return attribute_result(self.matched(parent), name, cfg)
+        return region_result(self.matched(name), cfg, self.dataset)
+
+
+def _estimate(name: str, value: float, cfg: FieldConfig) -> Estimate:
+    return interpreted(Estimate(name, value), cfg.interpretation)
+
+
+def _coded(codes: np.ndarray[Any, Any], values: tuple[Any, ...]) -> Coded:
+    table = np.empty(len(values), dtype=object)
+    table[:] = values
+    if values and all(isinstance(v, float) for v in values):
+        table = table.astype(np.float64)
+    return Coded(codes.astype(code_dtype(max(len(values), 1))), table)
+
+
+def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult:
+    """A region field's result (see the module docstring)."""
+    reg, table = m.regions, m.table
+    scores = metrics.region_scores(m.matching)
+    strict = metrics.region_scores(m.rematch(mode="exact")).f1
+    clusters = _clusters(m, cfg)
+    alpha, spans = _alpha(m, cfg, clusters)
+    coefficients = {
+        "alpha": alpha,
+        "f1": _estimate("f1", scores.f1, cfg),
+        "strict_f1": _estimate("strict_f1", strict, cfg),
+    }
+    if spans is not None:
+        coefficients["unitizing_alpha"] = _estimate("unitizing_alpha", spans["value"], cfg)
+    alpha = coefficients["alpha"]
+    relations = _relations(m)
+    if relations is not None:
+        coefficients["relations_f1"] = _estimate("relations_f1", relations.f1, cfg)
+    raters = reg.rated.sum(axis=1)
+    return FieldResult(
+        name=table.field,
+        kind=table.kind,
+        level="nominal",
+        multiple=False,
+        n_tasks=len(table.unit_ids),
+        n_rated=int(np.count_nonzero(raters)),
+        n_pairable=int(np.count_nonzero(raters >= 2)),
+        n_annotators=len(table.annotators),
+        n_ratings=int(raters.sum()),
+        alpha=alpha.value,
+        category_method="pairwise_f1",
+        categories=dict(scores.by_label),
+        coincidence=_coincidence(clusters),
+        annotators=_annotators(m, scores, clusters, cfg),
+        units=_units(m, scores, cfg, relations),
+        coefficients=coefficients,
+        regions=_section(m, scores, strict, relations, spans),
+    )
+
+
+def _clusters(m: Matched, cfg: FieldConfig) -> Coded:
+    """``(clusters, annotators)`` labels of the regions matched label-free, ``"(unmatched)"``
+    where a rater of the task has no region in the cluster (Tschirschwitz et al. 2022)."""
+    free = m.matching if not cfg.matching.labels else m.rematch(labels=False)
+    ratings = metrics.cluster_ratings(free)
+    return _coded(ratings.codes, ratings.values)
+
+
+def _alpha(m: Matched, cfg: FieldConfig, clusters: Coded) -> tuple[Estimate, dict[str, Any] | None]:
+    """The field's alpha. Spans: nominal alpha over the characters of the tasks whose text is
+    known, plus unitizing alpha; other shapes: nominal alpha over ``clusters`` with its
+    bootstrap."""
+    if m.regions.kind != "span":
+        est = compute(
+            "alpha",
+            clusters,
+            "nominal",
+            multiple=False,
+            weights=None,
+            confidence=cfg.confidence,
+            replicates=cfg.bootstrap.replicates,
+            seed=cfg.bootstrap.seed,
+            alpha_min=cfg.thresholds.alpha.fail,
+        )
+        return interpreted(est, cfg.interpretation), None
+    regions, lengths, missing = _with_text(m)
+    spans: dict[str, Any] = {"tasks_without_text": missing}
+    if not regions.rated.any():
+        why = Undefined(
+            "no task's text was found (Label Studio: the task data key named like the spans' "
+            "to_name; Prodigy: the line's text)"
+        )
+        spans.update(value=why, by_label={}, excluded_tasks=0)
+        return _estimate("alpha", why, cfg), spans
+    try:
+        alpha = metrics.position_alpha(regions, lengths)
+    except ValueError as exc:  # a span past the end of its text
+        why = Undefined(f"the spans do not fit their texts: {exc}")
+        spans.update(value=why, by_label={}, excluded_tasks=0)
+        return _estimate("alpha", why, cfg), spans
+    unitizing = metrics.unitizing_alpha_tasks(_merged(regions), lengths)
+    spans.update(
+        value=unitizing.value,
+        by_label={str(k): v for k, v in unitizing.by_label.items()},
+        excluded_tasks=unitizing.excluded,
+    )
+    return _estimate("alpha", alpha, cfg), spans
+
+
+def _merged(reg: metrics.Regions) -> metrics.Regions:
+    """Spans with each annotator's overlapping spans of one label merged into their union:
+    unitizing alpha needs one coder's segments of a label to be disjoint (nested or
+    overlapping spans of two labels are kept as they are)."""
+    if reg.n == 0:
+        return reg
+    start, end = reg.geometry[:, 0], reg.geometry[:, 1]
+    order = np.lexsort((start, reg.label, reg.annotator, reg.unit))
+    key = np.stack([reg.unit, reg.annotator, reg.label])[:, order]
+    group = np.r_[True, (np.diff(key, axis=1) != 0).any(axis=0)]
+    big = float(end.max()) + 1.0
+    base = np.cumsum(group) * big  # keeps the running maximum inside each group
+    s, e = start[order] + base, end[order] + base
+    reach = np.maximum.accumulate(e)
+    new = group | (s >= np.r_[-np.inf, reach[:-1]])
+    first = np.flatnonzero(new)
+    last_end = np.maximum.reduceat(e, first) - base[first]
+    keep = order[first]
+    geometry = np.column_stack([start[keep], last_end])
+    return metrics.Regions(
+        reg.unit[keep],
+        reg.annotator[keep],
+        reg.label[keep],
+        geometry,
+        reg.rated,
+        "span",
+        reg.labels,
+    )
+
+
+def _with_text(m: Matched) -> tuple[metrics.Regions, np.ndarray[Any, Any], int]:
+    """The spans of the tasks whose text is known, those texts' lengths ``(units,)`` (0 where
+    unknown), and how many rated tasks have no known text."""
+    reg, texts = m.regions, m.table.texts
+    known = np.array([t is not None for t in texts], dtype=bool)
+    lengths = np.array([len(t) if t is not None else 0 for t in texts], dtype=np.int64)
+    keep = known[reg.unit]
+    rated = reg.rated & known[:, None]
+    missing = int(np.count_nonzero(reg.rated.any(axis=1) & ~known))
+    sub = metrics.Regions(
+        reg.unit[keep],
+        reg.annotator[keep],
+        reg.label[keep],
+        reg.geometry[keep],
+        rated,
+        "span",
+        reg.labels,
+    )
+    return sub, lengths, missing
+
+
+def _relations(m: Matched) -> metrics.PairwiseF1 | None:
+    t = m.table
+    if not t.rel_from.size:
+        return None
+    src, dst = m.rows(t.rel_from), m.rows(t.rel_to)
+    ok = (src >= 0) & (dst >= 0)
+    rel = metrics.Relations(src[ok], dst[ok], t.rel_label[ok], t.rel_labels)
+    return metrics.relation_scores(rel, m.matching)
+
+
+def _coincidence(coded: Coded) -> dict[str, Any] | None:
+    if not 0 < coded.n_values <= 30:
+        return None
+    o, values = metrics.coincidence_matrix(coded)
+    return {"labels": [str(v) for v in values], "matrix": o.round(6).tolist()}
+
+
+def _annotators(
+    m: Matched, scores: metrics.RegionScores, coded: Coded, cfg: FieldConfig
+) -> list[AnnotatorResult]:
+    """Per annotator: tasks rated, F1 with the others (pooled pairs, weighted by shared tasks),
+    and the matched-region alpha over ``coded`` clusters without their column (for spans too:
+    it is far cheaper than character alpha, and a sloppy annotator shows the same way)."""
+    alpha = metrics.krippendorff_alpha(coded)
+    out = []
+    bar = cfg.thresholds.annotator_gain
+    n_ann = len(m.names)
+    for a in range(n_ann):
+        others = [b for b in range(n_ann) if b != a]
+        shared = scores.shared[a, others].astype(np.float64)
+        f1 = scores.annotators[a, others]
+        ok = shared > 0
+        pair = float(np.average(f1[ok], weights=shared[ok])) if ok.any() else math.nan
+        without = (
+            metrics.krippendorff_alpha(Coded(coded.codes[:, others], coded.values))
+            if len(others) >= 2
+            else Undefined("fewer than two other annotators")
+        )
+        gain = without - alpha if not (math.isnan(without) or math.isnan(alpha)) else math.nan
+        out.append(
+            AnnotatorResult(
+                id=m.table.annotators[a],
+                name=m.names[a],
+                n_units=int(scores.shared[a, a]),
+                pair_agreement=pair,
+                alpha_without=float(without),
+                alpha_gain=gain,
+                outlier=bar is not None and not math.isnan(gain) and gain >= bar,
+            )
+        )
+    return out
+
+
+def _describe(m: Matched, r: int) -> dict[str, Any]:
+    """One region of :attr:`Matched.regions` for the report: id, label, geometry (and text)."""
+    reg, t = m.regions, m.table
+    row = int(np.flatnonzero(m.keep)[r]) if not m.keep.all() else r
+    label = reg.labels[reg.label[r]] if reg.label[r] >= 0 else None
+    out: dict[str, Any] = {"id": t.region_ids[row], "label": label}
+    geo = [round(float(x), 4) for x in reg.geometry[r]]
+    if reg.kind == "span":
+        out["start"], out["end"] = (int(x) if float(x).is_integer() else x for x in geo)
+        text = t.texts[int(reg.unit[r])]
+        if text is not None:
+            out["text"] = text[int(geo[0]) : int(geo[1])]
+    elif reg.kind == "polygon" and reg.points is not None:
+        out["points"] = reg.points[r].round(4).tolist()
+    else:
+        keys = ("x", "y", "width", "height", "rotation")[: len(geo)]
+        out.update(zip(keys, geo, strict=False))
+    return out
+
+
+def _shown(d: dict[str, Any]) -> str:
+    """A region as one line of text for the disputed listing."""
+    label = d["label"] or "(no label)"
+    if "start" in d:
+        text = f" {d['text']!r}" if "text" in d else ""
+        return f"{label} [{d['start']}, {d['end']}){text}"
+    if "points" in d:
+        return f"{label} polygon of {len(d['points'])} points at {d['points'][0]}"
+    return f"{label} " + " ".join(f"{k}={v:g}" for k, v in d.items() if k not in ("id", "label"))
+
+
+def _units(
+    m: Matched,
+    scores: metrics.RegionScores,
+    cfg: FieldConfig,
+    relations: metrics.PairwiseF1 | None,
+) -> list[UnitResult]:
+    """Every task someone answered, with its mean pairwise F1; disputed ones with details."""
+    t = m.table
+    rated_any = t.rated.any(axis=1)
+    bar = cfg.thresholds.disputed_below
+    status = np.where(np.isnan(scores.unit), 0, np.where(scores.unit < bar, 1, 2))
+    disputed = np.flatnonzero(rated_any & (status == 1))
+    details = _details(m, disputed, relations) if disputed.size else {}
+    words = ("too_few", "disputed", "agreed")
+    out = []
+    for u in np.flatnonzero(rated_any):
+        d = details.get(int(u))
+        labels = (
+            {name: [_shown(x) for x in regs] for name, regs in d["regions"].items()} if d else {}
+        )
+        out.append(UnitResult(t.unit_ids[u], words[status[u]], float(scores.unit[u]), labels, d))
+    return out
+
+
+def _details(
+    m: Matched, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
+) -> dict[int, dict[str, Any]]:
+    """Per disputed unit: text excerpt, each rater's regions, each disagreement and its kind."""
+    reg, t = m.regions, m.table
+    dis = metrics.disagreements(m.matching)
+    order = np.argsort(reg.unit, kind="stable")
+    starts = np.searchsorted(reg.unit[order], units)
+    ends = np.searchsorted(reg.unit[order], units, side="right")
+    d_start = np.searchsorted(dis.unit, units)
+    d_end = np.searchsorted(dis.unit, units, side="right")
+    out: dict[int, dict[str, Any]] = {}
+    for k, u in enumerate(units.tolist()):
+        rows = order[starts[k] : ends[k]]
+        described = {int(r): _describe(m, int(r)) for r in rows}
+        regions: dict[str, list[dict[str, Any]]] = {
+            m.names[a]: [] for a in np.flatnonzero(reg.rated[u])
+        }
+        for r in rows:
+            regions[m.names[reg.annotator[r]]].append(described[int(r)])
+        entry: dict[str, Any] = {"regions": regions}
+        text = t.texts[u]
+        if reg.kind == "span" and text is not None:
+            lo = int(min((x["start"] for x in described.values()), default=0))
+            hi = int(max((x["end"] for x in described.values()), default=0))
+            lo, hi = max(0, lo - EXCERPT // 2), min(len(text), hi + EXCERPT // 2)
+            entry["text"] = {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
+        entry["disagreements"] = [
+            {
+                "kind": metrics.KINDS[dis.kind[i]],
+                "annotator": m.names[reg.annotator[dis.region[i]]],
+                "region": described[int(dis.region[i])],
+                "other": m.names[dis.other[i]],
+                "counterpart": described.get(int(dis.counterpart[i])),
+            }
+            for i in range(d_start[k], d_end[k])
+        ]
+        if relations is not None and not math.isnan(relations.unit[u]):
+            entry["relations_f1"] = round(float(relations.unit[u]), 4)
+        out[u] = entry
+    return out
+
+
+def _section(
+    m: Matched,
+    scores: metrics.RegionScores,
+    strict: float,
+    relations: metrics.PairwiseF1 | None,
+    spans: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The region-specific part of the report."""
+    cfg = m.cfg.matching
+
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) else round(float(x), 6)
+
+    def matrix(a: np.ndarray[Any, Any]) -> list[list[float | None]]:
+        return [[num(float(x)) for x in row] for row in a]
+
+    out: dict[str, Any] = {
+        "shape": m.regions.kind,
+        "matching": {
+            "mode": cfg.mode,
+            "iou": cfg.iou,
+            "labels": cfg.labels,
+            **({"tolerance": cfg.tolerance} if m.regions.kind == "keypoint" else {}),
+        },
+        "n_regions": m.regions.n,
+        "f1": num(scores.f1),
+        "strict_f1": num(strict),
+        "mean_iou": num(scores.mean_similarity),
+        "f1_by_label": {k: num(v) for k, v in scores.by_label.items()},
+        "annotators": {
+            "names": m.names,
+            "f1": matrix(scores.annotators),
+            "shared_tasks": scores.shared.tolist(),
+        },
+        "relations": None,
+        "relations_not_evaluated": m.table.dropped_relations,
+        "unitizing_alpha": None,
+        "attributes": sorted(m.table.attributes),
+    }
+    if spans is not None:
+        out["unitizing_alpha"] = {
+            "value": num(spans["value"]),
+            "undefined_reason": metrics.undefined_reason(spans["value"]),
+            "by_label": {k: num(v) for k, v in spans["by_label"].items()},
+            "excluded_tasks": spans["excluded_tasks"],
+            "tasks_without_text": spans["tasks_without_text"],
+        }
+    if relations is not None:
+        out["relations"] = {
+            "n": int(m.table.rel_from.size),
+            "f1": num(relations.f1),
+            "f1_by_label": {k: num(v) for k, v in relations.by_label.items()},
+        }
+    return out
+
+
+def attribute_result(m: Matched, name: str, cfg: FieldConfig) -> FieldResult:
+    """A per-region attribute: one unit per cluster of matched regions (see module docstring)."""
+    attr = name.rpartition(".")[2]
+    kind, rows, values = m.table.attributes.get(attr, ("choices", np.zeros(0, np.int64), []))
+    shown = [_value(v) for v in values]
+    table = _value_table(shown, cfg.labels)
+    index = {v: i for i, v in enumerate(table)}
+    codes = np.full(m.regions.n, -1, dtype=np.int64)
+    at = m.rows(rows)
+    ok = at >= 0
+    codes[at[ok]] = [index[v] for v, k in zip(shown, ok, strict=True) if k]
+    clusters = metrics.region_clusters(m.matching)
+    ratings = metrics.cluster_ratings(m.matching, codes, tuple(map(str, table)), clusters=clusters)
+    coded = _coded(ratings.codes, tuple(table))
+    few = np.count_nonzero(coded.codes >= 0, axis=1) < cfg.min_annotators
+    coded.codes[few] = -1
+    unit_ids: list[TaskId] = [
+        f"{m.table.unit_ids[u]}#{c}" for c, u in enumerate(ratings.unit.tolist())
+    ]
+    matrix = RatingsMatrix(name, kind, unit_ids, m.table.annotators, coded)
+    level = field_level(kind, cfg, False)
+    units = _attribute_units(m, matrix, ratings.unit, level, cfg)
+    return matrix_result(matrix, level, m.names, cfg, units)
+
+
+def _value(v: Any) -> str | float:
+    if isinstance(v, tuple):
+        return "|".join(sorted(v))
+    return float(v) if isinstance(v, (int, float)) else str(v)
+
+
+def _value_table(values: list[str | float], labels: list[str] | None) -> list[Any]:
+    seen = set(values)
+    if seen and all(isinstance(v, float) for v in seen):
+        return sorted(seen)
+    order = list(labels or [])
+    return order + sorted(str(v) for v in seen if v not in order)
+
+
+def _attribute_units(
+    m: Matched,
+    matrix: RatingsMatrix,
+    cluster_unit: np.ndarray[Any, Any],
+    level: str,
+    cfg: FieldConfig,
+) -> list[UnitResult]:
+    """Per task: the lowest score of its clusters; labels: each annotator's values."""
+    scores = metrics.item_scores(matrix.coded, level)
+    bar = cfg.thresholds.disputed_below
+    per_task: dict[int, list[int]] = {}
+    for c, u in enumerate(cluster_unit.tolist()):
+        per_task.setdefault(u, []).append(c)
+    out = []
+    for u, cs in sorted(per_task.items()):
+        defined = [float(scores[c]) for c in cs if not math.isnan(scores[c])]
+        score = min(defined) if defined else math.nan
+        status = "too_few" if math.isnan(score) else "disputed" if score < bar else "agreed"
+        labels: dict[str, Any] = {}
+        if status == "disputed":
+            for c in cs:
+                for a, v in matrix.labels_of(c).items():
+                    labels.setdefault(m.names[matrix.annotators.index(a)], []).append(v)
+        out.append(UnitResult(m.table.unit_ids[u], status, score, labels))
+    return out

@@ -1,0 +1,57 @@
+"""The bundled region examples, end to end, with a few tasks worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from iaa_gate.cli import ExitCode, main
+
+
+def run_example(config: Path, tmp_path: Path) -> dict:
+    code = main(["run", "-c", str(config), "--out", str(tmp_path), "-q"])
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["verdict"] != "pass"  # each example has a sloppy annotator (user 4)
+    assert code == (ExitCode.GATE_FAILED if report["verdict"] == "fail" else ExitCode.OK)
+    return report
+
+
+def disputed(report: dict, field: str, task: object) -> dict:
+    return next(d for d in report["fields"][field]["disputed"] if d["id"] == task)
+
+
+def test_ner_example(examples: Path, tmp_path: Path) -> None:
+    report = run_example(examples / "label-studio-ner" / "iaa-gate.yaml", tmp_path)
+    ner = report["fields"]["ner"]
+    assert ner["regions"]["shape"] == "span" and ner["regions"]["relations"]["n"] > 0
+    assert report["not_evaluated"] == {}  # ner.certainty is configured: a sub-field
+    # Task 3002: 2: LOC [4,9), ORG [18,22), PER [36,46); 3: ORG [18,29);
+    # 4: LOC [4,9), ORG [18,29), PER [36,46).
+    # (2,3): ORG IoU 4/11 < 0.5, F1 0; (2,4): 2 matched, 2·2/6; (3,4): 1 matched, 2·1/4.
+    d = disputed(report, "ner", 3002)
+    assert d["score"] == pytest.approx((0 + 4 / 6 + 2 / 4) / 3)
+    kinds = {(x["annotator"], x["other"], x["kind"]) for x in d["details"]["disagreements"]}
+    assert ("2", "3", "boundary shift") in kinds  # ORG [18,22) vs [18,29)
+    assert ("2", "3", "missed") in kinds  # 3 has no LOC, which 2 of 3 raters marked
+    assert d["details"]["text"]["excerpt"].startswith("The Lagos team of Lumo Energy")
+    assert report["fields"]["ner.certainty"]["kind"] == "choices"
+
+
+def test_box_example(examples: Path, tmp_path: Path) -> None:
+    report = run_example(examples / "label-studio-boxes" / "iaa-gate.yaml", tmp_path)
+    # Task 5006: 2: Car A, Car B; 3: Car C (IoU with B 0.855); 4: a Bicycle over A.
+    # (2,3): 1 matched of 2 + 1, F1 2/3; (2,4), (3,4): labels differ, F1 0.
+    assert disputed(report, "objects", 5006)["score"] == pytest.approx(2 / 9)
+    regions = report["fields"]["objects"]["regions"]
+    assert regions["shape"] == "box" and 0.5 < regions["mean_iou"] < 1  # all matched: IoU >= 0.5
+
+
+def test_prodigy_ner_manual_example(examples: Path, tmp_path: Path) -> None:
+    report = run_example(examples / "prodigy" / "ner-iaa-gate.yaml", tmp_path)
+    # "... Oslo": ana nothing; ben LOC Oslo; chen LOC Oslo and ORG Oslo (nested, kept).
+    # (ana,ben) 0; (ana,chen) 0; (ben,chen) 1 matched of 1 + 2: 2/3.
+    assert disputed(report, "ner_manual", -1493485412)["score"] == pytest.approx(2 / 9)
+    lines = (tmp_path / "disputed.jsonl").read_text().splitlines()
+    assert all("spans" in json.loads(x) for x in lines)
