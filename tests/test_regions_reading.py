@@ -255,7 +255,7 @@ def test_not_evaluated_fields_are_in_every_report_format(tmp_path: Path) -> None
     from iaa_gate.cli import main
 
     lines = [
-        prodigy_line(_view_id="choice", options=[], accept=["A"], _annotator_id=a)
+        prodigy_line(_view_id="choice", options=[{"id": "A"}], accept=["A"], _annotator_id=a)
         for a in ("a", "b")
     ] + [prodigy_line(_input_hash=8, _view_id="blocks", _annotator_id="a", spans=[])]
     src = write_lines(tmp_path, lines)
