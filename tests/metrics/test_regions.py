@@ -354,3 +354,48 @@ def test_relations() -> None:
     assert score(3, 2, 0, directed=False) == 1.0
     with pytest.raises(ValueError, match="different units or annotators"):
         relation_scores(Relations([0], [2], [0], ("works_for",)), m)
+
+
+def test_matching_is_optimal_against_per_pair_assignment() -> None:
+    """Heavily overlapping random spans: per (unit, pair), the matching has as many pairs and as
+    much total IoU as scipy's linear_sum_assignment on the full IoU matrix."""
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for u in range(40):
+        for a in range(3):
+            for _ in range(rng.integers(0, 7)):
+                s = int(rng.integers(0, 30))
+                rows.append((u, a, int(rng.integers(0, 2)), s, s + int(rng.integers(1, 12))))
+    r = spans(rows, np.ones((40, 3), bool))
+    for labels in (True, False):
+        for iou in (0.3, 0.5):
+            m = match_regions(r, iou=iou, labels=labels)
+            got: dict[tuple[int, int, int], list[float]] = {}
+            for i, j, sim in zip(m.first, m.second, m.similarity, strict=True):
+                got.setdefault(
+                    (int(r.unit[i]), int(r.annotator[i]), int(r.annotator[j])), []
+                ).append(sim)
+            for u in range(40):
+                for a in range(3):
+                    for b in range(a + 1, 3):
+                        ia = np.flatnonzero((r.unit == u) & (r.annotator == a))
+                        ib = np.flatnonzero((r.unit == u) & (r.annotator == b))
+                        ga, gb = r.geometry[ia], r.geometry[ib]
+                        inter = np.clip(
+                            np.minimum(ga[:, None, 1], gb[None, :, 1])
+                            - np.maximum(ga[:, None, 0], gb[None, :, 0]),
+                            0,
+                            None,
+                        )
+                        union = (ga[:, 1] - ga[:, 0])[:, None] + (gb[:, 1] - gb[:, 0]) - inter
+                        sim = inter / union
+                        ok = sim >= iou - 1e-9
+                        if labels:
+                            ok &= r.label[ia][:, None] == r.label[ib][None, :]
+                        x, y = linear_sum_assignment(np.where(ok, 1.0 - sim, 1e6))
+                        want = sim[x, y][ok[x, y]]
+                        mine = got.get((u, a, b), [])
+                        assert len(mine) == want.size
+                        assert sum(mine) == pytest.approx(want.sum(), abs=1e-9)
