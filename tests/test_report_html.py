@@ -127,6 +127,51 @@ def test_page_shows_the_numbers_of_report_json(browser: Any, example: Path) -> N
     assert view.errors == []
 
 
+@pytest.mark.browser
+def test_span_field_page_highlights_each_annotators_spans(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    out = tmp_path_factory.mktemp("ner")
+    config = Path(__file__).resolve().parent.parent / "examples/label-studio-ner/iaa-gate.yaml"
+    main(
+        ["run", "-c", str(config), "--out", str(out), "-q", "--format", "json", "--format", "html"]
+    )
+    doc = json.loads((out / "report.json").read_text())
+    view = Page(browser, out / "report.html")
+    page = view.page
+    for path, text in page.eval_on_selector_all(
+        "[data-path]", "els => els.map(e => [JSON.parse(e.dataset.path), e.textContent])"
+    ):
+        assert text == _shown(_lookup(doc, path)), path
+    ner = doc["fields"]["ner"]
+    # per annotator line: which characters of the excerpt are highlighted, as a 0/1 string
+    masks = page.eval_on_selector_all(
+        "#dt-1 tbody tr",
+        """rows => rows.map(r => [r.cells[0].textContent,
+            Array.from(r.querySelectorAll('td.spans div')).map(d => {
+                let mask = '';
+                d.querySelector('.text').childNodes.forEach(n => {
+                    const t = n.nodeName === 'MARK' ? n.firstChild.textContent : n.textContent;
+                    mask += (n.nodeName === 'MARK' ? '1' : '0').repeat(t.length);
+                });
+                return [d.querySelector('.who').textContent, mask];
+            })])""",
+    )
+    assert len(masks) == len(ner["disputed"])
+    tasks = {str(d["id"]): d["details"] for d in ner["disputed"]}
+    for task, lines in masks:
+        text, regions = tasks[task]["text"], tasks[task]["regions"]
+        assert [who for who, _ in lines] == list(regions)
+        for who, mask in lines:
+            want = ["0"] * len(text["excerpt"])
+            for r in regions[who]:
+                for k in range(r["start"] - text["offset"], r["end"] - text["offset"]):
+                    want[k] = "1"
+            assert mask == "".join(want), (task, who)
+    _screenshot(page, out / "report-spans.png")
+    assert view.errors == []
+
+
 def _column(page: Any) -> list[str]:
     return page.eval_on_selector_all(
         "#dt-1 tbody tr:not([hidden])", "rows => rows.map(r => r.cells[0].textContent)"
@@ -273,7 +318,10 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
     }
     page = html_report.HtmlWriter().render(doc)
     assert page.count("<script") == 1 and "<img" not in page
-    assert '<span class="who">a</span>: <mark' in page and "&lt;script&gt;window.__pwned=1" in page
+    assert (
+        '<span class="who">a</span>: <span class="text"><mark' in page
+        and "&lt;script&gt;window.__pwned=1" in page
+    )
     assert "1 boundary shift, 1 label swap" in page and 'data-chart="region_pairs"' in page
 
 

@@ -41,6 +41,7 @@ CASES = {
     "label-studio": ("examples/label-studio/iaa-gate.yaml", None),
     "label-studio-strict": ("examples/label-studio/iaa-gate.yaml", _strict),
     "prodigy": ("examples/prodigy/iaa-gate.yaml", None),
+    "label-studio-ner": ("examples/label-studio-ner/iaa-gate.yaml", None),
 }
 
 

@@ -250,7 +250,9 @@ def render_field(
         ann = regions.get("annotators") or {}
         if len(ann.get("names", [])) >= 2:
             text = _pair_text(ann["f1"], ann["shared_tasks"])
-            out["region_pairs"] = heatmap(f"{salt}q", ann["f1"], ann["names"], text)
+            outliers = {a["name"] for a in f["annotators"] if a["outlier"]}
+            marked = [name in outliers for name in ann["names"]]
+            out["region_pairs"] = heatmap(f"{salt}q", ann["f1"], ann["names"], text, marked=marked)
     hist = f.get("score_histogram")
     if hist and sum(hist["counts"]):
         out["scores"] = score_histogram(
