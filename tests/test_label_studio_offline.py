@@ -393,3 +393,20 @@ def test_pull_progress_bar_only_when_asked(fake: Any, capsys: pytest.CaptureFixt
     assert capsys.readouterr().err == ""
     fake(FakeServer(), progress=True).load()
     assert "pull project 1" in capsys.readouterr().err
+
+
+def test_retry_waits_honour_retry_after_and_back_off() -> None:
+    """Which failures are retried, and after how long (before jitter of at most 25%)."""
+    from iaa_gate.labelstudio_client import MAX_BACKOFF, StatusError, retry_wait
+
+    class ReadTimeout(Exception):  # httpx's name: matched by name, httpx is imported lazily
+        pass
+
+    assert retry_wait(StatusError(404, {}), 0) is None  # a refusal: retrying cannot help
+    assert retry_wait(StatusError(401, {}), 0) is None
+    assert retry_wait(ValueError("not JSON"), 0) is None
+    assert retry_wait(StatusError(429, {}, {"retry-after": "7"}), 0) == 7
+    assert retry_wait(StatusError(503, {}, {"retry-after": "9999"}), 0) == MAX_BACKOFF
+    for attempt, base in ((0, 0.5), (1, 1.0), (3, 4.0), (10, MAX_BACKOFF)):
+        wait = retry_wait(ReadTimeout(), attempt)
+        assert wait is not None and base <= wait <= base * 1.25
