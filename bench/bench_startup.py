@@ -33,6 +33,10 @@ def commands(out: str) -> dict[str, list[str]]:
         "python -c 'import numpy'": [py, "-c", "import numpy"],
         "iaa-gate --help": [py, "-c", CLI, "--help"],
         "iaa-gate run (bundled example)": [py, "-c", CLI, "run", "--config", example, "--out", out],
+        "iaa-gate run (bundled example, no HTML)": [
+            *(py, "-c", CLI, "run", "--config", example, "--out", out),
+            *("--format", "json", "--format", "markdown", "--format", "junit"),
+        ],
     }
 
 
