@@ -12,9 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from .config import Config, FieldConfig
-from .metrics.distance import SET_DISTANCES
-from .model import Annotation, Dataset, TaskId
+from .metrics.distance import NAMED, SET_DISTANCES
+from .model import Annotation, Dataset, TaskId, normalise_text
 
 Compare = Callable[[Any, Any], float]
 """Agreement of two annotations of one field on one task: 1 = same answer, 0 = nothing shared."""
@@ -66,8 +68,29 @@ def _scalar(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
     return _exact, "exact match"
 
 
+def _named(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
+    """Taxonomy paths and free text: 1 − the field's distance (hierarchical, levenshtein) or an
+    exact match; free text is normalised as the field's ``normalize`` says."""
+    dist = NAMED.get(level) if level in ("hierarchical", "levenshtein") else None
+
+    def norm(v: Any) -> Any:
+        return normalise_text(v, cfg.normalize) if isinstance(v, str) else v
+
+    def compare(a: Any, b: Any) -> float:
+        a, b = norm(a), norm(b)
+        if dist is None or not isinstance(a, str) or not isinstance(b, str):
+            return _exact(a, b)
+        return 1.0 - float(dist(np.array([a], dtype=object), np.array([b], dtype=object))[0])
+
+    if dist is None and level not in ("nominal",):
+        return _scalar(level, cfg)
+    return compare, (f"1 − {level} distance" if dist is not None else "exact match")
+
+
 COMPARISONS: dict[str, ComparisonFactory] = {
-    kind: _scalar for kind in ("choices", "taxonomy", "rating", "number", "textarea")
+    **{kind: _scalar for kind in ("choices", "rating", "number")},
+    "taxonomy": _named,
+    "textarea": _named,
 }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, Problem
 from .metrics import Coded
 from .metrics._base import code_dtype
 
@@ -121,6 +121,16 @@ class SourceStats:
     ground_truth_excluded: int = 0
     outside_round: int = 0
     invalid_examples: list[str] = field(default_factory=list)
+    invalid: list[Problem] = field(default_factory=list)
+    """The skipped invalid records (``--skip-invalid``), structured; the first 1,000."""
+
+    def skip_invalid(self, message: str, code: str) -> None:
+        """Count a malformed record skipped with ``--skip-invalid`` and keep its problem."""
+        self.invalid_skipped += 1
+        if len(self.invalid_examples) < 10:
+            self.invalid_examples.append(message)
+        if len(self.invalid) < 1000:
+            self.invalid.append(Problem.of(message, code))
 
 
 @dataclass

@@ -201,6 +201,7 @@ def build_document(
             "empty": stats.empty,
             "invalid_skipped": stats.invalid_skipped,
             "invalid_examples": stats.invalid_examples,
+            "invalid": [p.as_dict() for p in stats.invalid],
             "ground_truth_excluded": stats.ground_truth_excluded,
             "outside_round": stats.outside_round,
             "annotators": n_annotators,

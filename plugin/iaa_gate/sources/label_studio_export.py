@@ -160,9 +160,7 @@ def parse_tasks(
                 if len(problems) >= 50:
                     break
                 continue
-            stats.invalid_skipped += 1
-            if len(stats.invalid_examples) < 10:
-                stats.invalid_examples.append(str(exc))
+            stats.skip_invalid(str(exc), "invalid_task")
             continue
         task_ids.append(task_id)
         for ann in anns:

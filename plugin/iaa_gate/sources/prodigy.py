@@ -91,9 +91,7 @@ class ProdigyJSONL:
                             if len(problems) >= 50:
                                 break
                         else:
-                            stats.invalid_skipped += 1
-                            if len(stats.invalid_examples) < 10:
-                                stats.invalid_examples.append(msg)
+                            stats.skip_invalid(msg, "invalid_line")
                         continue
                     if ann is not None:
                         tasks.setdefault(ann.task_id)
