@@ -29,6 +29,9 @@ from iaa_gate.cli import main
 
 LABELS = ["A", "B", "C"]
 HARMLESS = ["none", "extra-keys", "other-control", "huge-id"]
+REFUSABLE = {"other-control"}
+"""Harmless to the evaluated field, but a malformed result of another control may be refused
+(exit 2 naming that control) rather than listed as not evaluated."""
 DAMAGING = ["wrong-type", "duplicate-id", "no-annotator", "bad-rating", "truncated", "non-utf8"]
 P_HARMLESS = ["none", "extra-keys", "repeated-line"]
 P_DAMAGING = ["wrong-answer", "no-hash", "bad-accept", "huge-timestamp", "truncated", "non-utf8"]
@@ -81,13 +84,16 @@ def run_case(name: str, content: bytes, source: dict[str, Any], field: str) -> t
         return code, err.getvalue(), doc
 
 
-def fuzz(kind: str, harmless: bool, rows: list, build: Any) -> None:
+def fuzz(kind: str, harmless: bool | str, rows: list, build: Any) -> None:
     """Run the file ``build(rows)`` gives as a ``kind`` source and check the outcome."""
     if not any(v is not None for row in rows for v in row):
         rows[0][0] = "A"
     name, field = ("round.jsonl", "choice") if kind == "prodigy" else ("export.json", "sentiment")
     code, err, doc = run_case(name, build(rows), {"type": kind}, field)
     assert "Traceback" not in err and "internal error" not in err, err
+    if harmless == "refusable" and code == 2:
+        assert err.startswith("iaa-gate: error: ") and "field 'tool'" in err, err
+        return
     if not harmless:
         assert code == 2 and err.startswith("iaa-gate: error: "), (code, err)
         return
@@ -162,7 +168,7 @@ def _non_utf8(text: bytes, draw: Any) -> bytes:
 def test_label_studio_export(mutation: str, rows: list[list[str | None]], data: Any) -> None:
     fuzz(
         "label-studio-export",
-        mutation in HARMLESS,
+        "refusable" if mutation in REFUSABLE else mutation in HARMLESS,
         rows,
         lambda r: _ls_export(r, data.draw, mutation),
     )
