@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,11 @@ class Matched:
     matching: metrics.RegionMatching
     names: list[str]
     cfg: FieldConfig
+
+    @cached_property
+    def kept(self) -> np.ndarray[Any, np.dtype[np.intp]]:
+        """``(regions.n,)`` the table row of each region of :attr:`regions`."""
+        return np.flatnonzero(self.keep)
 
     def rematch(self, **how: Any) -> metrics.RegionMatching:
         """The matching with some settings changed (``mode``, ``labels``)."""
@@ -325,7 +331,7 @@ def _annotators(
 def _describe(m: Matched, r: int) -> dict[str, Any]:
     """One region of :attr:`Matched.regions` for the report: id, label, geometry (and text)."""
     reg, t = m.regions, m.table
-    row = int(np.flatnonzero(m.keep)[r]) if not m.keep.all() else r
+    row = int(m.kept[r])
     label = reg.labels[reg.label[r]] if reg.label[r] >= 0 else None
     out: dict[str, Any] = {"id": t.region_ids[row], "label": label}
     geo = [round(float(x), 4) for x in reg.geometry[r]]
