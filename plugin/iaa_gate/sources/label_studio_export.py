@@ -287,7 +287,7 @@ def _annotation(
                 values = rs.attributes.setdefault(name, (kind, []))[1]
                 values += [(i, fv.value) for i, rid in enumerate(rs.ids) if rid == item["id"]]
             continue
-        if any(k in value for k in _GEOMETRY_KEYS):
+        if kind in SCALAR_KINDS and any(k in value for k in _GEOMETRY_KEYS):
             raise TaskError(
                 f"{where}, field {name!r}: a per-region {kind} result (region id "
                 f"{item.get('id')!r}) whose region does not exist in the annotation"
