@@ -14,6 +14,7 @@ from iaa_gate.ground_truth import field_truth
 from iaa_gate.model import Annotation, Dataset, FieldValue
 from iaa_gate.run import evaluate
 from iaa_gate.sources.label_studio_export import LabelStudioExport
+from iaa_gate.sources.prodigy import ProdigyJSONL
 
 EXPORT = Path(__file__).resolve().parent.parent / "examples" / "label-studio" / "export.json"
 
@@ -145,3 +146,20 @@ def test_a_kind_without_a_comparison_is_not_evaluated() -> None:
     got = field_truth("f", "labels", "nominal", cfg.fields["f"], data, refs)
     assert got is not None and got.annotators == [] and got.n_tasks == 4
     assert got.comparison.startswith("not evaluated: no ground-truth comparison for labels")
+
+
+def test_prodigy_gold_annotator_is_the_reference_and_kept_out(examples: Path) -> None:
+    path = examples / "prodigy" / "choice.jsonl"
+    cfg = parse_config(
+        {
+            "source": {"type": "prodigy", "path": str(path), "include_ground_truth": False},
+            "fields": {"choice": {"bootstrap": {"replicates": 0}}},
+            "ground_truth": {"annotator": "sentiment-chris"},
+        }
+    )
+    doc = evaluate(cfg, ProdigyJSONL(path).load()).document
+    f = doc["fields"]["choice"]
+    names = {a["name"] for a in f["ground_truth"]["annotators"]}
+    assert names and "sentiment-chris" not in names
+    assert "sentiment-chris" not in {a["name"] for a in f["annotators"]}
+    assert doc["input"]["ground_truth_excluded"] == doc["ground_truth"]["references"] > 0

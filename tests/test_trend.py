@@ -133,6 +133,11 @@ def test_json_summary_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert s["alpha_change"] == 0.0 and s["alpha"] == pytest.approx(0.7625, abs=1e-4)
     assert s["problems"][0]["check"] == "alpha" and s["problems"][0]["verdict"] == "warn"
     assert summary["reports"] == [str(tmp_path / "out" / n) for n in ("report.json", "report.md")]
+    assert s["ground_truth_lowest"]["name"] == "5" and s["ground_truth_lowest"]["agreement"] == 0.5
+    # a run that cannot be done still answers in JSON on stdout (and exits 2)
+    assert main(["run", "-c", str(cfg), "--compare", str(tmp_path / "nope.json"), "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)
+    assert error["verdict"] == "error" and "previous report not found" in error["error"]
 
 
 def test_history_names_sort_in_run_order(tmp_path: Path) -> None:

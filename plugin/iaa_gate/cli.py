@@ -305,6 +305,11 @@ def json_summary(outcome: Any, code: int) -> dict[str, Any]:
             "verdict": f["verdict"],
             "n_disputed": f["n_disputed"],
             "alpha_change": (t.get("alpha") or {}).get("change"),
+            "ground_truth_lowest": min(
+                (f.get("ground_truth") or {}).get("annotators") or [],
+                key=lambda a: a["agreement"],
+                default=None,
+            ),
             "problems": [
                 {"check": c["name"], "verdict": c["verdict"], "message": c["message"]}
                 for c in f["checks"]
@@ -364,6 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except IaaGateError as exc:
         print(f"iaa-gate: error: {exc}", file=sys.stderr)
+        if getattr(args, "json", False):
+            error = {"verdict": "error", "exit_code": int(ExitCode.ERROR), "error": str(exc)}
+            print(json.dumps(error, indent=2, sort_keys=True))
         if debug:
             traceback.print_exc()
         return ExitCode.ERROR
