@@ -15,6 +15,7 @@ Two ways to pull (bench/LABEL_STUDIO_PULL.md has the figures):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -217,7 +218,7 @@ class LabelStudioProject:
         """The ``include`` list: task fields, then the annotation fields parse_tasks reads."""
         task = ["id", "annotations"]
         task += ["meta"] if self.pull_meta else []
-        task += ["data"] if self.pull_data else []
+        task += ["data"] if self.pull_data or _has_spans(self.label_config) else []
         return ",".join([*task, *ANNOTATION_FIELDS])
 
     def _keep(self, tasks: Iterator[Any]) -> Iterator[Any]:
@@ -325,3 +326,9 @@ class LabelStudioProject:
                 bar.update(1)
         finally:
             bar.close()
+
+
+def _has_spans(label_config: str) -> bool:
+    """The labeling config has a span control: the task text (in ``data``) is then needed for
+    character-level and unitizing alpha."""
+    return re.search(r"<(Labels|HyperTextLabels|ParagraphLabels)\b", label_config) is not None
