@@ -55,3 +55,41 @@ def test_prodigy_ner_manual_example(examples: Path, tmp_path: Path) -> None:
     assert disputed(report, "ner_manual", -1493485412)["score"] == pytest.approx(2 / 9)
     lines = (tmp_path / "disputed.jsonl").read_text().splitlines()
     assert all("spans" in json.loads(x) for x in lines)
+
+
+def test_region_order_never_changes_the_report(examples: Path, tmp_path: Path) -> None:
+    """The NER example with every annotation's results reversed and rotated: same scores."""
+    import random
+
+    tasks = json.loads((examples / "label-studio-ner" / "export.json").read_text())
+    rng = random.Random(7)
+    for t in tasks:
+        for a in t["annotations"]:
+            rng.shuffle(a["result"])
+    shuffled = tmp_path / "shuffled.json"
+    shuffled.write_text(json.dumps(tasks))
+    reports = []
+    for src, out in ((examples / "label-studio-ner" / "export.json", "a"), (shuffled, "b")):
+        code = main(
+            [
+                "run",
+                "-c",
+                str(examples / "label-studio-ner" / "iaa-gate.yaml"),
+                "--source",
+                str(src),
+                "--out",
+                str(tmp_path / out),
+                "-q",
+            ]
+        )
+        assert code == ExitCode.GATE_FAILED
+        doc = json.loads((tmp_path / out / "report.json").read_text())
+        reports.append(
+            {
+                name: (f["alpha"], f["regions"], [(d["id"], d["score"]) for d in f["disputed"]])
+                if f.get("regions")
+                else (f["alpha"], [(d["id"], d["score"]) for d in f["disputed"]])
+                for name, f in doc["fields"].items()
+            }
+        )
+    assert reports[0] == reports[1]
