@@ -11,7 +11,7 @@ import pytest
 
 from iaa_gate.config import parse_config
 from iaa_gate.ground_truth import field_truth
-from iaa_gate.model import Annotation, Dataset, FieldValue
+from iaa_gate.model import Annotation, Dataset, FieldValue, RegionSet
 from iaa_gate.run import evaluate
 from iaa_gate.sources.label_studio_export import LabelStudioExport
 from iaa_gate.sources.prodigy import ProdigyJSONL
@@ -19,8 +19,10 @@ from iaa_gate.sources.prodigy import ProdigyJSONL
 EXPORT = Path(__file__).resolve().parent.parent / "examples" / "label-studio" / "export.json"
 
 
-def ann(task: int, who: str, kind: str, value: Any, gt: bool = False) -> Annotation:
-    return Annotation(task, who, {"f": FieldValue(kind, value)}, ground_truth=gt)
+def ann(
+    task: int, who: str, kind: str, value: Any, gt: bool = False, regions: RegionSet | None = None
+) -> Annotation:
+    return Annotation(task, who, {"f": FieldValue(kind, value, regions)}, ground_truth=gt)
 
 
 def run(dataset: Dataset, field: dict[str, Any] | None = None, **top: Any) -> dict[str, Any]:
@@ -143,9 +145,52 @@ def test_a_kind_without_a_comparison_is_not_evaluated() -> None:
     cfg = parse_config({"source": {"type": "prodigy", "path": "x.jsonl"}, "fields": {"f": {}}})
     data = rating_dataset()
     refs = [a for a in data.annotations if a.annotator == "lead"]
-    got = field_truth("f", "labels", "nominal", cfg.fields["f"], data, refs)
+    got = field_truth("f", "brushlabels", "nominal", cfg.fields["f"], data, refs)
     assert got is not None and got.annotators == [] and got.n_tasks == 4
-    assert got.comparison.startswith("not evaluated: no ground-truth comparison for labels")
+    assert got.comparison.startswith("not evaluated: no ground-truth comparison for brushlabels")
+
+
+def spans(*regions: tuple[int, int, str]) -> RegionSet:
+    """A span answer: (start, end, label) per region."""
+    return RegionSet(
+        "span",
+        ids=[f"r{i}" for i in range(len(regions))],
+        labels=[lab for _, _, lab in regions],
+        coords=[float(c) for s, e, _ in regions for c in (s, e)],
+    )
+
+
+def test_span_fields_are_compared_by_matched_region_f1() -> None:
+    # Task 1: the lead marks PER [0, 5) and ORG [10, 20). "a" marks the same, stored in the
+    # other order (F1 1); "b" marks PER [0, 4) (IoU 0.8, a match) and LOC [10, 20) (a label
+    # swap: no match), so F1 = 2·1 / (2 + 2) = 0.5. Task 2: the lead marks nothing; "a" marks
+    # nothing (1), "b" marks a PER (0). Means: a 1.0, b 0.25.
+    lead = {1: spans((0, 5, "PER"), (10, 20, "ORG")), 2: spans()}
+    given = {
+        "a": {1: spans((10, 20, "ORG"), (0, 5, "PER")), 2: spans()},
+        "b": {1: spans((0, 4, "PER"), (10, 20, "LOC")), 2: spans((3, 9, "PER"))},
+    }
+    anns = [ann(t, "lead", "labels", "", regions=s) for t, s in lead.items()]
+    anns += [ann(t, w, "labels", "", regions=s) for w, ts in given.items() for t, s in ts.items()]
+    doc = run(Dataset("x.json", anns, [1, 2]), ground_truth={"annotator": "lead"})
+    truth = doc["fields"]["f"]["ground_truth"]
+    assert truth["comparison"] == "pairwise F1 of matched regions (IoU ≥ 0.5, same label)"
+    gt = by_name(doc)
+    assert gt["a"]["agreement"] == 1.0 and gt["b"]["agreement"] == 0.25
+    assert gt["a"]["n_tasks"] == gt["b"]["n_tasks"] == 2
+
+
+def test_reference_regions_in_another_order_do_not_conflict() -> None:
+    cfg = parse_config({"source": {"type": "prodigy", "path": "x.jsonl"}, "fields": {"f": {}}})
+    one, other = spans((0, 5, "PER"), (6, 9, "ORG")), spans((6, 9, "ORG"), (0, 5, "PER"))
+    refs = [ann(1, "g1", "labels", "", True, one), ann(1, "g2", "labels", "", True, other)]
+    data = Dataset("x.json", [*refs, ann(1, "a", "labels", "", regions=spans((0, 5, "PER")))], [1])
+    got = field_truth("f", "labels", "nominal", cfg.fields["f"], data, refs)
+    assert got is not None and got.conflicting == []
+    assert [(a.id, round(a.agreement, 4)) for a in got.annotators] == [("a", 0.6667)]
+    refs[1] = ann(1, "g2", "labels", "", True, spans((0, 5, "LOC")))
+    got = field_truth("f", "labels", "nominal", cfg.fields["f"], data, refs)
+    assert got is not None and got.conflicting == [1] and got.annotators == []
 
 
 def test_prodigy_gold_annotator_is_the_reference_and_kept_out(examples: Path) -> None:

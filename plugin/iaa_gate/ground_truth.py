@@ -10,13 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .config import Config, FieldConfig
 from .metrics.distance import NAMED, SET_DISTANCES
-from .model import Annotation, Dataset, TaskId, normalise_text
+from .model import (
+    REGION_SHAPES,
+    Annotation,
+    Dataset,
+    FieldValue,
+    RegionSet,
+    TaskId,
+    normalise_text,
+)
 
 Compare = Callable[[Any, Any], float]
 """Agreement of two annotations of one field on one task: 1 = same answer, 0 = nothing shared."""
@@ -87,10 +96,34 @@ def _named(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
     return compare, (f"1 − {level} distance" if dist is not None else "exact match")
 
 
+def _regions(kind: str, cfg: FieldConfig) -> tuple[Compare, str]:
+    """Region fields: pairwise F1 of an annotator's regions against the reference's, matched one
+    to one as the field's ``matching`` says (two empty answers agree: 1)."""
+    from .region_analysis import match  # region analysis imports this module's results
+
+    def f1(a: Any, b: Any) -> float:
+        if not isinstance(a, RegionSet) or not isinstance(b, RegionSet):
+            return _exact(a, b)
+        if not len(a) and not len(b):
+            return 1.0
+        pair = [Annotation(0, w, {"f": FieldValue(kind, "", s)}) for w, s in (("a", a), ("b", b))]
+        matched = match(Dataset("ground truth", pair, [0]), "f", cfg)
+        return 2 * len(matched.matching.first) / (len(a) + len(b))
+
+    m = cfg.matching
+    how = "exact boundaries" if m.mode == "exact" else f"IoU ≥ {m.iou:g}"
+    return f1, f"pairwise F1 of matched regions ({how}{', same label' if m.labels else ''})"
+
+
+def _by_kind(kind: str, level: str, cfg: FieldConfig) -> tuple[Compare, str]:
+    return _regions(kind, cfg)
+
+
 COMPARISONS: dict[str, ComparisonFactory] = {
     **{kind: _scalar for kind in ("choices", "rating", "number")},
     "taxonomy": _named,
     "textarea": _named,
+    **{kind: partial(_by_kind, kind) for kind in REGION_SHAPES},
 }
 
 
@@ -131,30 +164,30 @@ def field_truth(
     refs: list[Annotation],
 ) -> FieldTruth | None:
     """Each annotator of field ``name`` against the references (None: no reference answers it)."""
+    factory = COMPARISONS.get(kind)
+    compare, how = factory(level, cfg) if factory is not None else (_exact, "")
     truth: dict[TaskId, Any] = {}
     conflicting: set[TaskId] = set()
     for r in refs:
         if name in r.fields:
-            v = r.fields[name].value
-            if r.task_id in truth and truth[r.task_id] != v:
+            v = _answer(r.fields[name])
+            if r.task_id in truth and compare(truth[r.task_id], v) < 1:
                 conflicting.add(r.task_id)
             truth.setdefault(r.task_id, v)
     for t in conflicting:
         del truth[t]
     if not truth and not conflicting:
         return None
-    factory = COMPARISONS.get(kind)
     if factory is None:  # never compare with a rule made for another kind of answer
         how = f"not evaluated: no ground-truth comparison for {kind} fields yet"
         return FieldTruth(how, len(truth), sorted(conflicting, key=str))
-    compare, how = factory(level, cfg)
     scores: dict[str, list[float]] = {}
     offsets: dict[str, list[float]] = {}
     ref_ids = {id(r) for r in refs}
     for a in dataset.annotations:
         if id(a) in ref_ids or name not in a.fields or a.task_id not in truth:
             continue
-        v, ref = a.fields[name].value, truth[a.task_id]
+        v, ref = _answer(a.fields[name]), truth[a.task_id]
         scores.setdefault(a.annotator, []).append(compare(v, ref))
         if isinstance(v, float) and isinstance(ref, float):
             offsets.setdefault(a.annotator, []).append(v - ref)
@@ -169,6 +202,11 @@ def field_truth(
         for ann, s in sorted(scores.items())
     ]
     return FieldTruth(how, len(truth), sorted(conflicting, key=str), annotators)
+
+
+def _answer(fv: FieldValue) -> Any:
+    """What a field's answer is compared by: its regions for a region field, else its value."""
+    return fv.regions if fv.regions is not None else fv.value
 
 
 def lowest(t: FieldTruth) -> AnnotatorTruth | None:
