@@ -5,6 +5,7 @@ Adding a format is one module with a :class:`Writer` and an entry in :data:`WRIT
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,26 +23,28 @@ class Writer(Protocol):
     def render(self, doc: Document) -> str: ...
 
 
-def writers() -> dict[str, Writer]:
-    from .html import HtmlWriter
-    from .json import JsonWriter
-    from .junit import JUnitWriter
-    from .markdown import MarkdownWriter
+WRITERS = {
+    "json": ("json", "JsonWriter"),
+    "markdown": ("markdown", "MarkdownWriter"),
+    "html": ("html", "HtmlWriter"),
+    "junit": ("junit", "JUnitWriter"),
+}
+"""Format → (module in this package, writer class); a module is imported only when its format is
+written, so a JSON-only run never loads Jinja2."""
 
-    return {
-        "json": JsonWriter(),
-        "markdown": MarkdownWriter(),
-        "html": HtmlWriter(),
-        "junit": JUnitWriter(),
-    }
+
+def writer(name: str) -> Writer:
+    """The writer of format ``name`` (a key of :data:`WRITERS`)."""
+    module, cls = WRITERS[name]
+    made: Writer = getattr(import_module(f"{__name__}.{module}"), cls)()
+    return made
 
 
 def write_reports(doc: Document, out_dir: Path, formats: list[str]) -> list[Path]:
     """Write ``doc`` in each format into ``out_dir``; returns the paths written."""
-    table = writers()
     paths = []
     for name in formats:
-        w = table[name]
+        w = writer(name)
         path = out_dir / w.filename
         write_atomic(path, w.render(doc))
         paths.append(path)
