@@ -57,8 +57,9 @@ class Matched:
         return np.flatnonzero(self.keep)
 
     def rematch(self, **how: Any) -> metrics.RegionMatching:
-        """The matching with some settings changed (``mode``, ``labels``)."""
-        return _match(self.regions, self.cfg, **how)
+        """The matching with some settings changed (``mode``, ``labels``), from the same
+        overlapping pairs."""
+        return _match(self.regions, self.cfg, overlapping=self.matching.overlaps, **how)
 
     def rows(self, rows: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
         """Table rows → rows of :attr:`regions` (-1 where dropped)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -158,23 +159,30 @@ def run(
         previous = previous or (history[-1] if history else None)
     source = make_source(config, progress=progress)
     dataset = source.load()
-    outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
-    project_id = getattr(source, "project_id", None)
-    if project_id is not None and project_id != outcome.document["source"].get("project"):
-        outcome.document["source"]["project_id"] = project_id  # a project named by its title
-    out_dir = config.report.dir
-    sink = _writeback(config, out_dir, source, progress=progress) if writeback else None
-    if sink is not None:
-        outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
+    # The dataset (millions of objects for a large round) lives to the end of the run: keep the
+    # cyclic garbage collector from rescanning it each time the reports allocate (it tripled the
+    # HTML report's time on 50,000 span tasks).
+    gc.freeze()
     try:
-        outcome.written = write_reports(outcome.document, out_dir, list(config.report.formats))
-        if config.history is not None and not dry_run:
-            save_history(outcome.document, config.history.dir, config.history.keep)
-    except OSError as exc:
-        raise OutputError(
-            f"cannot write the report to {out_dir}: {exc.strerror}",
-            hint="set report.dir or pass --out DIR",
-        ) from None
+        outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
+        project_id = getattr(source, "project_id", None)
+        if project_id is not None and project_id != outcome.document["source"].get("project"):
+            outcome.document["source"]["project_id"] = project_id  # a project named by its title
+        out_dir = config.report.dir
+        sink = _writeback(config, out_dir, source, progress=progress) if writeback else None
+        if sink is not None:
+            outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
+        try:
+            outcome.written = write_reports(outcome.document, out_dir, list(config.report.formats))
+            if config.history is not None and not dry_run:
+                save_history(outcome.document, config.history.dir, config.history.keep)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write the report to {out_dir}: {exc.strerror}",
+                hint="set report.dir or pass --out DIR",
+            ) from None
+    finally:
+        gc.unfreeze()
     return outcome
 
 

@@ -219,6 +219,7 @@ def match_regions(
     iou: float = 0.5,
     labels: bool = True,
     tolerance: float = 0.0,
+    overlapping: Overlaps | None = None,
 ) -> RegionMatching:
     """Optimal one-to-one matching of regions per (unit, annotator pair).
 
@@ -232,6 +233,10 @@ def match_regions(
     that annotator) are taken directly; the rest go to ``scipy.optimize.linear_sum_assignment``
     per connected component, rows and columns in a canonical order (unit, label, geometry), so
     ties break the same way whatever the storage order.
+
+    ``overlapping``: :func:`overlaps` of these regions at this ``tolerance`` when already known
+    (e.g. ``other.overlaps`` of another matching of them), so matching the same regions several
+    ways computes the candidate pairs and their IoU once.
     """
     if mode not in ("overlap", "exact"):
         raise ValueError(f"unknown matching mode {mode!r}: use 'overlap' or 'exact'")
@@ -239,7 +244,7 @@ def match_regions(
         raise ValueError(f"iou must be in (0, 1], got {iou}")
     if tolerance < 0:
         raise ValueError(f"tolerance must be ≥ 0, got {tolerance}")
-    ov = overlaps(regions, tolerance=tolerance)
+    ov = overlapping if overlapping is not None else overlaps(regions, tolerance=tolerance)
     matching = RegionMatching(
         regions, ov.first[:0], ov.second[:0], ov.similarity[:0], ov, mode, iou, labels, tolerance
     )
@@ -295,9 +300,9 @@ def _assign(
     ann = regions.annotator
     left = i * n_ann + ann[j]  # region i facing annotator ann[j]: a node of that pair's graph
     right = j * n_ann + ann[i]
-    _, li, lc = np.unique(left, return_inverse=True, return_counts=True)
-    _, ri, rc = np.unique(right, return_inverse=True, return_counts=True)
-    trivial = (lc[li] == 1) & (rc[ri] == 1)
+    size = regions.n * n_ann
+    lc, rc = np.bincount(left, minlength=size), np.bincount(right, minlength=size)
+    trivial = (lc[left] == 1) & (rc[right] == 1)
     hard = np.flatnonzero(~trivial)
     if hard.size == 0:
         return np.flatnonzero(trivial)
@@ -305,13 +310,15 @@ def _assign(
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
+    _, li = np.unique(left[hard], return_inverse=True)
+    _, ri = np.unique(right[hard], return_inverse=True)
     n_left = int(li.max()) + 1
     nodes = n_left + int(ri.max()) + 1
-    graph = coo_matrix((np.ones(hard.size), (li[hard], n_left + ri[hard])), shape=(nodes, nodes))
+    graph = coo_matrix((np.ones(hard.size), (li, n_left + ri)), shape=(nodes, nodes))
     _, comp = connected_components(graph, directed=False)
     rank = _ranks_of(regions, i[hard], j[hard])
     cost = 1.0 - sim + 1e-9 * swap  # label-free: prefer the same label on a tie
-    edge_comp = comp[li[hard]]
+    edge_comp = comp[li]
     order = np.argsort(edge_comp, kind="stable")
     bounds = np.flatnonzero(np.diff(edge_comp[order])) + 1
     chosen = [np.flatnonzero(trivial)]
