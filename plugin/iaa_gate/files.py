@@ -7,8 +7,9 @@ import secrets
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` line ends) so ``path`` is never seen half-written.
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends; bytes as they are) so ``path`` is never seen
+    half-written.
 
     The text goes to a temporary file in the same directory, which is then renamed over
     ``path``. The file is created with mode 0666 minus the umask (0644 by default), like any
@@ -18,8 +19,8 @@ def write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8") if isinstance(text, str) else text)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -1,5 +1,12 @@
 """``disputed.jsonl`` for Prodigy: every answer to a disputed example, ready for
-``prodigy db-in <set> disputed.jsonl`` then ``prodigy review <out> <set>``."""
+``prodigy db-in <set> disputed.jsonl`` then ``prodigy review <out> <set>``.
+
+Each line is the source line with ``meta.iaa`` added; every other value keeps its bytes. Per line
+only the keys that name the example's unit are decoded (msgspec skips the rest unread); a
+disputed line's ``meta`` object gets the ``iaa`` key (encoded once per example) and is spliced
+back. A line msgspec does not take (e.g. ``NaN``, which Python's json reads) goes through
+``json.loads`` and ``json.dumps``.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +15,51 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..analysis import FieldResult
 from ..files import write_atomic
 from ..model import TaskId
 from ..sources.prodigy import unit_id
+
+_UNSET: Any = msgspec.UNSET
+
+
+class _Keys(msgspec.Struct):
+    """The keys :func:`unit_id` reads (in its names), and ``meta`` as raw bytes."""
+
+    _input_hash: Any = _UNSET
+    _view_id: Any = _UNSET
+    label: Any = _UNSET
+    _task_hash: Any = _UNSET
+    meta: msgspec.Raw = _UNSET
+
+
+_NAMES = _Keys.__struct_fields__[:4]
+_KEYS = msgspec.json.Decoder(_Keys)
+_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_ENCODE = msgspec.json.Encoder()
+
+
+def _unit(example: Any) -> TaskId | None:
+    """The example's unit; None when it has none (malformed: the source reported it)."""
+    try:
+        return unit_id(example)
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
+def _meta(meta: msgspec.Raw | None, iaa: bytes) -> bytes:
+    """``meta`` (raw JSON, None when absent) with ``"iaa": iaa`` set; a meta that is not an
+    object is kept aside as ``original``."""
+    try:
+        parts = _OBJECT.decode(meta) if meta is not None else None
+    except msgspec.ValidationError:
+        parts = None
+    if parts is None:
+        parts = {"original": meta if meta is not None else msgspec.Raw(b"null")}
+    parts["iaa"] = msgspec.Raw(iaa)
+    return _ENCODE.encode(parts)
 
 
 @dataclass
@@ -26,24 +74,36 @@ class ProdigyReviewFile:
         for name, result in results.items():
             for u in result.disputed:
                 disputed.setdefault(u.id, {})[name] = {"score": u.score, "labels": u.labels}
+        iaa: dict[TaskId, bytes] = {}  # each disputed example's meta.iaa, encoded
+        units: dict[tuple[Any, ...], TaskId | None] = {}  # the answers of one example share it
         lines = []
-        with open(self.source, encoding="utf-8") as f:
+        with open(self.source, "rb") as f:
             for line in f:
                 if not line.strip():
                     continue
                 try:
-                    ex = json.loads(line)
-                    task = unit_id(ex)
-                except (ValueError, KeyError, TypeError):
-                    continue  # malformed lines were reported (or skipped) by the source
-                if task in disputed:
-                    meta = ex.get("meta")  # a dict; anything else is kept aside
-                    meta = dict(meta) if isinstance(meta, dict) else {"original": meta}
-                    meta["iaa"] = {"status": "disputed", "fields": disputed[task]}
-                    ex["meta"] = meta
-                    lines.append(json.dumps(ex, ensure_ascii=False, sort_keys=False))
+                    keys = _KEYS.decode(line)
+                    key = msgspec.structs.astuple(keys)[:4]
+                    if key not in units:
+                        given = zip(_NAMES, key, strict=True)
+                        units[key] = _unit({k: v for k, v in given if v is not _UNSET})
+                    task = units[key]
+                except (msgspec.DecodeError, TypeError):  # e.g. NaN, or an unhashable label
+                    lines += self._slow(line, disputed)
+                    continue
+                if task not in disputed:
+                    continue
+                if task not in iaa:
+                    iaa[task] = _ENCODE.encode({"status": "disputed", "fields": disputed[task]})
+                if keys.meta is _UNSET:  # a new last key
+                    meta = _meta(None, iaa[task])
+                    lines.append(line.rstrip()[:-1] + b',"meta":' + meta + b"}")
+                else:
+                    parts = _OBJECT.decode(line)
+                    parts["meta"] = msgspec.Raw(_meta(keys.meta, iaa[task]))
+                    lines.append(_ENCODE.encode(parts))
         if not dry_run:
-            write_atomic(self.out, "".join(line + "\n" for line in lines))
+            write_atomic(self.out, b"".join(line + b"\n" for line in lines))
         return {
             "target": str(self.out),
             "disputed_examples": len(disputed),
@@ -51,3 +111,19 @@ class ProdigyReviewFile:
             "dry_run": dry_run,
             "warnings": [],
         }
+
+    @staticmethod
+    def _slow(line: bytes, disputed: dict[TaskId, dict[str, Any]]) -> list[bytes]:
+        """A line msgspec does not read, through Python's json: ``[the flagged line]`` when its
+        unit is disputed, else ``[]``."""
+        try:
+            ex = json.loads(line)
+        except ValueError:
+            return []
+        task = _unit(ex)
+        if task not in disputed:
+            return []
+        meta = ex.get("meta")
+        meta = dict(meta) if isinstance(meta, dict) else {"original": meta}
+        ex["meta"] = {**meta, "iaa": {"status": "disputed", "fields": disputed[task]}}
+        return [json.dumps(ex, ensure_ascii=False).encode()]
