@@ -25,8 +25,9 @@ from _data import ratings
 from iaa_gate.config import parse_config
 from iaa_gate.model import Annotation, Dataset, FieldValue
 from iaa_gate.report import charts
+from iaa_gate.report.document import Disputed
 from iaa_gate.report.html import HtmlWriter
-from iaa_gate.report.json import JsonWriter
+from iaa_gate.report.json import DisputedTasksWriter, JsonWriter
 from iaa_gate.report.markdown import MarkdownWriter
 from iaa_gate.run import evaluate
 
@@ -85,22 +86,25 @@ def large(tasks: int, repeats: int) -> None:
         }
     )
     data = dataset(tasks)
-    doc = evaluate(config, data).document
+    outcome = evaluate(config, data)
+    doc, disputed = outcome.document, outcome.disputed
     f = doc["fields"]["sentiment"]
     print(
         f"\n### {tasks:,} tasks, 12 annotators, ~3 ratings per task: {f['n_disputed']:,} disputed\n"
     )
     print("| renders | time (s) | size (MB) |")
     print("|:---|---:|---:|")
-    rows: list[tuple[str, Callable[[], str]]] = [
-        ("report.html with charts (iaa-gate)", lambda: HtmlWriter().render(doc)),
+    rows: list[tuple[str, Callable[[], str | bytes]]] = [
+        ("report.html with charts (iaa-gate)", lambda: HtmlWriter().render(doc, disputed)),
         ("report.json (iaa-gate)", lambda: JsonWriter().render(doc)),
+        ("disputed-tasks.jsonl (iaa-gate)", lambda: DisputedTasksWriter().render(doc, disputed)),
         ("report.md (iaa-gate)", lambda: MarkdownWriter().render(doc)),
     ]
     try:
         import pandas as pd
 
-        table = [{"task": d["id"], "score": d["score"], **d["labels"]} for d in f["disputed"]]
+        every = disputed["sentiment"]
+        table = [{"task": d["id"], "score": d["score"], **d["labels"]} for d in every]
         rows.append(
             (
                 "every disputed row, pandas `DataFrame.to_html`",
@@ -109,19 +113,22 @@ def large(tasks: int, repeats: int) -> None:
         )
     except ImportError:
         pass
-    rows.append(("report.html without matplotlib (tables only)", lambda: tables_only(doc)))
+    rows.append(
+        ("report.html without matplotlib (tables only)", lambda: tables_only(doc, disputed))
+    )
     for name, fn in rows:
         text = fn()
         t = median_time(fn, repeats)
-        print(f"| {name} | {t:.2f} | {len(text.encode()) / 1e6:.2f} |")
+        size = len(text.encode() if isinstance(text, str) else text)
+        print(f"| {name} | {t:.2f} | {size / 1e6:.2f} |")
 
 
-def tables_only(doc: dict[str, Any]) -> str:
+def tables_only(doc: dict[str, Any], disputed: Disputed) -> str:
     """The HTML report as rendered where matplotlib is not installed."""
     real = charts.available
     charts.available = lambda: False  # type: ignore[assignment]
     try:
-        return HtmlWriter().render(doc)
+        return HtmlWriter().render(doc, disputed)
     finally:
         charts.available = real  # type: ignore[assignment]
 

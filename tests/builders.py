@@ -1,7 +1,9 @@
-"""Builders for small Label Studio exports in tests."""
+"""Builders for small Label Studio exports in tests, and a reader of the disputed tasks."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 
@@ -34,3 +36,12 @@ def ls_annotation(
         "created_at": when,
         "updated_at": when,
     }
+
+
+def read_disputed(out_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every disputed task of a run, by field, from ``disputed-tasks.jsonl`` in ``out_dir``."""
+    by_field: dict[str, list[dict[str, Any]]] = {}
+    for line in (out_dir / "disputed-tasks.jsonl").read_text(encoding="utf-8").splitlines():
+        task = json.loads(line)
+        by_field.setdefault(task.pop("field"), []).append(task)
+    return by_field

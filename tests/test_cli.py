@@ -38,18 +38,29 @@ def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, 
     assert code == ExitCode.OK
     assert "iaa-gate ! warn" in out and "sentiment" in out and "not evaluated: notes" in out
     doc = json.loads((tmp_path / "report.json").read_text())
-    assert doc["verdict"] == "warn" and doc["schema_version"] == 1
+    assert doc["verdict"] == "warn" and doc["schema_version"] == 2
     sentiment = doc["fields"]["sentiment"]
     assert sentiment["alpha"] == pytest.approx(0.7624674899766538, abs=1e-12)
     assert sentiment["categories"]["Mixed"] == pytest.approx(sentiment["lowest_category"]["rate"])
-    assert all({"id", "score", "labels"} <= set(d) for d in sentiment["disputed"])
-    ids = [d["id"] for d in sentiment["disputed"]]
-    assert ids == sorted(ids)
+    # Every disputed task is a line of disputed-tasks.jsonl, by field then task id; the report
+    # keeps the lowest scores (here all 57: fewer than 100).
+    lines = [json.loads(x) for x in (tmp_path / "disputed-tasks.jsonl").read_text().splitlines()]
+    assert [(x["field"], x["id"]) for x in lines] == sorted((x["field"], x["id"]) for x in lines)
+    assert {x["field"] for x in lines} == {"sentiment", "topics", "helpfulness"}
+    every = [
+        {k: v for k, v in x.items() if k != "field"} for x in lines if x["field"] == "sentiment"
+    ]
+    assert len(every) == sentiment["n_disputed"] == 57
+    assert all({"id", "score", "labels"} <= set(d) for d in every)
+    assert sentiment["disputed"]["file"] == "disputed-tasks.jsonl"
+    lowest = sentiment["disputed"]["lowest"]
+    assert lowest == sorted(every, key=lambda d: (d["score"], d["id"]))
     outliers = [a["id"] for a in sentiment["annotators"] if a["outlier"]]
     assert outliers == ["5"]
     assert doc["not_evaluated"] == {"notes": "textarea"}
     assert {p.name for p in tmp_path.iterdir()} == {
         "report.json",
+        "disputed-tasks.jsonl",
         "report.md",
         "report.html",
         "junit.xml",
@@ -98,7 +109,9 @@ def test_prodigy_example_writes_review_file(examples: Path, tmp_path: Path) -> N
     )
     assert code == 0
     doc = json.loads((tmp_path / "report.json").read_text())
-    disputed = {d["id"] for d in doc["fields"]["classification"]["disputed"]}
+    tasks = [json.loads(x) for x in (tmp_path / "disputed-tasks.jsonl").read_text().splitlines()]
+    disputed = {d["id"] for d in tasks if d["field"] == "classification"}
+    assert len(disputed) == doc["fields"]["classification"]["n_disputed"] > 0
     lines = [json.loads(x) for x in (tmp_path / "disputed.jsonl").read_text().splitlines()]
     assert {f"{x['_input_hash']}:{x['label']}" for x in lines} == disputed
     assert all(x["meta"]["iaa"]["status"] == "disputed" for x in lines)

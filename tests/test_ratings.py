@@ -100,8 +100,8 @@ def test_disputed_tolerance_counts_near_misses_as_agreement() -> None:
         ratings_dataset(A, B, C), thresholds={"disputed_below": 0.99, "disputed_tolerance": 1}
     )
     assert near["disputed_tolerance"] == 1
-    assert [d["id"] for d in near["disputed"]] == [11]  # ratings 2, 1, 3: one pair 2 apart
-    assert near["disputed"][0]["score"] == pytest.approx(2 / 3)
+    assert [d["id"] for d in near["disputed"]["lowest"]] == [11]  # ratings 2, 1, 3: a pair 2 apart
+    assert near["disputed"]["lowest"][0]["score"] == pytest.approx(2 / 3)
     assert strict["n_disputed"] == 12  # no task has three equal ratings
 
 

@@ -7,19 +7,22 @@ from pathlib import Path
 
 import pytest
 
+from builders import read_disputed
 from iaa_gate.cli import ExitCode, main
 
 
 def run_example(config: Path, tmp_path: Path) -> dict:
+    """The run's report.json, with every disputed task (disputed-tasks.jsonl) under ``every``."""
     code = main(["run", "-c", str(config), "--out", str(tmp_path), "-q"])
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["verdict"] != "pass"  # each example has a sloppy annotator (user 4)
     assert code == (ExitCode.GATE_FAILED if report["verdict"] == "fail" else ExitCode.OK)
+    report["every"] = read_disputed(tmp_path)
     return report
 
 
 def disputed(report: dict, field: str, task: object) -> dict:
-    return next(d for d in report["fields"][field]["disputed"] if d["id"] == task)
+    return next(d for d in report["every"][field] if d["id"] == task)
 
 
 def test_ner_example(examples: Path, tmp_path: Path) -> None:
@@ -84,11 +87,15 @@ def test_region_order_never_changes_the_report(examples: Path, tmp_path: Path) -
         )
         assert code == ExitCode.GATE_FAILED
         doc = json.loads((tmp_path / out / "report.json").read_text())
+        every = read_disputed(tmp_path / out)
         reports.append(
             {
-                name: (f["alpha"], f["regions"], [(d["id"], d["score"]) for d in f["disputed"]])
-                if f.get("regions")
-                else (f["alpha"], [(d["id"], d["score"]) for d in f["disputed"]])
+                name: (
+                    f["alpha"],
+                    f.get("regions"),
+                    [(d["id"], d["score"]) for d in f["disputed"]["lowest"]],
+                    [(d["id"], d["score"]) for d in every.get(name, [])],
+                )
                 for name, f in doc["fields"].items()
             }
         )

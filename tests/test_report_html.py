@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from builders import ls_annotation
+from builders import ls_annotation, read_disputed
 from iaa_gate.cli import main
 from iaa_gate.report import html as html_report
 
@@ -115,8 +115,9 @@ def test_page_shows_the_numbers_of_report_json(browser: Any, example: Path) -> N
     rows = page.eval_on_selector_all(
         "#dt-1 tbody tr", "rows => rows.map(r => [r.cells[0].textContent, r.cells[1].textContent])"
     )
-    assert len(rows) == sentiment["n_disputed"] == len(sentiment["disputed"])
-    assert sorted(rows) == sorted([str(d["id"]), _shown(d["score"])] for d in sentiment["disputed"])
+    every = read_disputed(example)["sentiment"]
+    assert len(rows) == sentiment["n_disputed"] == len(every)
+    assert sorted(rows) == sorted([str(d["id"]), _shown(d["score"])] for d in every)
     assert page.locator("#f-1 figure[data-chart] svg").count() == 4
     assert "Not evaluated" in page.locator("#not-evaluated").inner_text()
     assert "notes" in page.locator("#not-evaluated").inner_text()
@@ -157,8 +158,9 @@ def test_span_field_page_highlights_each_annotators_spans(
                 return [d.querySelector('.who').textContent, mask];
             })])""",
     )
-    assert len(masks) == len(ner["disputed"])
-    tasks = {str(d["id"]): d["details"] for d in ner["disputed"]}
+    every = read_disputed(out)["ner"]
+    assert len(masks) == ner["n_disputed"] == len(every)
+    tasks = {str(d["id"]): d["details"] for d in every}
     for task, lines in masks:
         text, regions = tasks[task]["text"], tasks[task]["regions"]
         assert [who for who, _ in lines] == list(regions)
@@ -225,7 +227,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
 @pytest.mark.browser
 def test_markup_in_labels_emails_and_names_renders_as_text(browser: Any, hostile: Any) -> None:
     out, doc = hostile
-    assert len(doc["fields"][FIELD]["disputed"]) > 0
+    assert doc["fields"][FIELD]["n_disputed"] > 0
     view = Page(browser, out / "report.html")
     page = view.page
     text = page.locator("body").inner_text()
@@ -308,7 +310,7 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
         "relations": None,
         "unitizing_alpha": None,
     }
-    f["disputed"][0]["details"] = {
+    f["disputed"]["lowest"][0]["details"] = {
         "text": {"offset": 0, "excerpt": f"Ann {SCRIPT} Bob", "length": 40},
         "regions": {
             "a": [{"start": 0, "end": 3, "label": IMG}],
@@ -335,7 +337,7 @@ def test_disputed_tasks_link_to_the_live_label_studio_project(example: Path) -> 
     assert html_report.task_url({"type": "label-studio-export", "path": "x.json"}, 42) is None
     doc = json.loads((example / "report.json").read_text())
     doc["source"] = live
-    first = doc["fields"]["sentiment"]["disputed"][0]["id"]
+    first = doc["fields"]["sentiment"]["disputed"]["lowest"][0]["id"]
     page = html_report.HtmlWriter().render(doc)
     assert f'<a href="http://ls.example:8080/projects/7/data?task={first}"' in page
 

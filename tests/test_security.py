@@ -82,6 +82,7 @@ def test_task_content_never_names_a_file(tmp_path: Path) -> None:
     assert files == [
         "in/c.yaml",
         "in/export.json",
+        "in/out/disputed-tasks.jsonl",
         "in/out/junit.xml",
         "in/out/report.html",
         "in/out/report.json",

@@ -17,8 +17,8 @@ from .gate import Check, Verdict, field_checks, worst
 from .history import read_history, read_report, save_history
 from .model import Dataset, RoundFilter, apply_round
 from .redact import redact_url
-from .report import build_document, write_reports
-from .report.document import add_checks, field_document
+from .report import Disputed, build_document, write_reports
+from .report.document import add_checks, disputed_tasks, field_document
 from .sources import Source
 from .trend import PreviousReport, compare, drop_checks
 
@@ -29,6 +29,8 @@ class Outcome:
     document: dict[str, Any]
     results: dict[str, FieldResult]
     checks: list[Check]
+    disputed: Disputed = field(default_factory=dict)
+    """Every disputed task by field (the document keeps the lowest scores)."""
     written: list[Path] = field(default_factory=list)
 
 
@@ -113,13 +115,17 @@ def evaluate(
             name, result.kind, result.level, config.fields[name], dataset, refs
         )
     fields: dict[str, dict[str, Any]] = {}
+    disputed: Disputed = {}
     checks: list[Check] = []
     for name, result in results.items():
         cfg = config.fields[name]
         fc = field_checks(result, cfg)
         checks += fc
         t = cfg.thresholds
-        fields[name] = field_document(result, fc, t.disputed_below, t.disputed_tolerance)
+        disputed[name] = disputed_tasks(result)
+        fields[name] = field_document(
+            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance
+        )
     annotators = {a.annotator for a in dataset.annotations}
     doc = build_document(
         source=source_summary(config),
@@ -138,7 +144,7 @@ def evaluate(
         drops = drop_checks(config, doc["trend"])
         checks += drops
         add_checks(doc, drops)
-    return Outcome(worst([c.verdict for c in checks]), doc, results, checks)
+    return Outcome(worst([c.verdict for c in checks]), doc, results, checks, disputed)
 
 
 def run(
@@ -173,7 +179,9 @@ def run(
         if sink is not None:
             outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
         try:
-            outcome.written = write_reports(outcome.document, out_dir, list(config.report.formats))
+            outcome.written = write_reports(
+                outcome.document, out_dir, list(config.report.formats), outcome.disputed
+            )
             if config.history is not None and not dry_run:
                 save_history(outcome.document, config.history.dir, config.history.keep)
         except OSError as exc:

@@ -17,6 +17,8 @@ from .gate import Check, Verdict
 from .report.document import SCHEMA_VERSION
 
 Doc = dict[str, Any]
+SAME_KEYS = (1, SCHEMA_VERSION)
+"""Schema versions whose compared keys are this version's (2 only moved the disputed list out)."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def compare(doc: Doc, previous: PreviousReport, history: list[PreviousReport], r
     prev, fields = previous.doc, doc["fields"]
     notes = []
     version = prev.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in SAME_KEYS:
         notes.append(
             f"the previous report has schema_version {version}, this one {SCHEMA_VERSION}: "
             "compared where the same keys exist"

@@ -23,7 +23,7 @@ from iaa_gate.config import parse_config, relative_to
 from iaa_gate.report.html import HtmlWriter
 from iaa_gate.report.junit import JUnitWriter
 from iaa_gate.report.markdown import MarkdownWriter
-from iaa_gate.run import evaluate, make_source
+from iaa_gate.run import Outcome, evaluate, make_source
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent
@@ -86,29 +86,32 @@ def html_text(page: str) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
-def document(case: str) -> dict[str, Any]:
-    """The report document of one case, evaluated now."""
+def outcome(case: str) -> Outcome:
+    """The evaluation of one case, now: its report document and every disputed task."""
     path, mutate = CASES[case]
     raw = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
     config = relative_to(parse_config(mutate(raw) if mutate else raw, path), Path(path).parent)
     cwd = Path.cwd()
     os.chdir(ROOT)
     try:
-        doc: dict[str, Any] = evaluate(
-            config, make_source(config).load(), generated_at=GENERATED_AT
-        ).document
+        return evaluate(config, make_source(config).load(), generated_at=GENERATED_AT)
     finally:
         os.chdir(cwd)
-    return doc
+
+
+def document(case: str) -> dict[str, Any]:
+    """The report document of one case, evaluated now."""
+    return outcome(case).document
 
 
 def render(case: str) -> dict[str, str]:
     """The golden files of one case, by file name, rendered now."""
-    doc = document(case)
+    out = outcome(case)
+    doc = out.document
     return {
         "report.md": MarkdownWriter().render(doc),
         "junit.xml": JUnitWriter().render(doc),
-        "report.html.txt": html_text(HtmlWriter().render(doc)),
+        "report.html.txt": html_text(HtmlWriter().render(doc, out.disputed)),
     }
 
 

@@ -129,7 +129,9 @@ def test_live_pull_and_export_give_the_same_report(
     assert a["not_evaluated"] == {"notes": "textarea"}
     emails = {x.email for x in annotators}
     assert {x["name"] for x in a["fields"]["sentiment"]["annotators"]} == emails
-    disputed = a["fields"]["sentiment"]["disputed"]
+    every = tmp_path / "live" / "disputed-tasks.jsonl"
+    assert every.read_bytes() == (tmp_path / "file" / "disputed-tasks.jsonl").read_bytes()
+    disputed = a["fields"]["sentiment"]["disputed"]["lowest"]
     assert disputed and all(set(d["labels"]) <= emails for d in disputed)
     link = f"{label_studio.url}/projects/{project.id}/data?task={disputed[0]['id']}"
     assert f'<a href="{link}"' in (out / "report.html").read_text()

@@ -1,12 +1,15 @@
 """The report document: plain JSON-able data built from the gate's results.
 
-Its shape is versioned (``schema_version``) and described by ``schemas/report.schema.json``;
+Its shape is versioned (``schema_version``) and described by ``config/report.schema.json``;
 scripts rely on ``verdict`` and ``fields.<name>.{alpha, alpha_undefined_reason, categories,
-disputed[].id, disputed[].score}``.
+n_disputed, disputed.lowest[].id, disputed.lowest[].score}``. The document keeps the
+:data:`LOWEST` lowest-scoring disputed tasks per field; every disputed task is a row of
+:func:`disputed_tasks`, written beside it as :data:`DISPUTED_FILE`.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from datetime import datetime, timezone
 from typing import Any
@@ -21,7 +24,16 @@ from ..ground_truth import FieldTruth
 from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
+:data:`DISPUTED_FILE` (1: ``disputed`` was the list of every disputed task)."""
+LOWEST = 100
+"""Disputed tasks per field kept in the document: the lowest scores."""
+DISPUTED_FILE = "disputed-tasks.jsonl"
+"""Every disputed task, one JSON line per (field, task), beside ``report.json``."""
+
+Disputed = dict[str, list[dict[str, Any]]]
+"""Field name → every disputed task of the field (rows of :func:`disputed_tasks`)."""
 
 
 def num(x: float | None) -> float | None:
@@ -103,14 +115,38 @@ def _truth(t: FieldTruth | None) -> dict[str, Any] | None:
     }
 
 
+def disputed_tasks(result: FieldResult) -> list[dict[str, Any]]:
+    """Every disputed task of a field, by task id: ``{id, score, labels[, details]}``."""
+    disputed = sorted(
+        (u for u in result.units if u.status == "disputed"), key=lambda u: _id_key(u.id)
+    )
+    return [
+        {"id": u.id, "score": num(u.score), "labels": u.labels}
+        | ({"details": u.details} if u.details is not None else {})
+        for u in disputed
+    ]
+
+
+def _score_key(task: dict[str, Any]) -> tuple[float, tuple[int, Any]]:
+    return (math.inf if task["score"] is None else task["score"], _id_key(task["id"]))
+
+
+def lowest_scores(tasks: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The ``n`` disputed tasks with the lowest scores, lowest first (ties by task id;
+    undefined scores last)."""
+    return heapq.nsmallest(n, tasks, key=_score_key)
+
+
 def field_document(
     result: FieldResult,
     checks: list[Check],
+    disputed: list[dict[str, Any]],
     disputed_below: float,
     disputed_tolerance: float | None = None,
 ) -> dict[str, Any]:
+    """One field of the report; ``disputed``: its :func:`disputed_tasks`."""
     lowest = result.lowest_category
-    units = sorted(result.units, key=lambda u: _id_key(u.id))
+    units = result.units
     counts = {s: sum(1 for u in units if u.status == s) for s in ("agreed", "disputed", "too_few")}
     return {
         "kind": result.kind,
@@ -154,12 +190,7 @@ def field_document(
         "n_agreed": counts["agreed"],
         "n_disputed": counts["disputed"],
         "n_too_few": counts["too_few"],
-        "disputed": [
-            {"id": u.id, "score": num(u.score), "labels": u.labels}
-            | ({"details": u.details} if u.details is not None else {})
-            for u in units
-            if u.status == "disputed"
-        ],
+        "disputed": {"file": DISPUTED_FILE, "lowest": lowest_scores(disputed, LOWEST)},
         "regions": result.regions,
     }
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
-import math
 from collections import Counter
 from importlib.resources import files
 from typing import Any
@@ -20,9 +19,10 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from . import charts
+from .document import Disputed, lowest_scores
 from .markdown import ICON_TEXT, change_text, confused_pairs, fmt, round_text
 
-MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores; report.json has all
+MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
 PALETTE = ("#fde68a", "#bfdbfe", "#fecaca", "#bbf7d0", "#ddd6fe", "#fed7aa", "#a5f3fc", "#fbcfe8")
 Segment = tuple[str, list[str]]  # a piece of text and the labels of the spans covering it
@@ -88,12 +88,13 @@ def task_url(source: dict[str, Any], task: Any) -> str | None:
     return f"{str(url).rstrip('/')}/projects/{project}/data?task={quote(str(task))}"
 
 
-def disputed_rows(f: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str] | None]:
+def disputed_rows(
+    f: dict[str, Any], tasks: list[dict[str, Any]] | None = None
+) -> tuple[list[dict[str, Any]], list[str] | None]:
     """The disputed tasks shown (lowest score first, at most :data:`MAX_ROWS`) and the
-    annotator columns (None: one combined column)."""
-    rows = sorted(
-        f["disputed"], key=lambda d: (math.inf if d["score"] is None else d["score"], str(d["id"]))
-    )[:MAX_ROWS]
+    annotator columns (None: one combined column). ``tasks``: every disputed task of the field
+    (None: the document's lowest scores)."""
+    rows = lowest_scores(f["disputed"]["lowest"] if tasks is None else tasks, MAX_ROWS)
     names = sorted({k for d in rows for k in d["labels"]})
     return rows, names if len(names) <= MAX_LABEL_COLUMNS else None
 
@@ -115,7 +116,9 @@ def minority(labels: dict[str, Any]) -> set[str]:
 class HtmlWriter:
     filename = "report.html"
 
-    def render(self, doc: dict[str, Any]) -> str:
+    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> str:
+        """``disputed``: every disputed task by field, for up to :data:`MAX_ROWS` rows a field
+        (None: the document's lowest scores)."""
         env = Environment(
             loader=PackageLoader("iaa_gate.report", "templates"),
             autoescape=select_autoescape(default=True),
@@ -148,7 +151,7 @@ class HtmlWriter:
             ],
             charts=figures,
             charts_available=charts.available(),
-            disputed_rows=disputed_rows,
+            disputed_rows=lambda name, f: disputed_rows(f, (disputed or {}).get(name)),
             minority=minority,
             task_url=task_url,
             span_lines=span_lines,

@@ -9,11 +9,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from .document import Disputed
+
 
 class JUnitWriter:
     filename = "junit.xml"
 
-    def render(self, doc: dict[str, Any]) -> str:
+    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> str:
         suites = ET.Element("testsuites", name="iaa-gate")
         for name, f in doc["fields"].items():
             checks = f["checks"]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-MAX_DISPUTED = 50
+from .document import Disputed
+
+MAX_DISPUTED = 50  # disputed tasks shown per field: the lowest scores
 ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
 ICON_TEXT = {"pass": "✓ pass", "warn": "⚠ warn", "fail": "✗ fail"}
 # Markdown's and GitHub's active characters in text: backslash-escaped, or as entities for markup
@@ -139,7 +141,8 @@ def _truth(gt: dict[str, Any] | None) -> list[str]:
 class MarkdownWriter:
     filename = "report.md"
 
-    def render(self, doc: dict[str, Any]) -> str:
+    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> str:
+        """``disputed`` is not needed: the document's lowest scores are more than it shows."""
         src, inp = doc["source"], doc["input"]
         out = [
             f"# iaa-gate: {ICON[doc['verdict']]}",
@@ -274,7 +277,7 @@ class MarkdownWriter:
                     "mean of the others on the same task, in scale points.",
                 ]
         out += _truth(f.get("ground_truth"))
-        disputed = f["disputed"]
+        disputed, n = f["disputed"]["lowest"][:MAX_DISPUTED], f["n_disputed"]
         out += [
             "",
             f"Disputed tasks (score below {f['disputed_below']:g}"
@@ -283,12 +286,16 @@ class MarkdownWriter:
                 if f.get("disputed_tolerance") is not None
                 else ""
             )
-            + f"): {len(disputed)}"
-            + (f", first {MAX_DISPUTED} shown" if len(disputed) > MAX_DISPUTED else ""),
+            + f"): {n}"
+            + (
+                f", the {len(disputed)} lowest scores shown (all in {md(f['disputed']['file'])})"
+                if n > len(disputed)
+                else ""
+            ),
         ]
         if disputed:
             out += ["", "| task | score | labels |", "|---|---|---|"]
-            for d in disputed[:MAX_DISPUTED]:
+            for d in disputed:
                 labels = "; ".join(f"{md(k)}: {md(v)}" for k, v in d["labels"].items())
                 if d.get("details"):
                     labels += "<br>" + md(_kinds(d["details"]))

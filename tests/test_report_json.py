@@ -1,0 +1,153 @@
+"""report.json and disputed-tasks.jsonl: the report keeps the lowest-scoring disputed tasks, the
+JSON Lines file every one; deterministic, UTF-8, never NaN; reports of schema 1 still read."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from builders import ls_annotation, read_disputed
+from iaa_gate.cli import ExitCode, main
+from iaa_gate.report.json import DisputedTasksWriter, JsonWriter
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "config" / "report.schema.json").read_text())
+N = 150  # disputed tasks: more than the report keeps (100)
+
+
+def _export(path: Path) -> None:
+    """N tasks × 3 annotators: every third task a 3-way split (score 0), the others 2–1 (1/3)."""
+    tasks = []
+    for t in range(1, N + 1):
+        labels = ["Négatif", "Positif", "Neutre"] if t % 3 == 0 else ["Négatif"] * 2 + ["Positif"]
+        anns = [
+            ls_annotation(u, 10 * t + u, sentiment=("choices", {"choices": [label]}))
+            for u, label in enumerate(labels, 1)
+        ]
+        tasks.append({"id": t, "annotations": anns})
+    path.write_text(json.dumps(tasks))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two runs of the same config into ``a/`` and ``b/``."""
+    tmp = tmp_path_factory.mktemp("many")
+    _export(tmp / "export.json")
+    cfg = {
+        "source": {"type": "label-studio-export", "path": "export.json"},
+        "fields": {"sentiment": {"bootstrap": {"replicates": 0}}},
+        "report": {"formats": ["json", "markdown", "html"]},
+    }
+    (tmp / "c.yaml").write_text(yaml.safe_dump(cfg))
+    for out in ("a", "b"):
+        assert main(["run", "-c", str(tmp / "c.yaml"), "--out", str(tmp / out), "-q"]) in (0, 1)
+    return tmp
+
+
+def test_report_keeps_the_lowest_scores_and_the_jsonl_every_task(runs: Path) -> None:
+    out = runs / "a"
+    doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    jsonschema.validate(doc, SCHEMA)
+    f = doc["fields"]["sentiment"]
+    every = read_disputed(out)["sentiment"]
+    assert f["n_disputed"] == len(every) == N
+    assert [d["id"] for d in every] == list(range(1, N + 1))  # by task id
+    lowest = f["disputed"]["lowest"]
+    assert lowest == sorted(every, key=lambda d: (d["score"], d["id"]))[:100]
+    assert [d["id"] for d in lowest[:50]] == list(range(3, N + 1, 3))  # the 3-way splits first
+    assert lowest[50]["id"] == 1 and lowest[50]["score"] == pytest.approx(1 / 3)
+    assert f["disputed"]["file"] == "disputed-tasks.jsonl"
+    line = {"$ref": "#/$defs/disputedLine", "$defs": SCHEMA["$defs"]}
+    for text in (out / "disputed-tasks.jsonl").read_text(encoding="utf-8").splitlines():
+        jsonschema.validate(json.loads(text), line)
+    # The Markdown shows the 50 lowest; the page every disputed task (up to 1,000), not only
+    # the 100 of report.json.
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert f"Disputed tasks (score below 0.5): {N}, the 50 lowest scores shown" in md
+    assert re.findall(r"^\| (\d+) \| 0\.00 \|", md, flags=re.M) == [
+        str(t) for t in range(3, N + 1, 3)
+    ]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count("<tr><td data-sort=") == N
+
+
+def test_report_files_are_deterministic_utf8_with_sorted_keys(runs: Path) -> None:
+    a, b = runs / "a", runs / "b"
+    assert (a / "disputed-tasks.jsonl").read_bytes() == (b / "disputed-tasks.jsonl").read_bytes()
+    drop = re.compile(rb'"generated_at": "[^"]*"')
+    assert drop.sub(b"", (a / "report.json").read_bytes()) == drop.sub(
+        b"", (b / "report.json").read_bytes()
+    )
+    for name in ("report.json", "disputed-tasks.jsonl"):
+        raw = (a / name).read_text(encoding="utf-8")
+        assert "Négatif" in raw and "\\u" not in raw
+    first = (a / "disputed-tasks.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    assert list(json.loads(first)) == ["field", "id", "labels", "score"]
+    assert list(json.loads((a / "report.json").read_text()))[:3] == [
+        "fields",
+        "generated_at",
+        "ground_truth",
+    ]
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_a_non_finite_number_is_never_written(bad: float) -> None:
+    """The document says null (with a reason) for an undefined value; a NaN that slipped through
+    is an error, not a silent null."""
+    with pytest.raises(ValueError, match=r"finite|compliant"):
+        JsonWriter().render({"fields": {"f": {"alpha": bad}}})
+    task: dict[str, Any] = {"id": 1, "score": 0.2, "labels": {"a": 1.0, "b": bad}}
+    with pytest.raises(ValueError, match=r"finite|compliant"):
+        DisputedTasksWriter().render({"fields": {}}, {"f": [task]})
+
+
+def test_the_jsonl_needs_every_disputed_task() -> None:
+    with pytest.raises(ValueError, match="every disputed task"):
+        DisputedTasksWriter().render({"fields": {}})
+
+
+def test_a_schema_1_report_is_compared_as_before(tmp_path: Path) -> None:
+    """A report of schema 1 (every disputed task inline) in the history directory and as
+    --compare: the trend is computed from it with no version note."""
+    old = json.loads((ROOT / "tests" / "previous-reports" / "schema-1.json").read_text())
+    assert old["schema_version"] == 1 and isinstance(old["fields"]["sentiment"]["disputed"], list)
+    old["source"]["path"] = str(ROOT / old["source"]["path"])  # the same source as this run
+    hist = tmp_path / "hist"
+    hist.mkdir()
+    (hist / "2026-11-23T03-20-10-00-00.json").write_text(json.dumps(old))
+    cfg = {
+        "source": {"type": "label-studio-export", "path": old["source"]["path"]},
+        "fields": {
+            "sentiment": {"bootstrap": {"replicates": 0}},
+            "helpfulness": {"bootstrap": {"replicates": 0}},
+        },
+        "report": {"dir": str(tmp_path / "out"), "formats": ["json"]},
+        "history": {"dir": str(hist)},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg))
+    assert main(["run", "-c", str(tmp_path / "c.yaml"), "-q"]) == ExitCode.OK
+    doc = json.loads((tmp_path / "out" / "report.json").read_text())
+    trend = doc["trend"]
+    assert trend["notes"] == [] and trend["previous"]["schema_version"] == 1
+    t = trend["fields"]["sentiment"]
+    assert t["alpha"]["previous"] == pytest.approx(0.7769, abs=1e-4)  # tasks 1750–1870
+    assert t["disputed_share"]["previous"] == pytest.approx(
+        old["fields"]["sentiment"]["n_disputed"]
+        / (old["fields"]["sentiment"]["n_disputed"] + old["fields"]["sentiment"]["n_agreed"])
+    )
+    assert t["disputed_share"]["change"] is not None
+    jsonschema.validate(doc, SCHEMA)
+    # --compare with the same file reads it the same way.
+    shutil.copy(hist / "2026-11-23T03-20-10-00-00.json", tmp_path / "prev.json")
+    code = main(["run", "-c", str(tmp_path / "c.yaml"), "--compare", str(tmp_path / "prev.json")])
+    assert code == ExitCode.OK
+    again = json.loads((tmp_path / "out" / "report.json").read_text())["trend"]
+    assert again["fields"]["sentiment"]["alpha"] == t["alpha"]
