@@ -341,25 +341,38 @@ def _units(
 ) -> list[UnitResult]:
     """Every task someone answered this field on, with its score and status (by the share of
     pairs within ``disputed_tolerance`` when set)."""
-    given: dict[TaskId, dict[str, Any]] = {}
-    for a in dataset.annotations:
-        fv = a.fields.get(matrix.field)
-        if fv is not None and (fv.value != () or (matrix.multiple and cfg.empty == "empty_set")):
-            shown = _shown(fv.value, matrix.multiple)
-            given.setdefault(a.task_id, {})[dataset.display_name(a.annotator)] = shown
+    cols = dataset.columns()
+    col = cols.fields[matrix.field]
+    rows, codes = col.row_array(), col.code_array()
+    if not (matrix.multiple and cfg.empty == "empty_set"):
+        keep = np.array([v != () for v in col.values], dtype=bool)[codes]
+        rows, codes = rows[keep], codes[keep]
+    shown = [_shown(v, matrix.multiple) for v in col.values]
+    names = [dataset.display_name(a) for a in cols.annotators]
+    given: dict[int, dict[str, Any]] = {}
+    for t, a, c in zip(
+        cols.array("task")[rows].tolist(),
+        cols.array("annotator")[rows].tolist(),
+        codes.tolist(),
+        strict=True,
+    ):
+        if (labels := given.get(t)) is None:
+            labels = given[t] = {}
+        labels[names[a]] = shown[c]
     tolerance = cfg.thresholds.disputed_tolerance
     if tolerance is not None and scale is not None:
         scores = metrics.tolerance_scores(scale, tolerance)
     else:
         scores = metrics.item_scores(matrix.coded, level)
     bar = cfg.thresholds.disputed_below
+    status = np.where(np.isnan(scores), "too_few", np.where(scores < bar, "disputed", "agreed"))
     out = []
-    for u, task in enumerate(matrix.unit_ids):
-        if task not in given:
-            continue
-        score = float(scores[u])
-        status = "too_few" if math.isnan(score) else "disputed" if score < bar else "agreed"
-        out.append(UnitResult(task, status, score, dict(sorted(given[task].items()))))
+    score_list: list[float] = scores.tolist()
+    status_list: list[str] = status.tolist()
+    for task, score, st in zip(matrix.unit_ids, score_list, status_list, strict=True):
+        labels = given.get(cols.task_index.get(task, -1))
+        if labels is not None:
+            out.append(UnitResult(task, st, score, dict(sorted(labels.items()))))
     return out
 
 

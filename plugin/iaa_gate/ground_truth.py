@@ -146,6 +146,11 @@ def is_reference(ann: Annotation, dataset: Dataset, config: Config) -> bool:
 def split(dataset: Dataset, config: Config) -> tuple[Dataset, list[Annotation]]:
     """The dataset for inter-annotator agreement and the reference annotations; references are
     left out of the former when ``source.include_ground_truth`` is false (and counted)."""
+    cols = dataset.columns()
+    if (config.ground_truth is None or config.ground_truth.annotator is None) and not any(
+        cols.ground_truth
+    ):
+        return dataset, []  # nothing marked, no gold annotator: no references
     refs = [a for a in dataset.annotations if is_reference(a, dataset, config)]
     if not refs or getattr(config.source, "include_ground_truth", True):
         return dataset, refs

@@ -7,12 +7,14 @@ field's value already normalised); :func:`ratings_matrix` turns one field into t
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Sequence
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -24,7 +26,8 @@ TaskId = int | str
 Value = str | float | frozenset[str]
 """A normalised rating: a label, a number, or a set of labels (multi-select)."""
 
-_NEVER = datetime.min.replace(tzinfo=timezone.utc)
+IntArray = np.ndarray[Any, np.dtype[np.int64]]
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 SCALAR_KINDS = {"choices", "rating", "number", "taxonomy", "textarea"}
 """Control types evaluated as one value per task."""
@@ -134,11 +137,267 @@ class SourceStats:
 
 
 @dataclass
+class FieldColumn:
+    """One field across annotations: annotation row ``rows[i]`` answered ``values[codes[i]]``
+    (see :attr:`FieldValue.value`); region fields: ``regions[i]``. Built by appending."""
+
+    kind: str
+    rows: Any = field(default_factory=lambda: array("q"))
+    codes: Any = field(default_factory=lambda: array("q"))
+    values: list[tuple[str, ...] | float | str] = field(default_factory=list)
+    index: dict[Any, int] = field(default_factory=dict, repr=False)
+    regions: list[RegionSet] | None = None
+
+    def add(
+        self, row: int, value: tuple[str, ...] | float | str, regions: RegionSet | None
+    ) -> None:
+        code = self.index.get(value)
+        if code is None:
+            code = self.index[value] = len(self.values)
+            self.values.append(value)
+        self.rows.append(row)
+        self.codes.append(code)
+        if regions is not None:
+            if self.regions is None:
+                self.regions = []
+            self.regions.append(regions)
+
+    def row_array(self) -> Any:
+        return np.frombuffer(self.rows, dtype=np.int64) if len(self.rows) else _NO_ROWS
+
+    def code_array(self) -> Any:
+        return np.frombuffer(self.codes, dtype=np.int64) if len(self.codes) else _NO_ROWS
+
+
+class Columns:
+    """Annotations column-wise, row ``i`` one annotation (what sources build and the model
+    reads: no Python object per annotation).
+
+    Per row: ``task`` (index into ``tasks``), ``annotator`` (index into ``annotators``, ids),
+    ``created``/``updated`` (seconds since the epoch, NaN: not given), ``ground_truth``,
+    ``skipped`` (0/1), ``annotation_ids``. ``fields``: field name → :class:`FieldColumn`.
+    """
+
+    def __init__(self) -> None:
+        self.tasks: list[TaskId] = []
+        self.task_index: dict[TaskId, int] = {}
+        self.annotators: list[str] = []
+        self.annotator_index: dict[str, int] = {}
+        self.task, self.annotator = array("q"), array("q")
+        self.created, self.updated = array("d"), array("d")
+        self.ground_truth, self.skipped = array("b"), array("b")
+        self.annotation_ids: list[int | str | None] = []
+        self.fields: dict[str, FieldColumn] = {}
+
+    def __len__(self) -> int:
+        return len(self.task)
+
+    def row(
+        self,
+        task: TaskId,
+        annotator: str,
+        created: float,
+        updated: float,
+        *,
+        ground_truth: bool = False,
+        annotation_id: int | str | None = None,
+        skipped: bool = False,
+    ) -> int:
+        """Append an annotation (times in epoch seconds, NaN: none); returns its row."""
+        t = self.task_index.get(task)
+        if t is None:
+            t = self.task_index[task] = len(self.tasks)
+            self.tasks.append(task)
+        a = self.annotator_index.get(annotator)
+        if a is None:
+            a = self.annotator_index[annotator] = len(self.annotators)
+            self.annotators.append(annotator)
+        self.task.append(t)
+        self.annotator.append(a)
+        self.created.append(created)
+        self.updated.append(updated)
+        self.ground_truth.append(ground_truth)
+        self.skipped.append(skipped)
+        self.annotation_ids.append(annotation_id)
+        return len(self.task) - 1
+
+    def value(self, row: int, name: str, fv: FieldValue) -> None:
+        """Field ``name`` of annotation ``row`` answered ``fv``."""
+        col = self.fields.get(name)
+        if col is None:
+            col = self.fields[name] = FieldColumn(fv.kind)
+        col.add(row, fv.value, fv.regions)
+
+    def add(self, ann: Annotation) -> None:
+        row = self.row(
+            ann.task_id,
+            ann.annotator,
+            _seconds(ann.created_at),
+            _seconds(ann.updated_at),
+            ground_truth=ann.ground_truth,
+            annotation_id=ann.annotation_id,
+            skipped=ann.skipped,
+        )
+        for name, fv in ann.fields.items():
+            self.value(row, name, fv)
+
+    @classmethod
+    def of(cls, annotations: Iterable[Annotation]) -> Columns:
+        out = cls()
+        for ann in annotations:
+            out.add(ann)
+        return out
+
+    def array(self, name: str) -> Any:
+        """Column ``name`` (task, annotator, created, updated, ground_truth, skipped) as numpy."""
+        col = getattr(self, name)
+        if not len(col):
+            return np.zeros(0, dtype=np.float64 if col.typecode == "d" else np.int64)
+        return np.frombuffer(
+            col, dtype={"q": np.int64, "d": np.float64, "b": np.int8}[col.typecode]
+        )
+
+    def select(self, keep: np.ndarray[Any, np.dtype[np.bool_]]) -> Columns:
+        """The rows where ``keep`` is true, in order."""
+        if keep.all():
+            return self
+        out = Columns()
+        out.tasks, out.task_index = self.tasks, self.task_index
+        out.annotators, out.annotator_index = self.annotators, self.annotator_index
+        idx = np.flatnonzero(keep)
+        for name in ("task", "annotator", "created", "updated", "ground_truth", "skipped"):
+            col = getattr(self, name)
+            setattr(out, name, array(col.typecode, self.array(name)[idx].tobytes()))
+        out.annotation_ids = [self.annotation_ids[i] for i in idx.tolist()]
+        renumber = np.cumsum(keep) - 1
+        for name, col in self.fields.items():
+            rows = col.row_array()
+            mask = keep[rows]
+            sel = np.flatnonzero(mask)
+            new = FieldColumn(col.kind, values=col.values, index=col.index)
+            new.rows = array("q", renumber[rows[sel]].tobytes())
+            new.codes = array("q", col.code_array()[sel].tobytes())
+            if col.regions is not None:
+                new.regions = [col.regions[i] for i in sel.tolist()]
+            if len(new.rows):
+                out.fields[name] = new
+        return out
+
+    def latest(self) -> tuple[Columns, int]:
+        """One row per (task, annotator): the latest by ``updated`` (then ``created``, then the
+        annotation id as text; on a full tie the later row), skips then dropped (a skip that is
+        the latest means no rating); and how many rows were superseded."""
+        n = len(self)
+        key = self.array("task") * max(len(self.annotators), 1) + self.array("annotator")
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        dup = np.zeros(n, dtype=bool)
+        if n > 1:
+            same = sk[1:] == sk[:-1]
+            dup[order[1:][same]] = True
+            dup[order[:-1][same]] = True
+        keep = np.ones(n, dtype=bool)
+        if dup.any():
+            created, updated = self.array("created"), self.array("updated")
+            best: dict[int, tuple[tuple[Any, ...], int]] = {}
+            for i in np.flatnonzero(dup).tolist():
+                c, u = created[i], updated[i]
+                c = -math.inf if math.isnan(c) else c
+                rank = (c if math.isnan(u) else u, c, str(self.annotation_ids[i] or ""))
+                k = int(key[i])
+                if k not in best or rank >= best[k][0]:
+                    best[k] = (rank, i)
+            keep[dup] = False
+            keep[[i for _, i in best.values()]] = True
+        superseded = n - int(keep.sum())
+        keep &= self.array("skipped") == 0
+        return self.select(keep), superseded
+
+    def annotations(self) -> list[Annotation]:
+        """One :class:`Annotation` per row (for code that wants objects)."""
+        fields: list[dict[str, FieldValue]] = [{} for _ in range(len(self))]
+        for name, col in self.fields.items():
+            kind, values = col.kind, col.values
+            if col.regions is not None:
+                for r, c, rs in zip(col.rows, col.codes, col.regions, strict=True):
+                    fields[r][name] = FieldValue(kind, values[c], rs)
+            else:
+                made = [FieldValue(kind, v) for v in values]
+                for r, c in zip(col.rows, col.codes, strict=True):
+                    fields[r][name] = made[c]
+        tasks, annotators = self.tasks, self.annotators
+        return [
+            Annotation(
+                tasks[t], annotators[a], f, _datetime(c), _datetime(u), bool(g), aid, bool(s)
+            )
+            for t, a, f, c, u, g, aid, s in zip(
+                self.task,
+                self.annotator,
+                fields,
+                self.created,
+                self.updated,
+                self.ground_truth,
+                self.annotation_ids,
+                self.skipped,
+                strict=True,
+            )
+        ]
+
+
+_NO_ROWS: Any = np.zeros(0, dtype=np.int64)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _seconds(t: datetime | None) -> float:
+    """``t`` in seconds since the epoch (exact to the microsecond); NaN for None."""
+    return math.nan if t is None else t.timestamp()
+
+
+def _datetime(s: float) -> datetime | None:
+    return None if math.isnan(s) else datetime.fromtimestamp(s, timezone.utc)
+
+
+class LazyAnnotations(Sequence[Annotation]):
+    """The annotations of :class:`Columns`, made into objects only when first read."""
+
+    def __init__(self, columns: Columns) -> None:
+        self.columns = columns
+        self._made: list[Annotation] | None = None
+
+    def _list(self) -> list[Annotation]:
+        if self._made is None:
+            self._made = self.columns.annotations()
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    @overload
+    def __getitem__(self, i: int) -> Annotation: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Annotation]: ...
+    def __getitem__(self, i: int | slice) -> Annotation | list[Annotation]:
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[Annotation]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._list() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass
 class Dataset:
-    """Annotations of a project, plus every task id seen (tasks may have no annotation)."""
+    """Annotations of a project, plus every task id seen (tasks may have no annotation).
+
+    ``annotations``: a list, or :class:`LazyAnnotations` over the columns a source built;
+    :meth:`columns` gives the column form either way.
+    """
 
     source: str
-    annotations: list[Annotation]
+    annotations: Sequence[Annotation]
     task_ids: list[TaskId]
     annotator_names: dict[str, str] = field(default_factory=dict)
     stats: SourceStats = field(default_factory=SourceStats)
@@ -147,52 +406,53 @@ class Dataset:
     texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
     """(task, region field) → the text its spans index into (the continuum of unitizing alpha)."""
 
+    _cols: tuple[int, int, Columns] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     _kinds: tuple[int, int, dict[str, str]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
+    @classmethod
+    def of_columns(
+        cls, source: str, columns: Columns, task_ids: list[TaskId], **kw: Any
+    ) -> Dataset:
+        """A dataset over ``columns`` (already one row per task and annotator, no skips)."""
+        return cls(source, LazyAnnotations(columns), task_ids, **kw)
+
+    def columns(self) -> Columns:
+        """The annotations as :class:`Columns` (built once per ``annotations`` list)."""
+        anns = self.annotations
+        if isinstance(anns, LazyAnnotations):
+            return anns.columns
+        key = (id(anns), len(anns))
+        if self._cols is None or self._cols[:2] != key:
+            self._cols = (*key, Columns.of(anns))
+        return self._cols[2]
+
     def field_kinds(self) -> dict[str, str]:
         """Every field present in the data and its control type, sorted by name. A per-region
-        attribute is the sub-field ``<region field>.<attribute>`` (e.g. ``ner.certainty``).
-        Cached for the current ``annotations`` list."""
-        key = (id(self.annotations), len(self.annotations))
+        attribute is the sub-field ``<region field>.<attribute>`` (e.g. ``ner.certainty``)."""
+        cols = self.columns()
+        key = (id(cols), len(cols))
         if self._kinds is not None and self._kinds[:2] == key:
             return dict(self._kinds[2])
         kinds: dict[str, str] = {}
-        for ann in self.annotations:
-            for name, fv in ann.fields.items():
-                if name not in kinds:
-                    kinds[name] = fv.kind
-                if fv.regions is not None and fv.regions.attributes:
-                    for attr, (kind, _) in fv.regions.attributes.items():
-                        kinds.setdefault(f"{name}.{attr}", kind)
+        for name, col in cols.fields.items():
+            kinds[name] = col.kind
+            for rs in col.regions or ():
+                for attr, (kind, _) in rs.attributes.items() if rs is not None else ():
+                    kinds.setdefault(f"{name}.{attr}", kind)
         self._kinds = (*key, dict(sorted(kinds.items())))
         return dict(self._kinds[2])
 
+    def annotator_ids(self) -> set[str]:
+        """The annotators with at least one annotation."""
+        cols = self.columns()
+        return {cols.annotators[a] for a in np.unique(cols.array("annotator")).tolist()}
+
     def display_name(self, annotator: str) -> str:
         return self.annotator_names.get(annotator, annotator)
-
-
-def keep_latest(annotations: Iterable[Annotation]) -> tuple[list[Annotation], int]:
-    """One annotation per (task, annotator): the latest by ``updated_at`` (then created_at, id).
-
-    Skips take part: when the latest is a skip, that annotator gave no rating on the task.
-    Returns the kept (non-skip) annotations in input order and how many were superseded.
-    """
-    best: dict[tuple[TaskId, str], tuple[tuple[Any, ...], int, Annotation]] = {}
-    n = 0
-    for i, ann in enumerate(annotations):
-        n += 1
-        key = (ann.task_id, ann.annotator)
-        rank = (
-            ann.updated_at or ann.created_at or _NEVER,
-            ann.created_at or _NEVER,
-            str(ann.annotation_id or ""),
-        )
-        if key not in best or rank >= best[key][0]:
-            best[key] = (rank, i, ann)
-    kept = [ann for _, _, ann in sorted(best.values(), key=lambda t: t[1])]
-    return [ann for ann in kept if not ann.skipped], n - len(kept)
 
 
 @dataclass(frozen=True)
@@ -331,25 +591,35 @@ def ratings_matrix(
     blanked.
     """
     kind = dataset.field_kinds().get(name, "choices")
-    keep_empty = multiple and empty_set
-    cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]] = [
-        (a.task_id, a.annotator, a.fields[name].value)
-        for a in dataset.annotations
-        if name in a.fields and (keep_empty or a.fields[name].value != ())
-    ]
+    cols = dataset.columns()
+    col = cols.fields.get(name) or FieldColumn(kind)
+    raw: list[Any] = list(col.values)
     if kind == "textarea":
-        cells = [
-            (t, a, normalise_text(v, normalize) if isinstance(v, str) else v) for t, a, v in cells
-        ]
+        raw = [normalise_text(v, normalize) if isinstance(v, str) else v for v in raw]
+    keep_empty = multiple and empty_set
+    rows, codes = col.row_array(), col.code_array()
+    if not keep_empty:
+        empty = np.array([v == () for v in raw] + [False], dtype=bool)
+        rows, codes = rows[~empty[codes]], codes[~empty[codes]]
 
     def where(task: TaskId, annotator: str) -> str:
         return f"task {task}, field {name!r}, annotator {dataset.display_name(annotator)}"
 
+    def cells_of(bad: set[int]) -> list[tuple[TaskId, str, tuple[str, ...] | float | str]]:
+        """The (task, annotator, value) of the rows whose value code is in ``bad``."""
+        hit = np.isin(codes, list(bad))
+        task, ann = cols.array("task")[rows[hit]], cols.array("annotator")[rows[hit]]
+        return [
+            (cols.tasks[t], cols.annotators[a], raw[c])
+            for t, a, c in zip(task.tolist(), ann.tolist(), codes[hit].tolist(), strict=True)
+        ]
+
     if not multiple:
+        several = {c for c, v in enumerate(raw) if isinstance(v, tuple) and len(v) > 1}
         problems = [
             f"{where(task, annotator)}: {len(v)} values {list(v)} in a single-choice field"
-            for task, annotator, v in cells
-            if isinstance(v, tuple) and len(v) > 1
+            for task, annotator, v in (cells_of(several) if several else [])
+            if isinstance(v, tuple)
         ]
         if problems:
             raise InputError(
@@ -359,35 +629,57 @@ def ratings_matrix(
                 "(label sets, compared with MASI); else fix the annotations",
             )
     if labels is not None:
-        _check_labels(dataset, name, cells, labels, where)
+        allowed = set(labels)
+        outside = {
+            c
+            for c, v in enumerate(raw)
+            if any(
+                (f"{x:g}" if isinstance(x, float) else x) not in allowed
+                for x in (v if isinstance(v, tuple) else (v,))
+            )
+        }
+        if outside:
+            _check_labels(dataset, name, cells_of(outside), labels, where)
+    row_task = cols.array("task")[rows]
+    row_ann = cols.array("annotator")[rows]
     unit_ids = list(dataset.task_ids)
     unit_index = {t: i for i, t in enumerate(unit_ids)}
-    for task, _, _ in cells:
+    first = np.unique(row_task, return_index=True)[1]
+    for t in row_task[np.sort(first)].tolist():  # tasks without a task_ids entry: in cell order
+        task = cols.tasks[t]
         if task not in unit_index:
             unit_index[task] = len(unit_ids)
             unit_ids.append(task)
-    annotators = sorted({a for _, a, _ in cells}, key=_natural)
+    unit_of = np.array([unit_index.get(t, -1) for t in cols.tasks], dtype=np.int64)
+    present = np.unique(row_ann).tolist()
+    annotators = sorted((cols.annotators[a] for a in present), key=_natural)
     ann_index = {a: i for i, a in enumerate(annotators)}
+    col_of = np.full(len(cols.annotators), -1, dtype=np.int64)
+    for a in present:
+        col_of[a] = ann_index[cols.annotators[a]]
 
     def norm(v: tuple[str, ...] | float | str) -> Value:
         if isinstance(v, tuple):
             return frozenset(v) if multiple else v[0]
         return v
 
-    values = [norm(v) for _, _, v in cells]
-    table = _value_table(values, labels, multiple=bool(multiple))
+    used = np.unique(codes).tolist()
+    normed = {c: norm(raw[c]) for c in used}
+    table = _value_table(list(normed.values()), labels, multiple=bool(multiple))
     lookup = {v: i for i, v in enumerate(table)}
-    codes = np.full((len(unit_ids), len(annotators)), -1, dtype=code_dtype(len(table)))
-    for (task, annotator, _), value in zip(cells, values, strict=True):
-        codes[unit_index[task], ann_index[annotator]] = lookup[value]
+    recode = np.full(len(raw) + 1, -1, dtype=np.int64)
+    for c, v in normed.items():
+        recode[c] = lookup[v]
+    out = np.full((len(unit_ids), len(annotators)), -1, dtype=code_dtype(len(table)))
+    out[unit_of[row_task], col_of[row_ann]] = recode[codes]
     if min_annotators > 1:
-        few = np.count_nonzero(codes >= 0, axis=1) < min_annotators
-        codes[few] = -1
+        few = np.count_nonzero(out >= 0, axis=1) < min_annotators
+        out[few] = -1
     arr = np.empty(len(table), dtype=object)
     arr[:] = table
     if table and all(isinstance(v, float) for v in table):
         arr = arr.astype(np.float64)
-    return RatingsMatrix(name, kind, unit_ids, annotators, Coded(codes, arr), bool(multiple))
+    return RatingsMatrix(name, kind, unit_ids, annotators, Coded(out, arr), bool(multiple))
 
 
 def _check_labels(
@@ -435,10 +727,6 @@ def _value_table(values: list[Value], labels: Sequence[str] | None, *, multiple:
 
 def _natural(s: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s))
-
-
-IntArray = np.ndarray[Any, np.dtype[np.int64]]
-FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
 
 @dataclass(frozen=True)
@@ -499,10 +787,14 @@ def region_table(
     naming every offending task.
     """
     kind = dataset.field_kinds()[name]
+    cols = dataset.columns()
+    col = cols.fields.get(name)
+    tasks, who = cols.tasks, cols.annotators
+    regions = col.regions if col is not None and col.regions is not None else []
     sets = [
-        (a.task_id, a.annotator, v)
-        for a in dataset.annotations
-        if name in a.fields and (v := a.fields[name].regions) is not None
+        (tasks[cols.task[r]], who[cols.annotator[r]], rs)
+        for r, rs in zip(col.rows if col is not None else (), regions, strict=True)
+        if rs is not None
     ]
     shape = REGION_SHAPES[kind]
     if shape == "box" and any(s.shape == "polygon" for _, _, s in sets):
@@ -512,7 +804,7 @@ def region_table(
     # Label Studio: every (not skipped) annotation answers the whole labeling config, so one
     # without regions in this field says "nothing here". Prodigy: a line answers its view only.
     answered = (
-        [(a.task_id, a.annotator) for a in dataset.annotations]
+        [(tasks[t], who[a]) for t, a in zip(cols.task, cols.annotator, strict=True)]
         if kind not in ("spans", "image")
         else [(t, a) for t, a, _ in sets]
     )

@@ -126,12 +126,11 @@ def evaluate(
         fields[name] = field_document(
             result, fc, disputed[name], t.disputed_below, t.disputed_tolerance
         )
-    annotators = {a.annotator for a in dataset.annotations}
     doc = build_document(
         source=source_summary(config),
         round_=_round_summary(config),
         stats=dataset.stats,
-        n_annotators=len(annotators),
+        n_annotators=len(dataset.annotator_ids()),
         fields=fields,
         not_evaluated=not_evaluated(dataset, config),
         generated_at=generated_at,

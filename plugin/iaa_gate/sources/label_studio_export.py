@@ -5,6 +5,7 @@ Also turns tasks pulled live from the API into annotations: both share :func:`pa
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -12,17 +13,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..errors import InputError, unreadable
 from ..model import (
     REGION_SHAPES,
     SCALAR_KINDS,
     Annotation,
+    Columns,
     Dataset,
     FieldValue,
     RegionSet,
     SourceStats,
     TaskId,
-    keep_latest,
 )
 from ._jsonstream import JSONStreamError, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
@@ -60,6 +63,19 @@ class LabelStudioExport:
 
     def _parse(self) -> Dataset:
         try:
+            data = self.path.read_bytes()
+            _check_utf8(data)
+            raws = msgspec.json.decode(data, type=list[msgspec.Raw])
+        except (msgspec.DecodeError, msgspec.ValidationError, OSError, UnicodeDecodeError):
+            raws = None  # not a JSON array (or unreadable): the streaming reader says why
+        if raws is not None:
+            return parse_tasks(
+                raws,
+                str(self.path),
+                skip_invalid=self.skip_invalid,
+                include_ground_truth=self.include_ground_truth,
+            )
+        try:
             with open(self.path, encoding="utf-8") as f:
                 return parse_tasks(
                     iter_array(f, key="tasks"),
@@ -83,6 +99,15 @@ class LabelStudioExport:
         except (OSError, UnicodeDecodeError) as exc:
             hint = "export the project again as JSON"
             raise unreadable(str(self.path), exc, encoding_hint=hint) from None
+
+
+def _check_utf8(data: bytes, block: int = 1 << 24) -> None:
+    """Raise UnicodeDecodeError unless ``data`` is UTF-8 (checked in blocks: no whole copy)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for i in range(0, len(data), block):
+        decoder.decode(view[i : i + block])
+    decoder.decode(b"", final=True)
 
 
 MAX_NUMBER = 1e150
@@ -132,22 +157,35 @@ def parse_tasks(
     skip_invalid: bool = False,
     include_ground_truth: bool = True,
 ) -> Dataset:
-    """Annotations of Label Studio ``tasks`` (export or API shape), latest per annotator."""
+    """Annotations of Label Studio ``tasks`` (export or API shape: dicts, or ``msgspec.Raw``
+    elements of an export, read by the typed fast path where it can), latest per annotator."""
+    from ._ls_typed import Unusual, read_task
+
     stats = SourceStats()
-    annotations: list[Annotation] = []
+    cols = Columns()
     task_ids: list[TaskId] = []
     names: dict[str, str] = {}
     problems: list[str] = []
     first_seen: dict[str, int] = {}
     texts: dict[tuple[TaskId, str], str] = {}
     for index, task in enumerate(tasks):
-        if index == 0 and _json_min(task):
-            raise InputError(
-                source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
-            )
         stats.tasks += 1
         try:
-            task_id, anns = _task(task, index, stats, names, texts)
+            if index and type(task) is msgspec.Raw:
+                try:
+                    task_id = read_task(task, cols, stats, names, texts, include_ground_truth)
+                    anns: list[Annotation] = []
+                except Unusual:
+                    task = json.loads(bytes(task))
+                    task_id, anns = _task(task, index, stats, names, texts)
+            else:
+                if type(task) is msgspec.Raw:
+                    task = json.loads(bytes(task))
+                if index == 0 and _json_min(task):
+                    raise InputError(
+                        source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
+                    )
+                task_id, anns = _task(task, index, stats, names, texts)
             if str(task_id) in first_seen:
                 raise TaskError(
                     f"task {task_id}: the id occurs twice (tasks #{first_seen[str(task_id)] + 1} "
@@ -167,7 +205,7 @@ def parse_tasks(
             if ann.ground_truth and not include_ground_truth:
                 stats.ground_truth_excluded += 1
             else:
-                annotations.append(ann)
+                cols.add(ann)
     if problems:
         raise InputError(
             source,
@@ -175,8 +213,10 @@ def parse_tasks(
             hint="fix the export, or pass --skip-invalid (source.skip_invalid: true) to skip "
             "and count malformed tasks",
         )
-    kept, stats.superseded = keep_latest(annotations)
-    return Dataset(source, kept, task_ids, names, stats, texts=texts)
+    kept, stats.superseded = cols.latest()
+    return Dataset.of_columns(
+        source, kept, task_ids, annotator_names=names, stats=stats, texts=texts
+    )
 
 
 def _task(

@@ -26,12 +26,12 @@ from typing import Any
 from ..errors import InputError, unreadable
 from ..model import (
     Annotation,
+    Columns,
     Dataset,
     FieldValue,
     RegionSet,
     SourceStats,
     TaskId,
-    keep_latest,
 )
 
 REJECT = "REJECT"
@@ -107,9 +107,9 @@ class ProdigyJSONL:
                 "--skip-invalid to skip and count malformed lines",
             )
         stats.tasks = len(tasks)
-        kept, stats.superseded = keep_latest(annotations)
-        return Dataset(
-            str(self.path), kept, list(tasks), {}, stats, declared_multiple=styles, texts=texts
+        kept, stats.superseded = Columns.of(annotations).latest()
+        return Dataset.of_columns(
+            str(self.path), kept, list(tasks), stats=stats, declared_multiple=styles, texts=texts
         )
 
 
