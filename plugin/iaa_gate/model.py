@@ -146,7 +146,7 @@ class FieldColumn:
     codes: Any = field(default_factory=lambda: array("q"))
     values: list[tuple[str, ...] | float | str] = field(default_factory=list)
     index: dict[Any, int] = field(default_factory=dict, repr=False)
-    regions: list[RegionSet] | None = None
+    regions: list[RegionSet | None] | None = None
 
     def add(
         self, row: int, value: tuple[str, ...] | float | str, regions: RegionSet | None
@@ -157,9 +157,9 @@ class FieldColumn:
             self.values.append(value)
         self.rows.append(row)
         self.codes.append(code)
-        if regions is not None:
-            if self.regions is None:
-                self.regions = []
+        if regions is not None and self.regions is None:
+            self.regions = [None] * (len(self.rows) - 1)
+        if self.regions is not None:
             self.regions.append(regions)
 
     def row_array(self) -> Any:
@@ -220,6 +220,24 @@ class Columns:
         self.skipped.append(skipped)
         self.annotation_ids.append(annotation_id)
         return len(self.task) - 1
+
+    def mark(self) -> tuple[int, dict[str, int]]:
+        """The current lengths, for :meth:`rollback`."""
+        return len(self.task), {name: len(col.rows) for name, col in self.fields.items()}
+
+    def rollback(self, mark: tuple[int, dict[str, int]]) -> None:
+        """Drop the rows appended since ``mark`` (ids and values seen stay in the tables)."""
+        n, lengths = mark
+        for name in ("task", "annotator", "created", "updated", "ground_truth", "skipped"):
+            del getattr(self, name)[n:]
+        del self.annotation_ids[n:]
+        for name in list(self.fields):
+            col, k = self.fields[name], lengths.get(name, 0)
+            del col.rows[k:], col.codes[k:]
+            if col.regions is not None:
+                del col.regions[k:]
+            if not k:
+                del self.fields[name]
 
     def value(self, row: int, name: str, fv: FieldValue) -> None:
         """Field ``name`` of annotation ``row`` answered ``fv``."""
@@ -790,12 +808,15 @@ def region_table(
     cols = dataset.columns()
     col = cols.fields.get(name)
     tasks, who = cols.tasks, cols.annotators
-    regions = col.regions if col is not None and col.regions is not None else []
-    sets = [
-        (tasks[cols.task[r]], who[cols.annotator[r]], rs)
-        for r, rs in zip(col.rows if col is not None else (), regions, strict=True)
-        if rs is not None
-    ]
+    sets = (
+        []
+        if col is None or col.regions is None
+        else [
+            (tasks[cols.task[r]], who[cols.annotator[r]], rs)
+            for r, rs in zip(col.rows, col.regions, strict=True)
+            if rs is not None
+        ]
+    )
     shape = REGION_SHAPES[kind]
     if shape == "box" and any(s.shape == "polygon" for _, _, s in sets):
         shape = "polygon"  # Prodigy image_manual with some non-rectangle shape

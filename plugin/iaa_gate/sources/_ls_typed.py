@@ -16,7 +16,15 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ..model import REGION_SHAPES, Columns, FieldValue, RegionSet, SourceStats, TaskId
+from ..model import (
+    REGION_SHAPES,
+    Columns,
+    FieldColumn,
+    FieldValue,
+    RegionSet,
+    SourceStats,
+    TaskId,
+)
 
 
 class Unusual(Exception):
@@ -49,6 +57,9 @@ class _Result(msgspec.Struct, gc=False):
     value: _Value | None = None
     original_width: Any = None
     original_height: Any = None
+    from_id: Any = None
+    to_id: Any = None
+    labels: Any = None
 
 
 class _Annotation(msgspec.Struct, gc=False):
@@ -70,12 +81,6 @@ class _Task(msgspec.Struct, gc=False):
 DECODER = msgspec.json.Decoder(_Task)
 SCALARS = frozenset({"choices", "rating", "number", "textarea"})
 MAX_NUMBER = 1e150  # as label_studio_export.MAX_NUMBER
-
-
-def _seconds(t: datetime | None) -> float:
-    if t is None:
-        return math.nan
-    return (t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def _number(v: Any) -> bool:
@@ -114,64 +119,133 @@ def read_task(
     anns = task.annotations
     if (type(task_id) is not int and type(task_id) is not str) or anns is None:
         raise Unusual
+    mark = cols.mark()
     new_names: dict[str, str] = {}
-    rows: list[tuple[str, float, float, bool, Any, bool, dict[str, FieldValue]]] = []
-    cancelled = empty = excluded = 0
-    spans: set[str] = set()
-    for ann in anns:
-        created, updated = _seconds(ann.created_at), _seconds(ann.updated_at)
-        if ann.was_cancelled:
-            cancelled += 1
-            try:
-                who = _who(ann, new_names)
-            except Unusual:
-                continue  # no annotator: the skip supersedes nothing
-            rows.append((who, created, updated, False, ann.id, True, {}))
-            continue
-        who = _who(ann, new_names)
-        fields = _fields(ann.result or [], spans)
-        empty += sum(fv.value == () for fv in fields.values())
-        truth = bool(ann.ground_truth)
-        if truth and not include_ground_truth:
-            excluded += 1
-            continue
-        rows.append((who, created, updated, truth, ann.id, False, fields))
-    found: dict[str, str] = {}
-    if spans:
-        data = msgspec.json.decode(task.data) if len(task.data) else None
-        for name in spans:
-            if (task_id, name) not in texts:
-                text = _text(data if isinstance(data, dict) else {}, anns, name)
-                if text is not None:
-                    found[name] = text
-    # committed only now: nothing above changed the caller's state
+    try:
+        counts, spans = _append(task_id, anns, cols, new_names, include_ground_truth)
+        found: dict[str, str] = {}
+        if spans:
+            data = msgspec.json.decode(task.data) if len(task.data) else None
+            for name in spans:
+                if (task_id, name) not in texts:
+                    text = _text(data if isinstance(data, dict) else {}, anns, name)
+                    if text is not None:
+                        found[name] = text
+    except Unusual:
+        cols.rollback(mark)
+        raise
     for name, text in found.items():
         texts[task_id, name] = text
     names.update(new_names)
     stats.annotations += len(anns)
-    stats.cancelled += cancelled
-    stats.empty += empty
-    stats.ground_truth_excluded += excluded
-    for who, created, updated, truth, aid, skipped, fields in rows:
-        row = cols.row(
-            task_id,
-            who,
-            created,
-            updated,
-            ground_truth=truth,
-            annotation_id=aid,
-            skipped=skipped,
-        )
-        for name, fv in fields.items():
-            cols.value(row, name, fv)
+    stats.cancelled += counts[0]
+    stats.empty += counts[1]
+    stats.ground_truth_excluded += counts[2]
     return task_id
+
+
+def _append(
+    task_id: TaskId,
+    anns: list[_Annotation],
+    cols: Columns,
+    names: dict[str, str],
+    include_ground_truth: bool,
+) -> tuple[tuple[int, int, int], set[str]]:
+    """Append ``anns`` to ``cols``; (cancelled, empty selections, ground truth left out) and
+    the span fields seen."""
+    cancelled = empty = excluded = 0
+    spans: set[str] = set()
+    nan = math.nan
+    columns = cols.fields
+    for ann in anns:
+        c, u = ann.created_at, ann.updated_at
+        if c is not None:
+            created = (c if c.tzinfo is not None else c.replace(tzinfo=timezone.utc)).timestamp()
+        else:
+            created = nan
+        if u is not None:
+            updated = (u if u.tzinfo is not None else u.replace(tzinfo=timezone.utc)).timestamp()
+        else:
+            updated = nan
+        if ann.was_cancelled:
+            cancelled += 1
+            try:
+                who = _who(ann, names)
+            except Unusual:
+                continue  # no annotator: the skip supersedes nothing
+            cols.row(task_id, who, created, updated, annotation_id=ann.id, skipped=True)
+            continue
+        who = _who(ann, names)
+        truth = bool(ann.ground_truth)
+        result = ann.result or []
+        if any(r.type not in SCALARS for r in result):
+            fields = _fields(result, spans)
+            empty += sum(fv.value == () for fv in fields.values())
+            if truth and not include_ground_truth:
+                excluded += 1
+                continue
+            row = cols.row(task_id, who, created, updated, ground_truth=truth, annotation_id=ann.id)
+            for name, fv in fields.items():
+                cols.value(row, name, fv)
+            continue
+        if len(result) > 1 and len({r.from_name for r in result}) < len(result):
+            raise Unusual  # one field answered twice: the general parser keeps the last
+        values = [_scalar(r) for r in result]
+        empty += values.count(())
+        if truth and not include_ground_truth:
+            excluded += 1
+            continue
+        row = cols.row(task_id, who, created, updated, ground_truth=truth, annotation_id=ann.id)
+        for r, v in zip(result, values, strict=True):
+            if v is None:
+                continue
+            col = columns.get(r.from_name)
+            if col is None:
+                col = columns[r.from_name] = FieldColumn(r.type)
+            col.add(row, v, None)
+    return (cancelled, empty, excluded), spans
+
+
+def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | float | str | None:
+    """A choices, textarea, rating or number result's value (None: no rating given).
+    ``attribute``: of a region, whose geometry it repeats."""
+    value, kind = item.value, item.type
+    if value is None or type(item.from_name) is not str:
+        raise Unusual
+    if not attribute and (
+        value.start is not UNSET
+        or value.end is not UNSET
+        or value.x is not UNSET
+        or value.y is not UNSET
+        or value.points is not UNSET
+        or value.globalOffsets is not UNSET
+    ):
+        raise Unusual
+    if kind == "choices":
+        v = value.choices
+        if v is None:
+            raise Unusual
+        return (v,) if type(v) is str else tuple(v)
+    if kind == "textarea":
+        t = value.text
+        if t is None:
+            raise Unusual
+        return t if type(t) is str else "\n".join(t)
+    n = value.rating if kind == "rating" else value.number
+    if n is not None and not abs(n) <= MAX_NUMBER:
+        raise Unusual
+    return None if n is None else float(n)
 
 
 def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
     regions: dict[str, tuple[str, RegionSet]] = {}
     scalars: list[_Result] = []
+    relations: list[_Result] = []
     for item in result:
         kind, name, value = item.type, item.from_name, item.value
+        if kind == "relation":
+            relations.append(item)
+            continue
         if type(name) is not str or value is None:
             raise Unusual
         if kind in SCALARS:
@@ -222,34 +296,34 @@ def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
             rs.labels.append(label)
             rs.coords += geometry
     fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
-    ids = {rid for _, rs in regions.values() for rid in rs.ids}
-    for item in scalars:
-        kind, name, value = item.type, item.from_name, item.value
-        assert value is not None
-        if name in regions or (ids and str(item.id) in ids):
-            raise Unusual  # per-region attributes and name clashes: the general parser
-        if any(
-            v is not UNSET
-            for v in (value.start, value.end, value.x, value.y, value.points, value.globalOffsets)
-        ):
+    owner = {rid: rs for _, rs in regions.values() for rid in rs.ids}
+    for item in relations:
+        ends, labels = (item.from_id, item.to_id), item.labels or []
+        if not all(type(e) is str and e in owner for e in ends):
             raise Unusual
-        if kind == "choices":
-            v = value.choices
-            if v is None:
-                raise Unusual
-            fields[name] = FieldValue(kind, (v,) if type(v) is str else tuple(v))
-        elif kind == "textarea":
-            t = value.text
-            if t is None:
-                raise Unusual
-            fields[name] = FieldValue(kind, t if type(t) is str else "\n".join(t))
+        if type(labels) is not list or not all(type(x) is str for x in labels):
+            raise Unusual
+        rs = owner[ends[0]]
+        if rs is not owner[ends[1]]:
+            rs.dropped_relations += 1  # between two fields: not evaluated
         else:
-            n = value.rating if kind == "rating" else value.number
-            if n is None:
-                continue
-            if not abs(n) <= MAX_NUMBER:
-                raise Unusual
-            fields[name] = FieldValue(kind, float(n))
+            rs.relations.append((ends[0], ends[1], "|".join(sorted(labels))))
+    for item in scalars:
+        name, rid = item.from_name, item.id
+        if name in regions:
+            raise Unusual  # a name clash: the general parser
+        if type(rid) is str and rid in owner:  # a per-region attribute of region ``rid``
+            rs = owner[rid]
+            v = _scalar(item, attribute=True)
+            if v is not None:
+                values = rs.attributes.setdefault(name, (item.type, []))[1]
+                values += [(i, v) for i, r in enumerate(rs.ids) if r == rid]
+            continue
+        if name in fields or str(rid) in owner:
+            raise Unusual
+        v = _scalar(item)
+        if v is not None:
+            fields[name] = FieldValue(item.type, v)
     return fields
 
 

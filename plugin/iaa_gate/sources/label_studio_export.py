@@ -170,6 +170,7 @@ def parse_tasks(
     texts: dict[tuple[TaskId, str], str] = {}
     for index, task in enumerate(tasks):
         stats.tasks += 1
+        mark = cols.mark()
         try:
             if index and type(task) is msgspec.Raw:
                 try:
@@ -193,6 +194,7 @@ def parse_tasks(
                 )
             first_seen[str(task_id)] = index
         except TaskError as exc:
+            cols.rollback(mark)  # a twice-seen id: the fast path had added its annotations
             if not skip_invalid:
                 problems.append(str(exc))
                 if len(problems) >= 50:

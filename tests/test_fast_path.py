@@ -1,0 +1,158 @@
+"""The typed fast path of Label Studio exports reads every task exactly as the general parser
+does: same annotations, task ids, names, texts, counts and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from iaa_gate.errors import InputError
+from iaa_gate.model import Dataset
+from iaa_gate.sources import label_studio_export as lse
+from iaa_gate.sources.label_studio_export import LabelStudioExport, parse_tasks
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPORTS = sorted(
+    p
+    for p in [*ROOT.glob("examples/**/*.json"), *ROOT.glob("tests/corpus/*/*.json")]
+    if p.name.startswith("export")
+)
+
+
+def _read(tasks: Any, *, fast: bool, **kw: Any) -> Dataset | str:
+    """The dataset of ``tasks`` by the fast path (msgspec elements) or the general one (dicts);
+    the error message when it is refused."""
+    items = msgspec.json.decode(json.dumps(tasks).encode(), type=list[msgspec.Raw])
+    try:
+        return parse_tasks(items if fast else tasks, "export.json", **kw)
+    except InputError as exc:
+        return str(exc)
+
+
+def _same(a: Dataset | str, b: Dataset | str) -> None:
+    if isinstance(a, str) or isinstance(b, str):
+        assert a == b
+        return
+    assert list(a.annotations) == list(b.annotations)
+    assert a.task_ids == b.task_ids
+    assert a.annotator_names == b.annotator_names
+    assert a.stats == b.stats
+    assert a.texts == b.texts
+    assert a.field_kinds() == b.field_kinds()
+
+
+@pytest.mark.parametrize("path", EXPORTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_bundled_export_reads_the_same(path: Path) -> None:
+    tasks = json.loads(path.read_text(encoding="utf-8"))
+    for kw in ({}, {"skip_invalid": True}, {"include_ground_truth": False}):
+        _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+
+
+def test_common_shapes_never_take_the_general_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Choices, spans and boxes are read by the fast path (the first task is always read by the
+    general parser, which recognises JSON-MIN exports)."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    for name in ("label-studio", "label-studio-ner", "label-studio-boxes"):
+        calls.clear()
+        ds = LabelStudioExport(ROOT / "examples" / name / "export.json").load()
+        assert calls == [0] and ds.stats.tasks > 10
+
+
+def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, Any]:
+    return {"id": rid, "from_name": name, "to_name": "text", "type": kind, "value": value}
+
+
+VALUES = st.sampled_from(["A", "B", "C"])
+STAMPS = st.sampled_from(
+    [None, "", "2026-10-01T10:00:00Z", "2026-10-01T10:00:00.5+02:00", "2026-10-01T08:00:00.5", 7]
+)
+RESULTS = st.one_of(
+    st.builds(
+        lambda v: _result("choices", "c", "r1", {"choices": v}), st.lists(VALUES, max_size=2)
+    ),
+    st.builds(lambda v: _result("choices", "c", "r1", {"choices": v}), VALUES),
+    st.builds(
+        lambda v: _result("rating", "r", "r2", {"rating": v}),
+        st.one_of(st.integers(0, 5), st.none(), st.just(True), st.just(1e300), st.just("3")),
+    ),
+    st.builds(lambda v: _result("textarea", "t", "r3", {"text": v}), st.lists(VALUES, max_size=2)),
+    st.builds(
+        lambda s, n, lab: _result(
+            "labels", "ner", f"s{s}", {"start": s, "end": s + n, "labels": lab}
+        ),
+        st.integers(-1, 6),
+        st.integers(0, 3),
+        st.one_of(st.lists(VALUES, max_size=2), VALUES, st.none()),
+    ),
+    st.builds(
+        lambda x, rot, w: (
+            _result(
+                "rectanglelabels",
+                "box",
+                f"b{x}",
+                {
+                    "x": x,
+                    "y": 1,
+                    "width": 2,
+                    "height": 3,
+                    "rotation": rot,
+                    "rectanglelabels": ["A"],
+                },
+            )
+            | ({"original_width": w, "original_height": 100} if w else {})
+        ),
+        st.integers(0, 3),
+        st.sampled_from([0, 10.5, None]),
+        st.sampled_from([0, 200]),
+    ),
+    st.builds(lambda: {"type": "relation", "from_id": "s1", "to_id": "s2", "direction": "right"}),
+    st.builds(lambda: _result("choices", "s1", "s1", {"choices": ["A"]})),  # attribute of span s1
+    st.builds(lambda: _result("choices", "c", "r1", {"choices": ["A"], "start": None})),
+    st.builds(lambda: _result("taxonomy", "tx", "r5", {"taxonomy": [["A", "B"]]})),
+    st.builds(lambda: _result("Choices", "c", "r1", {"choices": ["B"]})),
+)
+ANNOTATIONS = st.fixed_dictionaries(
+    {
+        "id": st.integers(1, 4),
+        "completed_by": st.one_of(
+            st.integers(1, 3),
+            st.sampled_from(["x", True, None, {"id": 2, "email": "b@x.org"}, {"email": "z"}]),
+        ),
+        "result": st.one_of(st.lists(RESULTS, max_size=3), st.none(), st.just("x")),
+        "created_at": STAMPS,
+    },
+    optional={
+        "updated_at": STAMPS,
+        "was_cancelled": st.booleans(),
+        "ground_truth": st.one_of(st.booleans(), st.none()),
+    },
+)
+TASKS = st.lists(
+    st.fixed_dictionaries(
+        {"id": st.one_of(st.integers(1, 6), st.sampled_from(["7", True]))},
+        optional={
+            "annotations": st.one_of(st.lists(ANNOTATIONS, max_size=4), st.none()),
+            "completions": st.lists(ANNOTATIONS, max_size=2),
+            "data": st.sampled_from([{"text": "abcdefghij"}, {"other": "x"}, "s", None]),
+        },
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tasks=TASKS, skip=st.booleans(), truth=st.booleans())
+def test_fast_path_agrees_with_the_general_parser(
+    tasks: list[dict[str, Any]], skip: bool, truth: bool
+) -> None:
+    kw = {"skip_invalid": skip, "include_ground_truth": truth}
+    _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
