@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from iaa_gate.errors import InputError
 from iaa_gate.model import Dataset
+from iaa_gate.sources import _prodigy_typed
 from iaa_gate.sources import label_studio_export as lse
 from iaa_gate.sources.label_studio_export import LabelStudioExport, parse_tasks
+from iaa_gate.sources.prodigy import ProdigyJSONL
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTS = sorted(
@@ -156,3 +158,64 @@ def test_fast_path_agrees_with_the_general_parser(
 ) -> None:
     kw = {"skip_invalid": skip, "include_ground_truth": truth}
     _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+
+
+def _prodigy(path: Path, *, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Dataset | str:
+    with monkeypatch.context() as m:
+        if not fast:
+
+            def general(*a: Any) -> Any:
+                raise _prodigy_typed.Unusual
+
+            m.setattr(_prodigy_typed, "read_line", general)
+        try:
+            return ProdigyJSONL(path, skip_invalid=True).load()
+        except InputError as exc:
+            return str(exc)
+
+
+EXAMPLES = st.fixed_dictionaries(
+    {
+        "_input_hash": st.one_of(st.integers(1, 3), st.sampled_from(["h", None, True])),
+        "answer": st.sampled_from(["accept", "reject", "ignore", "maybe"]),
+    },
+    optional={
+        "_task_hash": st.one_of(st.integers(-3, 3), st.just("t")),
+        "_view_id": st.sampled_from(
+            ["choice", "classification", "ner", "ner_manual", "blocks", None, ""]
+        ),
+        "_annotator_id": st.sampled_from(["a", "b", "", None, 3]),
+        "_session_id": st.sampled_from(["s", "a"]),
+        "_timestamp": st.one_of(
+            st.integers(0, 2_000_000_000), st.floats(0, 2e9), st.just(True), st.just(1e20)
+        ),
+        "label": st.sampled_from(["POS", 3]),
+        "accept": st.one_of(st.lists(st.sampled_from(["A", "B", 1, True]), max_size=2), st.none()),
+        "options": st.one_of(
+            st.just([{"id": "A"}, {"id": "B"}, {"id": 1}]), st.none(), st.just(["A"])
+        ),
+        "config": st.one_of(st.sampled_from([{"choice_style": "multiple"}, {}, "x", None])),
+        "spans": st.just([{"start": 0, "end": 2, "label": "A"}]),
+        "text": st.just("abcdef"),
+    },
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.one_of(EXAMPLES, st.just("[1]"), st.just("{bad")), min_size=1, max_size=6))
+def test_prodigy_fast_path_agrees_with_the_general_parser(
+    lines: list[Any], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("p") / "db.jsonl"
+    text = [x if isinstance(x, str) else json.dumps(x) for x in lines]
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        _same(_prodigy(path, fast=True, monkeypatch=mp), _prodigy(path, fast=False, monkeypatch=mp))
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("examples/prodigy/*.jsonl")), ids=str)
+def test_bundled_prodigy_files_read_the_same(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same(
+        _prodigy(path, fast=True, monkeypatch=monkeypatch),
+        _prodigy(path, fast=False, monkeypatch=monkeypatch),
+    )

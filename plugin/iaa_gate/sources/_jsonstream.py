@@ -3,6 +3,7 @@ never held whole in memory."""
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 from typing import IO, Any
@@ -106,3 +107,12 @@ def line_of(path: str, position: int) -> int:
             line += chunk.count("\n")
             seen += len(chunk)
     return line
+
+
+def check_utf8(data: bytes, block: int = 1 << 24) -> None:
+    """Raise UnicodeDecodeError unless ``data`` is UTF-8 (checked in blocks: no whole copy)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for i in range(0, len(data), block):
+        decoder.decode(view[i : i + block])
+    decoder.decode(b"", final=True)

@@ -5,7 +5,6 @@ Also turns tasks pulled live from the API into annotations: both share :func:`pa
 
 from __future__ import annotations
 
-import codecs
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from ..model import (
     SourceStats,
     TaskId,
 )
-from ._jsonstream import JSONStreamError, iter_array, line_of
+from ._jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
 
 
@@ -64,7 +63,7 @@ class LabelStudioExport:
     def _parse(self) -> Dataset:
         try:
             data = self.path.read_bytes()
-            _check_utf8(data)
+            check_utf8(data)
             raws = msgspec.json.decode(data, type=list[msgspec.Raw])
         except (msgspec.DecodeError, msgspec.ValidationError, OSError, UnicodeDecodeError):
             raws = None  # not a JSON array (or unreadable): the streaming reader says why
@@ -99,15 +98,6 @@ class LabelStudioExport:
         except (OSError, UnicodeDecodeError) as exc:
             hint = "export the project again as JSON"
             raise unreadable(str(self.path), exc, encoding_hint=hint) from None
-
-
-def _check_utf8(data: bytes, block: int = 1 << 24) -> None:
-    """Raise UnicodeDecodeError unless ``data`` is UTF-8 (checked in blocks: no whole copy)."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    for i in range(0, len(data), block):
-        decoder.decode(view[i : i + block])
-    decoder.decode(b"", final=True)
 
 
 MAX_NUMBER = 1e150

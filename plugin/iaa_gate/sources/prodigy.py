@@ -33,6 +33,7 @@ from ..model import (
     SourceStats,
     TaskId,
 )
+from ._jsonstream import check_utf8
 
 REJECT = "REJECT"
 
@@ -64,38 +65,48 @@ class ProdigyJSONL:
     skip_invalid: bool = False
 
     def load(self) -> Dataset:
+        from ._prodigy_typed import Unusual, read_line
+
         stats = SourceStats()
         styles: dict[str, bool] = {}
-        annotations: list[Annotation] = []
+        cols = Columns()
         tasks: dict[TaskId, None] = {}
         texts: dict[tuple[TaskId, str], str] = {}
         problems: list[str] = []
+        regions = SPAN_VIEWS | IMAGE_VIEWS
         try:
-            with open(self.path, encoding="utf-8") as f:
-                for lineno, line in enumerate(f, 1):
-                    if not line.strip():
-                        continue
-                    if not annotations and not problems and line.lstrip().startswith("["):
-                        raise InputError(
-                            str(self.path),
-                            [f"line {lineno}: this is a JSON list, not JSON Lines"],
-                            hint="for a Label Studio export use `type: label-studio-export`; "
-                            "for Prodigy run `prodigy db-out DATASET > file.jsonl`",
-                        )
-                    try:
-                        ann = _example(line, stats, styles, texts)
-                    except ValueError as exc:
-                        msg = f"line {lineno}: {exc}"
-                        if not self.skip_invalid:
-                            problems.append(msg)
-                            if len(problems) >= 50:
-                                break
-                        else:
-                            stats.skip_invalid(msg, "invalid_line")
-                        continue
-                    if ann is not None:
-                        tasks.setdefault(ann.task_id)
-                        annotations.append(ann)
+            data = self.path.read_bytes()
+            check_utf8(data)
+            for lineno, raw in enumerate(data.splitlines(), 1):
+                try:
+                    unit = read_line(raw, cols, stats, styles, BINARY_VIEWS, regions)
+                    tasks.setdefault(unit)
+                    continue
+                except Unusual:
+                    line = raw.decode("utf-8")
+                if not line.strip():
+                    continue
+                if not len(cols) and not problems and line.lstrip().startswith("["):
+                    raise InputError(
+                        str(self.path),
+                        [f"line {lineno}: this is a JSON list, not JSON Lines"],
+                        hint="for a Label Studio export use `type: label-studio-export`; "
+                        "for Prodigy run `prodigy db-out DATASET > file.jsonl`",
+                    )
+                try:
+                    ann = _example(line, stats, styles, texts)
+                except ValueError as exc:
+                    msg = f"line {lineno}: {exc}"
+                    if not self.skip_invalid:
+                        problems.append(msg)
+                        if len(problems) >= 50:
+                            break
+                    else:
+                        stats.skip_invalid(msg, "invalid_line")
+                    continue
+                if ann is not None:
+                    tasks.setdefault(ann.task_id)
+                    cols.add(ann)
         except (OSError, UnicodeDecodeError) as exc:
             hint = "write the file again with `prodigy db-out`, which writes UTF-8"
             raise unreadable(str(self.path), exc, encoding_hint=hint) from None
@@ -107,7 +118,7 @@ class ProdigyJSONL:
                 "--skip-invalid to skip and count malformed lines",
             )
         stats.tasks = len(tasks)
-        kept, stats.superseded = Columns.of(annotations).latest()
+        kept, stats.superseded = cols.latest()
         return Dataset.of_columns(
             str(self.path), kept, list(tasks), stats=stats, declared_multiple=styles, texts=texts
         )

@@ -1,0 +1,125 @@
+"""The fast path of a Prodigy ``db-out`` line: decoded by msgspec into a typed struct that holds
+only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
+
+It covers choice views (with or without options) and binary views. Anything else, and anything
+malformed, raises :class:`Unusual`: the caller then reads that line with the general parser,
+which gives the same answer or the precise error (the two are tested to agree).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType, field
+
+from ..model import Columns, FieldColumn, SourceStats, TaskId
+
+
+class Unusual(Exception):
+    """Not a line the fast path reads: read it with the general parser."""
+
+
+class _Option(msgspec.Struct, gc=False):
+    id: Any = None
+
+
+class _Config(msgspec.Struct, gc=False):
+    choice_style: Any = None
+
+
+class _Example(msgspec.Struct, gc=False):
+    input_hash: Any = field(name="_input_hash", default=None)
+    task_hash: Any = field(name="_task_hash", default=None)
+    view_id: Any = field(name="_view_id", default=UNSET)
+    annotator_id: Any = field(name="_annotator_id", default=None)
+    session_id: Any = field(name="_session_id", default=None)
+    timestamp: Any = field(name="_timestamp", default=None)
+    answer: Any = None
+    label: Any = None
+    accept: Any = UNSET
+    options: list[_Option] | UnsetType | None = UNSET
+    config: _Config | None = None
+
+
+DECODER = msgspec.json.Decoder(_Example)
+REJECT = "REJECT"  # as prodigy.REJECT
+
+
+def read_line(
+    line: bytes,
+    cols: Columns,
+    stats: SourceStats,
+    styles: dict[str, bool],
+    binary_views: frozenset[str],
+    region_views: frozenset[str],
+) -> TaskId:
+    """Append the answer on ``line`` to ``cols``; returns its unit. Raises :class:`Unusual`
+    (having changed nothing) when the general parser must read it."""
+    try:
+        ex = DECODER.decode(line)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        raise Unusual from None
+    h = ex.input_hash
+    annotator = ex.annotator_id or ex.session_id
+    answer = ex.answer
+    ts = ex.timestamp
+    if (
+        (type(h) is not int and type(h) is not str)
+        or type(annotator) is not str
+        or (answer != "accept" and answer != "reject" and answer != "ignore")
+    ):
+        raise Unusual
+    view = ex.view_id
+    if view is UNSET:
+        view = "classification"
+    elif type(view) is not str or not view or view in region_views:
+        raise Unusual  # null or empty views, spans and images: the general parser
+    if ts is None:
+        when = float("nan")
+    elif type(ts) is int and abs(ts) < 1 << 40:
+        when = float(ts)
+    elif type(ts) is float and abs(ts) < 1 << 40:
+        when = datetime.fromtimestamp(ts, tz=timezone.utc).timestamp()
+    else:
+        raise Unusual
+    label, task_hash = ex.label, ex.task_hash
+    if view == "classification" and type(label) is str:
+        unit: TaskId = f"{h}:{label}"
+    elif view in binary_views and (type(task_hash) is int or type(task_hash) is str):
+        unit = f"{h}:{task_hash}"
+    else:
+        unit = h if type(h) is int else str(h)
+    options = ex.options
+    if answer == "ignore":
+        chosen = None
+    elif options is not UNSET or view == "choice":
+        accept = [] if ex.accept is UNSET else ex.accept
+        if type(accept) is not list or not all(type(a) is str or type(a) is int for a in accept):
+            raise Unusual
+        chosen = tuple(str(a) for a in accept) if answer == "accept" else (REJECT,)
+        if type(options) is list and answer == "accept":
+            ids = {str(o.id) for o in options}
+            if any(a not in ids for a in chosen):
+                raise Unusual
+    elif view in binary_views:
+        chosen = (answer,)
+    else:
+        raise Unusual  # span, image and other manual views: the general parser
+    stats.annotations += 1
+    if chosen is None:
+        stats.ignored += 1
+        cols.row(unit, annotator, when, when, annotation_id=task_hash, skipped=True)
+        return unit
+    if options is not UNSET or view == "choice":
+        style = ex.config.choice_style if ex.config is not None else None
+        if style == "single" or style == "multiple":
+            styles[view] = styles.get(view, False) or style == "multiple"
+        stats.empty += not chosen
+    row = cols.row(unit, annotator, when, when, annotation_id=task_hash)
+    col = cols.fields.get(view)
+    if col is None:
+        col = cols.fields[view] = FieldColumn("choices")
+    col.add(row, chosen, None)
+    return unit
