@@ -32,7 +32,7 @@ from .analysis import (
 from .coefficients import Estimate, compute, interpreted
 from .config import Config, FieldConfig
 from .metrics import Coded, Undefined
-from .metrics._base import code_dtype
+from .metrics._base import code_dtype, sort_order
 from .model import REGION_SHAPES, Dataset, RatingsMatrix, RegionTable, TaskId, region_table
 
 EXCERPT = 300
@@ -232,7 +232,7 @@ def _merged(reg: metrics.Regions) -> metrics.Regions:
     if reg.n == 0:
         return reg
     start, end = reg.geometry[:, 0], reg.geometry[:, 1]
-    order = np.lexsort((start, reg.label, reg.annotator, reg.unit))
+    order = sort_order(reg.unit, reg.annotator, reg.label, start)
     key = np.stack([reg.unit, reg.annotator, reg.label])[:, order]
     group = np.r_[True, (np.diff(key, axis=1) != 0).any(axis=0)]
     big = float(end.max()) + 1.0
@@ -389,7 +389,7 @@ def _details(
 ) -> dict[int, dict[str, Any]]:
     """Per disputed unit: text excerpt, each rater's regions, each disagreement and its kind."""
     reg, t = m.regions, m.table
-    dis = metrics.disagreements(m.matching)
+    dis = metrics.disagreements(m.matching, units)
     order = np.argsort(reg.unit, kind="stable")
     starts = np.searchsorted(reg.unit[order], units)
     ends = np.searchsorted(reg.unit[order], units, side="right")

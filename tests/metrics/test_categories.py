@@ -174,3 +174,16 @@ def test_pairwise_agreement_matches_sklearn_accuracy_per_pair() -> None:
             assert pw.shared[a, b] == both.sum()
             assert pw.agreement[a, b] == pytest.approx(accuracy_score(x[both, a], x[both, b]))
     assert np.isnan(pw.agreement[:, 4]).all() and (pw.shared[:, 4] == 0).all()
+
+
+def test_sort_order_is_lexsort_order() -> None:
+    """The packed sort the region metrics use orders like ``np.lexsort`` (ties by position),
+    with fractions and huge ranges falling back to it."""
+    from iaa_gate.metrics._base import sort_order
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 50, 3000):
+        keys = [rng.integers(-3, 4, n), rng.integers(0, 3, n).astype(float), rng.integers(0, 5, n)]
+        assert np.array_equal(sort_order(*keys), np.lexsort(keys[::-1]))
+        for odd in (rng.random(n), rng.integers(0, 2**40, n)):
+            assert np.array_equal(sort_order(*keys, odd), np.lexsort([odd, *keys[::-1]]))

@@ -399,3 +399,41 @@ def test_matching_is_optimal_against_per_pair_assignment() -> None:
                         mine = got.get((u, a, b), [])
                         assert len(mine) == want.size
                         assert sum(mine) == pytest.approx(want.sum(), abs=1e-9)
+
+
+def _random_spans(seed: int, units: int = 40) -> Regions:
+    """Heavily overlapping spans of 3 labels by 3 annotators, some repeated exactly."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for u in range(units):
+        for a in range(3):
+            for _ in range(rng.integers(0, 7)):
+                s = int(rng.integers(0, 30))
+                rows.append((u, a, int(rng.integers(0, 3)), s, s + int(rng.integers(1, 12))))
+    rows += rows[::9]
+    return spans(rows, np.ones((units, 3), bool))
+
+
+def test_matchings_from_shared_overlaps_equal_fresh_ones() -> None:
+    """Matching the same regions several ways from one set of overlapping pairs (what a region
+    field's exact and label-free matchings do) gives each matching as computed on its own."""
+    r = _random_spans(11)
+    base = match_regions(r)
+    for how in ({"mode": "exact"}, {"labels": False}, {"iou": 0.3, "labels": False}):
+        shared = match_regions(r, overlapping=base.overlaps, **how)
+        fresh = match_regions(r, **how)
+        for name in ("first", "second", "similarity"):
+            assert np.array_equal(getattr(shared, name), getattr(fresh, name))
+
+
+def test_disagreements_of_some_units_equal_their_rows_of_all() -> None:
+    r = _random_spans(12)
+    for labels in (True, False):
+        m = match_regions(r, labels=labels)
+        every = disagreements(m)
+        units = np.array([0, 3, 4, 17, 39])
+        some = disagreements(m, units)
+        rows = np.isin(every.unit, units)
+        assert rows.sum() > 10
+        for name in ("unit", "region", "other", "kind", "counterpart"):
+            assert np.array_equal(getattr(every, name)[rows], getattr(some, name))

@@ -226,3 +226,24 @@ def _encode_objects(arr: npt.NDArray[Any]) -> Coded:
     values[:] = [table[i] for i in order]
     ranked = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1).astype(code_dtype(len(table)))
     return Coded(ranked, _tidy(values))
+
+
+def sort_order(*keys: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+    """Indices ``(n,)`` that sort by ``keys`` ``(n,)`` each, the first key major; ties keep their
+    storage order (``np.lexsort(keys[::-1])``).
+
+    Whole-number keys are packed with the index into one int64 and sorted by value (several
+    times faster than ``lexsort``); keys with fractions, or whose ranges do not fit, go to
+    ``lexsort``.
+    """
+    n = int(keys[0].shape[0])
+    packed: npt.NDArray[np.int64] = np.zeros(n, dtype=np.int64)
+    room = float(max(n, 1))
+    for key in keys:
+        lo, hi = (float(key.min()), float(key.max())) if n else (0.0, 0.0)
+        room *= hi - lo + 1
+        whole = key.dtype.kind in "iub" or bool(np.array_equal(key, np.floor(key)))
+        if room >= 2.0**62 or not whole:
+            return np.asarray(np.lexsort(keys[::-1]), dtype=np.int64)
+        packed = packed * int(hi - lo + 1) + (key - lo).astype(np.int64)
+    return np.sort(packed * max(n, 1) + np.arange(n, dtype=np.int64)) % max(n, 1)

@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ._base import FloatArray, Undefined
+from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
     BoolArray,
     Int64Array,
@@ -252,7 +252,7 @@ def match_regions(
     i, j, sim = ov.first[ok], ov.second[ok], ov.similarity[ok]
     swap = regions.label[i] != regions.label[j]
     pick = _assign(regions, i, j, sim, swap)
-    order = np.lexsort((i[pick], regions.unit[i[pick]]))
+    order = sort_order(regions.unit[i[pick]], i[pick])
     pick = pick[order]
     return RegionMatching(regions, i[pick], j[pick], sim[pick], ov, mode, iou, labels, tolerance)
 
@@ -317,23 +317,44 @@ def _assign(
     graph = coo_matrix((np.ones(hard.size), (li, n_left + ri)), shape=(nodes, nodes))
     _, comp = connected_components(graph, directed=False)
     rank = _ranks_of(regions, i[hard], j[hard])
-    cost = 1.0 - sim + 1e-9 * swap  # label-free: prefer the same label on a tie
+    cost = (1.0 - sim + 1e-9 * swap)[hard]  # label-free: prefer the same label on a tie
     edge_comp = comp[li]
-    order = np.argsort(edge_comp, kind="stable")
-    bounds = np.flatnonzero(np.diff(edge_comp[order])) + 1
+    row = _dense_within(edge_comp, rank[i[hard]])  # rows, columns: in canonical order
+    col = _dense_within(edge_comp, rank[j[hard]])
+    n_comp = int(edge_comp.max()) + 1
+    rows = np.zeros(n_comp, dtype=np.int64)
+    cols = np.zeros(n_comp, dtype=np.int64)
+    np.maximum.at(rows, edge_comp, row + 1)
+    np.maximum.at(cols, edge_comp, col + 1)
     chosen = [np.flatnonzero(trivial)]
-    for edges in np.split(hard[order], bounds):
-        rows, r_at = np.unique(rank[i[edges]], return_inverse=True)
-        cols, c_at = np.unique(rank[j[edges]], return_inverse=True)
-        big = 2.0 * (min(rows.size, cols.size) + 1)  # any extra pair outweighs all IoU sums
-        matrix = np.full((rows.size, cols.size), big)
-        at = np.full((rows.size, cols.size), -1, dtype=np.int64)
-        matrix[r_at, c_at] = cost[edges]
-        at[r_at, c_at] = edges
-        r, c = linear_sum_assignment(matrix)
-        got = at[r, c]
-        chosen.append(got[got >= 0])
+    shape = rows * (int(cols.max()) + 1) + cols
+    for s in np.unique(shape).tolist():  # components of one shape: one stack of matrices
+        of = np.flatnonzero(shape == s)
+        n_r, n_c = int(rows[of[0]]), int(cols[of[0]])
+        slot = np.full(n_comp, -1, dtype=np.int64)
+        slot[of] = np.arange(of.size)
+        e = np.flatnonzero(slot[edge_comp] >= 0)
+        big = 2.0 * (min(n_r, n_c) + 1)  # any extra pair outweighs all IoU sums
+        matrix = np.full((of.size, n_r, n_c), big)
+        at = np.full((of.size, n_r, n_c), -1, dtype=np.int64)
+        matrix[slot[edge_comp[e]], row[e], col[e]] = cost[e]
+        at[slot[edge_comp[e]], row[e], col[e]] = hard[e]
+        for k in range(of.size):
+            r, c = linear_sum_assignment(matrix[k])
+            got = at[k, r, c]
+            chosen.append(got[got >= 0])
     return np.sort(np.concatenate(chosen))
+
+
+def _dense_within(group: Int64Array, key: Int64Array) -> Int64Array:
+    """``(e,)``: each key's rank among the distinct keys of its group (0, 1, …)."""
+    order = sort_order(group, key)
+    g, k = group[order], key[order]
+    start = np.r_[True, np.diff(g) != 0]
+    dense = np.cumsum(start | np.r_[True, np.diff(k) != 0]) - 1
+    out = np.empty_like(dense)
+    out[order] = dense - np.maximum.accumulate(np.where(start, dense, 0))
+    return out
 
 
 @dataclass(frozen=True)
@@ -517,9 +538,9 @@ def region_clusters(matching: RegionMatching) -> Clusters:
     else:
         comp = np.arange(n)
     size = int(comp.max()) + 1 if n else 0
-    unit = np.zeros(size, dtype=np.int64)
+    unit: Int64Array = np.zeros(size, dtype=np.int64)
     unit[comp] = reg.unit
-    order = np.lexsort((np.arange(size), unit))  # by unit, then storage order
+    order = sort_order(unit)  # by unit, then storage order
     renumber = np.empty(size, dtype=np.int64)
     renumber[order] = np.arange(size)
     new = renumber[comp]
@@ -733,11 +754,15 @@ class Disagreements:
     counterpart: Int64Array
 
 
-def disagreements(matching: RegionMatching) -> Disagreements:
+def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) -> Disagreements:
     """The disputed regions of a matching and why (see :class:`Disagreements`).
 
     With a label-free matching, matched pairs with two labels are listed as label swaps too.
+    ``units``: only these units' rows (each unit's rows depend on that unit alone; the cost
+    follows their regions, not the field's).
     """
+    if units is not None:
+        return _within_units(matching, _ints(units))
     reg = matching.regions
     n_ann = reg.annotators
     pairs = RatedPairs.of(reg.rated)
@@ -791,7 +816,7 @@ def disagreements(matching: RegionMatching) -> Disagreements:
     other = np.concatenate([other, ann[s[swapped]], ann[f[swapped]]])
     kind = np.concatenate([kind, np.full(2 * swapped.size, 2)])
     counterpart = np.concatenate([counterpart, s[swapped], f[swapped]])
-    order = np.lexsort((other, item, reg.unit[item]))
+    order = sort_order(reg.unit[item], item, other)
     return Disagreements(
         reg.unit[item][order],
         item[order],
@@ -799,6 +824,42 @@ def disagreements(matching: RegionMatching) -> Disagreements:
         kind[order].astype(np.int64),
         counterpart[order],
     )
+
+
+def _within_units(matching: RegionMatching, units: Int64Array) -> Disagreements:
+    """:func:`disagreements` of ``units`` only: on the matching cut down to their regions."""
+    reg, ov = matching.regions, matching.overlaps
+    keep = np.zeros(reg.units, dtype=bool)
+    keep[units] = True
+    idx = np.flatnonzero(keep[reg.unit])
+    new = np.full(reg.n, -1, dtype=np.int64)
+    new[idx] = np.arange(idx.size)
+    sub = Regions(
+        reg.unit[idx],
+        reg.annotator[idx],
+        reg.label[idx],
+        reg.geometry[idx],
+        reg.rated & keep[:, None],
+        reg.kind,
+        reg.labels,
+        None if reg.points is None else tuple(reg.points[k] for k in idx.tolist()),
+    )
+    o = np.flatnonzero(keep[reg.unit[ov.first]])
+    m = np.flatnonzero(keep[reg.unit[matching.first]])
+    cut = RegionMatching(
+        sub,
+        new[matching.first[m]],
+        new[matching.second[m]],
+        matching.similarity[m],
+        Overlaps(new[ov.first[o]], new[ov.second[o]], ov.similarity[o], ov.exact[o]),
+        matching.mode,
+        matching.iou,
+        matching.labels,
+        matching.tolerance,
+    )
+    d = disagreements(cut)
+    counterpart = np.where(d.counterpart >= 0, idx[d.counterpart], -1)
+    return Disagreements(d.unit, idx[d.region], d.other, d.kind, counterpart)
 
 
 def _member(sorted_keys: Int64Array, x: Int64Array) -> BoolArray:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Undefined
+from ._base import Undefined, sort_order
 from .geometry import group_pairs
 from .regions import NO_LABEL, Regions
 
@@ -178,7 +178,7 @@ def _pooled(
     if m < 2 or length == 0:
         why = "fewer than two coders" if m < 2 else "the continuum is empty"
         return UnitizingAlpha(Undefined(why), {}, {}, {}, m, excluded)
-    order = np.lexsort((hi, lo, coder, lab))
+    order = sort_order(lab, coder, lo, hi)
     coder, lo, hi, lab = coder[order], lo[order], hi[order], lab[order]
     same = (np.diff(lab) == 0) & (np.diff(coder) == 0)
     twice = np.r_[
