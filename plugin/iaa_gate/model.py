@@ -204,35 +204,55 @@ class Columns:
         skipped: bool = False,
     ) -> int:
         """Append an annotation (times in epoch seconds, NaN: none); returns its row."""
+        t, a = self.slot(task), self.who(annotator)
+        return self.append(t, a, created, updated, ground_truth, annotation_id, skipped)
+
+    def slot(self, task: TaskId) -> int:
+        """The index of ``task`` in ``tasks`` (added if new)."""
         t = self.task_index.get(task)
         if t is None:
             t = self.task_index[task] = len(self.tasks)
             self.tasks.append(task)
+        return t
+
+    def who(self, annotator: str) -> int:
+        """The index of ``annotator`` in ``annotators`` (added if new)."""
         a = self.annotator_index.get(annotator)
         if a is None:
             a = self.annotator_index[annotator] = len(self.annotators)
             self.annotators.append(annotator)
-        self.task.append(t)
-        self.annotator.append(a)
+        return a
+
+    def append(
+        self,
+        task: int,
+        annotator: int,
+        created: float,
+        updated: float,
+        ground_truth: bool,
+        annotation_id: int | str | None,
+        skipped: bool,
+    ) -> int:
+        """Append a row by task and annotator index; returns the row."""
+        self.task.append(task)
+        self.annotator.append(annotator)
         self.created.append(created)
         self.updated.append(updated)
         self.ground_truth.append(ground_truth)
         self.skipped.append(skipped)
         self.annotation_ids.append(annotation_id)
-        return len(self.task) - 1
+        return len(self.annotation_ids) - 1
 
-    def mark(self) -> tuple[int, dict[str, int]]:
-        """The current lengths, for :meth:`rollback`."""
-        return len(self.task), {name: len(col.rows) for name, col in self.fields.items()}
-
-    def rollback(self, mark: tuple[int, dict[str, int]]) -> None:
-        """Drop the rows appended since ``mark`` (ids and values seen stay in the tables)."""
-        n, lengths = mark
+    def rollback(self, n: int) -> None:
+        """Drop the rows from row ``n`` on (task and annotator ids seen stay in the tables)."""
         for name in ("task", "annotator", "created", "updated", "ground_truth", "skipped"):
             del getattr(self, name)[n:]
         del self.annotation_ids[n:]
         for name in list(self.fields):
-            col, k = self.fields[name], lengths.get(name, 0)
+            col = self.fields[name]
+            k = len(col.rows)
+            while k and col.rows[k - 1] >= n:
+                k -= 1
             del col.rows[k:], col.codes[k:]
             if col.regions is not None:
                 del col.regions[k:]

@@ -79,6 +79,8 @@ class _Task(msgspec.Struct, gc=False):
 
 
 DECODER = msgspec.json.Decoder(_Task)
+_NAN = math.nan
+_UTC = timezone.utc
 SCALARS = frozenset({"choices", "rating", "number", "textarea"})
 MAX_NUMBER = 1e150  # as label_studio_export.MAX_NUMBER
 
@@ -119,7 +121,7 @@ def read_task(
     anns = task.annotations
     if (type(task_id) is not int and type(task_id) is not str) or anns is None:
         raise Unusual
-    mark = cols.mark()
+    mark = len(cols)
     new_names: dict[str, str] = {}
     try:
         counts, spans = _append(task_id, anns, cols, new_names, include_ground_truth)
@@ -155,54 +157,54 @@ def _append(
     the span fields seen."""
     cancelled = empty = excluded = 0
     spans: set[str] = set()
-    nan = math.nan
-    columns = cols.fields
+    columns, append, who_index = cols.fields, cols.append, cols.annotator_index
+    t = cols.slot(task_id)
     for ann in anns:
         c, u = ann.created_at, ann.updated_at
-        if c is not None:
-            created = (c if c.tzinfo is not None else c.replace(tzinfo=timezone.utc)).timestamp()
+        created = _NAN if c is None else (c if c.tzinfo else c.replace(tzinfo=_UTC)).timestamp()
+        updated = _NAN if u is None else (u if u.tzinfo else u.replace(tzinfo=_UTC)).timestamp()
+        who = ann.completed_by
+        if type(who) is str and (a := who_index.get(who)) is not None:
+            pass  # a known annotator (the common case)
+        elif ann.was_cancelled:
+            try:
+                a = cols.who(_who(ann, names))
+            except Unusual:
+                cancelled += 1
+                continue  # no annotator: the skip supersedes nothing
         else:
-            created = nan
-        if u is not None:
-            updated = (u if u.tzinfo is not None else u.replace(tzinfo=timezone.utc)).timestamp()
-        else:
-            updated = nan
+            a = cols.who(_who(ann, names))
         if ann.was_cancelled:
             cancelled += 1
-            try:
-                who = _who(ann, names)
-            except Unusual:
-                continue  # no annotator: the skip supersedes nothing
-            cols.row(task_id, who, created, updated, annotation_id=ann.id, skipped=True)
+            append(t, a, created, updated, False, ann.id, True)
             continue
-        who = _who(ann, names)
         truth = bool(ann.ground_truth)
-        result = ann.result or []
-        if any(r.type not in SCALARS for r in result):
-            fields = _fields(result, spans)
-            empty += sum(fv.value == () for fv in fields.values())
+        result = ann.result
+        if not result:
+            fields: dict[str, FieldValue] | None = None
+        elif len(result) == 1 and result[0].type in SCALARS:
+            r = result[0]
+            v = _scalar(r)
+            empty += v == ()
             if truth and not include_ground_truth:
                 excluded += 1
                 continue
-            row = cols.row(task_id, who, created, updated, ground_truth=truth, annotation_id=ann.id)
-            for name, fv in fields.items():
-                cols.value(row, name, fv)
+            row = append(t, a, created, updated, truth, ann.id, False)
+            if v is not None:
+                col = columns.get(r.from_name)
+                if col is None:
+                    col = columns[r.from_name] = FieldColumn(r.type)
+                col.add(row, v, None)
             continue
-        if len(result) > 1 and len({r.from_name for r in result}) < len(result):
-            raise Unusual  # one field answered twice: the general parser keeps the last
-        values = [_scalar(r) for r in result]
-        empty += values.count(())
+        else:
+            fields = _fields(result, spans)
+            empty += sum(fv.value == () for fv in fields.values())
         if truth and not include_ground_truth:
             excluded += 1
             continue
-        row = cols.row(task_id, who, created, updated, ground_truth=truth, annotation_id=ann.id)
-        for r, v in zip(result, values, strict=True):
-            if v is None:
-                continue
-            col = columns.get(r.from_name)
-            if col is None:
-                col = columns[r.from_name] = FieldColumn(r.type)
-            col.add(row, v, None)
+        row = append(t, a, created, updated, truth, ann.id, False)
+        for name, fv in (fields or {}).items():
+            cols.value(row, name, fv)
     return (cancelled, empty, excluded), spans
 
 

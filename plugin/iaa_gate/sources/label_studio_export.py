@@ -160,7 +160,7 @@ def parse_tasks(
     texts: dict[tuple[TaskId, str], str] = {}
     for index, task in enumerate(tasks):
         stats.tasks += 1
-        mark = cols.mark()
+        mark = len(cols)
         try:
             if index and type(task) is msgspec.Raw:
                 try:
