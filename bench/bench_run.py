@@ -268,6 +268,9 @@ def profile(work: Path, tasks: int) -> None:
         stats = pstats.Stats(prof, stream=buf).sort_stats("cumulative")
         stats.print_stats(r"iaa_gate|json|krippendorff", 25)
         print(f"\n### profile: {cfg.name}\n\n```\n" + _trim(buf.getvalue()) + "```")
+        buf = io.StringIO()  # the report side: building the document and writing the files
+        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(r"iaa_gate/report/", 8)
+        print(f"\nreport side ({cfg.name}):\n\n```\n" + _trim(buf.getvalue()) + "```")
 
 
 def _trim(text: str) -> str:

@@ -122,7 +122,7 @@ def evaluate(
         fc = field_checks(result, cfg)
         checks += fc
         t = cfg.thresholds
-        disputed[name] = disputed_tasks(result)
+        disputed[name] = disputed_tasks(name, result)
         fields[name] = field_document(
             result, fc, disputed[name], t.disputed_below, t.disputed_tolerance
         )

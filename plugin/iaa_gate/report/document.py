@@ -33,7 +33,7 @@ DISPUTED_FILE = "disputed-tasks.jsonl"
 """Every disputed task, one JSON line per (field, task), beside ``report.json``."""
 
 Disputed = dict[str, list[dict[str, Any]]]
-"""Field name → every disputed task of the field (rows of :func:`disputed_tasks`)."""
+"""Field name → every disputed task of the field, by task id (:func:`disputed_tasks`)."""
 
 
 def num(x: float | None) -> float | None:
@@ -115,13 +115,14 @@ def _truth(t: FieldTruth | None) -> dict[str, Any] | None:
     }
 
 
-def disputed_tasks(result: FieldResult) -> list[dict[str, Any]]:
-    """Every disputed task of a field, by task id: ``{id, score, labels[, details]}``."""
+def disputed_tasks(name: str, result: FieldResult) -> list[dict[str, Any]]:
+    """Every disputed task of field ``name``, by task id, as the lines of :data:`DISPUTED_FILE`:
+    ``{field, id, score, labels[, details]}``."""
     disputed = sorted(
         (u for u in result.units if u.status == "disputed"), key=lambda u: _id_key(u.id)
     )
     return [
-        {"id": u.id, "score": num(u.score), "labels": u.labels}
+        {"field": name, "id": u.id, "score": num(u.score), "labels": u.labels}
         | ({"details": u.details} if u.details is not None else {})
         for u in disputed
     ]
@@ -190,7 +191,13 @@ def field_document(
         "n_agreed": counts["agreed"],
         "n_disputed": counts["disputed"],
         "n_too_few": counts["too_few"],
-        "disputed": {"file": DISPUTED_FILE, "lowest": lowest_scores(disputed, LOWEST)},
+        "disputed": {
+            "file": DISPUTED_FILE,
+            "lowest": [
+                {k: v for k, v in d.items() if k != "field"}
+                for d in lowest_scores(disputed, LOWEST)
+            ],
+        },
         "regions": result.regions,
     }
 
