@@ -437,3 +437,22 @@ def test_disagreements_of_some_units_equal_their_rows_of_all() -> None:
         assert rows.sum() > 10
         for name in ("unit", "region", "other", "kind", "counterpart"):
             assert np.array_equal(getattr(every, name)[rows], getattr(some, name))
+
+
+def test_components_number_like_scipy() -> None:
+    """Clusters and the matcher's ambiguous groups are connected components, numbered in the
+    order of their smallest node, as scipy's ``connected_components`` numbers them."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from iaa_gate.metrics.geometry import components
+
+    rng = np.random.default_rng(4)
+    chain = rng.permutation(2000)  # one long path, stored in random order
+    graphs = [(2000, chain[:-1], chain[1:])]
+    for _ in range(100):
+        n, e = int(rng.integers(1, 60)), int(rng.integers(0, 80))
+        graphs.append((n, rng.integers(0, n, e), rng.integers(0, n, e)))
+    for n, a, b in graphs:
+        graph = coo_matrix((np.ones(a.size), (a, b)), shape=(n, n))
+        assert np.array_equal(components(n, a, b), connected_components(graph, directed=False)[1])

@@ -32,6 +32,7 @@ from .geometry import (
     at_least,
     box_iou,
     candidate_pairs,
+    components,
     extents,
     group_pairs,
     keypoint_similarity,
@@ -307,15 +308,12 @@ def _assign(
     if hard.size == 0:
         return np.flatnonzero(trivial)
     from scipy.optimize import linear_sum_assignment
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
 
     _, li = np.unique(left[hard], return_inverse=True)
     _, ri = np.unique(right[hard], return_inverse=True)
     n_left = int(li.max()) + 1
     nodes = n_left + int(ri.max()) + 1
-    graph = coo_matrix((np.ones(hard.size), (li, n_left + ri)), shape=(nodes, nodes))
-    _, comp = connected_components(graph, directed=False)
+    comp = components(nodes, li, n_left + ri)
     rank = _ranks_of(regions, i[hard], j[hard])
     cost = (1.0 - sim + 1e-9 * swap)[hard]  # label-free: prefer the same label on a tie
     edge_comp = comp[li]
@@ -529,14 +527,7 @@ def region_clusters(matching: RegionMatching) -> Clusters:
     """Clusters of the regions: connected components of the matching's pairs within a unit."""
     reg = matching.regions
     n = reg.n
-    if matching.first.size:
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
-
-        edges = (np.ones(matching.first.size), (matching.first, matching.second))
-        _, comp = connected_components(coo_matrix(edges, shape=(n, n)), directed=False)
-    else:
-        comp = np.arange(n)
+    comp = components(n, matching.first, matching.second)
     size = int(comp.max()) + 1 if n else 0
     unit: Int64Array = np.zeros(size, dtype=np.int64)
     unit[comp] = reg.unit
