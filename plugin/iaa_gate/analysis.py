@@ -32,7 +32,7 @@ class AnnotatorResult:
     mean_offset: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class UnitResult:
     """One task of one field: ``status`` is agreed, disputed or too_few (fewer than
     ``min_annotators`` ratings); ``labels``: annotator name → label (region fields: their
@@ -349,16 +349,17 @@ def _units(
         rows, codes = rows[keep], codes[keep]
     shown = [_shown(v, matrix.multiple) for v in col.values]
     names = [dataset.display_name(a) for a in cols.annotators]
-    given: dict[int, dict[str, Any]] = {}
-    for t, a, c in zip(
-        cols.array("task")[rows].tolist(),
-        cols.array("annotator")[rows].tolist(),
-        codes.tolist(),
-        strict=True,
-    ):
-        if (labels := given.get(t)) is None:
-            labels = given[t] = {}
-        labels[names[a]] = shown[c]
+    place = {n: i for i, n in enumerate(sorted(set(names)))}
+    rank = np.array([place[n] for n in names], dtype=np.int64)
+    task, ann = cols.array("task")[rows], cols.array("annotator")[rows]
+    order = np.lexsort((rank[ann], task))  # by task, then annotator name: rows in label order
+    task, who, what = task[order], [names[a] for a in ann[order].tolist()], codes[order].tolist()
+    starts = np.flatnonzero(np.diff(task, prepend=-1)).tolist()
+    ends = [*starts[1:], len(what)]
+    given = {
+        t: {who[i]: shown[what[i]] for i in range(s, e)}
+        for t, s, e in zip(task[starts].tolist(), starts, ends, strict=True)
+    }
     tolerance = cfg.thresholds.disputed_tolerance
     if tolerance is not None and scale is not None:
         scores = metrics.tolerance_scores(scale, tolerance)
@@ -372,7 +373,7 @@ def _units(
     for task, score, st in zip(matrix.unit_ids, score_list, status_list, strict=True):
         labels = given.get(cols.task_index.get(task, -1))
         if labels is not None:
-            out.append(UnitResult(task, st, score, dict(sorted(labels.items()))))
+            out.append(UnitResult(task, st, score, labels))
     return out
 
 
