@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 import pytest
 import yaml
 
@@ -107,6 +108,15 @@ def test_a_non_finite_number_is_never_written(bad: float) -> None:
     task: dict[str, Any] = {"id": 1, "score": 0.2, "labels": {"a": 1.0, "b": bad}}
     with pytest.raises(ValueError, match="not a finite number"):
         DisputedTasksWriter().render({"fields": {}}, {"f": [task]})
+
+
+def test_numpy_numbers_and_subclasses_are_written_as_plain_json() -> None:
+    """What the standard library's encoder took (float subclasses such as numpy's float64) is
+    written the same way; numpy integers and float32 too."""
+    doc = {"a": np.float64(0.25), "b": np.int64(3), "c": np.float32(0.5), "d": np.bool_(True)}
+    assert json.loads(JsonWriter().render(doc)) == {"a": 0.25, "b": 3, "c": 0.5, "d": True}
+    with pytest.raises(ValueError, match="c is not a finite number"):
+        JsonWriter().render({**doc, "c": np.float32("nan")})
 
 
 def test_the_jsonl_needs_every_disputed_task() -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import Counter
 from datetime import datetime, timezone
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -118,24 +120,22 @@ def _truth(t: FieldTruth | None) -> dict[str, Any] | None:
 def disputed_tasks(name: str, result: FieldResult) -> list[dict[str, Any]]:
     """Every disputed task of field ``name``, by task id, as the lines of :data:`DISPUTED_FILE`:
     ``{field, id, score, labels[, details]}``."""
-    disputed = sorted(
-        (u for u in result.units if u.status == "disputed"), key=lambda u: _id_key(u.id)
-    )
-    return [
-        {"field": name, "id": u.id, "score": num(u.score), "labels": u.labels}
-        | ({"details": u.details} if u.details is not None else {})
-        for u in disputed
-    ]
-
-
-def _score_key(task: dict[str, Any]) -> tuple[float, tuple[int, Any]]:
-    return (math.inf if task["score"] is None else task["score"], _id_key(task["id"]))
+    units = [u for u in result.units if u.status == "disputed"]
+    try:
+        units.sort(key=attrgetter("id"))  # ids all numbers or all text
+    except TypeError:  # both: numbers first, as everywhere in the report
+        units.sort(key=lambda u: _id_key(u.id))
+    rows = [{"field": name, "id": u.id, "score": num(u.score), "labels": u.labels} for u in units]
+    for row, u in zip(rows, units, strict=True):
+        if u.details is not None:
+            row["details"] = u.details
+    return rows
 
 
 def lowest_scores(tasks: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
-    """The ``n`` disputed tasks with the lowest scores, lowest first (ties by task id;
-    undefined scores last)."""
-    return heapq.nsmallest(n, tasks, key=_score_key)
+    """The ``n`` disputed tasks with the lowest scores, lowest first; ``tasks`` (every one has a
+    score) come by task id, and ties keep that order."""
+    return heapq.nsmallest(n, tasks, key=itemgetter("score"))
 
 
 def field_document(
@@ -148,7 +148,7 @@ def field_document(
     """One field of the report; ``disputed``: its :func:`disputed_tasks`."""
     lowest = result.lowest_category
     units = result.units
-    counts = {s: sum(1 for u in units if u.status == s) for s in ("agreed", "disputed", "too_few")}
+    counts = Counter(map(attrgetter("status"), units))
     return {
         "kind": result.kind,
         "level": result.level,

@@ -13,15 +13,28 @@ import math
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from .document import DISPUTED_FILE, Disputed
 
-_ENCODER = msgspec.json.Encoder(order="sorted")
+
+def _plain(x: Any) -> Any:
+    """What the standard library's encoder wrote and msgspec does not take as is: a numpy scalar
+    or a subclass of float, int or str, as the plain value."""
+    if isinstance(x, np.generic):
+        return x.item()
+    for kind in (float, int, str):
+        if isinstance(x, kind):
+            return kind(x)
+    raise TypeError(f"a {type(x).__name__} is not JSON data")
+
+
+_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=_plain)
 
 
 def _finite(x: Any) -> bool:
     """True when every float in ``x`` (JSON-able data) is finite."""
-    if isinstance(x, float):
+    if isinstance(x, (float, np.floating)):
         return math.isfinite(x)
     if isinstance(x, dict):
         return all(map(_finite, x.values()))
