@@ -132,17 +132,20 @@ def _random_spans(rng: np.random.Generator, tasks: int, n_ann: int, n_lab: int):
     return rows, lengths, rated
 
 
-def test_position_alpha_matches_krippendorff_package() -> None:
+# cover counts packed in an int64, or a bit set (many labels); coincidences by annotator pair, or
+# from per-run value counts (many annotators)
+@pytest.mark.parametrize(("n_labels", "n_ann"), [(3, 3), (40, 3), (3, 8)])
+def test_position_alpha_matches_krippendorff_package(n_labels: int, n_ann: int) -> None:
     rng = np.random.default_rng(11)
-    labels = ("PER", "ORG", "LOC")
+    labels = ("PER", "ORG", "LOC", *(f"L{k}" for k in range(n_labels - 3)))
     for _ in range(5):
-        rows, lengths, rated = _random_spans(rng, 12, 3, 3)
+        rows, lengths, rated = _random_spans(rng, 12, n_ann, n_labels)
         spans = table([(t, a, lab, s, e) for t, a, s, e, lab in rows], rated, labels)
         t, a, lab = spans.unit, spans.annotator, spans.label
         s, e = spans.geometry[:, 0], spans.geometry[:, 1]
         coded = position_ratings(spans, lengths)
         # the expanded matrix by brute force: overlapping spans of one annotator → label set
-        want = np.full((int(lengths.sum()), 3), np.nan)
+        want = np.full((int(lengths.sum()), n_ann), np.nan)
         names: dict[frozenset[int], int] = {}
         offset = np.r_[0, np.cumsum(lengths)]
         for task in range(len(lengths)):

@@ -8,7 +8,8 @@ is that label): never one of them.
 Positions between two consecutive span boundaries (or task edges) carry identical rows, so the
 work is per run of positions, not per position: runs come from the sorted boundaries, each
 annotator's labels per run from running sums of start/end events (numpy, no Python loop over
-positions), and alpha from the coincidence matrix weighted by run length, which is exactly
+positions; with few labels one running sum covers them all, a cover count per label in a few
+bits of an int64), and alpha from the coincidence matrix weighted by run length, which is exactly
 Krippendorff's alpha of the expanded ``(positions, annotators)`` matrix.
 """
 
@@ -44,37 +45,63 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
     run_task = np.searchsorted(offset, start, side="right") - 1
     at_lo, at_hi = np.searchsorted(cuts, g_lo), np.searchsorted(cuts, g_hi)
     runs, n_ann = start.size, regions.annotators
+    width = _field_width(task, ann, n_ann, n_lab)
+    top = width - 1  # label c covers a run when bit width·c + top of its state is set
     codes = np.full((n_ann, runs), -1, dtype=np.int64)  # annotator-major: contiguous columns
     masks: list[Int64Array] = []
     for k in range(n_ann):
         mine = ann == k
-        bits = np.zeros(runs, dtype=np.int64)  # labels covering each run, as a bit set
-        count = np.zeros(runs, dtype=np.int64)
-        total = np.zeros(runs, dtype=np.int64)
-        for code in np.unique(lab[mine]).tolist():
-            sel = mine & (lab == code)
-            edges = np.bincount(at_lo[sel], minlength=runs + 1)
-            edges -= np.bincount(at_hi[sel], minlength=runs + 1)
-            on = np.cumsum(edges[:runs]) > 0
-            bits |= on.astype(np.int64) << code
-            count += on
-            total += on * code
-        col = np.where(count == 0, n_lab, total)  # one label: its code
-        many = count >= 2
-        masks.append(bits[many])
-        col[many] = -2 - bits[many]  # combinations: numbered below
+        state = _states(at_lo[mine], at_hi[mine], lab[mine], runs, width)
+        many = (state & (state - 1)) != 0  # two labels or more
+        bit = np.frexp(state.astype(np.float64))[1].astype(np.int64) - 1  # exact: a power of 2
+        col = np.where(state == 0, n_lab, (bit - top) // width)
+        masks.append(state[many])
+        col[many] = -2 - state[many]  # combinations: numbered below
         codes[k] = np.where(regions.rated[run_task, k], col, -1)
     combos = np.unique(np.concatenate(masks)) if masks else np.zeros(0, dtype=np.int64)
-    combo = codes <= -2
+    combo = codes <= -2  # numbered in the order of their labels' codes
     codes[combo] = n_lab + 1 + np.searchsorted(combos, -2 - codes[combo])
     codes = codes.T
     names = [*labels, OUTSIDE]
     names += [
-        "+".join(labels[b] for b in range(n_lab) if mask >> b & 1) for mask in combos.tolist()
+        "+".join(labels[c] for c in range(n_lab) if mask >> (width * c + top) & 1)
+        for mask in combos.tolist()
     ]
     values = np.empty(len(names), dtype=object)
     values[:] = names
     return Coded(codes.astype(code_dtype(len(names))), values), weight
+
+
+def _field_width(task: Int64Array, ann: Int64Array, n_ann: int, n_lab: int) -> int:
+    """Bits per label in a run's state: one label's cover count per field of ``width`` bits when
+    every count fits below the field's top bit (at most the spans of one annotator on one unit),
+    else 1 (a plain bit set, built label by label)."""
+    width = 63 // max(n_lab, 1)
+    most = int(np.bincount(task * n_ann + ann).max()) if task.size else 0
+    return width if width >= 2 and most < 1 << (width - 1) else 1
+
+
+def _states(
+    at_lo: Int64Array, at_hi: Int64Array, lab: Int64Array, runs: int, width: int
+) -> Int64Array:
+    """``(runs,)`` the labels covering each run, one annotator's spans ``[at_lo, at_hi)`` in runs:
+    bit ``width·c + width − 1`` set when label c covers it. With ``width`` ≥ 2, per label a cover
+    count in its field (one running sum of all labels at once), then its top bit set when the
+    count is non-zero (adding 2^(width−1) − 1 to each field never carries over)."""
+    if width >= 2:
+        step = np.left_shift(np.int64(1), width * lab)
+        edges = np.zeros(runs + 1, dtype=np.int64)
+        np.add.at(edges, at_lo, step)
+        np.add.at(edges, at_hi, -step)
+        half = sum(1 << (width * c + width - 1) for c in range(63 // width))
+        return np.asarray((np.cumsum(edges[:runs]) + (half - (half >> (width - 1)))) & half)
+    bits = np.zeros(runs, dtype=np.int64)
+    for code in np.unique(lab).tolist():
+        sel = lab == code
+        cover = np.bincount(at_lo[sel], minlength=runs + 1)
+        cover -= np.bincount(at_hi[sel], minlength=runs + 1)
+        bits |= (np.cumsum(cover[:runs]) > 0).astype(np.int64) << code
+    return bits
 
 
 def position_ratings(regions: Regions, lengths: npt.ArrayLike) -> Coded:
@@ -100,14 +127,29 @@ def position_alpha(regions: Regions, lengths: npt.ArrayLike) -> float:
 
 def weighted_coincidences(coded: Coded, weight: FloatArray) -> FloatArray:
     """Coincidence matrix ``(V, V)`` of ratings ``(rows, A)`` whose row r stands for
-    ``weight[r]`` identical units: Σ_r w_r (c_r c_rᵀ − diag c_r)/(m_r − 1) over rows m_r ≥ 2."""
+    ``weight[r]`` identical units: Σ_r w_r (c_r c_rᵀ − diag c_r)/(m_r − 1) over rows m_r ≥ 2.
+
+    Few annotators (A(A − 1)/2 ≤ V): one weighted count of value pairs per annotator pair;
+    else from the per-row value counts ``(rows, V)``."""
     rows, n_values = coded.codes.shape[0], coded.n_values
     codes = coded.codes.astype(np.int64)
-    flat = (np.arange(rows)[:, None] * n_values + codes)[codes >= 0]
-    counts = np.bincount(flat, minlength=rows * n_values).reshape(rows, n_values)
-    m = counts.sum(axis=1).astype(np.float64)
+    given = codes >= 0
+    m = given.sum(axis=1).astype(np.float64)
     scale = np.divide(weight, m - 1.0, out=np.zeros(rows), where=m >= 2)
+    n_ann = codes.shape[1]
+    if n_ann * (n_ann - 1) // 2 <= n_values:
+        size = n_values * n_values
+        out = np.zeros(size)
+        for a in range(n_ann):
+            for b in range(a + 1, n_ann):
+                both = given[:, a] & given[:, b]
+                cell = codes[both, a] * n_values + codes[both, b]
+                out += np.bincount(cell, scale[both], minlength=size)
+        half = out.reshape(n_values, n_values)
+        return np.asarray(half + half.T)
+    flat = (np.arange(rows)[:, None] * n_values + codes)[given]
+    counts = np.bincount(flat, minlength=rows * n_values).reshape(rows, n_values)
     c = counts.astype(np.float64)
-    out: FloatArray = (c * scale[:, None]).T @ c
-    out[np.diag_indices(n_values)] -= scale @ c
-    return out
+    full: FloatArray = (c * scale[:, None]).T @ c
+    full[np.diag_indices(n_values)] -= scale @ c
+    return full
