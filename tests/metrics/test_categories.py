@@ -185,5 +185,5 @@ def test_sort_order_is_lexsort_order() -> None:
     for n in (0, 1, 50, 3000):
         keys = [rng.integers(-3, 4, n), rng.integers(0, 3, n).astype(float), rng.integers(0, 5, n)]
         assert np.array_equal(sort_order(*keys), np.lexsort(keys[::-1]))
-        for odd in (rng.random(n), rng.integers(0, 2**40, n)):
+        for odd in (rng.random(n), rng.integers(0, 2**40, n), rng.integers(0, 2**55, n)):
             assert np.array_equal(sort_order(*keys, odd), np.lexsort([odd, *keys[::-1]]))

@@ -232,18 +232,28 @@ def sort_order(*keys: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
     """Indices ``(n,)`` that sort by ``keys`` ``(n,)`` each, the first key major; ties keep their
     storage order (``np.lexsort(keys[::-1])``).
 
-    Whole-number keys are packed with the index into one int64 and sorted by value (several
-    times faster than ``lexsort``); keys with fractions, or whose ranges do not fit, go to
-    ``lexsort``.
+    Whole-number keys are packed into one int64, with the index when it fits (then one plain
+    sort by value, many times faster than ``lexsort``), else sorted stably; keys with fractions,
+    or whose ranges do not fit together, go to ``lexsort``.
     """
     n = int(keys[0].shape[0])
     packed: npt.NDArray[np.int64] = np.zeros(n, dtype=np.int64)
-    room = float(max(n, 1))
+    room = 1.0
     for key in keys:
-        lo, hi = (float(key.min()), float(key.max())) if n else (0.0, 0.0)
-        room *= hi - lo + 1
+        if n == 0:
+            break
+        lo, hi = key.min(), key.max()
+        room *= float(hi) - float(lo) + 1
         whole = key.dtype.kind in "iub" or bool(np.array_equal(key, np.floor(key)))
         if room >= 2.0**62 or not whole:
             return np.asarray(np.lexsort(keys[::-1]), dtype=np.int64)
-        packed = packed * int(hi - lo + 1) + (key - lo).astype(np.int64)
-    return np.sort(packed * max(n, 1) + np.arange(n, dtype=np.int64)) % max(n, 1)
+        packed *= int(hi) - int(lo) + 1  # in place: no array per key
+        packed += key if key.dtype == np.int64 else key.astype(np.int64)
+        packed -= int(lo)
+    if room * max(n, 1) >= 2.0**62:
+        return np.asarray(np.argsort(packed, kind="stable"), dtype=np.int64)
+    packed *= max(n, 1)
+    packed += np.arange(n, dtype=np.int64)
+    packed.sort()
+    packed %= max(n, 1)
+    return packed

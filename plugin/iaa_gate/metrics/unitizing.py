@@ -178,7 +178,7 @@ def _pooled(
     if m < 2 or length == 0:
         why = "fewer than two coders" if m < 2 else "the continuum is empty"
         return UnitizingAlpha(Undefined(why), {}, {}, {}, m, excluded)
-    order = sort_order(lab, coder, lo, hi)
+    order = sort_order(lab, coder, lo, hi - lo)  # a length: a small range to pack
     coder, lo, hi, lab = coder[order], lo[order], hi[order], lab[order]
     same = (np.diff(lab) == 0) & (np.diff(coder) == 0)
     twice = np.r_[
