@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write ``text`` (UTF-8, ``\\n`` line ends; bytes as they are) so ``path`` is never seen
-    half-written.
+def write_atomic(path: Path, text: str | bytes | Iterable[bytes]) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends; bytes as they are; an iterable of bytes chunk by
+    chunk, never held whole) so ``path`` is never seen half-written.
 
     The text goes to a temporary file in the same directory, which is then renamed over
     ``path``. The file is created with mode 0666 minus the umask (0644 by default), like any
@@ -20,7 +21,10 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8") if isinstance(text, str) else text)
+            if isinstance(text, (str, bytes)):
+                f.write(text.encode("utf-8") if isinstance(text, str) else text)
+            else:
+                f.writelines(text)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -18,6 +18,7 @@ The field is the ``_view_id``. An annotator is ``_annotator_id``, else ``_sessio
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,7 +34,6 @@ from ..model import (
     SourceStats,
     TaskId,
 )
-from ._jsonstream import check_utf8
 
 REJECT = "REJECT"
 
@@ -75,9 +75,9 @@ class ProdigyJSONL:
         problems: list[str] = []
         regions = SPAN_VIEWS | IMAGE_VIEWS
         try:
-            data = self.path.read_bytes()
-            check_utf8(data)
-            for lineno, raw in enumerate(data.splitlines(), 1):
+            for lineno, raw in enumerate(_lines(self.path), 1):
+                if not raw.isascii():
+                    raw.decode("utf-8")  # raises on bytes that are not UTF-8, as text would
                 try:
                     unit = read_line(raw, cols, stats, styles, BINARY_VIEWS, regions)
                     tasks.setdefault(unit)
@@ -122,6 +122,17 @@ class ProdigyJSONL:
         return Dataset.of_columns(
             str(self.path), kept, list(tasks), stats=stats, declared_multiple=styles, texts=texts
         )
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    """The lines of ``path`` as reading it as text would split them (``\\n``, ``\\r\\n`` or
+    ``\\r``), streamed."""
+    with open(path, "rb") as f:
+        for raw in f:
+            if b"\r" in raw:
+                yield from raw.splitlines()
+            else:
+                yield raw
 
 
 def _example(

@@ -11,6 +11,7 @@ back. A line msgspec does not take (e.g. ``NaN``, which Python's json reads) goe
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,40 +75,51 @@ class ProdigyReviewFile:
         for name, result in results.items():
             for u in result.disputed:
                 disputed.setdefault(u.id, {})[name] = {"score": u.score, "labels": u.labels}
-        iaa: dict[TaskId, bytes] = {}  # each disputed example's meta.iaa, encoded
-        units: dict[tuple[Any, ...], TaskId | None] = {}  # the answers of one example share it
-        lines = []
-        with open(self.source, "rb") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                try:
-                    keys = _KEYS.decode(line)
-                    key = msgspec.structs.astuple(keys)[:4]
-                    if key not in units:
-                        given = zip(_NAMES, key, strict=True)
-                        units[key] = _unit({k: v for k, v in given if v is not _UNSET})
-                    task = units[key]
-                except (msgspec.DecodeError, TypeError):  # e.g. NaN, or an unhashable label
-                    lines += self._slow(line, disputed)
-                    continue
-                if task not in disputed:
-                    continue
-                if task not in iaa:
-                    iaa[task] = _ENCODE.encode({"status": "disputed", "fields": disputed[task]})
-                if keys.meta is _UNSET:  # a new last key
-                    meta = _meta(None, iaa[task])
-                    lines.append(line.rstrip()[:-1] + b',"meta":' + meta + b"}")
-                else:
-                    parts = _OBJECT.decode(line)
-                    parts["meta"] = msgspec.Raw(_meta(keys.meta, iaa[task]))
-                    lines.append(_ENCODE.encode(parts))
-        if not dry_run:
-            write_atomic(self.out, b"".join(line + b"\n" for line in lines))
+        count = 0
+
+        def flagged() -> Iterator[bytes]:
+            """Each line of a disputed unit, with its ``meta.iaa``, streamed."""
+            nonlocal count
+            iaa: dict[TaskId, bytes] = {}  # each disputed example's meta.iaa, encoded
+            units: dict[tuple[Any, ...], TaskId | None] = {}  # an example's answers share it
+            with open(self.source, "rb") as f:
+                for line in f:
+                    if not line.strip():
+                        continue
+                    try:
+                        keys = _KEYS.decode(line)
+                        key = msgspec.structs.astuple(keys)[:4]
+                        if key not in units:
+                            given = zip(_NAMES, key, strict=True)
+                            units[key] = _unit({k: v for k, v in given if v is not _UNSET})
+                        task = units[key]
+                    except (msgspec.DecodeError, TypeError):  # e.g. NaN, an unhashable label
+                        for out in self._slow(line, disputed):
+                            count += 1
+                            yield out + b"\n"
+                        continue
+                    if task not in disputed:
+                        continue
+                    if task not in iaa:
+                        iaa[task] = _ENCODE.encode({"status": "disputed", "fields": disputed[task]})
+                    count += 1
+                    if keys.meta is _UNSET:  # a new last key
+                        meta = _meta(None, iaa[task])
+                        yield line.rstrip()[:-1] + b',"meta":' + meta + b"}\n"
+                    else:
+                        parts = _OBJECT.decode(line)
+                        parts["meta"] = msgspec.Raw(_meta(keys.meta, iaa[task]))
+                        yield _ENCODE.encode(parts) + b"\n"
+
+        if dry_run:
+            for _ in flagged():
+                pass
+        else:
+            write_atomic(self.out, flagged())
         return {
             "target": str(self.out),
             "disputed_examples": len(disputed),
-            "lines": len(lines),
+            "lines": count,
             "dry_run": dry_run,
             "warnings": [],
         }
