@@ -164,10 +164,10 @@ def _prodigy(path: Path, *, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Data
     with monkeypatch.context() as m:
         if not fast:
 
-            def general(*a: Any) -> Any:
+            def general(self: Any, line: bytes) -> Any:
                 raise _prodigy_typed.Unusual
 
-            m.setattr(_prodigy_typed, "read_line", general)
+            m.setattr(_prodigy_typed.LineReader, "__call__", general)
         try:
             return ProdigyJSONL(path, skip_invalid=True).load()
         except InputError as exc:

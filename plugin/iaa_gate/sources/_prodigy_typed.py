@@ -8,11 +8,12 @@ which gives the same answer or the precise error (the two are tested to agree).
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType, field
+from msgspec import UNSET, field
 
 from ..model import Columns, FieldColumn, SourceStats, TaskId
 
@@ -39,7 +40,7 @@ class _Example(msgspec.Struct, gc=False):
     answer: Any = None
     label: Any = None
     accept: Any = UNSET
-    options: list[_Option] | UnsetType | None = UNSET
+    options: msgspec.Raw = msgspec.Raw()  # empty: no options key
     config: _Config | None = None
 
 
@@ -47,79 +48,115 @@ DECODER = msgspec.json.Decoder(_Example)
 REJECT = "REJECT"  # as prodigy.REJECT
 
 
-def read_line(
-    line: bytes,
-    cols: Columns,
-    stats: SourceStats,
-    styles: dict[str, bool],
-    binary_views: frozenset[str],
-    region_views: frozenset[str],
-) -> TaskId:
-    """Append the answer on ``line`` to ``cols``; returns its unit. Raises :class:`Unusual`
-    (having changed nothing) when the general parser must read it."""
-    try:
-        ex = DECODER.decode(line)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        raise Unusual from None
-    h = ex.input_hash
-    annotator = ex.annotator_id or ex.session_id
-    answer = ex.answer
-    ts = ex.timestamp
-    if (
-        (type(h) is not int and type(h) is not str)
-        or type(annotator) is not str
-        or (answer != "accept" and answer != "reject" and answer != "ignore")
-    ):
-        raise Unusual
-    view = ex.view_id
-    if view is UNSET:
-        view = "classification"
-    elif type(view) is not str or not view or view in region_views:
-        raise Unusual  # null or empty views, spans and images: the general parser
-    if ts is None:
-        when = float("nan")
-    elif type(ts) is int and abs(ts) < 1 << 40:
-        when = float(ts)
-    elif type(ts) is float and abs(ts) < 1 << 40:
-        when = datetime.fromtimestamp(ts, tz=timezone.utc).timestamp()
-    else:
-        raise Unusual
-    label, task_hash = ex.label, ex.task_hash
-    if view == "classification" and type(label) is str:
-        unit: TaskId = f"{h}:{label}"
-    elif view in binary_views and (type(task_hash) is int or type(task_hash) is str):
-        unit = f"{h}:{task_hash}"
-    else:
-        unit = h if type(h) is int else str(h)
-    options = ex.options
-    if answer == "ignore":
-        chosen = None
-    elif options is not UNSET or view == "choice":
-        accept = [] if ex.accept is UNSET else ex.accept
-        if type(accept) is not list or not all(type(a) is str or type(a) is int for a in accept):
+_OPTIONS = msgspec.json.Decoder(list[_Option] | None)
+
+
+class LineReader:
+    """Reads lines into ``cols`` (``styles``: each choice view's declared style), keeping the
+    option ids and accepted answers it has checked, which repeat from line to line."""
+
+    def __init__(
+        self,
+        cols: Columns,
+        stats: SourceStats,
+        styles: dict[str, bool],
+        binary_views: frozenset[str],
+        region_views: frozenset[str],
+    ) -> None:
+        self.cols, self.stats, self.styles = cols, stats, styles
+        self.binary_views, self.region_views = binary_views, region_views
+        self.option_ids: dict[bytes, set[str] | None] = {}
+        self.accepted: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+    def __call__(self, line: bytes) -> TaskId:
+        """Append the answer on ``line``; returns its unit. Raises :class:`Unusual` (having
+        changed nothing) when the general parser must read it."""
+        try:
+            ex = DECODER.decode(line)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            raise Unusual from None
+        h = ex.input_hash
+        annotator = ex.annotator_id or ex.session_id
+        answer = ex.answer
+        ts = ex.timestamp
+        if (
+            (type(h) is not int and type(h) is not str)
+            or type(annotator) is not str
+            or (answer != "accept" and answer != "reject" and answer != "ignore")
+        ):
             raise Unusual
-        chosen = tuple(str(a) for a in accept) if answer == "accept" else (REJECT,)
-        if type(options) is list and answer == "accept":
-            ids = {str(o.id) for o in options}
-            if any(a not in ids for a in chosen):
-                raise Unusual
-    elif view in binary_views:
-        chosen = (answer,)
-    else:
-        raise Unusual  # span, image and other manual views: the general parser
-    stats.annotations += 1
-    if chosen is None:
-        stats.ignored += 1
-        cols.row(unit, annotator, when, when, annotation_id=task_hash, skipped=True)
+        view = ex.view_id
+        if view is UNSET:
+            view = "classification"
+        elif type(view) is not str or not view or view in self.region_views:
+            raise Unusual  # null or empty views, spans and images: the general parser
+        if ts is None:
+            when = math.nan
+        elif type(ts) is int and abs(ts) < 1 << 40:
+            when = float(ts)
+        elif type(ts) is float and abs(ts) < 1 << 40:
+            when = datetime.fromtimestamp(ts, tz=timezone.utc).timestamp()
+        else:
+            raise Unusual
+        label, task_hash = ex.label, ex.task_hash
+        if view == "classification" and type(label) is str:
+            unit: TaskId = f"{h}:{label}"
+        elif view in self.binary_views and (type(task_hash) is int or type(task_hash) is str):
+            unit = f"{h}:{task_hash}"
+        else:
+            unit = h if type(h) is int else str(h)
+        has_options = len(ex.options) > 0
+        choice = has_options or view == "choice"
+        if answer == "ignore":
+            chosen = None
+        elif choice:
+            chosen = self._chosen(ex, answer == "accept")
+        elif view in self.binary_views:
+            chosen = (answer,)
+        else:
+            raise Unusual  # span, image and other manual views: the general parser
+        stats, cols = self.stats, self.cols
+        stats.annotations += 1
+        if chosen is None:
+            stats.ignored += 1
+            cols.row(unit, annotator, when, when, annotation_id=task_hash, skipped=True)
+            return unit
+        if choice:
+            style = ex.config.choice_style if ex.config is not None else None
+            if style == "single" or style == "multiple":
+                self.styles[view] = self.styles.get(view, False) or style == "multiple"
+            stats.empty += not chosen
+        row = cols.row(unit, annotator, when, when, annotation_id=task_hash)
+        col = cols.fields.get(view)
+        if col is None:
+            col = cols.fields[view] = FieldColumn("choices")
+        col.add(row, chosen, None)
         return unit
-    if options is not UNSET or view == "choice":
-        style = ex.config.choice_style if ex.config is not None else None
-        if style == "single" or style == "multiple":
-            styles[view] = styles.get(view, False) or style == "multiple"
-        stats.empty += not chosen
-    row = cols.row(unit, annotator, when, when, annotation_id=task_hash)
-    col = cols.fields.get(view)
-    if col is None:
-        col = cols.fields[view] = FieldColumn("choices")
-    col.add(row, chosen, None)
-    return unit
+
+    def _chosen(self, ex: _Example, accepted: bool) -> tuple[str, ...]:
+        """A choice answer's options (``REJECT`` for a reject), checked against its options."""
+        accept = [] if ex.accept is UNSET else ex.accept
+        if type(accept) is not list:
+            raise Unusual
+        try:
+            chosen = self.accepted.get(key := tuple(accept))
+        except TypeError:  # an unhashable entry
+            raise Unusual from None
+        if chosen is None:
+            if not all(type(a) is str or type(a) is int for a in accept):
+                raise Unusual
+            chosen = self.accepted[key] = tuple(str(a) for a in accept)
+        if not accepted:
+            return (REJECT,)
+        if len(ex.options):
+            raw = bytes(ex.options)
+            if raw not in self.option_ids:
+                try:
+                    options = _OPTIONS.decode(raw)
+                except msgspec.ValidationError:
+                    raise Unusual from None
+                self.option_ids[raw] = None if options is None else {str(o.id) for o in options}
+            ids = self.option_ids[raw]
+            if ids is not None and any(a not in ids for a in chosen):
+                raise Unusual
+        return chosen

@@ -65,7 +65,7 @@ class ProdigyJSONL:
     skip_invalid: bool = False
 
     def load(self) -> Dataset:
-        from ._prodigy_typed import Unusual, read_line
+        from ._prodigy_typed import LineReader, Unusual
 
         stats = SourceStats()
         styles: dict[str, bool] = {}
@@ -73,13 +73,13 @@ class ProdigyJSONL:
         tasks: dict[TaskId, None] = {}
         texts: dict[tuple[TaskId, str], str] = {}
         problems: list[str] = []
-        regions = SPAN_VIEWS | IMAGE_VIEWS
+        read = LineReader(cols, stats, styles, BINARY_VIEWS, SPAN_VIEWS | IMAGE_VIEWS)
         try:
             for lineno, raw in enumerate(_lines(self.path), 1):
                 if not raw.isascii():
                     raw.decode("utf-8")  # raises on bytes that are not UTF-8, as text would
                 try:
-                    unit = read_line(raw, cols, stats, styles, BINARY_VIEWS, regions)
+                    unit = read(raw)
                     tasks.setdefault(unit)
                     continue
                 except Unusual:
