@@ -104,7 +104,7 @@ def large(tasks: int, repeats: int) -> None:
         import pandas as pd
 
         every = disputed["sentiment"]
-        table = [{"task": d["id"], "score": d["score"], **d["labels"]} for d in every]
+        table = [{"task": d.id, "score": d.score, **d.labels} for d in every]
         rows.append(
             (
                 "every disputed row, pandas `DataFrame.to_html`",

@@ -8,7 +8,6 @@ import math
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 import numpy as np
@@ -17,6 +16,7 @@ import yaml
 
 from builders import ls_annotation, read_disputed
 from iaa_gate.cli import ExitCode, main
+from iaa_gate.report.document import DisputedTask
 from iaa_gate.report.json import DisputedTasksWriter, JsonWriter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,8 +105,8 @@ def test_a_non_finite_number_is_never_written(bad: float) -> None:
     is an error, not a silent null."""
     with pytest.raises(ValueError, match="not a finite number"):
         JsonWriter().render({"fields": {"f": {"alpha": bad}}})
-    task: dict[str, Any] = {"id": 1, "score": 0.2, "labels": {"a": 1.0, "b": bad}}
-    with pytest.raises(ValueError, match="not a finite number"):
+    task = DisputedTask("f", 1, 0.2, {"a": 1.0, "b": bad})
+    with pytest.raises(ValueError, match=r"f\[0\]\.labels\.b is not a finite number"):
         DisputedTasksWriter().render({"fields": {}}, {"f": [task]})
 
 

@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from . import charts
-from .document import Disputed, lowest_scores
+from .document import Disputed, DisputedTask, lowest_scores
 from .markdown import ICON_TEXT, change_text, confused_pairs, fmt, round_text
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores
@@ -89,12 +89,15 @@ def task_url(source: dict[str, Any], task: Any) -> str | None:
 
 
 def disputed_rows(
-    f: dict[str, Any], tasks: list[dict[str, Any]] | None = None
+    f: dict[str, Any], tasks: list[DisputedTask] | None = None
 ) -> tuple[list[dict[str, Any]], list[str] | None]:
     """The disputed tasks shown (lowest score first, at most :data:`MAX_ROWS`) and the
     annotator columns (None: one combined column). ``tasks``: every disputed task of the field
     (None: the document's lowest scores)."""
-    rows = lowest_scores(f["disputed"]["lowest"] if tasks is None else tasks, MAX_ROWS)
+    if tasks is None:
+        rows: list[dict[str, Any]] = f["disputed"]["lowest"][:MAX_ROWS]
+    else:
+        rows = [d.as_dict() for d in lowest_scores(tasks, MAX_ROWS)]
     names = sorted({k for d in rows for k in d["labels"]})
     return rows, names if len(names) <= MAX_LABEL_COLUMNS else None
 

@@ -40,11 +40,15 @@ def _finite(x: Any) -> bool:
         return all(map(_finite, x.values()))
     if isinstance(x, (list, tuple)):
         return all(map(_finite, x))
+    if isinstance(x, msgspec.Struct):
+        return all(map(_finite, msgspec.structs.astuple(x)))
     return True
 
 
 def _where(x: Any, path: str = "") -> str:
     """The path (``.key``, ``[index]``) of the first non-finite float in ``x`` (it has one)."""
+    if isinstance(x, msgspec.Struct):
+        x = msgspec.structs.asdict(x)
     if isinstance(x, dict):
         items = [(f"{path}.{k}", v) for k, v in x.items()]
     elif isinstance(x, (list, tuple)):
