@@ -353,11 +353,13 @@ def _units(
     rank = np.array([place[n] for n in names], dtype=np.int64)
     task, ann = cols.array("task")[rows], cols.array("annotator")[rows]
     order = np.lexsort((rank[ann], task))  # by task, then annotator name: rows in label order
-    task, who, what = task[order], [names[a] for a in ann[order].tolist()], codes[order].tolist()
+    task = task[order]
+    who = [names[a] for a in ann[order].tolist()]
+    what = [shown[c] for c in codes[order].tolist()]
     starts = np.flatnonzero(np.diff(task, prepend=-1)).tolist()
     ends = [*starts[1:], len(what)]
     given = {
-        t: {who[i]: shown[what[i]] for i in range(s, e)}
+        t: dict(zip(who[s:e], what[s:e], strict=True))
         for t, s, e in zip(task[starts].tolist(), starts, ends, strict=True)
     }
     tolerance = cfg.thresholds.disputed_tolerance
@@ -367,14 +369,14 @@ def _units(
         scores = metrics.item_scores(matrix.coded, level)
     bar = cfg.thresholds.disputed_below
     status = np.where(np.isnan(scores), "too_few", np.where(scores < bar, "disputed", "agreed"))
-    out = []
     score_list: list[float] = scores.tolist()
     status_list: list[str] = status.tolist()
-    for task, score, st in zip(matrix.unit_ids, score_list, status_list, strict=True):
-        labels = given.get(cols.task_index.get(task, -1))
-        if labels is not None:
-            out.append(UnitResult(task, st, score, labels))
-    return out
+    slot = cols.task_index
+    return [
+        UnitResult(task, st, score, labels)
+        for task, score, st in zip(matrix.unit_ids, score_list, status_list, strict=True)
+        if (labels := given.get(slot.get(task, -1))) is not None
+    ]
 
 
 def _shown(v: tuple[str, ...] | float | str, multiple: bool) -> Any:
