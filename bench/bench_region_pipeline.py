@@ -2,6 +2,7 @@
 
     PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py              # issue sizes
     PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py --scale 0.1  # a tenth
+    PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py --tree /path/to/other/checkout
 
 Spans: a Label Studio export of N texts × 3 annotators × ~10 spans (``labels``, 600-character
 texts). Boxes: N images × 3 annotators × ~10 ``rectanglelabels`` boxes. ``iaa-gate run`` (a fresh
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -25,6 +28,7 @@ from typing import Any
 import numpy as np
 
 LABELS = ["PER", "ORG", "LOC", "MISC"]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def span_tasks(n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
@@ -141,27 +145,40 @@ def plain_script(path: Path, kind: str) -> float:
     return sum(per_task) / len(per_task)
 
 
-def run_iaa_gate(path: Path, field: str, out: Path) -> tuple[float, dict[str, Any]]:
+def run_iaa_gate(
+    path: Path, field: str, out: Path, tree: Path = ROOT
+) -> tuple[float, float, dict[str, Any]]:
+    """``iaa-gate run`` of ``tree``'s package in a fresh process: wall and CPU (user + system)
+    seconds, and its report."""
+    out.mkdir(parents=True, exist_ok=True)
     config = out / "c.yaml"
     config.write_text(
         f"source: {{type: label-studio-export, path: {path}}}\n"
         f"fields: {{{field}: {{bootstrap: {{replicates: 0}}}}}}\n"
         f"report: {{dir: {out}, formats: [json, markdown, html, junit]}}\n"
     )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "iaa_gate.cli", "run", "-c", str(config), "-q"], check=False
+        [sys.executable, "-m", "iaa_gate.cli", "run", "-c", str(config), "-q"],
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(tree / "plugin")},
     )
     elapsed = time.perf_counter() - t0
-    return elapsed, json.loads((out / "report.json").read_text())
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return elapsed, cpu, json.loads((out / "report.json").read_text())
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of the issue's sizes")
+    ap.add_argument(
+        "--tree", type=Path, action="append", default=[], help="also run this checkout's iaa-gate"
+    )
     args = ap.parse_args()
     rng = np.random.default_rng(0)
-    rows = []
+    rows, trees = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for kind, field, n, make in (
             ("span", "ner", int(50_000 * args.scale), span_tasks),
@@ -173,7 +190,11 @@ def main() -> None:
             path.write_text(json.dumps(tasks))
             del tasks
             size = path.stat().st_size / 1e6
-            ours, report = run_iaa_gate(path, field, Path(tmp))
+            ours, cpu, report = run_iaa_gate(path, field, Path(tmp) / "this")
+            trees.append(f"| {kind} | this tree | {ours:.1f} | {cpu:.1f} |")
+            for k, tree in enumerate(args.tree):
+                wall, other, _ = run_iaa_gate(path, field, Path(tmp) / str(k), tree)
+                trees.append(f"| {kind} | {tree} | {wall:.1f} | {other:.1f} |")
             t0 = time.perf_counter()
             plain = plain_script(path, kind)
             ref = time.perf_counter() - t0
@@ -189,6 +210,9 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
+    print("\n| regions | tree | iaa-gate run, wall (s) | CPU, user + system (s) |")
+    print("|---|---|---:|---:|")
+    print("\n".join(trees))
 
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ class ProdigyReviewFile:
             """Each line of a disputed unit, with its ``meta.iaa``, streamed."""
             nonlocal count
             iaa: dict[TaskId, bytes] = {}  # each disputed example's meta.iaa, encoded
+            tail: dict[TaskId, bytes] = {}  # and the end of its lines that have no meta
             units: dict[tuple[Any, ...], TaskId | None] = {}  # an example's answers share it
             with open(self.source, "rb") as f:
                 for line in f:
@@ -102,10 +103,10 @@ class ProdigyReviewFile:
                         continue
                     if task not in iaa:
                         iaa[task] = _ENCODE.encode({"status": "disputed", "fields": disputed[task]})
+                        tail[task] = b',"meta":' + _meta(None, iaa[task]) + b"}\n"
                     count += 1
                     if keys.meta is _UNSET:  # a new last key
-                        meta = _meta(None, iaa[task])
-                        yield line.rstrip()[:-1] + b',"meta":' + meta + b"}\n"
+                        yield line.rstrip()[:-1] + tail[task]
                     else:
                         parts = _OBJECT.decode(line)
                         parts["meta"] = msgspec.Raw(_meta(keys.meta, iaa[task]))
