@@ -164,7 +164,7 @@ def _append(
         created = _NAN if c is None else (c if c.tzinfo else c.replace(tzinfo=_UTC)).timestamp()
         updated = _NAN if u is None else (u if u.tzinfo else u.replace(tzinfo=_UTC)).timestamp()
         who = ann.completed_by
-        if type(who) is str and (a := who_index.get(who)) is not None:
+        if (type(who) is int or type(who) is str) and (a := who_index.get(str(who))) is not None:
             pass  # a known annotator (the common case)
         elif ann.was_cancelled:
             try:
