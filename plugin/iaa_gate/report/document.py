@@ -37,8 +37,8 @@ DISPUTED_FILE = "disputed-tasks.jsonl"
 
 class DisputedTask(msgspec.Struct, omit_defaults=True, gc=False):
     """One disputed task of a field: a line of :data:`DISPUTED_FILE` (``details``: region
-    fields). A struct, not a dict: at 10^6 tasks, half a million dicts cost the collector a
-    second; these are not tracked by it (they hold no cycle)."""
+    fields). A struct, not a dict: the collector does not track it (it holds no cycle), so half
+    a million of them (10^6 tasks) take ~0.05 s to make, where dicts took ~0.4 s of rescans."""
 
     field: str
     id: TaskId
