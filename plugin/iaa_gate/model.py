@@ -209,19 +209,11 @@ class Columns:
 
     def slot(self, task: TaskId) -> int:
         """The index of ``task`` in ``tasks`` (added if new)."""
-        t = self.task_index.get(task)
-        if t is None:
-            t = self.task_index[task] = len(self.tasks)
-            self.tasks.append(task)
-        return t
+        return _intern(self.task_index, self.tasks, task)
 
     def who(self, annotator: str) -> int:
         """The index of ``annotator`` in ``annotators`` (added if new)."""
-        a = self.annotator_index.get(annotator)
-        if a is None:
-            a = self.annotator_index[annotator] = len(self.annotators)
-            self.annotators.append(annotator)
-        return a
+        return _intern(self.annotator_index, self.annotators, annotator)
 
     def append(
         self,
@@ -380,6 +372,15 @@ class Columns:
                 strict=True,
             )
         ]
+
+
+def _intern(index: dict[Any, int], table: list[Any], key: Any) -> int:
+    """The position of ``key`` in ``table``, appended if new (``index``: key → position)."""
+    i = index.get(key)
+    if i is None:
+        i = index[key] = len(table)
+        table.append(key)
+    return i
 
 
 _NO_ROWS: Any = np.zeros(0, dtype=np.int64)
