@@ -32,7 +32,7 @@ from .analysis import (
 from .coefficients import Estimate, compute, interpreted
 from .config import Config, FieldConfig
 from .metrics import Coded, Undefined
-from .metrics._base import code_dtype, sort_order
+from .metrics._base import code_dtype
 from .model import REGION_SHAPES, Dataset, RatingsMatrix, RegionTable, TaskId, region_table
 
 EXCERPT = 300
@@ -216,43 +216,13 @@ def _alpha(m: Matched, cfg: FieldConfig, clusters: Coded) -> tuple[Estimate, dic
         why = Undefined(f"the spans do not fit their texts: {exc}")
         spans.update(value=why, by_label={}, excluded_tasks=0)
         return _estimate("alpha", why, cfg), spans
-    unitizing = metrics.unitizing_alpha_tasks(_merged(regions), lengths)
+    unitizing = metrics.unitizing_alpha_tasks(regions, lengths, merge=True)
     spans.update(
         value=unitizing.value,
         by_label={str(k): v for k, v in unitizing.by_label.items()},
         excluded_tasks=unitizing.excluded,
     )
     return _estimate("alpha", alpha, cfg), spans
-
-
-def _merged(reg: metrics.Regions) -> metrics.Regions:
-    """Spans with each annotator's overlapping spans of one label merged into their union:
-    unitizing alpha needs one coder's segments of a label to be disjoint (nested or
-    overlapping spans of two labels are kept as they are)."""
-    if reg.n == 0:
-        return reg
-    start, end = reg.geometry[:, 0], reg.geometry[:, 1]
-    order = sort_order(reg.unit, reg.annotator, reg.label, start)
-    key = np.stack([reg.unit, reg.annotator, reg.label])[:, order]
-    group = np.r_[True, (np.diff(key, axis=1) != 0).any(axis=0)]
-    big = float(end.max()) + 1.0
-    base = np.cumsum(group) * big  # keeps the running maximum inside each group
-    s, e = start[order] + base, end[order] + base
-    reach = np.maximum.accumulate(e)
-    new = group | (s >= np.r_[-np.inf, reach[:-1]])
-    first = np.flatnonzero(new)
-    last_end = np.maximum.reduceat(e, first) - base[first]
-    keep = order[first]
-    geometry = np.column_stack([start[keep], last_end])
-    return metrics.Regions(
-        reg.unit[keep],
-        reg.annotator[keep],
-        reg.label[keep],
-        geometry,
-        reg.rated,
-        "span",
-        reg.labels,
-    )
 
 
 def _with_text(m: Matched) -> tuple[metrics.Regions, np.ndarray[Any, Any], int]:

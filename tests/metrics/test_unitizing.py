@@ -111,6 +111,22 @@ def test_tasks_laid_end_to_end() -> None:
     assert part.excluded == 1 and part.value == pytest.approx(pooled.value)
 
 
+def test_merge_counts_overlapping_spans_as_their_union() -> None:
+    """Nested, overlapping and repeated spans of one annotator and label (what a region field
+    passes with ``merge=True``) score as their union; touching ones stay apart."""
+    rated = np.ones((2, 2), bool)
+    raw = [(0, 0, 0, 0, 3), (0, 0, 0, 2, 5), (0, 0, 0, 1, 2), (0, 0, 0, 5, 7), (0, 1, 0, 0, 6)]
+    raw += [(1, 0, 0, 0, 4), (1, 0, 0, 0, 4), (1, 1, 0, 1, 4), (1, 1, 1, 2, 3)]
+    union = [(0, 0, 0, 0, 5), (0, 0, 0, 5, 7), (0, 1, 0, 0, 6)]
+    union += [(1, 0, 0, 0, 4), (1, 1, 0, 1, 4), (1, 1, 1, 2, 3)]
+    with pytest.raises(ValueError, match="overlapping segments"):
+        unitizing_alpha_tasks(table(raw, rated, ("x", "y")), [10, 8])
+    merged = unitizing_alpha_tasks(table(raw, rated, ("x", "y")), [10, 8], merge=True)
+    want = unitizing_alpha_tasks(table(union, rated, ("x", "y")), [10, 8])
+    assert merged.observed == want.observed and merged.expected == want.expected
+    assert merged.value == want.value and merged.duplicates == 1
+
+
 def table(rows: list[tuple[int, ...]], rated: np.ndarray, labels: tuple[str, ...]) -> Regions:
     """Spans from (task, annotator, label, start, end) rows."""
     t, a, lab, s, e = (np.array(c, dtype=np.int64) for c in zip(*rows, strict=True))

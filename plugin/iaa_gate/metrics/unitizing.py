@@ -90,16 +90,20 @@ def unitizing_alpha(
         "span",
         tuple(str(x) for x in labels),
     )
-    return _tasks(regions, np.array([end - begin]), tuple(labels))
+    return _tasks(regions, np.array([end - begin]), tuple(labels), False)
 
 
-def unitizing_alpha_tasks(regions: Regions, lengths: npt.ArrayLike) -> UnitizingAlpha:
+def unitizing_alpha_tasks(
+    regions: Regions, lengths: npt.ArrayLike, *, merge: bool = False
+) -> UnitizingAlpha:
     """α_U of a span field over many tasks at once (see the module doc for how tasks are pooled).
 
     ``regions``: spans with integer offsets; ``lengths``: ``(units,)`` each task's continuum
     length (characters or tokens). Spans without a label count as a label ``"(no label)"``.
+    ``merge``: one annotator's overlapping spans of one label count as their union (α_U needs
+    them disjoint; without ``merge`` they raise ``ValueError``).
     """
-    return _tasks(regions, lengths, None)
+    return _tasks(regions, lengths, None, merge)
 
 
 def span_columns(
@@ -127,7 +131,7 @@ def span_columns(
 
 
 def _tasks(
-    regions: Regions, lengths: npt.ArrayLike, names: tuple[Hashable, ...] | None
+    regions: Regions, lengths: npt.ArrayLike, names: tuple[Hashable, ...] | None, merge: bool
 ) -> UnitizingAlpha:
     task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
     size, who = _int(lengths), regions.rated
@@ -150,6 +154,7 @@ def _tasks(
         m,
         names or labels,
         excluded,
+        merge,
     )
 
 
@@ -169,8 +174,10 @@ def _pooled(
     m: int,
     labels: tuple[Hashable, ...],
     excluded: int,
+    merge: bool,
 ) -> UnitizingAlpha:
-    """α_U per label and pooled, on one continuum ``[0, walls[-1])`` cut at ``walls``."""
+    """α_U per label and pooled, on one continuum ``[0, walls[-1])`` cut at ``walls``
+    (``merge``: a coder's overlapping segments of one label become their union)."""
     length = int(walls[-1])
     by_label: dict[Hashable, float] = {}
     observed: dict[Hashable, float] = {}
@@ -185,6 +192,13 @@ def _pooled(
         np.zeros(min(lab.size, 1), dtype=bool), same & (np.diff(lo) == 0) & (np.diff(hi) == 0)
     ]
     coder, lo, hi, lab = coder[~twice], lo[~twice], hi[~twice], lab[~twice]
+    if merge and lab.size:  # a segment joins the previous one while it starts before its reach
+        group = np.r_[True, (np.diff(lab) != 0) | (np.diff(coder) != 0)]
+        base = np.cumsum(group) * (length + 1)  # keeps each running maximum inside its group
+        reach = np.maximum.accumulate(hi + base)
+        first = np.flatnonzero(group | (lo + base >= np.r_[0, reach[:-1]]))
+        hi = np.maximum.reduceat(hi + base, first) - base[first]
+        coder, lo, lab = coder[first], lo[first], lab[first]
     clash = (np.diff(lab) == 0) & (np.diff(coder) == 0) & (lo[1:] < hi[:-1])
     if clash.any():
         k = int(np.flatnonzero(clash)[0])
