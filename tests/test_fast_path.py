@@ -4,6 +4,7 @@ does: same annotations, task ids, names, texts, counts and errors."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -219,3 +220,47 @@ def test_bundled_prodigy_files_read_the_same(path: Path, monkeypatch: pytest.Mon
         _prodigy(path, fast=True, monkeypatch=monkeypatch),
         _prodigy(path, fast=False, monkeypatch=monkeypatch),
     )
+
+
+@pytest.fixture
+def two_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read every export of two or more tasks in two processes."""
+    monkeypatch.setattr(lse, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(lse, "_can_fork", lambda: True)
+
+
+@pytest.mark.usefixtures("two_processes")
+@pytest.mark.parametrize("path", EXPORTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_two_processes_read_every_bundled_export_the_same(path: Path) -> None:
+    tasks = json.loads(path.read_text(encoding="utf-8"))
+    for kw in ({}, {"skip_invalid": True}, {"include_ground_truth": False}):
+        _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+
+
+@pytest.mark.usefixtures("two_processes")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tasks=TASKS, skip=st.booleans(), truth=st.booleans())
+def test_two_processes_agree_with_one(tasks: list[dict[str, Any]], skip: bool, truth: bool) -> None:
+    """Ids repeated across the halves, problems in either half, skips and ground truth: the
+    joined halves equal the general parser's reading in order."""
+    kw = {"skip_invalid": skip, "include_ground_truth": truth}
+    _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+
+
+def test_a_failed_child_leaves_the_work_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that dies (here: a read that raises in it) is not an error: its half is read
+    again here."""
+    monkeypatch.setattr(lse, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(lse, "_can_fork", lambda: True)
+    tasks = json.loads((ROOT / "examples/label-studio/export.json").read_text(encoding="utf-8"))
+    general = _read(tasks, fast=False)
+    real = lse._read
+    parent = os.getpid()
+
+    def flaky(part: Any, tasks: Any, start: int, *a: Any) -> Any:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return real(part, tasks, start, *a)
+
+    monkeypatch.setattr(lse, "_read", flaky)
+    _same(_read(tasks, fast=True), general)

@@ -127,6 +127,23 @@ class SourceStats:
     invalid: list[Problem] = field(default_factory=list)
     """The skipped invalid records (``--skip-invalid``), structured; the first 1,000."""
 
+    def join(self, later: SourceStats) -> None:
+        """Add the counts of records read after these (examples kept in order, as capped)."""
+        for name in (
+            "tasks",
+            "annotations",
+            "cancelled",
+            "superseded",
+            "ignored",
+            "empty",
+            "invalid_skipped",
+            "ground_truth_excluded",
+            "outside_round",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(later, name))
+        self.invalid_examples = (self.invalid_examples + later.invalid_examples)[:10]
+        self.invalid = (self.invalid + later.invalid)[:1000]
+
     def skip_invalid(self, message: str, code: str) -> None:
         """Count a malformed record skipped with ``--skip-invalid`` and keep its problem."""
         self.invalid_skipped += 1
@@ -270,6 +287,28 @@ class Columns:
         )
         for name, fv in ann.fields.items():
             self.value(row, name, fv)
+
+    def extend(self, later: Columns) -> None:
+        """Append the rows of ``later`` (read after these), its ids and values mapped to ours."""
+        base = len(self)
+        tasks = np.array([self.slot(t) for t in later.tasks] or [0], dtype=np.int64)
+        who = np.array([self.who(a) for a in later.annotators] or [0], dtype=np.int64)
+        self.task.extend(array("q", tasks[later.array("task")].tobytes()))
+        self.annotator.extend(array("q", who[later.array("annotator")].tobytes()))
+        for name in ("created", "updated", "ground_truth", "skipped"):
+            getattr(self, name).extend(getattr(later, name))
+        self.annotation_ids += later.annotation_ids
+        for name, col in later.fields.items():
+            mine = self.fields.get(name)
+            if mine is None:
+                mine = self.fields[name] = FieldColumn(col.kind)
+            codes = np.array([_intern(mine.index, mine.values, v) for v in col.values] or [0])
+            if col.regions is not None or mine.regions is not None:
+                if mine.regions is None:
+                    mine.regions = [None] * len(mine.rows)
+                mine.regions += col.regions or [None] * len(col.rows)
+            mine.rows.extend(array("q", (col.row_array() + base).tobytes()))
+            mine.codes.extend(array("q", codes[col.code_array()].tobytes()))
 
     @classmethod
     def of(cls, annotations: Iterable[Annotation]) -> Columns:

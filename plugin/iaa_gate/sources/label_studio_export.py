@@ -5,9 +5,13 @@ Also turns tasks pulled live from the API into annotations: both share :func:`pa
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Iterable
-from dataclasses import dataclass
+import os
+import pickle
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -140,6 +144,44 @@ def _json_min(task: Any) -> bool:
     )
 
 
+PARALLEL_MIN = 20_000
+"""Exports with at least this many tasks are read by two processes (Linux, 2+ CPUs): a forked
+child reads the second half while this process reads the first; the halves are then joined
+in order, so the result is the one reading alone gives."""
+
+
+@dataclass
+class _Part:
+    """What reading a run of tasks collects (joined in task order by :meth:`join`)."""
+
+    stats: SourceStats = field(default_factory=SourceStats)
+    cols: Columns = field(default_factory=Columns)
+    task_ids: list[TaskId] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    first_seen: dict[str, int] = field(default_factory=dict)
+    texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
+
+    def join(self, later: _Part) -> bool:
+        """Append the part read after this one; False (nothing changed) when a task id occurs
+        in both, which only reading in order reports right."""
+        if not self.first_seen.keys().isdisjoint(later.first_seen):
+            return False
+        if len(self.problems) >= MAX_PROBLEMS:
+            return True  # reading in order would have stopped before the later part
+        self.problems += later.problems[: MAX_PROBLEMS - len(self.problems)]
+        self.stats.join(later.stats)
+        self.cols.extend(later.cols)
+        self.task_ids += later.task_ids
+        self.names.update(later.names)
+        self.first_seen.update(later.first_seen)
+        self.texts = later.texts | self.texts
+        return True
+
+
+MAX_PROBLEMS = 50
+
+
 def parse_tasks(
     tasks: Iterable[Any],
     source: str,
@@ -149,18 +191,89 @@ def parse_tasks(
 ) -> Dataset:
     """Annotations of Label Studio ``tasks`` (export or API shape: dicts, or ``msgspec.Raw``
     elements of an export, read by the typed fast path where it can), latest per annotator."""
+    how = (source, skip_invalid, include_ground_truth)
+    if isinstance(tasks, list) and len(tasks) >= PARALLEL_MIN and _can_fork():
+        mid = len(tasks) // 2
+        child = _fork(lambda: _read(_Part(), tasks, mid, len(tasks), *how))
+        try:
+            part = _read(_Part(), tasks, 0, mid, *how)
+        finally:
+            later = child()  # also on an error here, so no child is left behind
+        if later is None or not part.join(later):
+            part = _read(part, tasks, mid, len(tasks), *how)
+    else:
+        part = _read(_Part(), tasks, 0, None, *how)
+    if part.problems:
+        raise InputError(
+            source,
+            part.problems,
+            hint="fix the export, or pass --skip-invalid (source.skip_invalid: true) to skip "
+            "and count malformed tasks",
+        )
+    stats = part.stats
+    kept, stats.superseded = part.cols.latest()
+    return Dataset.of_columns(
+        source, kept, part.task_ids, annotator_names=part.names, stats=stats, texts=part.texts
+    )
+
+
+def _can_fork() -> bool:
+    return sys.platform == "linux" and (os.cpu_count() or 1) > 1
+
+
+def _fork(work: Callable[[], _Part]) -> Callable[[], _Part | None]:
+    """Run ``work`` in a forked child; the returned function waits for its result (None when
+    the child failed: the caller then does the work itself)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as out:
+                pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+
+    def result() -> _Part | None:
+        with os.fdopen(read_end, "rb") as f:
+            try:
+                part: _Part | None = pickle.load(f)
+            except Exception:  # the child died or sent nothing usable
+                part = None
+        _, status = os.waitpid(pid, 0)
+        return part if status == 0 else None
+
+    return result
+
+
+def _read(
+    part: _Part,
+    tasks: Iterable[Any],
+    start: int,
+    end: int | None,
+    source: str,
+    skip_invalid: bool,
+    include_ground_truth: bool,
+) -> _Part:
+    """Read ``tasks[start:end]`` (all of an iterable when ``end`` is None) into ``part``."""
     from ._ls_typed import Unusual, read_task
 
-    stats = SourceStats()
-    cols = Columns()
-    task_ids: list[TaskId] = []
-    names: dict[str, str] = {}
-    problems: list[str] = []
-    first_seen: dict[str, int] = {}
-    texts: dict[tuple[TaskId, str], str] = {}
-    for index, task in enumerate(tasks):
+    stats, cols, names, texts, first_seen = (
+        part.stats,
+        part.cols,
+        part.names,
+        part.texts,
+        part.first_seen,
+    )
+    run = tasks if end is None else itertools.islice(tasks, start, end)
+    for index, task in enumerate(run, start):
+        if len(part.problems) >= MAX_PROBLEMS:
+            break
         stats.tasks += 1
-        mark = len(cols)
+        mark, excluded = len(cols), stats.ground_truth_excluded
         try:
             if index and type(task) is msgspec.Raw:
                 try:
@@ -184,31 +297,21 @@ def parse_tasks(
                 )
             first_seen[str(task_id)] = index
         except TaskError as exc:
-            cols.rollback(mark)  # a twice-seen id: the fast path had added its annotations
+            # a twice-seen id: the fast path had added (or left out) its annotations
+            cols.rollback(mark)
+            stats.ground_truth_excluded = excluded
             if not skip_invalid:
-                problems.append(str(exc))
-                if len(problems) >= 50:
-                    break
+                part.problems.append(str(exc))
                 continue
             stats.skip_invalid(str(exc), "invalid_task")
             continue
-        task_ids.append(task_id)
+        part.task_ids.append(task_id)
         for ann in anns:
             if ann.ground_truth and not include_ground_truth:
                 stats.ground_truth_excluded += 1
             else:
                 cols.add(ann)
-    if problems:
-        raise InputError(
-            source,
-            problems,
-            hint="fix the export, or pass --skip-invalid (source.skip_invalid: true) to skip "
-            "and count malformed tasks",
-        )
-    kept, stats.superseded = cols.latest()
-    return Dataset.of_columns(
-        source, kept, task_ids, annotator_names=names, stats=stats, texts=texts
-    )
+    return part
 
 
 def _task(
