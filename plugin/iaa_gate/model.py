@@ -168,22 +168,18 @@ class FieldColumn:
     def add(
         self, row: int, value: tuple[str, ...] | float | str, regions: RegionSet | None
     ) -> None:
-        code = self.index.get(value)
-        if code is None:
-            code = self.index[value] = len(self.values)
-            self.values.append(value)
         self.rows.append(row)
-        self.codes.append(code)
+        self.codes.append(_intern(self.index, self.values, value))
         if regions is not None and self.regions is None:
             self.regions = [None] * (len(self.rows) - 1)
         if self.regions is not None:
             self.regions.append(regions)
 
     def row_array(self) -> Any:
-        return np.frombuffer(self.rows, dtype=np.int64) if len(self.rows) else _NO_ROWS
+        return _numpy(self.rows)
 
     def code_array(self) -> Any:
-        return np.frombuffer(self.codes, dtype=np.int64) if len(self.codes) else _NO_ROWS
+        return _numpy(self.codes)
 
 
 class Columns:
@@ -194,6 +190,9 @@ class Columns:
     ``created``/``updated`` (seconds since the epoch, NaN: not given), ``ground_truth``,
     ``skipped`` (0/1), ``annotation_ids``. ``fields``: field name → :class:`FieldColumn`.
     """
+
+    ARRAYS = ("task", "annotator", "created", "updated", "ground_truth", "skipped")
+    """The per-row columns kept as typed arrays (``annotation_ids`` is a list)."""
 
     def __init__(self) -> None:
         self.tasks: list[TaskId] = []
@@ -254,7 +253,7 @@ class Columns:
 
     def rollback(self, n: int) -> None:
         """Drop the rows from row ``n`` on (task and annotator ids seen stay in the tables)."""
-        for name in ("task", "annotator", "created", "updated", "ground_truth", "skipped"):
+        for name in self.ARRAYS:
             del getattr(self, name)[n:]
         del self.annotation_ids[n:]
         for name in list(self.fields):
@@ -295,7 +294,7 @@ class Columns:
         who = np.array([self.who(a) for a in later.annotators] or [0], dtype=np.int64)
         self.task.extend(array("q", tasks[later.array("task")].tobytes()))
         self.annotator.extend(array("q", who[later.array("annotator")].tobytes()))
-        for name in ("created", "updated", "ground_truth", "skipped"):
+        for name in self.ARRAYS[2:]:  # times and flags: no ids to map
             getattr(self, name).extend(getattr(later, name))
         self.annotation_ids += later.annotation_ids
         for name, col in later.fields.items():
@@ -318,13 +317,8 @@ class Columns:
         return out
 
     def array(self, name: str) -> Any:
-        """Column ``name`` (task, annotator, created, updated, ground_truth, skipped) as numpy."""
-        col = getattr(self, name)
-        if not len(col):
-            return np.zeros(0, dtype=np.float64 if col.typecode == "d" else np.int64)
-        return np.frombuffer(
-            col, dtype={"q": np.int64, "d": np.float64, "b": np.int8}[col.typecode]
-        )
+        """Column ``name`` (one of :attr:`ARRAYS`) as numpy, without a copy."""
+        return _numpy(getattr(self, name))
 
     def select(self, keep: np.ndarray[Any, np.dtype[np.bool_]]) -> Columns:
         """The rows where ``keep`` is true, in order."""
@@ -334,7 +328,7 @@ class Columns:
         out.tasks, out.task_index = self.tasks, self.task_index
         out.annotators, out.annotator_index = self.annotators, self.annotator_index
         idx = np.flatnonzero(keep)
-        for name in ("task", "annotator", "created", "updated", "ground_truth", "skipped"):
+        for name in self.ARRAYS:
             col = getattr(self, name)
             setattr(out, name, array(col.typecode, self.array(name)[idx].tobytes()))
         out.annotation_ids = [self.annotation_ids[i] for i in idx.tolist()]
@@ -422,8 +416,13 @@ def _intern(index: dict[Any, int], table: list[Any], key: Any) -> int:
     return i
 
 
-_NO_ROWS: Any = np.zeros(0, dtype=np.int64)
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_DTYPES = {"q": np.int64, "d": np.float64, "b": np.int8}
+
+
+def _numpy(column: array[Any]) -> Any:
+    """A typed array as a numpy view (an empty one when it has no items)."""
+    dtype = _DTYPES[column.typecode]
+    return np.frombuffer(column, dtype=dtype) if len(column) else np.zeros(0, dtype=dtype)
 
 
 def _seconds(t: datetime | None) -> float:
