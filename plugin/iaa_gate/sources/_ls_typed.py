@@ -25,6 +25,7 @@ from ..model import (
     SourceStats,
     TaskId,
 )
+from .label_studio_export import MAX_NUMBER, TaskError, _annotator
 
 
 class Unusual(Exception):
@@ -82,7 +83,6 @@ DECODER = msgspec.json.Decoder(_Task)
 _NAN = math.nan
 _UTC = timezone.utc
 SCALARS = frozenset({"choices", "rating", "number", "textarea"})
-MAX_NUMBER = 1e150  # as label_studio_export.MAX_NUMBER
 
 
 def _number(v: Any) -> bool:
@@ -90,17 +90,12 @@ def _number(v: Any) -> bool:
 
 
 def _who(ann: _Annotation, names: dict[str, str]) -> str:
-    who = ann.completed_by
-    if type(who) is int or type(who) is str:
-        return str(who)
-    if isinstance(who, dict) and who.get("id") is not None:
-        label = who.get("email") or " ".join(
-            p for p in (who.get("first_name"), who.get("last_name")) if p
-        )
-        if label:
-            names[str(who["id"])] = str(label)
-        return str(who["id"])
-    raise Unusual
+    """The annotator, as the general parser names them (and their display name, into
+    ``names``)."""
+    try:
+        return _annotator(0, {"completed_by": ann.completed_by}, names)
+    except TaskError:
+        raise Unusual from None
 
 
 def read_task(

@@ -9,13 +9,13 @@ which gives the same answer or the precise error (the two are tested to agree).
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
 from typing import Any
 
 import msgspec
 from msgspec import UNSET, field
 
 from ..model import Columns, FieldColumn, SourceStats, TaskId
+from .prodigy import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, _when
 
 
 class Unusual(Exception):
@@ -45,7 +45,6 @@ class _Example(msgspec.Struct, gc=False):
 
 
 DECODER = msgspec.json.Decoder(_Example)
-REJECT = "REJECT"  # as prodigy.REJECT
 
 
 _OPTIONS = msgspec.json.Decoder(list[_Option] | None)
@@ -60,11 +59,8 @@ class LineReader:
         cols: Columns,
         stats: SourceStats,
         styles: dict[str, bool],
-        binary_views: frozenset[str],
-        region_views: frozenset[str],
     ) -> None:
         self.cols, self.stats, self.styles = cols, stats, styles
-        self.binary_views, self.region_views = binary_views, region_views
         self.option_ids: dict[bytes, set[str] | None] = {}
         self.accepted: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
@@ -88,20 +84,20 @@ class LineReader:
         view = ex.view_id
         if view is UNSET:
             view = "classification"
-        elif type(view) is not str or not view or view in self.region_views:
+        elif type(view) is not str or not view or view in SPAN_VIEWS or view in IMAGE_VIEWS:
             raise Unusual  # null or empty views, spans and images: the general parser
-        if ts is None:
-            when = math.nan
-        elif type(ts) is int and abs(ts) < 1 << 40:
-            when = float(ts)
-        elif type(ts) is float and abs(ts) < 1 << 40:
-            when = datetime.fromtimestamp(ts, tz=timezone.utc).timestamp()
+        if type(ts) is int and abs(ts) < 1 << 40:
+            when = float(ts)  # what the time of _when gives back, without making it
         else:
-            raise Unusual
+            try:
+                t = _when(ts)
+            except ValueError:
+                raise Unusual from None
+            when = math.nan if t is None else t.timestamp()
         label, task_hash = ex.label, ex.task_hash
         if view == "classification" and type(label) is str:
             unit: TaskId = f"{h}:{label}"
-        elif view in self.binary_views and (type(task_hash) is int or type(task_hash) is str):
+        elif view in BINARY_VIEWS and (type(task_hash) is int or type(task_hash) is str):
             unit = f"{h}:{task_hash}"
         else:
             unit = h if type(h) is int else str(h)
@@ -111,7 +107,7 @@ class LineReader:
             chosen = None
         elif choice:
             chosen = self._chosen(ex, answer == "accept")
-        elif view in self.binary_views:
+        elif view in BINARY_VIEWS:
             chosen = (answer,)
         else:
             raise Unusual  # span, image and other manual views: the general parser

@@ -73,7 +73,7 @@ class ProdigyJSONL:
         tasks: dict[TaskId, None] = {}
         texts: dict[tuple[TaskId, str], str] = {}
         problems: list[str] = []
-        read = LineReader(cols, stats, styles, BINARY_VIEWS, SPAN_VIEWS | IMAGE_VIEWS)
+        read = LineReader(cols, stats, styles)
         try:
             for lineno, raw in enumerate(_lines(self.path), 1):
                 if not raw.isascii():
