@@ -23,13 +23,13 @@ import numpy as np
 
 from _data import ratings
 from iaa_gate.config import parse_config
+from iaa_gate.evaluate.document import Disputed
 from iaa_gate.model import Annotation, Dataset, FieldValue
-from iaa_gate.report import charts
-from iaa_gate.report.document import Disputed
-from iaa_gate.report.html import HtmlWriter
-from iaa_gate.report.json import DisputedTasksWriter, JsonWriter
-from iaa_gate.report.markdown import MarkdownWriter
-from iaa_gate.run import evaluate
+from iaa_gate.pipeline import evaluate
+from iaa_gate.sinks.report import charts
+from iaa_gate.sinks.report.html import HtmlWriter
+from iaa_gate.sinks.report.json import DisputedTasksWriter, JsonWriter
+from iaa_gate.sinks.report.markdown import MarkdownWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ["Positive", "Negative", "Neutral", "Mixed"]

@@ -22,10 +22,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "labelstudio"))
 from server import LabelStudioServer
 
+from iaa_gate.adapters.label_studio.project import LabelStudioProject
 from iaa_gate.config import parse_config
-from iaa_gate.run import evaluate
-from iaa_gate.sources.label_studio import LabelStudioProject
-from iaa_gate.writeback.label_studio import LabelStudioFlags
+from iaa_gate.pipeline import evaluate
+from iaa_gate.sinks.label_studio import LabelStudioFlags
 
 CONFIG = """<View>
   <Text name="text" value="$text"/>

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from bench_run import config, make_jsonl
-from iaa_gate.analysis import analyse
+from iaa_gate.adapters.prodigy.source import unit_id
 from iaa_gate.config import load_config
-from iaa_gate.run import make_source
-from iaa_gate.sources.prodigy import unit_id
-from iaa_gate.writeback.prodigy import ProdigyReviewFile
+from iaa_gate.evaluate.analysis import analyse
+from iaa_gate.pipeline import make_source
+from iaa_gate.sinks.prodigy import ProdigyReviewFile
 
 
 def plain(source: Path, out: Path, results: dict[str, Any]) -> int:

@@ -34,9 +34,9 @@ from typing import Any
 from bench_html import median_time
 from bench_run import LABELS, make_export
 from iaa_gate.config import parse_config
-from iaa_gate.report.document import Disputed
-from iaa_gate.report.json import DisputedTasksWriter, JsonWriter, check_finite
-from iaa_gate.run import Outcome, evaluate, make_source
+from iaa_gate.evaluate.document import Disputed
+from iaa_gate.pipeline import Outcome, evaluate, make_source
+from iaa_gate.sinks.report.json import DisputedTasksWriter, JsonWriter, check_finite
 
 
 def outcome(work: Path, tasks: int) -> Outcome:

@@ -250,7 +250,7 @@ def test_reports_are_deterministic(ls_config: Path, tmp_path: Path) -> None:
 
 def test_report_never_echoes_url_credentials() -> None:
     from iaa_gate.config import parse_config
-    from iaa_gate.run import source_summary
+    from iaa_gate.pipeline import source_summary
 
     cfg = parse_config(
         {

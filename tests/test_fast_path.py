@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iaa_gate.errors import InputError
+from iaa_gate.adapters.label_studio import export as lse
+from iaa_gate.adapters.label_studio.export import LabelStudioExport, parse_tasks
+from iaa_gate.adapters.prodigy import typed as _prodigy_typed
+from iaa_gate.adapters.prodigy.source import ProdigyJSONL
+from iaa_gate.core.errors import InputError
 from iaa_gate.model import Dataset
-from iaa_gate.sources import _prodigy_typed
-from iaa_gate.sources import label_studio_export as lse
-from iaa_gate.sources.label_studio_export import LabelStudioExport, parse_tasks
-from iaa_gate.sources.prodigy import ProdigyJSONL
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTS = sorted(

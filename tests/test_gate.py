@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.config import parse_config
-from iaa_gate.errors import ConfigError
-from iaa_gate.run import evaluate
-from iaa_gate.sources.label_studio_export import LabelStudioExport
+from iaa_gate.core.errors import ConfigError
+from iaa_gate.pipeline import evaluate
 
 EXPORT = Path(__file__).resolve().parent.parent / "examples" / "label-studio" / "export.json"
 

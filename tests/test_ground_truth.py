@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
+from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.config import parse_config
-from iaa_gate.ground_truth import field_truth
+from iaa_gate.evaluate.ground_truth import field_truth
 from iaa_gate.model import Annotation, Dataset, FieldValue, RegionSet
-from iaa_gate.run import evaluate
-from iaa_gate.sources.label_studio_export import LabelStudioExport
-from iaa_gate.sources.prodigy import ProdigyJSONL
+from iaa_gate.pipeline import evaluate
 
 EXPORT = Path(__file__).resolve().parent.parent / "examples" / "label-studio" / "export.json"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iaa_gate.cli import main
-from iaa_gate.files import write_atomic
+from iaa_gate.core.files import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 import yaml
 
-from iaa_gate.analysis import UnitResult
+from iaa_gate.adapters.label_studio.label_config import fields_config, parse_label_config
 from iaa_gate.cli import ExitCode, main
 from iaa_gate.config import WriteBackConfig, parse_config
-from iaa_gate.errors import ConfigError, IaaGateError, InputError
-from iaa_gate.sources.label_config import fields_config, parse_label_config
-from iaa_gate.writeback.label_studio import NO_TASK, LabelStudioFlags, entries
+from iaa_gate.core.errors import ConfigError, IaaGateError, InputError
+from iaa_gate.evaluate.analysis import UnitResult
+from iaa_gate.sinks.label_studio import NO_TASK, LabelStudioFlags, entries
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "label-studio"
@@ -294,8 +294,8 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
     import httpx
     from pydantic import SecretStr
 
-    from iaa_gate import labelstudio_client
-    from iaa_gate.sources.label_studio import LabelStudioProject
+    from iaa_gate.adapters.label_studio import client as labelstudio_client
+    from iaa_gate.adapters.label_studio.project import LabelStudioProject
 
     monkeypatch.setattr(labelstudio_client, "sleep", lambda s: None)
 
@@ -368,8 +368,8 @@ def test_write_back_scope_follows_the_round() -> None:
     """Tasks outside the round keep their entries; in it, a task with no result loses its own."""
     from datetime import datetime, timezone
 
+    from iaa_gate.adapters.label_studio.project import PulledTask
     from iaa_gate.model import RoundFilter
-    from iaa_gate.sources.label_studio import PulledTask
 
     old = {"iaa": {"status": "disputed", "disputed": True}, "other": 1}
     source = SimpleNamespace(tasks={t: PulledTask(dict(old)) for t in (1, 2, 3)})
@@ -397,7 +397,7 @@ def test_pull_progress_bar_only_when_asked(fake: Any, capsys: pytest.CaptureFixt
 
 def test_retry_waits_honour_retry_after_and_back_off() -> None:
     """Which failures are retried, and after how long (before jitter of at most 25%)."""
-    from iaa_gate.labelstudio_client import MAX_BACKOFF, StatusError, retry_wait
+    from iaa_gate.adapters.label_studio.client import MAX_BACKOFF, StatusError, retry_wait
 
     class ReadTimeout(Exception):  # httpx's name: matched by name, httpx is imported lazily
         pass

@@ -11,10 +11,10 @@ import pytest
 from irrCAC.raw import CAC
 
 from iaa_gate.config import parse_config
-from iaa_gate.errors import InputError
+from iaa_gate.core.errors import InputError
 from iaa_gate.metrics import annotator_offsets, gwet_weights, tolerance_scores
 from iaa_gate.model import Annotation, Dataset, FieldValue
-from iaa_gate.run import evaluate
+from iaa_gate.pipeline import evaluate
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.SettingWithCopyWarning")
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.cli import ExitCode, main
 from iaa_gate.config import parse_config
-from iaa_gate.errors import InputError
-from iaa_gate.run import evaluate
-from iaa_gate.sources.label_studio_export import LabelStudioExport
-from iaa_gate.writeback.label_studio import entries
+from iaa_gate.core.errors import InputError
+from iaa_gate.pipeline import evaluate
+from iaa_gate.sinks.label_studio import entries
 from test_regions_reading import (
     TEXT,
     ann,

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from iaa_gate.errors import InputError
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
+from iaa_gate.adapters.prodigy.source import ProdigyJSONL
+from iaa_gate.core.errors import InputError
 from iaa_gate.model import region_table
-from iaa_gate.sources.label_studio_export import LabelStudioExport
-from iaa_gate.sources.prodigy import ProdigyJSONL
 
 TEXT = "Ada Lovelace met Charles Babbage in London."
 

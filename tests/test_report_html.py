@@ -16,7 +16,7 @@ import yaml
 
 from builders import ls_annotation, read_disputed
 from iaa_gate.cli import main
-from iaa_gate.report import html as html_report
+from iaa_gate.sinks.report import html as html_report
 
 # Each payload sets window.__pwned if it ever runs.
 SCRIPT = "<script>window.__pwned=1</script>"

@@ -16,8 +16,8 @@ import yaml
 
 from builders import ls_annotation, read_disputed
 from iaa_gate.cli import ExitCode, main
-from iaa_gate.report.document import DisputedTask
-from iaa_gate.report.json import DisputedTasksWriter, JsonWriter
+from iaa_gate.evaluate.document import DisputedTask
+from iaa_gate.sinks.report.json import DisputedTasksWriter, JsonWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "config" / "report.schema.json").read_text())

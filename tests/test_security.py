@@ -11,7 +11,7 @@ import yaml
 
 from builders import ls_annotation
 from iaa_gate.cli import ExitCode, main
-from iaa_gate.redact import plain_http_warning, redact_url
+from iaa_gate.core.redact import plain_http_warning, redact_url
 
 
 @pytest.mark.parametrize("debug", [[], ["--debug"]])

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from builders import ls_annotation
-from iaa_gate.errors import InputError
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
+from iaa_gate.adapters.prodigy.source import ProdigyJSONL
+from iaa_gate.core.errors import InputError
 from iaa_gate.model import ratings_matrix
-from iaa_gate.sources.label_studio_export import LabelStudioExport
-from iaa_gate.sources.prodigy import ProdigyJSONL
 
 
 def choice(label: str) -> tuple[str, dict]:
@@ -280,7 +280,7 @@ def test_prodigy_session_fallback_and_choice_reject(tmp_path: Path) -> None:
 
 def test_large_export_streams(tmp_path: Path) -> None:
     """Many tasks parse through the streaming reader with small chunks."""
-    import iaa_gate.sources._jsonstream as js
+    import iaa_gate.adapters.label_studio.jsonstream as js
 
     tasks = [
         {

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from iaa_gate.cli import ExitCode, main
-from iaa_gate.history import read_history, save_history
+from iaa_gate.sinks.report.history import read_history, save_history
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPORT = ROOT / "examples" / "label-studio" / "export.json"

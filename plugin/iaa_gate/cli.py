@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .errors import ConfigError, IaaGateError, InputError, OutputError, UsageError
-from .files import write_atomic
+from .core.errors import ConfigError, IaaGateError, InputError, OutputError, UsageError
+from .core.files import write_atomic
 
 if TYPE_CHECKING:
     from .config import Config
@@ -124,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _init(args: argparse.Namespace) -> int:
     """``iaa-gate init``: a starting YAML config from a labeling config (live or a file)."""
-    from .sources.label_config import parse_label_config, starting_config
+    from .adapters.label_studio.label_config import parse_label_config, starting_config
 
     if args.project is not None:
         if not args.url:
@@ -137,7 +137,7 @@ def _init(args: argparse.Namespace) -> int:
             )
         from pydantic import SecretStr
 
-        from .sources.label_studio import LabelStudioProject
+        from .adapters.label_studio.project import LabelStudioProject
 
         project = int(args.project) if args.project.isdigit() else args.project
         ls = LabelStudioProject(args.url.rstrip("/"), SecretStr(key), project)
@@ -344,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ConfigError(str(args.config), missing)
             print(f"{args.config}: OK ({len(config.fields)} field(s), source {config.source.type})")
             return ExitCode.OK
-        from .run import run
+        from .pipeline import run
 
         config = _override(load_config(args.config), args)
         outcome = run(

@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import ConfigError
+from .core.errors import ConfigError
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 Distance = Literal["jaccard", "masi", "hierarchical", "levenshtein"]

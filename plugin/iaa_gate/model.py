@@ -18,7 +18,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .errors import InputError, Problem
+from .core.errors import InputError, Problem
 from .metrics import Coded
 from .metrics._base import code_dtype
 

@@ -20,10 +20,10 @@ from typing import Any
 import yaml
 
 from iaa_gate.config import parse_config, relative_to
-from iaa_gate.report.html import HtmlWriter
-from iaa_gate.report.junit import JUnitWriter
-from iaa_gate.report.markdown import MarkdownWriter
-from iaa_gate.run import Outcome, evaluate, make_source
+from iaa_gate.pipeline import Outcome, evaluate, make_source
+from iaa_gate.sinks.report.html import HtmlWriter
+from iaa_gate.sinks.report.junit import JUnitWriter
+from iaa_gate.sinks.report.markdown import MarkdownWriter
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from iaa_gate import labelstudio_client
+from iaa_gate.adapters.label_studio import client as labelstudio_client
 from iaa_gate.cli import ExitCode
 
 from .faultproxy import Fault, FaultProxy

@@ -14,11 +14,11 @@ import pytest
 import yaml
 from pydantic import SecretStr
 
+from iaa_gate.adapters.label_studio.project import LabelStudioProject
 from iaa_gate.cli import ExitCode
 from iaa_gate.config import load_config
-from iaa_gate.errors import IaaGateError
-from iaa_gate.run import evaluate
-from iaa_gate.sources.label_studio import LabelStudioProject
+from iaa_gate.core.errors import IaaGateError
+from iaa_gate.pipeline import evaluate
 
 from .helpers import REVIEW_CONFIG, live_config, report, result, run_cli
 from .server import Annotator, LabelStudioServer
@@ -304,7 +304,7 @@ def test_init_from_a_live_project(
 def test_report_json_source_has_no_secret(tmp_path: Path) -> None:
     """(Offline) the source summary lists url, project and view only."""
     from iaa_gate.config import parse_config
-    from iaa_gate.run import source_summary
+    from iaa_gate.pipeline import source_summary
 
     cfg = parse_config(
         {

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from iaa_gate.adapters.label_studio.project import LabelStudioProject
 from iaa_gate.cli import ExitCode
-from iaa_gate.sources.label_studio import LabelStudioProject
 
 from .faultproxy import Fault, FaultProxy
 from .helpers import REVIEW_CONFIG, report, run_cli

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from iaa_gate.cli import ExitCode
-from iaa_gate.writeback import label_studio as wb
+from iaa_gate.sinks import label_studio as wb
 
 from .helpers import REVIEW_CONFIG, live_config, report, result, run_cli, writes
 from .server import Annotator, LabelStudioServer
@@ -204,7 +204,7 @@ def test_a_failed_write_is_reported_and_the_rest_written(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A task the server refuses (here: deleted after the pull) is reported, not half-written."""
-    from iaa_gate.sources.label_studio import LabelStudioProject
+    from iaa_gate.adapters.label_studio.project import LabelStudioProject
 
     project = make_project(REVIEW_CONFIG, _tasks(annotators)[:4], title="failed write")
     ids = sorted(_state(label_studio, project.id))

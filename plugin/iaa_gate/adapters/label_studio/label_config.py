@@ -13,8 +13,8 @@ from xml.etree.ElementTree import Element, ParseError
 
 import yaml
 
-from ..errors import InputError
-from ..model import REGION_SHAPES
+from ...core.errors import InputError
+from ...model import REGION_SHAPES
 
 EVALUATED = {"choices": "nominal", "taxonomy": "nominal", "rating": "ordinal", "number": "interval"}
 """Control tags evaluated by default, with their level of measurement."""

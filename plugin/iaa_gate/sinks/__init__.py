@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..analysis import FieldResult
+from ..evaluate.analysis import FieldResult
 
 
 class WriteBack(Protocol):

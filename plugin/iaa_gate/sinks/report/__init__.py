@@ -9,8 +9,8 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..files import write_atomic
-from .document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, build_document
+from ...core.files import write_atomic
+from ...evaluate.document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, build_document
 
 Document = dict[str, Any]
 

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .errors import IaaGateError
-from .report import write_atomic
-from .report.json import JsonWriter
-from .trend import PreviousReport
+from ...core.errors import IaaGateError
+from ...evaluate.trend import PreviousReport
+from . import write_atomic
+from .json import JsonWriter
 
 
 def read_report(path: Path) -> PreviousReport:

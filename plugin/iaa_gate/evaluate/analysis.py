@@ -8,13 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from . import metrics
+from .. import metrics
+from ..config import COEFFICIENT_THRESHOLDS, Config, FieldConfig
+from ..core.errors import InputError
+from ..metrics import Coded
+from ..model import REGION_SHAPES, SCALAR_KINDS, Dataset, RatingsMatrix, TaskId, ratings_matrix
 from .coefficients import Estimate, compute, default_coefficients, interpreted
-from .config import COEFFICIENT_THRESHOLDS, Config, FieldConfig
-from .errors import InputError
 from .ground_truth import FieldTruth
-from .metrics import Coded
-from .model import REGION_SHAPES, SCALAR_KINDS, Dataset, RatingsMatrix, TaskId, ratings_matrix
 
 DEFAULT_LEVEL = {"rating": "ordinal", "number": "interval"}
 MAX_COINCIDENCE_VALUES = 30
@@ -68,7 +68,7 @@ class FieldResult:
     ground_truth: FieldTruth | None = None
     regions: dict[str, Any] | None = None
     """Region fields: matching, F1 (strict, relaxed, per label), the annotator × annotator F1
-    matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.region_analysis`)."""
+    matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.evaluate.regions`)."""
 
     @property
     def disputed(self) -> list[UnitResult]:
@@ -146,7 +146,7 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
             )
     if problems:
         raise InputError(dataset.source, problems, hint="check the names and options under fields:")
-    from .region_analysis import RegionFields
+    from .regions import RegionFields
 
     regions = RegionFields(dataset, config, kinds)
     return {

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .config import Config, FieldConfig
-from .metrics.distance import NAMED, SET_DISTANCES
-from .model import (
+from ..config import Config, FieldConfig
+from ..metrics.distance import NAMED, SET_DISTANCES
+from ..model import (
     REGION_SHAPES,
     Annotation,
     Dataset,
@@ -99,7 +99,7 @@ def _named(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
 def _regions(kind: str, cfg: FieldConfig) -> tuple[Compare, str]:
     """Region fields: pairwise F1 of an annotator's regions against the reference's, matched one
     to one as the field's ``matching`` says (two empty answers agree: 1)."""
-    from .region_analysis import match  # region analysis imports this module's results
+    from .regions import match  # region analysis imports this module's results
 
     def f1(a: Any, b: Any) -> float:
         if not isinstance(a, RegionSet) or not isinstance(b, RegionSet):

@@ -18,10 +18,10 @@ from typing import Any
 
 import msgspec
 
-from ..analysis import FieldResult
-from ..files import write_atomic
+from ..adapters.prodigy.source import unit_id
+from ..core.files import write_atomic
+from ..evaluate.analysis import FieldResult
 from ..model import TaskId
-from ..sources.prodigy import unit_id
 
 _UNSET: Any = msgspec.UNSET
 

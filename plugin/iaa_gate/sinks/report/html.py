@@ -18,8 +18,8 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from ...evaluate.document import Disputed, DisputedTask, lowest_scores
 from . import charts
-from .document import Disputed, DisputedTask, lowest_scores
 from .markdown import ICON_TEXT, change_text, confused_pairs, fmt, round_text
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores
@@ -123,14 +123,14 @@ class HtmlWriter:
         """``disputed``: every disputed task by field, for up to :data:`MAX_ROWS` rows a field
         (None: the document's lowest scores)."""
         env = Environment(
-            loader=PackageLoader("iaa_gate.report", "templates"),
+            loader=PackageLoader("iaa_gate.sinks.report", "templates"),
             autoescape=select_autoescape(default=True),
             trim_blocks=True,
             lstrip_blocks=True,
         )
         env.filters["num"] = num
         env.filters["shown"] = _shown
-        script = files("iaa_gate.report").joinpath("templates/report.js").read_text("utf-8")
+        script = files("iaa_gate.sinks.report").joinpath("templates/report.js").read_text("utf-8")
         digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         figures = {}
         if charts.available():

@@ -21,7 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from . import metrics
+from .. import metrics
+from ..config import Config, FieldConfig
+from ..metrics import Coded, Undefined
+from ..metrics._base import code_dtype
+from ..model import REGION_SHAPES, Dataset, RatingsMatrix, RegionTable, TaskId, region_table
 from .analysis import (
     AnnotatorResult,
     FieldResult,
@@ -30,10 +34,6 @@ from .analysis import (
     matrix_result,
 )
 from .coefficients import Estimate, compute, interpreted
-from .config import Config, FieldConfig
-from .metrics import Coded, Undefined
-from .metrics._base import code_dtype
-from .model import REGION_SHAPES, Dataset, RatingsMatrix, RegionTable, TaskId, region_table
 
 EXCERPT = 300
 """Characters of context kept around a disputed task's regions in the report."""

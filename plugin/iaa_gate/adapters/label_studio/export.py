@@ -18,8 +18,8 @@ from typing import Any
 
 import msgspec
 
-from ..errors import InputError, unreadable
-from ..model import (
+from ...core.errors import InputError, unreadable
+from ...model import (
     REGION_SHAPES,
     SCALAR_KINDS,
     Annotation,
@@ -30,7 +30,7 @@ from ..model import (
     SourceStats,
     TaskId,
 )
-from ._jsonstream import JSONStreamError, check_utf8, iter_array, line_of
+from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
 
 
@@ -259,7 +259,7 @@ def _read(
     include_ground_truth: bool,
 ) -> _Part:
     """Read ``tasks[start:end]`` (all of an iterable when ``end`` is None) into ``part``."""
-    from ._ls_typed import Unusual, read_task
+    from .typed import Unusual, read_task
 
     stats, cols, names, texts, first_seen = (
         part.stats,

@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .config import Config, DropThreshold
+from ..config import Config, DropThreshold
+from .document import SCHEMA_VERSION
 from .gate import Check, Verdict
-from .report.document import SCHEMA_VERSION
 
 Doc = dict[str, Any]
 SAME_KEYS = (1, SCHEMA_VERSION)

@@ -1,6 +1,6 @@
 """A live Label Studio project, read through the API with the SDK (``iaa-gate[label-studio]``).
 
-Tasks go through :func:`~iaa_gate.sources.label_studio_export.parse_tasks`, exactly like an export
+Tasks go through :func:`~iaa_gate.adapters.label_studio.export.parse_tasks`, exactly like an export
 file, so a live pull and an export of the same project give the same report. The SDK is imported
 only here, and only when a live source is used.
 
@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import SecretStr
 
-from ..errors import ServerError
-from ..labelstudio_client import LabelStudioClient, progress_bar
-from ..model import Dataset, TaskId
-from ..redact import redact_url
+from ...core.errors import ServerError
+from ...core.redact import redact_url
+from ...model import Dataset, TaskId
+from .client import LabelStudioClient, progress_bar
+from .export import parse_tasks
 from .label_config import declared_multiple, parse_label_config
-from .label_studio_export import parse_tasks
 
 if TYPE_CHECKING:
-    from ..config import LabelStudioSource
+    from ...config import LabelStudioSource
 
 ANNOTATION_FIELDS = (
     "result",

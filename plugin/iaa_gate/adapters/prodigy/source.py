@@ -24,8 +24,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, unreadable
-from ..model import (
+from ...core.errors import InputError, unreadable
+from ...model import (
     Annotation,
     Columns,
     Dataset,
@@ -65,7 +65,7 @@ class ProdigyJSONL:
     skip_invalid: bool = False
 
     def load(self) -> Dataset:
-        from ._prodigy_typed import LineReader, Unusual
+        from .typed import LineReader, Unusual
 
         stats = SourceStats()
         styles: dict[str, bool] = {}

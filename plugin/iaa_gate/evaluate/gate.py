@@ -6,10 +6,10 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
+from ..config import FieldConfig, Threshold
+from ..metrics import Undefined, undefined_reason
 from . import ground_truth
 from .analysis import FieldResult
-from .config import FieldConfig, Threshold
-from .metrics import Undefined, undefined_reason
 
 
 class Verdict(str, Enum):

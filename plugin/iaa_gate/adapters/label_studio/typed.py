@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ..model import (
+from ...model import (
     REGION_SHAPES,
     Columns,
     FieldColumn,
@@ -25,7 +25,7 @@ from ..model import (
     SourceStats,
     TaskId,
 )
-from .label_studio_export import MAX_NUMBER, TaskError, _annotator
+from .export import MAX_NUMBER, TaskError, _annotator
 
 
 class Unusual(Exception):

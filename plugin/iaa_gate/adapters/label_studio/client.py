@@ -19,8 +19,8 @@ from typing import Any, NoReturn, TypeVar
 
 from pydantic import SecretStr
 
-from .errors import IaaGateError, ServerError, UsageError
-from .redact import plain_http_warning, redact_url
+from ...core.errors import IaaGateError, ServerError, UsageError
+from ...core.redact import plain_http_warning, redact_url
 
 T = TypeVar("T")
 

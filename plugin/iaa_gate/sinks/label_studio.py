@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ..analysis import FieldResult
+from ..adapters.label_studio.client import LabelStudioError, progress_bar
+from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config, WriteBackConfig
-from ..errors import UsageError
-from ..labelstudio_client import LabelStudioError, progress_bar
+from ..core.errors import UsageError
+from ..evaluate.analysis import FieldResult
 from ..model import RoundFilter, TaskId
-from ..sources.label_studio import LabelStudioProject
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""

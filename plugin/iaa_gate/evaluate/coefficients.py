@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import metrics
-from .config import COEFFICIENT_THRESHOLDS
-from .metrics import Coded, Undefined
+from .. import metrics
+from ..config import COEFFICIENT_THRESHOLDS
+from ..metrics import Coded, Undefined
 
 INTERPRETED = {"alpha", "kappa_max", *COEFFICIENT_THRESHOLDS} - {"percent_agreement"}
 """Coefficients on the kappa scale, read on an interpretation scale."""

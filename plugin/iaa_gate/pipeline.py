@@ -9,18 +9,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import ground_truth
-from .analysis import FieldResult, analyse, not_evaluated
+from .adapters import Source
 from .config import Config, LabelStudioSource
-from .errors import OutputError
-from .gate import Check, Verdict, field_checks, worst
-from .history import read_history, read_report, save_history
+from .core.errors import OutputError
+from .core.redact import redact_url
+from .evaluate import ground_truth
+from .evaluate.analysis import FieldResult, analyse, not_evaluated
+from .evaluate.document import add_checks, disputed_tasks, field_document
+from .evaluate.gate import Check, Verdict, field_checks, worst
+from .evaluate.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
-from .redact import redact_url
-from .report import Disputed, build_document, write_reports
-from .report.document import add_checks, disputed_tasks, field_document
-from .sources import Source
-from .trend import PreviousReport, compare, drop_checks
+from .sinks.report import Disputed, build_document, write_reports
+from .sinks.report.history import read_history, read_report, save_history
 
 
 @dataclass
@@ -40,17 +40,17 @@ def make_source(config: Config, *, progress: bool = False) -> Source:
     if getattr(src, "include_ground_truth", True) is False:  # references are split off later
         src = src.model_copy(update={"include_ground_truth": True})
     if isinstance(src, LabelStudioSource):
-        from .sources.label_studio import LabelStudioProject
+        from .adapters.label_studio.project import LabelStudioProject
 
         wb = config.writeback
         return LabelStudioProject.from_config(
             src, progress=progress, pull_meta=wb.enabled, pull_data=wb.enabled and wb.data_flags
         )
     if src.type == "prodigy":
-        from .sources.prodigy import ProdigyJSONL
+        from .adapters.prodigy.source import ProdigyJSONL
 
         return ProdigyJSONL(src.path, skip_invalid=src.skip_invalid)
-    from .sources.label_studio_export import LabelStudioExport
+    from .adapters.label_studio.export import LabelStudioExport
 
     return LabelStudioExport(src.path, skip_invalid=src.skip_invalid, label_config=src.label_config)
 
@@ -202,12 +202,12 @@ def _writeback(
     config: Config, out_dir: Path, source: Source | None = None, *, progress: bool = False
 ) -> Any:
     if config.source.type == "prodigy":
-        from .writeback.prodigy import ProdigyReviewFile
+        from .sinks.prodigy import ProdigyReviewFile
 
         return ProdigyReviewFile(config.source.path, out_dir / "disputed.jsonl")
     if isinstance(config.source, LabelStudioSource) and config.writeback.enabled:
-        from .sources.label_studio import LabelStudioProject
-        from .writeback.label_studio import LabelStudioFlags
+        from .adapters.label_studio.project import LabelStudioProject
+        from .sinks.label_studio import LabelStudioFlags
 
         assert isinstance(source, LabelStudioProject), "write-back needs the pulled project"
         return LabelStudioFlags.for_run(source, config, progress=progress)

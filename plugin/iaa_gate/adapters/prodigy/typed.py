@@ -14,8 +14,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, field
 
-from ..model import Columns, FieldColumn, SourceStats, TaskId
-from .prodigy import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, _when
+from ...model import Columns, FieldColumn, SourceStats, TaskId
+from .source import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, _when
 
 
 class Unusual(Exception):

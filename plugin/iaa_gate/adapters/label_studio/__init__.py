@@ -1,0 +1,1 @@
+"""Label Studio: the labeling config, the API client, the export and live-project readers."""

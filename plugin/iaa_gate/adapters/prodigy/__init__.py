@@ -1,0 +1,1 @@
+"""Prodigy: the db-out JSONL reader."""

@@ -1,0 +1,1 @@
+"""The ground floor: errors, atomic files and redaction, used by every layer above."""
