@@ -21,10 +21,9 @@ import numpy as np
 from .. import __version__
 from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
-from .analysis import FieldResult
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, worst
-from .ground_truth import FieldTruth
+from .results import FieldResult, FieldTruth
 
 SCHEMA_VERSION = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to

@@ -9,7 +9,7 @@ from enum import Enum
 from ..config import FieldConfig, Threshold
 from ..metrics import Undefined, undefined_reason
 from . import ground_truth
-from .analysis import FieldResult
+from .results import FieldResult
 
 
 class Verdict(str, Enum):

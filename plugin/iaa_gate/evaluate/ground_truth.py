@@ -9,48 +9,22 @@ own comparison through :func:`register_comparison`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..config import Config, FieldConfig
+from ..kinds import REGION_SHAPES
 from ..metrics.distance import NAMED, SET_DISTANCES
-from ..model import (
-    REGION_SHAPES,
-    Annotation,
-    Dataset,
-    FieldValue,
-    RegionSet,
-    TaskId,
-    normalise_text,
-)
+from ..model import Annotation, Dataset, FieldValue, RegionSet, TaskId, normalise_text
+from .results import AnnotatorTruth, FieldTruth
 
 Compare = Callable[[Any, Any], float]
 """Agreement of two annotations of one field on one task: 1 = same answer, 0 = nothing shared."""
 ComparisonFactory = Callable[[str, FieldConfig], tuple[Compare, str]]
 """(level, field config) → (comparison, how it compares, in words)."""
-
-
-@dataclass(frozen=True)
-class AnnotatorTruth:
-    """One annotator against the references: ``agreement`` is the mean per-task comparison over
-    ``n_tasks`` gold tasks; ``mean_offset`` (numbers only) the mean of own − reference."""
-
-    id: str
-    name: str
-    n_tasks: int
-    agreement: float
-    mean_offset: float | None
-
-
-@dataclass
-class FieldTruth:
-    comparison: str
-    n_tasks: int
-    conflicting: list[TaskId] = field(default_factory=list)
-    annotators: list[AnnotatorTruth] = field(default_factory=list)
 
 
 def _exact(a: Any, b: Any) -> float:

@@ -23,17 +23,13 @@ import numpy as np
 
 from .. import metrics
 from ..config import Config, FieldConfig
-from ..metrics import Coded, Undefined
-from ..metrics._base import code_dtype
-from ..model import REGION_SHAPES, Dataset, RatingsMatrix, RegionTable, TaskId, region_table
-from .analysis import (
-    AnnotatorResult,
-    FieldResult,
-    UnitResult,
-    field_level,
-    matrix_result,
-)
+from ..kinds import REGION_SHAPES
+from ..metrics import Coded, Undefined, code_dtype
+from ..model import Dataset, TaskId
 from .coefficients import Estimate, compute, interpreted
+from .matrix import RatingsMatrix, RegionTable, region_table
+from .results import AnnotatorResult, FieldResult, UnitResult
+from .scalar import field_level, matrix_result
 
 EXCERPT = 300
 """Characters of context kept around a disputed task's regions in the report."""

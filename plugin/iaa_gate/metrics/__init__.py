@@ -1,6 +1,6 @@
 """Agreement coefficients: pure numpy functions on ``(units, annotators)`` ratings, no I/O."""
 
-from ._base import Coded, Undefined, encode, undefined_reason
+from ._base import Coded, Undefined, code_dtype, encode, undefined_reason
 from .accumulator import AccumulatedAgreement, AlphaAccumulator
 from .alpha import UnitDisagreement, krippendorff_alpha, unit_disagreement
 from .bootstrap import AlphaBootstrap, alpha_bootstrap, alpha_replicates
@@ -99,6 +99,7 @@ __all__ = [
     "category_agreement",
     "cluster_alpha",
     "cluster_ratings",
+    "code_dtype",
     "cohen_kappa",
     "cohen_kappa_ci",
     "coincidence_matrix",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..evaluate.analysis import FieldResult
+from ..evaluate.results import FieldResult
 
 
 class WriteBack(Protocol):

@@ -28,7 +28,7 @@ from ..adapters.label_studio.client import LabelStudioError, progress_bar
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
-from ..evaluate.analysis import FieldResult
+from ..evaluate.results import FieldResult
 from ..model import RoundFilter, TaskId
 
 RUN_KEY = "run"

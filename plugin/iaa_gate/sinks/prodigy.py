@@ -20,7 +20,7 @@ import msgspec
 
 from ..adapters.prodigy.source import unit_id
 from ..core.files import write_atomic
-from ..evaluate.analysis import FieldResult
+from ..evaluate.results import FieldResult
 from ..model import TaskId
 
 _UNSET: Any = msgspec.UNSET

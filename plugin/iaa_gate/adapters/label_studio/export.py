@@ -19,17 +19,8 @@ from typing import Any
 import msgspec
 
 from ...core.errors import InputError, unreadable
-from ...model import (
-    REGION_SHAPES,
-    SCALAR_KINDS,
-    Annotation,
-    Columns,
-    Dataset,
-    FieldValue,
-    RegionSet,
-    SourceStats,
-    TaskId,
-)
+from ...kinds import REGION_SHAPES, SCALAR_KINDS
+from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
 

@@ -14,33 +14,15 @@ from xml.etree.ElementTree import Element, ParseError
 import yaml
 
 from ...core.errors import InputError
-from ...model import REGION_SHAPES
+from ...kinds import REGION_SHAPES, registry
 
-EVALUATED = {"choices": "nominal", "taxonomy": "nominal", "rating": "ordinal", "number": "interval"}
-"""Control tags evaluated by default, with their level of measurement."""
-LISTED = {"textarea": "nominal"}
+_SCALAR = [k for k in registry().values() if k.family == "scalar" and k.default_level]
+EVALUATED = {k.name: k.default_level for k in _SCALAR if k.evaluated_by_default}
+"""Control tags evaluated by default, with their level of measurement (from the kinds registry)."""
+LISTED = {k.name: k.default_level for k in _SCALAR if not k.evaluated_by_default}
 """Control tags listed but not evaluated by default (free text)."""
-REGION_TAGS = frozenset(
-    {
-        "labels",
-        "hypertextlabels",
-        "paragraphlabels",
-        "timeserieslabels",
-        "rectanglelabels",
-        "polygonlabels",
-        "keypointlabels",
-        "ellipselabels",
-        "brushlabels",
-        "videorectangle",
-        "rectangle",
-        "polygon",
-        "keypoint",
-        "ellipse",
-        "brush",
-        "relations",
-    }
-)
-"""Span and region controls; those in ``model.REGION_SHAPES`` are evaluated by region matching,
+REGION_TAGS = frozenset(k.name for k in registry().values() if k.family != "scalar")
+"""Span and region controls; those in ``kinds.REGION_SHAPES`` are evaluated by region matching,
 the others (brushes, ellipses, video) are listed as not evaluated."""
 
 

@@ -16,15 +16,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...model import (
-    REGION_SHAPES,
-    Columns,
-    FieldColumn,
-    FieldValue,
-    RegionSet,
-    SourceStats,
-    TaskId,
-)
+from ...kinds import REGION_SHAPES
+from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
 from .export import MAX_NUMBER, TaskError, _annotator
 
 

@@ -1,0 +1,393 @@
+"""Metrics input from the model: one field's ratings as a ``(units, annotators)`` matrix of
+integer codes (:func:`ratings_matrix`), or its regions as a table (:func:`region_table`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import InputError
+from ..kinds import GEOMETRY_WIDTH, REGION_SHAPES
+from ..metrics import Coded, code_dtype
+from ..model import Dataset, FieldColumn, RegionSet, TaskId, Value, normalise_text
+
+IntArray = np.ndarray[Any, np.dtype[np.int64]]
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+
+@dataclass(frozen=True)
+class RatingsMatrix:
+    """One field as metrics input.
+
+    ``coded.codes``: ``(units, annotators)`` integer codes, -1 missing; ``coded.values``: the
+    value of each code (labels in label-set order, numbers ascending, or frozensets of labels).
+    ``unit_ids``: ``(units,)`` task ids; ``annotators``: ``(annotators,)`` annotator ids.
+    ``multiple``: values are label sets (multi-select).
+    """
+
+    field: str
+    kind: str
+    unit_ids: list[TaskId]
+    annotators: list[str]
+    coded: Coded
+    multiple: bool = False
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.unit_ids), len(self.annotators))
+
+    def numeric(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """``(units, annotators)`` floats with NaN missing (numeric values only)."""
+        table = np.append(self.coded.values.astype(np.float64), np.nan)
+        return np.asarray(table[self.coded.codes], dtype=np.float64)
+
+    def label_presence(self, label: str) -> Coded:
+        """Multi-select: ``(units, annotators)`` codes 1 = ``label`` chosen, 0 = not, -1 missing."""
+        has = np.array([label in v for v in self.coded.values] + [False], dtype=np.int8)
+        codes = np.where(self.coded.codes >= 0, has[self.coded.codes], -1).astype(np.int8)
+        return Coded(codes, np.array([0.0, 1.0]))
+
+    def labels_of(self, unit: int) -> dict[str, Any]:
+        """What each annotator gave unit ``unit`` (row index): ``{annotator: value}``."""
+        out: dict[str, Any] = {}
+        for a, code in enumerate(self.coded.codes[unit]):
+            if code >= 0:
+                v = self.coded.values[code]
+                out[self.annotators[a]] = sorted(v) if isinstance(v, frozenset) else _plain(v)
+        return out
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return int(f) if f.is_integer() else f
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def ratings_matrix(
+    dataset: Dataset,
+    name: str,
+    *,
+    labels: Sequence[str] | None = None,
+    multiple: bool = False,
+    empty_set: bool = False,
+    min_annotators: int = 2,
+    normalize: Collection[str] = ("case", "whitespace"),
+) -> RatingsMatrix:
+    """The ``(units, annotators)`` matrix of field ``name``.
+
+    ``labels``: the project's label set, in scale order; a label outside it raises
+    :class:`InputError` naming every offending task. ``multiple``: values are label sets; when
+    false, an annotation with several labels raises :class:`InputError` naming the tasks.
+    An empty selection is no rating, or the empty set when ``multiple`` and ``empty_set``.
+    Free text is compared after :func:`normalise_text` with ``normalize``.
+    Units with fewer than ``min_annotators`` ratings are kept as rows but their ratings are
+    blanked.
+    """
+    kind = dataset.field_kinds().get(name, "choices")
+    cols = dataset.columns()
+    col = cols.fields.get(name) or FieldColumn(kind)
+    raw: list[Any] = list(col.values)
+    if kind == "textarea":
+        raw = [normalise_text(v, normalize) if isinstance(v, str) else v for v in raw]
+    keep_empty = multiple and empty_set
+    rows, codes = col.row_array(), col.code_array()
+    if not keep_empty:
+        empty = np.array([v == () for v in raw] + [False], dtype=bool)
+        rows, codes = rows[~empty[codes]], codes[~empty[codes]]
+
+    def where(task: TaskId, annotator: str) -> str:
+        return f"task {task}, field {name!r}, annotator {dataset.display_name(annotator)}"
+
+    def cells_of(bad: set[int]) -> list[tuple[TaskId, str, tuple[str, ...] | float | str]]:
+        """The (task, annotator, value) of the rows whose value code is in ``bad``."""
+        hit = np.isin(codes, list(bad))
+        task, ann = cols.array("task")[rows[hit]], cols.array("annotator")[rows[hit]]
+        return [
+            (cols.tasks[t], cols.annotators[a], raw[c])
+            for t, a, c in zip(task.tolist(), ann.tolist(), codes[hit].tolist(), strict=True)
+        ]
+
+    if not multiple:
+        several = {c for c, v in enumerate(raw) if isinstance(v, tuple) and len(v) > 1}
+        problems = [
+            f"{where(task, annotator)}: {len(v)} values {list(v)} in a single-choice field"
+            for task, annotator, v in (cells_of(several) if several else [])
+            if isinstance(v, tuple)
+        ]
+        if problems:
+            raise InputError(
+                dataset.source,
+                problems,
+                hint=f"if annotators may choose several labels, set fields.{name}.multiple: true "
+                "(label sets, compared with MASI); else fix the annotations",
+            )
+    if labels is not None:
+        allowed = set(labels)
+        outside = {
+            c
+            for c, v in enumerate(raw)
+            if any(
+                (f"{x:g}" if isinstance(x, float) else x) not in allowed
+                for x in (v if isinstance(v, tuple) else (v,))
+            )
+        }
+        if outside:
+            _check_labels(dataset, name, cells_of(outside), labels, where)
+    row_task = cols.array("task")[rows]
+    row_ann = cols.array("annotator")[rows]
+    unit_ids = list(dataset.task_ids)
+    unit_index = {t: i for i, t in enumerate(unit_ids)}
+    first = np.unique(row_task, return_index=True)[1]
+    for t in row_task[np.sort(first)].tolist():  # tasks without a task_ids entry: in cell order
+        task = cols.tasks[t]
+        if task not in unit_index:
+            unit_index[task] = len(unit_ids)
+            unit_ids.append(task)
+    unit_of = np.array([unit_index.get(t, -1) for t in cols.tasks], dtype=np.int64)
+    present = np.unique(row_ann).tolist()
+    annotators = sorted((cols.annotators[a] for a in present), key=_natural)
+    ann_index = {a: i for i, a in enumerate(annotators)}
+    col_of = np.full(len(cols.annotators), -1, dtype=np.int64)
+    for a in present:
+        col_of[a] = ann_index[cols.annotators[a]]
+
+    def norm(v: tuple[str, ...] | float | str) -> Value:
+        if isinstance(v, tuple):
+            return frozenset(v) if multiple else v[0]
+        return v
+
+    used = np.unique(codes).tolist()
+    normed = {c: norm(raw[c]) for c in used}
+    table = _value_table(list(normed.values()), labels, multiple=bool(multiple))
+    lookup = {v: i for i, v in enumerate(table)}
+    recode = np.full(len(raw) + 1, -1, dtype=np.int64)
+    for c, v in normed.items():
+        recode[c] = lookup[v]
+    out = np.full((len(unit_ids), len(annotators)), -1, dtype=code_dtype(len(table)))
+    out[unit_of[row_task], col_of[row_ann]] = recode[codes]
+    if min_annotators > 1:
+        few = np.count_nonzero(out >= 0, axis=1) < min_annotators
+        out[few] = -1
+    arr = np.empty(len(table), dtype=object)
+    arr[:] = table
+    if table and all(isinstance(v, float) for v in table):
+        arr = arr.astype(np.float64)
+    return RatingsMatrix(name, kind, unit_ids, annotators, Coded(out, arr), bool(multiple))
+
+
+def _check_labels(
+    dataset: Dataset,
+    name: str,
+    cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]],
+    labels: Sequence[str],
+    where: Callable[[TaskId, str], str],
+) -> None:
+    """Raise :class:`InputError` naming each label outside ``labels`` once (with its first task
+    and how often it occurs)."""
+    allowed = set(labels)
+    bad: dict[str, list[str]] = {}
+    for task, annotator, v in cells:
+        for lab in v if isinstance(v, tuple) else (v,):
+            text = f"{lab:g}" if isinstance(lab, float) else lab
+            if text not in allowed:
+                bad.setdefault(text, []).append(where(task, annotator))
+    if not bad:
+        return
+    problems = [
+        f"{at[0]}: label {lab!r} is not in the configured label set {list(labels)}"
+        + (f" (and {len(at) - 1} more annotations)" if len(at) > 1 else "")
+        for lab, at in bad.items()
+    ]
+    hint = f"add the label to fields.{name}.labels, or fix the annotations"
+    if set(bad) <= {"accept", "reject"}:
+        hint = (
+            "a binary Prodigy view's answers are accept and reject: set "
+            f"fields.{name}.labels: [accept, reject], or remove labels"
+        )
+    raise InputError(dataset.source, problems, hint=hint)
+
+
+def _value_table(values: list[Value], labels: Sequence[str] | None, *, multiple: bool) -> list[Any]:
+    seen = set(values)
+    if multiple:
+        sets = [v for v in seen if isinstance(v, frozenset)]
+        order = {lab: i for i, lab in enumerate(labels or sorted({x for v in sets for x in v}))}
+        return sorted(sets, key=lambda s: (len(s), sorted(order.get(x, 0) for x in s)))
+    if labels is not None and not all(isinstance(v, float) for v in seen):
+        return [*labels, *sorted(str(v) for v in seen if v not in labels)]
+    return sorted(seen, key=lambda v: (isinstance(v, str), v))
+
+
+def _natural(s: str) -> tuple[Any, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s))
+
+
+@dataclass(frozen=True)
+class RegionTable:
+    """One region field, columnar: ``n`` regions over ``(units, annotators)``.
+
+    Per region: ``unit``, ``annotator`` (row/column indices), ``label`` (code into ``labels``, -1
+    none), ``geometry`` ``(n, d)`` (see :data:`GEOMETRY_WIDTH`), ``region_ids`` (source ids),
+    ``points`` (polygons: ``(k, 2)`` vertices each). ``rated``: ``(units, annotators)`` the
+    annotator answered the task, even with no region (a skip is not an answer). ``texts``:
+    ``(units,)`` the text spans index into, ``None`` where unknown. Relations, per relation:
+    ``rel_from``/``rel_to`` (region rows) and ``rel_label`` (code into ``rel_labels``).
+    ``attributes``: per-region attribute → (control type, region rows, values).
+    """
+
+    field: str
+    kind: str
+    shape: str
+    unit_ids: list[TaskId]
+    annotators: list[str]
+    unit: IntArray
+    annotator: IntArray
+    label: IntArray
+    labels: tuple[str, ...]
+    geometry: FloatArray
+    region_ids: list[str]
+    points: list[FloatArray] | None
+    rated: np.ndarray[Any, np.dtype[np.bool_]]
+    texts: list[str | None]
+    rel_from: IntArray
+    rel_to: IntArray
+    rel_label: IntArray
+    rel_labels: tuple[str, ...]
+    dropped_relations: int
+    attributes: dict[str, tuple[str, IntArray, list[Any]]]
+
+    @property
+    def n(self) -> int:
+        return len(self.unit)
+
+
+def _codes(values: list[str], order: Sequence[str] | None) -> tuple[IntArray, tuple[str, ...]]:
+    """``values`` as codes into a label table (``order`` first, then the rest sorted); ``""``
+    → -1."""
+    table = list(order or [])
+    table += sorted(set(values) - set(table) - {""})
+    index = {lab: i for i, lab in enumerate(table)}
+    index[""] = -1
+    return np.fromiter((index[v] for v in values), np.int64, len(values)), tuple(table)
+
+
+def region_table(
+    dataset: Dataset, name: str, *, labels: Sequence[str] | None = None
+) -> RegionTable:
+    """The columnar table of region field ``name``.
+
+    ``labels``: the configured label set; a region label outside it raises :class:`InputError`
+    naming every offending task.
+    """
+    kind = dataset.field_kinds()[name]
+    cols = dataset.columns()
+    col = cols.fields.get(name)
+    tasks, who = cols.tasks, cols.annotators
+    sets = (
+        []
+        if col is None or col.regions is None
+        else [
+            (tasks[cols.task[r]], who[cols.annotator[r]], rs)
+            for r, rs in zip(col.rows, col.regions, strict=True)
+            if rs is not None
+        ]
+    )
+    shape = REGION_SHAPES[kind]
+    if shape == "box" and any(s.shape == "polygon" for _, _, s in sets):
+        shape = "polygon"  # Prodigy image_manual with some non-rectangle shape
+    unit_ids = list(dataset.task_ids)
+    unit_index = {t: i for i, t in enumerate(unit_ids)}
+    # Label Studio: every (not skipped) annotation answers the whole labeling config, so one
+    # without regions in this field says "nothing here". Prodigy: a line answers its view only.
+    answered = (
+        [(tasks[t], who[a]) for t, a in zip(cols.task, cols.annotator, strict=True)]
+        if kind not in ("spans", "image")
+        else [(t, a) for t, a, _ in sets]
+    )
+    for task, _ in answered:
+        if task not in unit_index:
+            unit_index[task] = len(unit_ids)
+            unit_ids.append(task)
+    annotators = sorted({a for _, a in answered}, key=_natural)
+    ann_index = {a: i for i, a in enumerate(annotators)}
+    rated = np.zeros((len(unit_ids), len(annotators)), dtype=bool)
+    for task, annotator in answered:
+        rated[unit_index[task], ann_index[annotator]] = True
+    units: list[int] = []
+    anns: list[int] = []
+    label_list: list[str] = []
+    region_ids: list[str] = []
+    coords: list[float] = []
+    points: list[FloatArray] = []
+    rel: list[tuple[int, int, str]] = []
+    attrs: dict[str, tuple[str, list[int], list[Any]]] = {}
+    dropped = 0
+    for task, annotator, s in sets:
+        u, a = unit_index[task], ann_index[annotator]
+        start, k = len(units), len(s)
+        units += [u] * k
+        anns += [a] * k
+        label_list += s.labels
+        region_ids += s.ids
+        if shape == "polygon":
+            points += [np.asarray(p, dtype=np.float64) for p in s.points]
+            coords += _bounds(s) if s.shape == "box" else s.coords
+        else:
+            coords += s.coords
+        if s.relations:
+            row = {rid: start + i for i, rid in reversed(list(enumerate(s.ids)))}
+            rel += [(row[f], row[t], lab) for f, t, lab in s.relations]
+        dropped += s.dropped_relations
+        for attr, (akind, values) in s.attributes.items():
+            entry = attrs.setdefault(attr, (akind, [], []))
+            entry[1].extend(start + i for i, _ in values)
+            entry[2].extend(v for _, v in values)
+    if labels is not None:
+        cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]] = [
+            (t, a, tuple(sorted(set(s.labels) - {""}))) for t, a, s in sets
+        ]
+        _check_labels(
+            dataset,
+            name,
+            cells,
+            labels,
+            lambda t, a: f"task {t}, field {name!r}, annotator {dataset.display_name(a)}",
+        )
+    label_codes, label_table = _codes(label_list, labels)
+    rel_codes, rel_table = _codes([lab for _, _, lab in rel], None)
+    width = GEOMETRY_WIDTH[shape]
+    return RegionTable(
+        field=name,
+        kind=kind,
+        shape=shape,
+        unit_ids=unit_ids,
+        annotators=annotators,
+        unit=np.asarray(units, dtype=np.int64),
+        annotator=np.asarray(anns, dtype=np.int64),
+        label=label_codes,
+        labels=label_table,
+        geometry=np.asarray(coords, dtype=np.float64).reshape(-1, width),
+        region_ids=region_ids,
+        points=points if shape == "polygon" else None,
+        rated=rated,
+        texts=[dataset.texts.get((t, name)) for t in unit_ids],
+        rel_from=np.asarray([f for f, _, _ in rel], dtype=np.int64),
+        rel_to=np.asarray([t for _, t, _ in rel], dtype=np.int64),
+        rel_label=rel_codes,
+        rel_labels=rel_table,
+        dropped_relations=dropped,
+        attributes={
+            k: (kind_, np.asarray(rows, dtype=np.int64), vals)
+            for k, (kind_, rows, vals) in sorted(attrs.items())
+        },
+    )
+
+
+def _bounds(s: RegionSet) -> list[float]:
+    """Box regions of a polygon field: their bounding boxes ``[x, y, width, height]``."""
+    return [c for i in range(len(s)) for c in s.coords[i * 5 : i * 5 + 4]]

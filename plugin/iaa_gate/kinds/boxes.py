@@ -1,0 +1,10 @@
+"""Boxes: Label Studio ``<RectangleLabels>``/``<Rectangle>`` (with rotation) and Prodigy's
+``image_manual`` (``image``: boxes, or polygons when any shape is not a rectangle)."""
+
+from . import Kind, register
+
+register(
+    Kind("rectanglelabels", "region", shape="box", comparison="regions"),
+    Kind("rectangle", "region", shape="box", comparison="regions"),
+    Kind("image", "region", shape="box", comparison="regions"),
+)

@@ -1,0 +1,8 @@
+"""Keypoints: Label Studio ``<KeyPointLabels>``/``<KeyPoint>``, matched by distance."""
+
+from . import Kind, register
+
+register(
+    Kind("keypointlabels", "region", shape="keypoint", comparison="regions"),
+    Kind("keypoint", "region", shape="keypoint", comparison="regions"),
+)

@@ -1,0 +1,8 @@
+"""Polygons: Label Studio ``<PolygonLabels>``/``<Polygon>``, compared by area IoU."""
+
+from . import Kind, register
+
+register(
+    Kind("polygonlabels", "region", shape="polygon", comparison="regions"),
+    Kind("polygon", "region", shape="polygon", comparison="regions"),
+)

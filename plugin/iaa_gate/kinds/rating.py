@@ -1,0 +1,5 @@
+"""Star ratings (Label Studio ``<Rating>``): ordered, so ordinal by default."""
+
+from . import Kind, register
+
+register(Kind("rating", "scalar", default_level="ordinal"))

@@ -1,0 +1,38 @@
+"""The normalised model every adapter produces and every evaluation reads.
+
+``records``: :class:`Annotation`, :class:`FieldValue`, :class:`RegionSet`, :class:`SourceStats`;
+``columns``: the column store sources append to; ``dataset``: :class:`Dataset` and round filters.
+"""
+
+from .columns import Columns, FieldColumn, intern
+from .dataset import Dataset, LazyAnnotations, RoundFilter, apply_round
+from .records import (
+    Annotation,
+    FieldValue,
+    FloatArray,
+    IntArray,
+    RegionSet,
+    SourceStats,
+    TaskId,
+    Value,
+    normalise_text,
+)
+
+__all__ = [
+    "Annotation",
+    "Columns",
+    "Dataset",
+    "FieldColumn",
+    "FieldValue",
+    "FloatArray",
+    "IntArray",
+    "LazyAnnotations",
+    "RegionSet",
+    "RoundFilter",
+    "SourceStats",
+    "TaskId",
+    "Value",
+    "apply_round",
+    "intern",
+    "normalise_text",
+]

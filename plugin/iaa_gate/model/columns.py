@@ -1,0 +1,295 @@
+"""The column store: annotations appended row by row as typed arrays, no object per annotation."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from .records import Annotation, FieldValue, RegionSet, TaskId
+
+
+@dataclass
+class FieldColumn:
+    """One field across annotations: annotation row ``rows[i]`` answered ``values[codes[i]]``
+    (see :attr:`FieldValue.value`); region fields: ``regions[i]``. Built by appending."""
+
+    kind: str
+    rows: Any = field(default_factory=lambda: array("q"))
+    codes: Any = field(default_factory=lambda: array("q"))
+    values: list[tuple[str, ...] | float | str] = field(default_factory=list)
+    index: dict[Any, int] = field(default_factory=dict, repr=False)
+    regions: list[RegionSet | None] | None = None
+
+    def add(
+        self, row: int, value: tuple[str, ...] | float | str, regions: RegionSet | None
+    ) -> None:
+        self.rows.append(row)
+        self.codes.append(intern(self.index, self.values, value))
+        if regions is not None and self.regions is None:
+            self.regions = [None] * (len(self.rows) - 1)
+        if self.regions is not None:
+            self.regions.append(regions)
+
+    def row_array(self) -> Any:
+        return _numpy(self.rows)
+
+    def code_array(self) -> Any:
+        return _numpy(self.codes)
+
+
+class Columns:
+    """Annotations column-wise, row ``i`` one annotation (what sources build and the model
+    reads: no Python object per annotation).
+
+    Per row: ``task`` (index into ``tasks``), ``annotator`` (index into ``annotators``, ids),
+    ``created``/``updated`` (seconds since the epoch, NaN: not given), ``ground_truth``,
+    ``skipped`` (0/1), ``annotation_ids``. ``fields``: field name → :class:`FieldColumn`.
+    """
+
+    ARRAYS = ("task", "annotator", "created", "updated", "ground_truth", "skipped")
+    """The per-row columns kept as typed arrays (``annotation_ids`` is a list)."""
+
+    def __init__(self) -> None:
+        self.tasks: list[TaskId] = []
+        self.task_index: dict[TaskId, int] = {}
+        self.annotators: list[str] = []
+        self.annotator_index: dict[str, int] = {}
+        self.task, self.annotator = array("q"), array("q")
+        self.created, self.updated = array("d"), array("d")
+        self.ground_truth, self.skipped = array("b"), array("b")
+        self.annotation_ids: list[int | str | None] = []
+        self.fields: dict[str, FieldColumn] = {}
+
+    def __len__(self) -> int:
+        return len(self.task)
+
+    def row(
+        self,
+        task: TaskId,
+        annotator: str,
+        created: float,
+        updated: float,
+        *,
+        ground_truth: bool = False,
+        annotation_id: int | str | None = None,
+        skipped: bool = False,
+    ) -> int:
+        """Append an annotation (times in epoch seconds, NaN: none); returns its row."""
+        t, a = self.slot(task), self.who(annotator)
+        return self.append(t, a, created, updated, ground_truth, annotation_id, skipped)
+
+    def slot(self, task: TaskId) -> int:
+        """The index of ``task`` in ``tasks`` (added if new)."""
+        return intern(self.task_index, self.tasks, task)
+
+    def who(self, annotator: str) -> int:
+        """The index of ``annotator`` in ``annotators`` (added if new)."""
+        return intern(self.annotator_index, self.annotators, annotator)
+
+    def append(
+        self,
+        task: int,
+        annotator: int,
+        created: float,
+        updated: float,
+        ground_truth: bool,
+        annotation_id: int | str | None,
+        skipped: bool,
+    ) -> int:
+        """Append a row by task and annotator index; returns the row."""
+        self.task.append(task)
+        self.annotator.append(annotator)
+        self.created.append(created)
+        self.updated.append(updated)
+        self.ground_truth.append(ground_truth)
+        self.skipped.append(skipped)
+        self.annotation_ids.append(annotation_id)
+        return len(self.annotation_ids) - 1
+
+    def rollback(self, n: int) -> None:
+        """Drop the rows from row ``n`` on (task and annotator ids seen stay in the tables)."""
+        for name in self.ARRAYS:
+            del getattr(self, name)[n:]
+        del self.annotation_ids[n:]
+        for name in list(self.fields):
+            col = self.fields[name]
+            k = len(col.rows)
+            while k and col.rows[k - 1] >= n:
+                k -= 1
+            del col.rows[k:], col.codes[k:]
+            if col.regions is not None:
+                del col.regions[k:]
+            if not k:
+                del self.fields[name]
+
+    def value(self, row: int, name: str, fv: FieldValue) -> None:
+        """Field ``name`` of annotation ``row`` answered ``fv``."""
+        col = self.fields.get(name)
+        if col is None:
+            col = self.fields[name] = FieldColumn(fv.kind)
+        col.add(row, fv.value, fv.regions)
+
+    def add(self, ann: Annotation) -> None:
+        row = self.row(
+            ann.task_id,
+            ann.annotator,
+            _seconds(ann.created_at),
+            _seconds(ann.updated_at),
+            ground_truth=ann.ground_truth,
+            annotation_id=ann.annotation_id,
+            skipped=ann.skipped,
+        )
+        for name, fv in ann.fields.items():
+            self.value(row, name, fv)
+
+    def extend(self, later: Columns) -> None:
+        """Append the rows of ``later`` (read after these), its ids and values mapped to ours."""
+        base = len(self)
+        tasks = np.array([self.slot(t) for t in later.tasks] or [0], dtype=np.int64)
+        who = np.array([self.who(a) for a in later.annotators] or [0], dtype=np.int64)
+        self.task.extend(array("q", tasks[later.array("task")].tobytes()))
+        self.annotator.extend(array("q", who[later.array("annotator")].tobytes()))
+        for name in self.ARRAYS[2:]:  # times and flags: no ids to map
+            getattr(self, name).extend(getattr(later, name))
+        self.annotation_ids += later.annotation_ids
+        for name, col in later.fields.items():
+            mine = self.fields.get(name)
+            if mine is None:
+                mine = self.fields[name] = FieldColumn(col.kind)
+            codes = np.array([intern(mine.index, mine.values, v) for v in col.values] or [0])
+            if col.regions is not None or mine.regions is not None:
+                if mine.regions is None:
+                    mine.regions = [None] * len(mine.rows)
+                mine.regions += col.regions or [None] * len(col.rows)
+            mine.rows.extend(array("q", (col.row_array() + base).tobytes()))
+            mine.codes.extend(array("q", codes[col.code_array()].tobytes()))
+
+    @classmethod
+    def of(cls, annotations: Iterable[Annotation]) -> Columns:
+        out = cls()
+        for ann in annotations:
+            out.add(ann)
+        return out
+
+    def array(self, name: str) -> Any:
+        """Column ``name`` (one of :attr:`ARRAYS`) as numpy, without a copy."""
+        return _numpy(getattr(self, name))
+
+    def select(self, keep: np.ndarray[Any, np.dtype[np.bool_]]) -> Columns:
+        """The rows where ``keep`` is true, in order."""
+        if keep.all():
+            return self
+        out = Columns()
+        out.tasks, out.task_index = self.tasks, self.task_index
+        out.annotators, out.annotator_index = self.annotators, self.annotator_index
+        idx = np.flatnonzero(keep)
+        for name in self.ARRAYS:
+            col = getattr(self, name)
+            setattr(out, name, array(col.typecode, self.array(name)[idx].tobytes()))
+        out.annotation_ids = [self.annotation_ids[i] for i in idx.tolist()]
+        renumber = np.cumsum(keep) - 1
+        for name, col in self.fields.items():
+            rows = col.row_array()
+            mask = keep[rows]
+            sel = np.flatnonzero(mask)
+            new = FieldColumn(col.kind, values=col.values, index=col.index)
+            new.rows = array("q", renumber[rows[sel]].tobytes())
+            new.codes = array("q", col.code_array()[sel].tobytes())
+            if col.regions is not None:
+                new.regions = [col.regions[i] for i in sel.tolist()]
+            if len(new.rows):
+                out.fields[name] = new
+        return out
+
+    def latest(self) -> tuple[Columns, int]:
+        """One row per (task, annotator): the latest by ``updated`` (then ``created``, then the
+        annotation id as text; on a full tie the later row), skips then dropped (a skip that is
+        the latest means no rating); and how many rows were superseded."""
+        n = len(self)
+        key = self.array("task") * max(len(self.annotators), 1) + self.array("annotator")
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        dup = np.zeros(n, dtype=bool)
+        if n > 1:
+            same = sk[1:] == sk[:-1]
+            dup[order[1:][same]] = True
+            dup[order[:-1][same]] = True
+        keep = np.ones(n, dtype=bool)
+        if dup.any():
+            created, updated = self.array("created"), self.array("updated")
+            best: dict[int, tuple[tuple[Any, ...], int]] = {}
+            for i in np.flatnonzero(dup).tolist():
+                c, u = created[i], updated[i]
+                c = -math.inf if math.isnan(c) else c
+                rank = (c if math.isnan(u) else u, c, str(self.annotation_ids[i] or ""))
+                k = int(key[i])
+                if k not in best or rank >= best[k][0]:
+                    best[k] = (rank, i)
+            keep[dup] = False
+            keep[[i for _, i in best.values()]] = True
+        superseded = n - int(keep.sum())
+        keep &= self.array("skipped") == 0
+        return self.select(keep), superseded
+
+    def annotations(self) -> list[Annotation]:
+        """One :class:`Annotation` per row (for code that wants objects)."""
+        fields: list[dict[str, FieldValue]] = [{} for _ in range(len(self))]
+        for name, col in self.fields.items():
+            kind, values = col.kind, col.values
+            if col.regions is not None:
+                for r, c, rs in zip(col.rows, col.codes, col.regions, strict=True):
+                    fields[r][name] = FieldValue(kind, values[c], rs)
+            else:
+                made = [FieldValue(kind, v) for v in values]
+                for r, c in zip(col.rows, col.codes, strict=True):
+                    fields[r][name] = made[c]
+        tasks, annotators = self.tasks, self.annotators
+        return [
+            Annotation(
+                tasks[t], annotators[a], f, _datetime(c), _datetime(u), bool(g), aid, bool(s)
+            )
+            for t, a, f, c, u, g, aid, s in zip(
+                self.task,
+                self.annotator,
+                fields,
+                self.created,
+                self.updated,
+                self.ground_truth,
+                self.annotation_ids,
+                self.skipped,
+                strict=True,
+            )
+        ]
+
+
+def intern(index: dict[Any, int], table: list[Any], key: Any) -> int:
+    """The position of ``key`` in ``table``, appended if new (``index``: key → position)."""
+    i = index.get(key)
+    if i is None:
+        i = index[key] = len(table)
+        table.append(key)
+    return i
+
+
+_DTYPES = {"q": np.int64, "d": np.float64, "b": np.int8}
+
+
+def _numpy(column: array[Any]) -> Any:
+    """A typed array as a numpy view (an empty one when it has no items)."""
+    dtype = _DTYPES[column.typecode]
+    return np.frombuffer(column, dtype=dtype) if len(column) else np.zeros(0, dtype=dtype)
+
+
+def _seconds(t: datetime | None) -> float:
+    """``t`` in seconds since the epoch (exact to the microsecond); NaN for None."""
+    return math.nan if t is None else t.timestamp()
+
+
+def _datetime(s: float) -> datetime | None:
+    return None if math.isnan(s) else datetime.fromtimestamp(s, timezone.utc)

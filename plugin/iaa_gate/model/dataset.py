@@ -1,0 +1,156 @@
+"""The dataset a source loads: its annotations (column-wise), tasks and stats, and round filters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, overload
+
+import numpy as np
+
+from .columns import Columns
+from .records import Annotation, SourceStats, TaskId
+
+
+class LazyAnnotations(Sequence[Annotation]):
+    """The annotations of :class:`Columns`, made into objects only when first read."""
+
+    def __init__(self, columns: Columns) -> None:
+        self.columns = columns
+        self._made: list[Annotation] | None = None
+
+    def _list(self) -> list[Annotation]:
+        if self._made is None:
+            self._made = self.columns.annotations()
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    @overload
+    def __getitem__(self, i: int) -> Annotation: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Annotation]: ...
+    def __getitem__(self, i: int | slice) -> Annotation | list[Annotation]:
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[Annotation]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._list() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass
+class Dataset:
+    """Annotations of a project, plus every task id seen (tasks may have no annotation).
+
+    ``annotations``: a list, or :class:`LazyAnnotations` over the columns a source built;
+    :meth:`columns` gives the column form either way.
+    """
+
+    source: str
+    annotations: Sequence[Annotation]
+    task_ids: list[TaskId]
+    annotator_names: dict[str, str] = field(default_factory=dict)
+    stats: SourceStats = field(default_factory=SourceStats)
+    declared_multiple: dict[str, bool] = field(default_factory=dict)
+    """Field → multi-select, as the labeling config declares it (when the source knows it)."""
+    texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
+    """(task, region field) → the text its spans index into (the continuum of unitizing alpha)."""
+
+    _cols: tuple[int, int, Columns] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _kinds: tuple[int, int, dict[str, str]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    @classmethod
+    def of_columns(
+        cls, source: str, columns: Columns, task_ids: list[TaskId], **kw: Any
+    ) -> Dataset:
+        """A dataset over ``columns`` (already one row per task and annotator, no skips)."""
+        return cls(source, LazyAnnotations(columns), task_ids, **kw)
+
+    def columns(self) -> Columns:
+        """The annotations as :class:`Columns` (built once per ``annotations`` list)."""
+        anns = self.annotations
+        if isinstance(anns, LazyAnnotations):
+            return anns.columns
+        key = (id(anns), len(anns))
+        if self._cols is None or self._cols[:2] != key:
+            self._cols = (*key, Columns.of(anns))
+        return self._cols[2]
+
+    def field_kinds(self) -> dict[str, str]:
+        """Every field present in the data and its control type, sorted by name. A per-region
+        attribute is the sub-field ``<region field>.<attribute>`` (e.g. ``ner.certainty``)."""
+        cols = self.columns()
+        key = (id(cols), len(cols))
+        if self._kinds is not None and self._kinds[:2] == key:
+            return dict(self._kinds[2])
+        kinds: dict[str, str] = {}
+        for name, col in cols.fields.items():
+            kinds[name] = col.kind
+            for rs in col.regions or ():
+                for attr, (kind, _) in rs.attributes.items() if rs is not None else ():
+                    kinds.setdefault(f"{name}.{attr}", kind)
+        self._kinds = (*key, dict(sorted(kinds.items())))
+        return dict(self._kinds[2])
+
+    def annotator_ids(self) -> set[str]:
+        """The annotators with at least one annotation."""
+        cols = self.columns()
+        return {cols.annotators[a] for a in np.unique(cols.array("annotator")).tolist()}
+
+    def display_name(self, annotator: str) -> str:
+        return self.annotator_names.get(annotator, annotator)
+
+
+@dataclass(frozen=True)
+class RoundFilter:
+    """Restrict an evaluation to one labeling round.
+
+    ``start``/``end``: an annotation counts if it was created or updated in [start, end].
+    ``task_ids``: only these tasks (ints or strings).
+    """
+
+    start: datetime | None = None
+    end: datetime | None = None
+    task_ids: frozenset[TaskId] | None = None
+
+    def __bool__(self) -> bool:
+        return self.start is not None or self.end is not None or self.task_ids is not None
+
+    def keeps_task(self, task_id: TaskId) -> bool:
+        return self.task_ids is None or task_id in self.task_ids or str(task_id) in self.task_ids
+
+    def keeps(self, ann: Annotation) -> bool:
+        if not self.keeps_task(ann.task_id):
+            return False
+        if self.start is None and self.end is None:
+            return True
+        stamps = [t for t in (ann.created_at, ann.updated_at) if t is not None]
+        if not stamps:
+            return False
+        return any(
+            (self.start is None or t >= self.start) and (self.end is None or t <= self.end)
+            for t in stamps
+        )
+
+
+def apply_round(dataset: Dataset, rnd: RoundFilter) -> Dataset:
+    """The dataset restricted to ``rnd`` (tasks outside it dropped, counts kept in stats)."""
+    if not rnd:
+        return dataset
+    kept = [a for a in dataset.annotations if rnd.keeps(a)]
+    stats = replace(dataset.stats, outside_round=len(dataset.annotations) - len(kept))
+    tasks = [t for t in dataset.task_ids if rnd.keeps_task(t)]
+    if rnd.start is not None or rnd.end is not None:
+        with_ann = {a.task_id for a in kept}
+        tasks = [t for t in tasks if t in with_ann]
+    return replace(dataset, annotations=kept, task_ids=tasks, stats=stats)
