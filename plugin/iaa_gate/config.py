@@ -9,23 +9,23 @@ import os
 import re
 from datetime import date, datetime, time, timezone
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 import yaml
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    SecretStr,
     ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from .adapters import registry as adapter_registry
 from .core.errors import ConfigError
+from .core.settings import SourceSettings, Strict
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 Distance = Literal["jaccard", "masi", "hierarchical", "levenshtein"]
@@ -57,10 +57,6 @@ def _label(v: Any) -> Any:
     if isinstance(v, (int, float)):
         return f"{v:g}"
     return v
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Threshold(Strict):
@@ -336,71 +332,25 @@ def _instant(v: date | datetime | None, *, end: bool) -> datetime | None:
     return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
 
 
-class ExportSource(Strict):
-    type: Literal["label-studio-export"]
-    path: Path
-    label_config: Path | None = Field(
-        default=None,
-        description="the project's labeling config (XML): which fields are multi-select",
-    )
-    skip_invalid: bool = False
-    include_ground_truth: bool = Field(
-        default=True,
-        description="false: ground-truth annotations are only the reference, not ratings",
-    )
+def _source_union() -> Any:
+    """The ``source:`` section: one model per registered adapter, told apart by ``type``."""
+    models = tuple(a.settings for a in adapter_registry().values())
+    return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
 
 
-class ProdigySource(Strict):
-    type: Literal["prodigy"]
-    path: Path
-    skip_invalid: bool = False
-    include_ground_truth: bool = Field(
-        default=True, description="false: the gold annotator's answers are not ratings"
-    )
-
-
-class LabelStudioSource(Strict):
-    """A live Label Studio project, read through the API (needs ``iaa-gate[label-studio]``)."""
-
-    type: Literal["label-studio"]
-    url: str
-    project: int | str = Field(description="project id or title")
-    api_key: SecretStr = Field(description="legacy token or personal access token: use ${VAR}")
-    view: int | None = Field(default=None, description="Data Manager view (tab) id")
-    include_ground_truth: bool = Field(
-        default=True,
-        description="false: ground-truth annotations are only the reference, not ratings",
-    )
-    skip_invalid: bool = False
-    timeout: float | None = Field(
-        default=3600,
-        gt=0,
-        description="seconds all requests to Label Studio may take together (pull and "
-        "write-back); then the run stops. null: no limit",
-    )
-    request_timeout: float = Field(
-        default=60, gt=0, description="seconds one request may wait for the server"
-    )
-    retries: int = Field(
-        default=3,
-        ge=0,
-        le=10,
-        description="further attempts of a request after a dropped connection, a timeout, "
-        "408, 429 or 5xx, with exponential backoff (0.5 s, 1 s, 2 s, …)",
-    )
-
-
-SourceType = Literal["label-studio-export", "prodigy", "label-studio"]
-SourceConfig = Annotated[
-    ExportSource | ProdigySource | LabelStudioSource, Field(discriminator="type")
-]
+SOURCE_TYPES = tuple(adapter_registry())
+"""The ``source.type`` values, one per registered adapter."""
+if TYPE_CHECKING:
+    SourceConfig = SourceSettings
+else:
+    SourceConfig = _source_union()
 
 Format = Literal["json", "markdown", "html", "junit"]
 
 
 class ReportConfig(Strict):
     dir: Path = Path("iaa-report")
-    formats: list[Format] = ["json", "markdown"]
+    formats: list[Format] = Field(default=["json", "markdown"])
 
 
 class WriteBackConfig(Strict):
@@ -470,7 +420,7 @@ class Config(Strict):
     @classmethod
     def _writeback_target(cls, v: WriteBackConfig, info: ValidationInfo) -> WriteBackConfig:
         source = info.data.get("source")
-        if v.enabled and source is not None and not isinstance(source, LabelStudioSource):
+        if v.enabled and source is not None and not adapter_registry()[source.type].live:
             raise ValueError(
                 "enabled needs source.type: label-studio (a live project); "
                 "a Prodigy source always gets disputed.jsonl"
@@ -505,7 +455,7 @@ def _loc(loc: tuple[int | str, ...]) -> str:
     for i, part in enumerate(loc):
         if isinstance(part, int):
             out += f"[{part}]"
-        elif loc[:i] == ("source",) and part in get_args(SourceType):
+        elif loc[:i] == ("source",) and part in SOURCE_TYPES:
             continue  # the discriminator tag pydantic adds after "source"
         else:
             out += f".{part}" if out else str(part)
@@ -624,11 +574,9 @@ def _join(base: Path, p: Path) -> Path:
 def relative_to(config: Config, base: Path) -> Config:
     """``config`` with its relative file paths joined to ``base`` (the config's directory)."""
     src = config.source
-    if not isinstance(src, LabelStudioSource):
-        paths = {"path": _join(base, src.path)}
-        if isinstance(src, ExportSource) and src.label_config is not None:
-            paths["label_config"] = _join(base, src.label_config)
-        src = src.model_copy(update=paths)
+    files = src.files()
+    if files:
+        src = src.model_copy(update={k: _join(base, p) for k, p in files.items()})
     report = config.report.model_copy(update={"dir": _join(base, config.report.dir)})
     history = config.history
     if history is not None:
@@ -638,13 +586,8 @@ def relative_to(config: Config, base: Path) -> Config:
 
 def missing_files(config: Config) -> list[str]:
     """The config's input files that do not exist, as ``path: message`` problems."""
-    src = config.source
-    if isinstance(src, LabelStudioSource):
-        return []
-    files = {"source.path": src.path}
-    if isinstance(src, ExportSource) and src.label_config is not None:
-        files["source.label_config"] = src.label_config
-    return [f"{key}: {p} not found" for key, p in files.items() if not p.is_file()]
+    files = config.source.files()
+    return [f"source.{key}: {p} not found" for key, p in files.items() if not p.is_file()]
 
 
 def json_schema() -> dict[str, Any]:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .adapters import Source
-from .config import Config, LabelStudioSource
+from . import sinks
+from .adapters import ReadOptions, Source, adapter
+from .config import Config
 from .core.errors import OutputError
-from .core.redact import redact_url
 from .evaluate import ground_truth
 from .evaluate.analysis import FieldResult, analyse, not_evaluated
 from .evaluate.document import add_checks, disputed_tasks, field_document
@@ -34,25 +33,23 @@ class Outcome:
     written: list[Path] = field(default_factory=list)
 
 
-def make_source(config: Config, *, progress: bool = False) -> Source:
-    """The adapter for ``config.source``."""
+def make_source(config: Config, options: ReadOptions | None = None) -> Source:
+    """The source of ``config.source``, opened through its adapter."""
     src = config.source
-    if getattr(src, "include_ground_truth", True) is False:  # references are split off later
+    if not src.include_ground_truth:  # references are split off later
         src = src.model_copy(update={"include_ground_truth": True})
-    if isinstance(src, LabelStudioSource):
-        from .adapters.label_studio.project import LabelStudioProject
+    return adapter(src.type).open(src, options or read_options(config))
 
-        wb = config.writeback
-        return LabelStudioProject.from_config(
-            src, progress=progress, pull_meta=wb.enabled, pull_data=wb.enabled and wb.data_flags
-        )
-    if src.type == "prodigy":
-        from .adapters.prodigy.source import ProdigyJSONL
 
-        return ProdigyJSONL(src.path, skip_invalid=src.skip_invalid)
-    from .adapters.label_studio.export import LabelStudioExport
-
-    return LabelStudioExport(src.path, skip_invalid=src.skip_invalid, label_config=src.label_config)
+def read_options(config: Config, *, progress: bool = False, workers: int = 1) -> ReadOptions:
+    """How this run reads its source (write-back needs the task meta and data it merges into)."""
+    wb = config.writeback
+    return ReadOptions(
+        progress=progress,
+        writeback=wb.enabled,
+        data_flags=wb.enabled and wb.data_flags,
+        workers=workers,
+    )
 
 
 def round_filter(config: Config) -> RoundFilter:
@@ -62,11 +59,7 @@ def round_filter(config: Config) -> RoundFilter:
 
 def source_summary(config: Config) -> dict[str, Any]:
     """What the report says about the source: never a secret."""
-    src = config.source
-    if isinstance(src, LabelStudioSource):
-        url = redact_url(src.url)  # never echo credentials embedded in the URL
-        return {"type": src.type, "url": url, "project": src.project, "view": src.view}
-    return {"type": src.type, "path": str(src.path)}
+    return adapter(config.source.type).summary(config.source)
 
 
 def _round_summary(config: Config) -> dict[str, Any] | None:
@@ -153,62 +146,37 @@ def run(
     progress: bool = False,
     writeback: bool = True,
     compare_to: Path | None = None,
+    workers: int = 1,
 ) -> Outcome:
     """Load, evaluate, write the reports and (if configured) write flags back; compare with
-    ``compare_to`` or the newest report in ``history.dir``, and keep this one there."""
+    ``compare_to`` or the newest report in ``history.dir``, and keep this one there.
+    ``workers``: processes that may read one large export (1: this one only)."""
     previous = read_report(compare_to) if compare_to is not None else None
     history: list[PreviousReport] = []
     notes: list[str] = []
     if config.history is not None:
         history, notes = read_history(config.history.dir)
         previous = previous or (history[-1] if history else None)
-    source = make_source(config, progress=progress)
-    # A run builds millions of objects for a large round (the dataset, a result per task) and
-    # almost no cycles, all of which live to its end: the cyclic garbage collector would rescan
-    # them again and again (it tripled the HTML report's time on 50,000 span tasks and took a
-    # third of the analysis of 10^6 tasks). It is off for the run and frozen out of later scans.
-    was_enabled = gc.isenabled()
-    gc.disable()
+    options = read_options(config, progress=progress, workers=workers)
+    source = make_source(config, options)
+    dataset = source.load()
+    outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
+    project_id = getattr(source, "project_id", None)
+    if project_id is not None and project_id != outcome.document["source"].get("project"):
+        outcome.document["source"]["project_id"] = project_id  # a project named by its title
+    out_dir = config.report.dir
+    sink = sinks.writeback(config, out_dir, source, options) if writeback else None
+    if sink is not None:
+        outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
     try:
-        dataset = source.load()
-        gc.freeze()
-        outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
-        project_id = getattr(source, "project_id", None)
-        if project_id is not None and project_id != outcome.document["source"].get("project"):
-            outcome.document["source"]["project_id"] = project_id  # a project named by its title
-        out_dir = config.report.dir
-        sink = _writeback(config, out_dir, source, progress=progress) if writeback else None
-        if sink is not None:
-            outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
-        try:
-            outcome.written = write_reports(
-                outcome.document, out_dir, list(config.report.formats), outcome.disputed
-            )
-            if config.history is not None and not dry_run:
-                save_history(outcome.document, config.history.dir, config.history.keep)
-        except OSError as exc:
-            raise OutputError(
-                f"cannot write the report to {out_dir}: {exc.strerror}",
-                hint="set report.dir or pass --out DIR",
-            ) from None
-    finally:
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
+        outcome.written = write_reports(
+            outcome.document, out_dir, list(config.report.formats), outcome.disputed
+        )
+        if config.history is not None and not dry_run:
+            save_history(outcome.document, config.history.dir, config.history.keep)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write the report to {out_dir}: {exc.strerror}",
+            hint="set report.dir or pass --out DIR",
+        ) from None
     return outcome
-
-
-def _writeback(
-    config: Config, out_dir: Path, source: Source | None = None, *, progress: bool = False
-) -> Any:
-    if config.source.type == "prodigy":
-        from .sinks.prodigy import ProdigyReviewFile
-
-        return ProdigyReviewFile(config.source.path, out_dir / "disputed.jsonl")
-    if isinstance(config.source, LabelStudioSource) and config.writeback.enabled:
-        from .adapters.label_studio.project import LabelStudioProject
-        from .sinks.label_studio import LabelStudioFlags
-
-        assert isinstance(source, LabelStudioProject), "write-back needs the pulled project"
-        return LabelStudioFlags.for_run(source, config, progress=progress)
-    return None

@@ -1,16 +1,86 @@
 """Adapters: each reads one kind of source into a :class:`~iaa_gate.model.Dataset`.
 
-Adding a source (Doccano, Argilla…) is one new module with a class satisfying :class:`Source`.
+A source is registered as a :class:`SourceAdapter` under its config ``type``: the pydantic model
+of its ``source:`` section, how to open it, and what the report may say about it. The config's
+``source`` union is built from this registry, and the pipeline opens sources through it, so
+adding a source (Argilla, Doccano…) is one package here that calls :func:`register` in its
+``__init__.py``; no other module changes. Every subpackage is loaded when the registry is first
+read, so keep a package's ``__init__`` light (import the reader inside ``open``).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from ..model import Dataset
+from ..core.settings import SourceSettings
+from ..model import Dataset, TaskId
 
 
 class Source(Protocol):
     """Anything that loads annotations into the normalised model."""
 
     def load(self) -> Dataset: ...
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How the pipeline asks a source to read. ``progress``: show a progress bar on stderr;
+    ``writeback``/``data_flags``: write-back will follow, so pull what it merges into (task
+    meta, task data); ``workers``: processes that may read one file (1: this one only)."""
+
+    progress: bool = False
+    writeback: bool = False
+    data_flags: bool = False
+    workers: int = 1
+
+
+class SourceAdapter(Protocol):
+    """One kind of source. ``name``: the config's ``source.type``; ``settings``: the pydantic
+    model of its ``source:`` section (a :class:`SourceSettings` with ``type: Literal[name]``);
+    ``live``: a server whose tasks write-back can flag."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def settings(self) -> type[SourceSettings]: ...
+    @property
+    def live(self) -> bool: ...
+
+    def open(self, settings: Any, options: ReadOptions) -> Source:
+        """The source for a validated ``settings`` (an instance of :attr:`settings`)."""
+        ...
+
+    def summary(self, settings: Any) -> dict[str, Any]:
+        """What the report says about the source (``type`` first): never a secret."""
+        ...
+
+    def task_link(self, summary: dict[str, Any], task: TaskId) -> str | None:
+        """Where a person opens ``task`` (a URL), from the report's ``source``; None: nowhere."""
+        ...
+
+
+_REGISTRY: dict[str, SourceAdapter] = {}
+
+
+def register(adapter: SourceAdapter) -> None:
+    """Add ``adapter`` under its ``name``; a type registered twice is a programming error."""
+    if adapter.name in _REGISTRY:
+        raise ValueError(f"source type {adapter.name!r} is registered twice")
+    _REGISTRY[adapter.name] = adapter
+
+
+def registry() -> dict[str, SourceAdapter]:
+    """Every registered adapter by ``type`` (this package's subpackages, loaded once)."""
+    if not _REGISTRY:
+        for info in pkgutil.iter_modules(__path__):
+            if info.ispkg:
+                importlib.import_module(f"{__name__}.{info.name}")
+    return dict(_REGISTRY)
+
+
+def adapter(type_: str) -> SourceAdapter:
+    """The adapter of ``source.type`` ``type_`` (the config has already checked it exists)."""
+    return registry()[type_]

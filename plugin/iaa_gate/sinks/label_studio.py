@@ -22,14 +22,17 @@ import json
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
+from ..adapters import ReadOptions, Source
 from ..adapters.label_studio.client import LabelStudioError, progress_bar
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
 from ..evaluate.results import FieldResult
 from ..model import RoundFilter, TaskId
+from . import Sink, register
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""
@@ -409,3 +412,14 @@ class LabelStudioFlags:
         )
         mine = [v for v in views or [] if _dict(v.get("data")).get("title") == title]
         return sorted(mine, key=lambda v: int(v["id"]))
+
+
+def flags(config: Config, out_dir: Path, source: Source, options: ReadOptions) -> Sink | None:
+    """Flags on the project's tasks when ``writeback.enabled``."""
+    if not config.writeback.enabled:
+        return None
+    assert isinstance(source, LabelStudioProject), "write-back needs the pulled project"
+    return LabelStudioFlags.for_run(source, config, progress=options.progress)
+
+
+register("label-studio", flags)

@@ -18,10 +18,14 @@ from typing import Any
 
 import msgspec
 
+from ..adapters import ReadOptions, Source
+from ..adapters.prodigy.config import ProdigySource
 from ..adapters.prodigy.source import unit_id
+from ..config import Config
 from ..core.files import write_atomic
 from ..evaluate.results import FieldResult
 from ..model import TaskId
+from . import Sink, register
 
 _UNSET: Any = msgspec.UNSET
 
@@ -140,3 +144,13 @@ class ProdigyReviewFile:
         meta = dict(meta) if isinstance(meta, dict) else {"original": meta}
         ex["meta"] = {**meta, "iaa": {"status": "disputed", "fields": disputed[task]}}
         return [json.dumps(ex, ensure_ascii=False).encode()]
+
+
+def review_file(config: Config, out_dir: Path, source: Source, options: ReadOptions) -> Sink:
+    """The review file ``disputed.jsonl`` beside the reports, for every Prodigy run."""
+    settings = config.source
+    assert isinstance(settings, ProdigySource)
+    return ProdigyReviewFile(settings.path, out_dir / "disputed.jsonl")
+
+
+register("prodigy", review_file)

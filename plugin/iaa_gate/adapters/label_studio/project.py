@@ -30,7 +30,7 @@ from .export import parse_tasks
 from .label_config import declared_multiple, parse_label_config
 
 if TYPE_CHECKING:
-    from ...config import LabelStudioSource
+    from .config import LabelStudioSource
 
 ANNOTATION_FIELDS = (
     "result",

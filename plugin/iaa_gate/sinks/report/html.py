@@ -13,11 +13,11 @@ import itertools
 from collections import Counter
 from importlib.resources import files
 from typing import Any
-from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from ...adapters import registry
 from ...evaluate.document import Disputed, DisputedTask, lowest_scores
 from . import charts
 from .markdown import ICON_TEXT, change_text, confused_pairs, fmt, round_text
@@ -79,13 +79,11 @@ def _shown(v: Any) -> str:
 
 
 def task_url(source: dict[str, Any], task: Any) -> str | None:
-    """The task in Label Studio's Data Manager, for a live project; else None."""
-    url, project = source.get("url"), source.get("project_id", source.get("project"))
-    if source.get("type") != "label-studio" or not isinstance(project, int) or not url:
-        return None
-    if not str(url).startswith(("http://", "https://")):
-        return None
-    return f"{str(url).rstrip('/')}/projects/{project}/data?task={quote(str(task))}"
+    """Where a person opens the task (the source adapter's link, e.g. Label Studio's Data
+    Manager); None without one, or when it is not an http(s) URL."""
+    known = registry().get(str(source.get("type")))
+    link = known.task_link(source, task) if known else None
+    return link if link and link.startswith(("http://", "https://")) else None
 
 
 def disputed_rows(

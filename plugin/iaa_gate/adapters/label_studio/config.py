@@ -1,0 +1,63 @@
+"""The ``source:`` sections of Label Studio: an export file, or a live project through the API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+
+from ...core.settings import SourceSettings
+
+
+class ExportSource(SourceSettings):
+    """A Label Studio JSON export (Export → JSON)."""
+
+    type: Literal["label-studio-export"]
+    path: Path
+    label_config: Path | None = Field(
+        default=None,
+        description="the project's labeling config (XML): which fields are multi-select",
+    )
+    skip_invalid: bool = False
+    include_ground_truth: bool = Field(
+        default=True,
+        description="false: ground-truth annotations are only the reference, not ratings",
+    )
+
+    def files(self) -> dict[str, Path]:
+        files = {"path": self.path}
+        if self.label_config is not None:
+            files["label_config"] = self.label_config
+        return files
+
+
+class LabelStudioSource(SourceSettings):
+    """A live Label Studio project, read through the API (needs ``iaa-gate[label-studio]``)."""
+
+    type: Literal["label-studio"]
+    url: str
+    project: int | str = Field(description="project id or title")
+    api_key: SecretStr = Field(description="legacy token or personal access token: use ${VAR}")
+    view: int | None = Field(default=None, description="Data Manager view (tab) id")
+    include_ground_truth: bool = Field(
+        default=True,
+        description="false: ground-truth annotations are only the reference, not ratings",
+    )
+    skip_invalid: bool = False
+    timeout: float | None = Field(
+        default=3600,
+        gt=0,
+        description="seconds all requests to Label Studio may take together (pull and "
+        "write-back); then the run stops. null: no limit",
+    )
+    request_timeout: float = Field(
+        default=60, gt=0, description="seconds one request may wait for the server"
+    )
+    retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="further attempts of a request after a dropped connection, a timeout, "
+        "408, 429 or 5xx, with exponential backoff (0.5 s, 1 s, 2 s, …)",
+    )

@@ -1,0 +1,26 @@
+"""The base of every config model: strict (unknown keys are errors) and frozen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Strict(BaseModel):
+    """A config section: unknown keys are errors, values cannot change after validation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceSettings(Strict):
+    """What every ``source:`` section has besides its own keys. ``type`` names the adapter."""
+
+    type: str
+    skip_invalid: bool = False
+    include_ground_truth: bool = True
+
+    def files(self) -> dict[str, Path]:
+        """The input files this source reads, by config key (``path``, ``label_config``…);
+        relative ones are joined to the config file's directory. None for a server."""
+        return {}
