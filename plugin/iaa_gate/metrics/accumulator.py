@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
-from .alpha import COUNTS_MAX, LevelArg, _alpha, delta_table
+from .alpha import COUNTS_MAX, LevelArg, alpha_from_sums, delta_table
 from .categories import value_count_blocks
 
 Int64Array = npt.NDArray[np.int64]
@@ -125,11 +125,11 @@ class AlphaAccumulator:
             with_m += r // (m - 1) * m
             pairable += int(r.sum()) // (m * (m - 1))
         n, distinct = int(n_v.sum()), int(np.count_nonzero(n_v))
-        alpha = _alpha(0.0, 0.0, n, distinct)
+        alpha = alpha_from_sums(0.0, 0.0, n, distinct)
         if n > 0 and distinct >= 2:
             delta = delta_table(self.values, level, n_v.astype(np.float64))
             d_o, d_e = float(np.sum(o * delta)), float(n_v @ delta @ n_v)
-            alpha = _alpha(d_o, d_e, n, distinct)
+            alpha = alpha_from_sums(d_o, d_e, n, distinct)
         potential = 2 * with_m - (diag + 2 * n_v)  # 2·Σ [c·m − c(c + 1)/2]
         return AccumulatedAgreement(
             alpha=alpha,

@@ -61,9 +61,9 @@ class UnitDisagreement:
     def alpha(self) -> float:
         """α from the pieces, or :class:`Undefined` with the reason."""
         if self.n_pairable == 0 or self.n_values < 2 or self.expected <= 0:
-            return _alpha(0.0, self.expected, self.n_pairable, self.n_values)
+            return alpha_from_sums(0.0, self.expected, self.n_pairable, self.n_values)
         d_o = float(np.sum(self.observed / np.maximum(self.n_ratings - 1, 1)))  # 0 if unpairable
-        return _alpha(d_o, self.expected, self.n_pairable, self.n_values)
+        return alpha_from_sums(d_o, self.expected, self.n_pairable, self.n_values)
 
     def unit_scores(self) -> FloatArray:
         """1 − D_u / D_e per unit: 1 = no disagreement, 0 = chance level; NaN if not pairable."""
@@ -77,7 +77,7 @@ class UnitDisagreement:
         return out
 
 
-def _alpha(d_o: float, expected: float, n: int, n_values: int) -> float:
+def alpha_from_sums(d_o: float, expected: float, n: int, n_values: int) -> float:
     """1 − (n − 1)·Σ_u D_u/(m_u − 1) / Σ_{v,v'} n_v n_v' δ², or :class:`Undefined`."""
     if n == 0:
         return Undefined("no unit has two or more ratings")
@@ -107,7 +107,7 @@ def krippendorff_alpha(ratings: npt.ArrayLike | Coded, level: LevelArg = "nomina
             n_v = np.rint(o.sum(axis=1))  # integers up to rounding
             delta = _delta(coded, level, n_v)
             d_o, d_e = float(np.sum(o * delta)), float(n_v @ delta @ n_v)
-            return _alpha(d_o, d_e, int(n_v.sum()), int(np.count_nonzero(n_v)))
+            return alpha_from_sums(d_o, d_e, int(n_v.sum()), int(np.count_nonzero(n_v)))
         ratings = coded
     return unit_disagreement(ratings, level).alpha()
 

@@ -29,13 +29,13 @@ import numpy.typing as npt
 
 from ._base import Coded, FloatArray, Undefined, encode
 from .kappa import (
-    _EPS,
+    EPS,
     Categories,
     KappaEstimate,
-    _check_confidence,
-    _fleiss_parts,
-    _normal_quantile,
-    _unit_counts,
+    category_counts,
+    check_confidence,
+    fleiss_parts,
+    normal_quantile,
 )
 
 __all__ = [
@@ -139,7 +139,7 @@ def _weight_matrix(weights: GwetWeights, values: npt.ArrayLike, k: int) -> Float
 _CF_DF = 1000  # from here on the Cornish–Fisher expansion is within ~1e-13 of the quantile
 
 
-def _t_abs_cdf(t: float, df: int) -> float:
+def t_abs_cdf(t: float, df: int) -> float:
     """``P(|T| ≤ t)`` for Student's t with integer ``df`` (Abramowitz & Stegun 26.7.3–4)."""
     theta = math.atan(t / math.sqrt(df))
     c2 = math.cos(theta) ** 2
@@ -183,7 +183,7 @@ def _t_quantile(p: float, df: int) -> float:
         return 0.0
     sign = 1.0 if p > 0.5 else -1.0
     target = abs(2.0 * p - 1.0)  # P(|T| ≤ t) for the upper quantile t
-    z = _normal_quantile(0.5 + target / 2.0)
+    z = normal_quantile(0.5 + target / 2.0)
     if df >= _CF_DF:
         return sign * _cornish_fisher(z, df)
     if df == 1:
@@ -193,7 +193,7 @@ def _t_quantile(p: float, df: int) -> float:
     lo, hi = 0.0, math.inf
     t = max(_cornish_fisher(z, df), z)
     for _ in range(100):
-        err = _t_abs_cdf(t, df) - target
+        err = t_abs_cdf(t, df) - target
         if err > 0:
             hi = t
         else:
@@ -234,7 +234,7 @@ def _gwet(
             "(declare the label set as categories)"
         )
     w = _weight_matrix(weights, coded.values, k)
-    counts = _unit_counts(coded.codes, k)
+    counts = category_counts(coded.codes, k)
     r = counts.sum(axis=1)
     rated = r > 0
     counts, r = counts[rated], r[rated]
@@ -250,7 +250,7 @@ def _gwet(
     pi = (counts / r[:, None]).mean(axis=0)
     scale = float(w.sum()) / (k * (k - 1.0))
     pe = scale * float(pi @ (1.0 - pi))
-    if 1.0 - pe <= _EPS:
+    if 1.0 - pe <= EPS:
         return KappaEstimate.undefined("chance agreement is 1 under these weights")
     value = float(min((pa - pe) / (1.0 - pe), 1.0))
     if confidence is None:
@@ -291,7 +291,7 @@ def gwet_ac1_ci(
     ratings: npt.ArrayLike | Coded, categories: Categories = None, confidence: float = 0.95
 ) -> KappaEstimate:
     """AC1 with Gwet's standard error and t-interval (module docstring)."""
-    _check_confidence(confidence)
+    check_confidence(confidence)
     return _gwet(ratings, "identity", categories, confidence)
 
 
@@ -302,7 +302,7 @@ def gwet_ac2_ci(
     confidence: float = 0.95,
 ) -> KappaEstimate:
     """AC2 with Gwet's standard error and t-interval (module docstring)."""
-    _check_confidence(confidence)
+    check_confidence(confidence)
     return _gwet(ratings, weights, categories, confidence)
 
 
@@ -314,8 +314,8 @@ def fleiss_kappa_ci(
     Same linearisation as AC1 with ``p_e = Σ_k π_k²`` and ``p_e|i = Σ_k r_ik π_k / r_i``
     (Gwet 2014; irrCAC ``fleiss``); t-interval with ``n − 1`` degrees of freedom.
     """
-    _check_confidence(confidence)
-    parts = _fleiss_parts(ratings, categories)
+    check_confidence(confidence)
+    parts = fleiss_parts(ratings, categories)
     if isinstance(parts, Undefined):
         return KappaEstimate.undefined(parts.reason)
     kappa = float(min((parts.pa - parts.pe) / (1.0 - parts.pe), 1.0))

@@ -27,7 +27,7 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import NamedTuple
 
-from .gwet import _t_abs_cdf
+from .gwet import t_abs_cdf
 
 __all__ = [
     "SCALES",
@@ -144,7 +144,7 @@ def _normal_mass(a: float, b: float) -> float:
 def _t_cdf(t: float, df: int) -> float:
     if math.isinf(t):
         return 1.0 if t > 0 else 0.0
-    half = 0.5 * _t_abs_cdf(abs(t), df)
+    half = 0.5 * t_abs_cdf(abs(t), df)
     return 0.5 + half if t >= 0 else 0.5 - half
 
 

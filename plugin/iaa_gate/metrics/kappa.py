@@ -47,7 +47,7 @@ CodeArray = npt.NDArray[np.signedinteger[Any]]
 
 # 1 − p_e at or below this is "expected agreement is 1" (p_e is a sum of products of shares, so
 # with two or more categories in use it stays far from 1 at any realistic sample size).
-_EPS = 1e-12
+EPS = 1e-12
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def _pair_counts(a: CodeArray, b: CodeArray, k: int) -> FloatArray:
     return np.bincount(flat, minlength=k * k).reshape(k, k).astype(np.float64)
 
 
-def _unit_counts(codes: CodeArray, k: int) -> FloatArray:
+def category_counts(codes: CodeArray, k: int) -> FloatArray:
     """``(units, k)`` number of ratings of each category per unit (missing codes ignored)."""
     u = codes.shape[0]
     rated = codes >= 0
@@ -165,7 +165,7 @@ def _cohen_parts(counts: FloatArray, w: FloatArray) -> _CohenParts | Undefined:
     p = counts / n
     po = float((w * p).sum())
     pe = float(p.sum(axis=1) @ w @ p.sum(axis=0))
-    if 1.0 - pe <= _EPS:
+    if 1.0 - pe <= EPS:
         used = int(np.count_nonzero(p.sum(axis=1) + p.sum(axis=0)))
         if used < 2:
             return Undefined(
@@ -208,12 +208,12 @@ def cohen_kappa(
     return parts if isinstance(parts, Undefined) else _kappa(parts)
 
 
-def _normal_quantile(p: float) -> float:
+def normal_quantile(p: float) -> float:
     """Standard normal quantile (``statistics.NormalDist``: Wichura's AS241, full precision)."""
     return NormalDist().inv_cdf(p)
 
 
-def _check_confidence(confidence: float) -> None:
+def check_confidence(confidence: float) -> None:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
 
@@ -234,7 +234,7 @@ def cohen_kappa_ci(
     ``cohens_kappa(...).std_kappa``. Wald interval ``κ ± z·se`` with the normal quantile ``z``;
     the upper limit is clipped at 1.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     coded = _coded(ratings, categories)
     _two_columns(coded, "Cohen's kappa")
     k = coded.n_values
@@ -251,7 +251,7 @@ def cohen_kappa_ci(
     term = (p * (w - np.add.outer(w_row, w_col) * (1.0 - kappa)) ** 2).sum()
     var = (term - (kappa - parts.pe * (1.0 - kappa)) ** 2) / (parts.n * (1.0 - parts.pe) ** 2)
     se = math.sqrt(max(float(var), 0.0))
-    z = _normal_quantile(0.5 + confidence / 2.0)
+    z = normal_quantile(0.5 + confidence / 2.0)
     return KappaEstimate(kappa, se, kappa - z * se, min(kappa + z * se, 1.0))
 
 
@@ -364,13 +364,13 @@ def scott_pi(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> f
     p = counts / n
     pooled = (p.sum(axis=0) + p.sum(axis=1)) / 2.0
     pe = float(pooled @ pooled)
-    if 1.0 - pe <= _EPS:
+    if 1.0 - pe <= EPS:
         return Undefined("expected agreement is 1: only one category occurs on the shared units")
     return float(min((np.trace(p) - pe) / (1.0 - pe), 1.0))
 
 
 @dataclass(frozen=True)
-class _FleissParts:
+class FleissParts:
     """Per-unit pieces of Fleiss' kappa with missing ratings (Gwet 2014), ``n`` rated units.
 
     ``counts``: ``(n, K)`` ratings per category; ``r``: ``(n,)`` ratings per unit; ``pa_i``:
@@ -387,14 +387,14 @@ class _FleissParts:
     pe: float
 
 
-def _fleiss_parts(
+def fleiss_parts(
     ratings: npt.ArrayLike | Coded, categories: Categories = None
-) -> _FleissParts | Undefined:
+) -> FleissParts | Undefined:
     """Fleiss' kappa pieces (see :func:`fleiss_kappa`), or the reason it is undefined."""
     coded = _coded(ratings, categories)
     if coded.codes.shape[1] < 2:
         return Undefined("fewer than two annotators")
-    counts = _unit_counts(coded.codes, coded.n_values)
+    counts = category_counts(coded.codes, coded.n_values)
     r = counts.sum(axis=1)
     rated = r > 0
     counts, r = counts[rated], r[rated]
@@ -406,9 +406,9 @@ def _fleiss_parts(
     pa_i = np.where(multi, (counts * (counts - 1.0)).sum(axis=1) / pair_den, 0.0)
     pi = (counts / r[:, None]).mean(axis=0)
     pe = float(pi @ pi)
-    if 1.0 - pe <= _EPS:
+    if 1.0 - pe <= EPS:
         return Undefined("expected agreement is 1: only one category occurs")
-    return _FleissParts(counts, r, pa_i, n2, pi, float(pa_i.sum() / n2), pe)
+    return FleissParts(counts, r, pa_i, n2, pi, float(pa_i.sum() / n2), pe)
 
 
 def fleiss_kappa(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
@@ -425,7 +425,7 @@ def fleiss_kappa(ratings: npt.ArrayLike | Coded, categories: Categories = None) 
     ``k`` and this is exactly Fleiss (1971). (An alternative pools ``r_ik`` over the units with
     ``r_i ≥ 2`` only; the two differ only when ``r_i`` varies.)
     """
-    parts = _fleiss_parts(ratings, categories)
+    parts = fleiss_parts(ratings, categories)
     if isinstance(parts, Undefined):
         return parts
     return float(min((parts.pa - parts.pe) / (1.0 - parts.pe), 1.0))
@@ -439,7 +439,7 @@ def percent_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = N
     ratings weighs more). For two annotators this is ``p_o``.
     """
     coded = _coded(ratings, categories)
-    counts = _unit_counts(coded.codes, coded.n_values)
+    counts = category_counts(coded.codes, coded.n_values)
     r = counts.sum(axis=1)
     pairs = float((r * (r - 1.0)).sum())
     if pairs == 0:

@@ -114,7 +114,7 @@ def position_ratings(regions: Regions, lengths: npt.ArrayLike) -> Coded:
 def position_alpha(regions: Regions, lengths: npt.ArrayLike) -> float:
     """Nominal Krippendorff's alpha over positions, equal to ``krippendorff_alpha`` of
     :func:`position_ratings`, computed per run of identical positions."""
-    from .alpha import _alpha
+    from .alpha import alpha_from_sums
 
     runs, weight = position_runs(regions, lengths)
     o = weighted_coincidences(runs, weight.astype(np.float64))
@@ -122,7 +122,7 @@ def position_alpha(regions: Regions, lengths: npt.ArrayLike) -> float:
     n = float(n_v.sum())
     d_o = float(o.sum() - np.trace(o))
     d_e = float(n * n - n_v @ n_v)
-    return _alpha(d_o, d_e, int(n), int(np.count_nonzero(n_v)))
+    return alpha_from_sums(d_o, d_e, int(n), int(np.count_nonzero(n_v)))
 
 
 def weighted_coincidences(coded: Coded, weight: FloatArray) -> FloatArray:
