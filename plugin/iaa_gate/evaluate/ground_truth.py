@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..config import Config, FieldConfig
-from ..kinds import REGION_SHAPES
+from ..kinds import registry
 from ..metrics.distance import NAMED, SET_DISTANCES
 from ..model import Annotation, Dataset, FieldValue, RegionSet, TaskId, normalise_text
 from .results import AnnotatorTruth, FieldTruth
@@ -70,7 +70,7 @@ def _named(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
     return compare, (f"1 − {level} distance" if dist is not None else "exact match")
 
 
-def _regions(kind: str, cfg: FieldConfig) -> tuple[Compare, str]:
+def _regions(kind: str, level: str, cfg: FieldConfig) -> tuple[Compare, str]:
     """Region fields: pairwise F1 of an annotator's regions against the reference's, matched one
     to one as the field's ``matching`` says (two empty answers agree: 1)."""
     from .regions import match  # region analysis imports this module's results
@@ -89,16 +89,19 @@ def _regions(kind: str, cfg: FieldConfig) -> tuple[Compare, str]:
     return f1, f"pairwise F1 of matched regions ({how}{', same label' if m.labels else ''})"
 
 
-def _by_kind(kind: str, level: str, cfg: FieldConfig) -> tuple[Compare, str]:
-    return _regions(kind, cfg)
-
+BY_COMPARISON: dict[str, Callable[[str], ComparisonFactory]] = {
+    "exact": lambda kind: _scalar,
+    "named": lambda kind: _named,
+    "regions": lambda kind: partial(_regions, kind),
+}
+"""A field kind's ``comparison`` (see :class:`~iaa_gate.kinds.FieldKind`) → its factory."""
 
 COMPARISONS: dict[str, ComparisonFactory] = {
-    **{kind: _scalar for kind in ("choices", "rating", "number")},
-    "taxonomy": _named,
-    "textarea": _named,
-    **{kind: partial(_by_kind, kind) for kind in REGION_SHAPES},
+    k.name: BY_COMPARISON[k.comparison](k.name)
+    for k in registry().values()
+    if k.comparison in BY_COMPARISON
 }
+"""Control type → how its answers are compared with a reference (from the kinds registry)."""
 
 
 def register_comparison(kind: str, factory: ComparisonFactory) -> None:
