@@ -44,3 +44,148 @@ def test_a_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         write_atomic(path, 42)  # type: ignore[arg-type]
     assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+# -- the layout: one layer per folder, imports only downwards, no circles ------------------------
+
+PACKAGE = ROOT / "plugin" / "iaa_gate"
+LAYERS = {
+    "core": 0,
+    "kinds": 1,
+    "metrics": 1,
+    "model": 2,
+    "adapters": 3,
+    "config": 4,
+    "evaluate": 5,
+    "sinks": 6,
+    "pipeline": 7,
+    "_api": 7,
+    "cli": 8,
+}
+"""Each top-level module or folder of the package and its layer (ARCHITECTURE.md draws them)."""
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(["iaa_gate", *parts])] = path
+    return out
+
+
+def _imports(module: str, path: Path) -> list[tuple[str, list[str]]]:
+    """``(imported module, names)`` for every ``import``/``from … import`` in the file, at any
+    depth (a function-level import is an import too)."""
+    import ast
+
+    is_package = path.name == "__init__.py"
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append((target, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            out += [(a.name, []) for a in node.names]
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module → the package modules it imports (``from pkg import mod`` counts as ``pkg.mod``)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for m, path in modules.items():
+        for target, names in _imports(m, path):
+            if not target.startswith("iaa_gate"):
+                continue
+            subs = [f"{target}.{n}" for n in names if f"{target}.{n}" in modules]
+            graph[m] |= set(subs) or ({target} if target in modules else set())
+    return graph
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [m for m in _modules() if m != "iaa_gate" and _layer(m) is None] == []
+
+
+def test_imports_run_only_downwards() -> None:
+    """No module imports one of a higher layer, nor a sibling folder of the same layer."""
+    upward = []
+    for m, targets in _graph().items():
+        for t in targets:
+            lm, lt = _layer(m), _layer(t)
+            if m == "iaa_gate" or lt is None or lm is None:
+                continue
+            if lt > lm or (lt == lm and m.split(".")[1] != t.split(".")[1]):
+                upward.append(f"{m} -> {t}")
+    assert upward == []
+
+
+def test_no_import_circles() -> None:
+    graph = _graph()
+    circles: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for t in sorted(graph[m]):
+            if t == "iaa_gate" or t.startswith(m + "."):  # a package's own face
+                continue
+            if state.get(t) == 1:
+                circles.append([*stack[stack.index(t) :], t])
+            elif t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert circles == []
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    private = [
+        f"{m}: {t}.{n}"
+        for m, path in _modules().items()
+        for t, names in _imports(m, path)
+        for n in names
+        if t.startswith("iaa_gate") and n.startswith("_") and not n.startswith("__")
+    ]
+    assert private == []
+
+
+def test_the_library_changes_no_global_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library call never switches the garbage collector nor forks (a notebook's or a threaded
+    caller's process is theirs): both are the CLI's choices."""
+    import gc
+
+    from iaa_gate.config import load_config
+    from iaa_gate.pipeline import run
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the library changed process state")
+
+    for name in ("disable", "enable", "freeze", "unfreeze"):
+        monkeypatch.setattr(gc, name, refuse)
+    monkeypatch.setattr(os, "fork", refuse)
+    config = load_config(ROOT / "examples" / "label-studio" / "iaa-gate.yaml")
+    config = config.model_copy(
+        update={"report": config.report.model_copy(update={"dir": tmp_path})}
+    )
+    outcome = run(config)
+    assert outcome.document["fields"] and gc.isenabled()
