@@ -28,7 +28,9 @@ from .core.errors import ConfigError
 from .core.settings import SourceSettings, Strict
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-Distance = Literal["jaccard", "masi", "hierarchical", "levenshtein"]
+DistanceName = Literal["jaccard", "masi", "hierarchical", "levenshtein"]
+"""A distance named in the config (``fields.<f>.distance``); the functions are
+:mod:`iaa_gate.metrics.distance`'s :class:`~iaa_gate.metrics.distance.Distance`."""
 SET_DISTANCES = ("jaccard", "masi")
 TextNorm = Literal["case", "whitespace", "punctuation", "unicode"]
 Severity = Literal["fail", "warn"]
@@ -43,7 +45,10 @@ def _between(lo: float, hi: float) -> Any:
     return AfterValidator(check)
 
 
-Unit = Annotated[float, _between(-1, 1), Field(json_schema_extra={"minimum": -1, "maximum": 1})]
+AgreementValue = Annotated[
+    float, _between(-1, 1), Field(json_schema_extra={"minimum": -1, "maximum": 1})
+]
+"""An agreement coefficient's value (a threshold on one): a float in [-1, 1]."""
 Rate = Annotated[float, _between(0, 1), Field(json_schema_extra={"minimum": 0, "maximum": 1})]
 
 
@@ -62,8 +67,8 @@ def _label(v: Any) -> Any:
 class Threshold(Strict):
     """Below ``fail`` the check fails, below ``warn`` it warns; either may be left out."""
 
-    fail: Unit | None = None
-    warn: Unit | None = None
+    fail: AgreementValue | None = None
+    warn: AgreementValue | None = None
     use: Literal["estimate", "lower_bound"] = Field(
         default="estimate",
         description="lower_bound: gate on the lower confidence bound instead of the estimate",
@@ -215,7 +220,7 @@ class FieldConfig(Strict):
         description="level of measurement; default: nominal for choices/taxonomy/textarea, "
         "ordinal for rating, interval for number",
     )
-    distance: Distance | None = Field(
+    distance: DistanceName | None = Field(
         default=None,
         description="alpha's distance instead of a level: masi (the default for multi-select) "
         "or jaccard for label sets; hierarchical for a single-choice taxonomy (shared path "
