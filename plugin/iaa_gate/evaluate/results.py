@@ -13,8 +13,12 @@ from .coefficients import Estimate
 
 @dataclass(frozen=True)
 class AnnotatorTruth:
-    """One annotator against the references: ``agreement`` is the mean per-task comparison over
-    ``n_tasks`` gold tasks; ``mean_offset`` (numbers only) the mean of own − reference."""
+    """One annotator against the references.
+
+    ``id``: the annotator's id in the source; ``name``: their display name (email or name, else
+    the id); ``n_tasks``: gold tasks they answered; ``agreement``: the mean per-task comparison
+    with the reference (0–1); ``mean_offset``: numbers only, the mean of own − reference (in the
+    field's units), else None."""
 
     id: str
     name: str
@@ -25,6 +29,12 @@ class AnnotatorTruth:
 
 @dataclass
 class FieldTruth:
+    """One field against ground truth.
+
+    ``comparison``: how answers are compared, in words (or why they are not); ``n_tasks``: gold
+    tasks with one agreed reference answer; ``conflicting``: gold tasks whose references
+    disagree (left out); ``annotators``: each annotator's :class:`AnnotatorTruth`, by id."""
+
     comparison: str
     n_tasks: int
     conflicting: list[TaskId] = field(default_factory=list)
@@ -33,6 +43,17 @@ class FieldTruth:
 
 @dataclass(frozen=True)
 class AnnotatorResult:
+    """One annotator of one field.
+
+    ``id``: the annotator's id in the source; ``name``: their display name; ``n_units``: units
+    they rated that someone else rated too; ``pair_agreement``: the share of their pairable
+    ratings that agree with the others' (0–1, under the field's distance); ``alpha_without``:
+    the field's alpha with this annotator left out; ``alpha_gain``: ``alpha_without`` − alpha
+    (positive: the field agrees more without them; NaN where either is undefined);
+    ``outlier``: ``alpha_gain`` reaches ``thresholds.annotator_gain``; ``mean_offset``: rating
+    and number fields only, how far their ratings lie above (+) or below (−) the mean of the
+    others on the same units, in scale points (None elsewhere)."""
+
     id: str
     name: str
     n_units: int
@@ -45,10 +66,12 @@ class AnnotatorResult:
 
 @dataclass(slots=True)
 class UnitResult:
-    """One task of one field: ``status`` is agreed, disputed or too_few (fewer than
-    ``min_annotators`` ratings); ``labels``: annotator name → label (region fields: their
-    regions, as text). ``details``: region fields' disputed tasks: the text excerpt, each
-    annotator's regions and every disagreement with its kind."""
+    """One task of one field: ``id`` is the task's id; ``status`` agreed, disputed or too_few
+    (fewer than ``min_annotators`` ratings); ``score`` its agreement (0–1: the share of
+    agreeing annotator pairs, or the mean pairwise F1 of a region field; NaN for too_few);
+    ``labels``: annotator name → label (region fields: their regions, as text). ``details``:
+    region fields' disputed tasks: the text excerpt, each annotator's regions and every
+    disagreement with its kind."""
 
     id: TaskId
     status: str
@@ -59,6 +82,23 @@ class UnitResult:
 
 @dataclass
 class FieldResult:
+    """Everything evaluated for one field.
+
+    ``name``: the field (a control tag, Prodigy view or table field; ``region.attribute`` for a
+    per-region attribute); ``kind``: its control type (see :mod:`iaa_gate.kinds`); ``level``:
+    the level of measurement or distance alpha used; ``multiple``: values are label sets;
+    ``n_tasks``: units in the matrix; ``n_rated``: units with at least one rating;
+    ``n_pairable``: units with two or more (the ones alpha uses); ``n_annotators``: annotators
+    with a rating; ``n_ratings``: ratings in all; ``alpha``: Krippendorff's alpha (NaN:
+    undefined, the reason in ``coefficients["alpha"]``); ``category_method``: how per-category
+    agreement is computed (``category_agreement`` or ``specific_agreement``); ``categories``: label → its agreement
+    (0–1, NaN where undefined); ``coincidence``: the coincidence matrix for the heatmap (None
+    when there are too many values); ``annotators``: each :class:`AnnotatorResult`;
+    ``units``: each unit's :class:`UnitResult`; ``coefficients``: name → :class:`Estimate` (the
+    suite of coefficients with intervals); ``pairwise``: the annotator × annotator agreement
+    (rows and columns in ``annotators`` order); ``ground_truth``: agreement with references
+    (None without them); ``regions``: region fields' own metrics (below)."""
+
     name: str
     kind: str
     level: str
