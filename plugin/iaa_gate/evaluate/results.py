@@ -84,20 +84,23 @@ class UnitResult:
 class FieldResult:
     """Everything evaluated for one field.
 
-    ``name``: the field (a control tag, Prodigy view or table field; ``region.attribute`` for a
-    per-region attribute); ``kind``: its control type (see :mod:`iaa_gate.kinds`); ``level``:
-    the level of measurement or distance alpha used; ``multiple``: values are label sets;
-    ``n_tasks``: units in the matrix; ``n_rated``: units with at least one rating;
-    ``n_pairable``: units with two or more (the ones alpha uses); ``n_annotators``: annotators
-    with a rating; ``n_ratings``: ratings in all; ``alpha``: Krippendorff's alpha (NaN:
-    undefined, the reason in ``coefficients["alpha"]``); ``category_method``: how per-category
-    agreement is computed (``category_agreement`` or ``specific_agreement``); ``categories``: label → its agreement
-    (0–1, NaN where undefined); ``coincidence``: the coincidence matrix for the heatmap (None
-    when there are too many values); ``annotators``: each :class:`AnnotatorResult`;
-    ``units``: each unit's :class:`UnitResult`; ``coefficients``: name → :class:`Estimate` (the
-    suite of coefficients with intervals); ``pairwise``: the annotator × annotator agreement
-    (rows and columns in ``annotators`` order); ``ground_truth``: agreement with references
-    (None without them); ``regions``: region fields' own metrics (below)."""
+    - ``name``: the field (a control tag, Prodigy view or table field; ``region.attribute``
+      for a per-region attribute); ``kind``: its control type (see :mod:`iaa_gate.kinds`);
+    - ``level``: the level of measurement or distance alpha used; ``multiple``: values are
+      label sets;
+    - ``n_tasks``: units in the matrix; ``n_rated``: units with at least one rating;
+      ``n_pairable``: units with two or more (the ones alpha uses); ``n_annotators``:
+      annotators with a rating; ``n_ratings``: ratings in all;
+    - ``alpha``: Krippendorff's alpha (NaN: undefined, the reason in
+      ``coefficients["alpha"]``);
+    - ``category_method``: how per-category agreement is computed (``category_agreement`` or
+      ``specific_agreement``); ``categories``: label → its agreement (0–1, NaN: undefined);
+    - ``coincidence``: the coincidence matrix for the heatmap (None: too many values);
+    - ``annotators``: each :class:`AnnotatorResult`; ``units``: each :class:`UnitResult`;
+    - ``coefficients``: name → :class:`Estimate`, the suite of coefficients with intervals;
+    - ``pairwise``: annotator × annotator agreement (rows and columns in ``annotators`` order);
+    - ``ground_truth``: agreement with references (None without them);
+    - ``regions``: region fields' own metrics (below)."""
 
     name: str
     kind: str
