@@ -60,7 +60,16 @@ def default_coefficients(level: str, n_annotators: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A coefficient's value; ``lower``/``upper`` at ``confidence`` when an interval exists."""
+    """One coefficient of one field.
+
+    ``name``: the coefficient (``alpha``, ``fleiss_kappa``, ``gwet_ac1``…); ``value``: its value
+    (NaN: undefined; the report gives the reason); ``se``: its standard error where one exists;
+    ``lower``/``upper``: the interval at ``confidence`` (e.g. 0.95) where one exists (alpha: a
+    bootstrap over units); ``interpretation``: the band its value falls in on ``scale``
+    (``krippendorff``, ``landis_koch``, ``fleiss``, ``altman``); ``benchmark``: Gwet's
+    probabilistic benchmark band (needs ``se``); ``q``: the probability that alpha is below
+    the fail threshold (bootstrap); ``ignores_order``: the coefficient counts exact matches only
+    on a field whose values are ordered."""
 
     name: str
     value: float

@@ -28,7 +28,12 @@ def worst(verdicts: list[Verdict]) -> Verdict:
 
 @dataclass(frozen=True)
 class Check:
-    """One threshold applied to one number; ``message`` says why in words."""
+    """One threshold applied to one number.
+
+    ``field``: the field; ``name``: what was checked (``alpha``, ``category``, a coefficient,
+    ``annotator_gain``, a ``max_drop``…); ``value``: the number checked (None: undefined);
+    ``fail``/``warn``: the thresholds (None: not set); ``verdict``: pass, warn or fail;
+    ``message``: why, in words."""
 
     field: str
     name: str
