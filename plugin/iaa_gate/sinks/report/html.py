@@ -1,8 +1,8 @@
 """``report.html``: one self-contained page (inline CSS, script and SVG charts; no network).
 
 Jinja2 autoescapes every value; a Content-Security-Policy allows only the page's own script (by
-its hash), so a label or an email holding markup is shown as text and never runs. Charts need
-matplotlib (``iaa-gate[html]``); without it the page says so and keeps every table.
+its hash), so a label or an email holding markup is shown as text and never runs. The charts
+are SVG written directly (:mod:`.charts`): no plotting library, no script needed to show them.
 """
 
 from __future__ import annotations
