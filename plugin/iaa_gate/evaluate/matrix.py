@@ -86,7 +86,9 @@ def ratings_matrix(
     An empty selection is no rating, or the empty set when ``multiple`` and ``empty_set``.
     Free text is compared after :func:`normalise_text` with ``normalize``.
     Units with fewer than ``min_annotators`` ratings are kept as rows but their ratings are
-    blanked.
+    blanked when ``min_annotators`` is above 2. A unit rated once stays: no pair of ratings
+    comes from it, but the kappa family's chance agreement counts its rating, as Gwet's
+    handbook, irrCAC and :mod:`iaa_gate.metrics` do.
     """
     kind = dataset.field_kinds().get(name, "choices")
     cols = dataset.columns()
@@ -170,7 +172,7 @@ def ratings_matrix(
         recode[c] = lookup[v]
     out = np.full((len(unit_ids), len(annotators)), -1, dtype=code_dtype(len(table)))
     out[unit_of[row_task], col_of[row_ann]] = recode[codes]
-    if min_annotators > 1:
+    if min_annotators > 2:
         few = np.count_nonzero(out >= 0, axis=1) < min_annotators
         out[few] = -1
     arr = np.empty(len(table), dtype=object)

@@ -113,6 +113,7 @@ def matrix_result(
     ``scale``: numeric ratings for offsets (see :func:`_scale`)."""
     coded = matrix.coded
     n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
+    n_paired = np.where(n_per_unit >= 2, n_per_unit, 0)  # the ratings alpha pairs
     coefficients = _coefficients(coded, level, matrix.multiple, cfg)
     alpha = coefficients["alpha"].value  # computed once, with its interval
     return FieldResult(
@@ -121,10 +122,10 @@ def matrix_result(
         level=level,
         multiple=matrix.multiple,
         n_tasks=len(matrix.unit_ids),
-        n_rated=int(np.count_nonzero(n_per_unit)),
+        n_rated=int(np.count_nonzero(n_paired)),
         n_pairable=int(np.count_nonzero(n_per_unit >= 2)),
         n_annotators=len(matrix.annotators),
-        n_ratings=int(n_per_unit.sum()),
+        n_ratings=int(n_paired.sum()),
         alpha=alpha,
         category_method=cfg.category_method,
         categories=_categories(matrix, level, cfg.category_method, cfg.labels),
