@@ -11,7 +11,7 @@ import pytest
 
 from builders import ls_annotation
 from iaa_gate.cli import main
-from iaa_gate.metrics import fleiss_kappa, gwet_ac1
+from iaa_gate.metrics import fleiss_kappa, gwet_ac1, percent_agreement
 
 # Gwet (2014), Handbook of Inter-Rater Reliability, table 2.16: 4 raters, 12 units, 5 categories,
 # missing ratings (irrCAC's raw_4raters). Unit 12 has one rating.
@@ -29,7 +29,8 @@ FOUR_RATERS = [
     [None, None, 1, 1],
     [None, None, 3, None],
 ]
-HANDBOOK = {"fleiss_kappa": 0.76117, "gwet_ac1": 0.77544}
+HANDBOOK = {"fleiss_kappa": 0.76117, "gwet_ac1": 0.77544, "percent_agreement": 0.81818}
+"""Fleiss' kappa and AC1 as the handbook prints them; p_a = 9/11 (irrCAC's ``pa``)."""
 
 
 def _export(path: Path) -> Path:
@@ -53,7 +54,8 @@ def test_fleiss_kappa_and_ac1_of_a_run_equal_the_handbook_and_the_api(tmp_path: 
         f"source: {{type: label-studio-export, path: {export.name}}}\n"
         "fields:\n"
         "  label:\n"
-        "    coefficients: [alpha, fleiss_kappa, gwet_ac1]\n"
+        "    coefficients: [alpha, percent_agreement, pooled_pair_agreement, fleiss_kappa,\n"
+        "                   gwet_ac1]\n"
         "    bootstrap: {replicates: 0}\n"
         "report: {dir: out, formats: [json]}\n",
         encoding="utf-8",
@@ -62,7 +64,13 @@ def test_fleiss_kappa_and_ac1_of_a_run_equal_the_handbook_and_the_api(tmp_path: 
     report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
     coefficients = report["fields"]["label"]["coefficients"]
     matrix = [[math.nan if v is None else float(v) for v in row] for row in FOUR_RATERS]
-    api = {"fleiss_kappa": fleiss_kappa(matrix), "gwet_ac1": gwet_ac1(matrix)}
+    api = {
+        "fleiss_kappa": fleiss_kappa(matrix),
+        "gwet_ac1": gwet_ac1(matrix),
+        "percent_agreement": percent_agreement(matrix),
+    }
     for name, published in HANDBOOK.items():
         assert round(coefficients[name]["value"], 5) == published
         assert coefficients[name]["value"] == pytest.approx(api[name], abs=1e-12)
+    # The pooled share is named apart: 43 agreeing pairs of 55 (issue 14: never both "percent").
+    assert coefficients["pooled_pair_agreement"]["value"] == pytest.approx(43 / 55, abs=1e-12)

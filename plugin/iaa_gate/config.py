@@ -84,6 +84,7 @@ class Threshold(Strict):
 Coefficient = Literal[
     "alpha",
     "percent_agreement",
+    "pooled_pair_agreement",
     "cohen_kappa",
     "scott_pi",
     "fleiss_kappa",
@@ -488,7 +489,13 @@ def parse_config(data: Any, source: str = "config") -> Config:
 
 
 NUMERIC_LEVELS = ("interval", "ratio")
-NO_INTERVAL = ("percent_agreement", "scott_pi", "mean_pairwise_cohen_kappa", "pabak")
+NO_INTERVAL = (
+    "percent_agreement",
+    "pooled_pair_agreement",
+    "scott_pi",
+    "mean_pairwise_cohen_kappa",
+    "pabak",
+)
 """Coefficients reported without a confidence interval (``use: lower_bound`` cannot apply)."""
 
 

@@ -31,6 +31,7 @@ from iaa_gate.metrics.kappa import (
     pabak,
     pairwise_cohen_kappa,
     percent_agreement,
+    pooled_pair_agreement,
     prevalence_index,
     quantity_disagreement,
     scott_pi,
@@ -306,6 +307,7 @@ def test_fleiss_matches_irrcac_with_missing(seed: int) -> None:
         pytest.skip("degenerate draw")
     ref = CAC(pd.DataFrame(x), digits=14).fleiss()["est"]
     assert fleiss_kappa(x) == pytest.approx(ref["coefficient_value"], abs=1e-12)
+    assert percent_agreement(x) == pytest.approx(ref["pa"], abs=1e-12)  # Gwet's p_a
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -355,13 +357,18 @@ def test_percent_agreement_brute_force_and_disagreement_split(seed: int) -> None
     k = int(rng.integers(2, 7))
     x = random_ratings(rng, int(rng.integers(3, 40)), int(rng.integers(2, 8)), k, missing=0.3)
     agree = total = 0
+    shares = []
     for row in x:
         vals = row[~np.isnan(row)]
-        for i, j in combinations(range(len(vals)), 2):
-            total += 1
-            agree += vals[i] == vals[j]
+        pairs = list(combinations(range(len(vals)), 2))
+        same = sum(vals[i] == vals[j] for i, j in pairs)
+        total += len(pairs)
+        agree += same
+        if pairs:
+            shares.append(same / len(pairs))
     if total:
-        assert percent_agreement(x) == pytest.approx(agree / total, abs=1e-12)
+        assert pooled_pair_agreement(x) == pytest.approx(agree / total, abs=1e-12)
+        assert percent_agreement(x) == pytest.approx(np.mean(shares), abs=1e-12)
     two = x[:, :2]
     if (~np.isnan(two).any(axis=1)).any():
         po = percent_agreement(two)

@@ -11,7 +11,10 @@ from .. import metrics
 from ..config import COEFFICIENT_THRESHOLDS
 from ..metrics import Coded, Undefined
 
-INTERPRETED = {"alpha", "kappa_max", *COEFFICIENT_THRESHOLDS} - {"percent_agreement"}
+INTERPRETED = {"alpha", "kappa_max", *COEFFICIENT_THRESHOLDS} - {
+    "percent_agreement",
+    "pooled_pair_agreement",
+}
 """Coefficients on the kappa scale, read on an interpretation scale."""
 TWO_ANNOTATORS = {
     "cohen_kappa",
@@ -25,7 +28,8 @@ TWO_ANNOTATORS = {
 }
 DESCRIPTION = {
     "alpha": "Krippendorff's alpha (bootstrap interval over units)",
-    "percent_agreement": "share of agreeing annotator pairs",
+    "percent_agreement": "Gwet's p_a: each task's share of agreeing pairs, averaged",
+    "pooled_pair_agreement": "agreeing annotator pairs over all pairs, pooled over tasks",
     "cohen_kappa": "Cohen's kappa (two annotators; interval from Fleiss, Cohen & Everitt 1969)",
     "scott_pi": "Scott's pi (two annotators)",
     "fleiss_kappa": "Fleiss' kappa (missing ratings as in Gwet's handbook; Gwet's interval)",

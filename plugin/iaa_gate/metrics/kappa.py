@@ -432,11 +432,36 @@ def fleiss_kappa(ratings: npt.ArrayLike | Coded, categories: Categories = None) 
 
 
 def percent_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
-    """Share of agreeing annotator pairs among all annotator pairs within units.
+    """Gwet's percent agreement p_a: each unit's share of agreeing annotator pairs, averaged over
+    the units with two or more ratings.
 
-    ``Σ_i Σ_k r_ik (r_ik − 1) / Σ_i r_i (r_i − 1)`` over units with ``r_i ≥ 2`` ratings (each
-    pair counted once in numerator and denominator; pooled over units, so a unit with more
-    ratings weighs more). For two annotators this is ``p_o``.
+    ``(1/n') Σ_i Σ_k r_ik (r_ik − 1) / (r_i (r_i − 1))`` over the ``n'`` units with ``r_i ≥ 2``
+    (Gwet 2014, eq. 2.9; irrCAC's ``pa``, R irr's ``agree`` on complete data; the p_a of
+    Fleiss' kappa and AC1). For two annotators this is ``p_o``. :func:`pooled_pair_agreement`
+    pools the pairs over units instead.
+
+    >>> percent_agreement([[1, 1, 2], [1, 1, np.nan]])  # (1/3 + 1) / 2
+    0.6666666666666666
+    """
+    coded = _coded(ratings, categories)
+    counts = category_counts(coded.codes, coded.n_values)
+    r = counts.sum(axis=1)
+    rated = r >= 2
+    if not rated.any():
+        return Undefined("no unit has two or more ratings")
+    pairs = (r * (r - 1.0))[rated]
+    return float(((counts * (counts - 1.0)).sum(axis=1)[rated] / pairs).mean())
+
+
+def pooled_pair_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
+    """Share of agreeing annotator pairs among all annotator pairs, pooled over units.
+
+    ``Σ_i Σ_k r_ik (r_ik − 1) / Σ_i r_i (r_i − 1)`` over units with ``r_i ≥ 2`` ratings: a unit
+    with more ratings weighs more. Equal to :func:`percent_agreement` when every unit has the
+    same number of ratings.
+
+    >>> pooled_pair_agreement([[1, 1, 2], [1, 1, np.nan]])  # (2 + 2) / (6 + 2)
+    0.5
     """
     coded = _coded(ratings, categories)
     counts = category_counts(coded.codes, coded.n_values)
