@@ -189,3 +189,23 @@ def test_the_library_changes_no_global_state(
     )
     outcome = run(config)
     assert outcome.document["fields"] and gc.isenabled()
+
+
+def test_registries_hold_every_entry_whatever_was_imported_first() -> None:
+    """A registry reads every module of its package even when one of them was imported on its
+    own before (a fresh interpreter, so nothing is cached)."""
+    code = (
+        "import iaa_gate.adapters.label_studio.export, iaa_gate.sinks.prodigy, "
+        "iaa_gate.kinds.choices\n"
+        "from iaa_gate import adapters, kinds, sinks\n"
+        "print(sorted(adapters.registry()), len(kinds.registry()))\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")[0]
+    names, n_kinds = out.rsplit(" ", 1)
+    assert {"label-studio", "label-studio-export", "prodigy"} <= set(eval(names))
+    assert int(n_kinds) >= 20

@@ -10,11 +10,10 @@ read, so keep a package's ``__init__`` light (import the reader inside ``open``)
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..core.plugins import load_all
 from ..core.settings import SourceSettings
 from ..model import Dataset, TaskId
 
@@ -40,7 +39,8 @@ class ReadOptions:
 class SourceAdapter(Protocol):
     """One kind of source. ``name``: the config's ``source.type``; ``settings``: the pydantic
     model of its ``source:`` section (a :class:`SourceSettings` with ``type: Literal[name]``);
-    ``live``: a server whose tasks write-back can flag."""
+    ``live``: a server, whose tasks are pulled and can be flagged; ``writeback``: what
+    ``writeback.enabled`` writes for this source, in words (None: it has no write-back)."""
 
     @property
     def name(self) -> str: ...
@@ -48,6 +48,8 @@ class SourceAdapter(Protocol):
     def settings(self) -> type[SourceSettings]: ...
     @property
     def live(self) -> bool: ...
+    @property
+    def writeback(self) -> str | None: ...
 
     def open(self, settings: Any, options: ReadOptions) -> Source:
         """The source for a validated ``settings`` (an instance of :attr:`settings`)."""
@@ -74,10 +76,7 @@ def register(adapter: SourceAdapter) -> None:
 
 def registry() -> dict[str, SourceAdapter]:
     """Every registered adapter by ``type`` (this package's subpackages, loaded once)."""
-    if not _REGISTRY:
-        for info in pkgutil.iter_modules(__path__):
-            if info.ispkg:
-                importlib.import_module(f"{__name__}.{info.name}")
+    load_all(__name__, __path__, packages=True)
     return dict(_REGISTRY)
 
 

@@ -20,10 +20,10 @@ True
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from typing import Literal, Protocol
+
+from ..core.plugins import load_all
 
 Family = Literal["scalar", "region", "listed"]
 Comparison = Literal["exact", "named", "regions", "none"]
@@ -96,9 +96,7 @@ def register(*kinds: FieldKind) -> None:
 
 
 def _load() -> dict[str, FieldKind]:
-    if not _REGISTRY:
-        for info in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{info.name}")
+    load_all(__name__, __path__, packages=False)
     return _REGISTRY
 
 

@@ -15,14 +15,13 @@ Each sink takes the per-field results and returns a summary of what it wrote, wi
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..adapters import ReadOptions, Source
 from ..config import Config
+from ..core.plugins import load_all
 from ..evaluate.results import FieldResult
 
 
@@ -51,9 +50,6 @@ def register(source_type: str, factory: SinkFactory) -> None:
 
 def writeback(config: Config, out_dir: Path, source: Source, options: ReadOptions) -> Sink | None:
     """The write-back sink of this run (None: the source has none, or the config turns it off)."""
-    if not _REGISTRY:
-        for info in pkgutil.iter_modules(__path__):
-            if not info.ispkg:
-                importlib.import_module(f"{__name__}.{info.name}")
+    load_all(__name__, __path__, packages=False)
     factory = _REGISTRY.get(config.source.type)
     return factory(config, out_dir, source, options) if factory else None
