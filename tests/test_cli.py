@@ -103,6 +103,17 @@ def test_round_window_and_task_ids(ls_config: Path, tmp_path: Path) -> None:
     assert doc["fields"]["sentiment"]["n_tasks"] == 11
 
 
+def test_the_prodigy_review_file_is_written_only_when_asked(examples: Path, tmp_path: Path) -> None:
+    config = examples / "prodigy" / "iaa-gate.yaml"
+    plain = tmp_path / "iaa-gate.yaml"
+    text = config.read_text().replace("binary.jsonl", str(examples / "prodigy" / "binary.jsonl"))
+    plain.write_text(text.replace("  enabled: true", "  enabled: false"))
+    assert run("run", "-c", str(plain), "--out", str(tmp_path / "out"), "-q") == 0
+    assert not (tmp_path / "out" / "disputed.jsonl").exists()
+    doc = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert "writeback" not in doc or not doc["writeback"]
+
+
 def test_prodigy_example_writes_review_file(examples: Path, tmp_path: Path) -> None:
     code = run(
         "run", "-c", str(examples / "prodigy" / "iaa-gate.yaml"), "--out", str(tmp_path), "-q"

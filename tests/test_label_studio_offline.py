@@ -105,8 +105,13 @@ def test_init_live_needs_the_key_in_the_environment(
     assert "MY_LS_KEY is not set" in capsys.readouterr().err
 
 
-def test_writeback_needs_a_live_source() -> None:
-    with pytest.raises(ConfigError, match=r"writeback: enabled needs source\.type: label-studio"):
+def test_writeback_needs_a_source_that_can_be_written_back_to() -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"writeback: enabled needs a source that can be written back to: label-studio "
+        r"\(flags on the project's tasks.*prodigy \(the review file disputed\.jsonl.*"
+        r"a label-studio-export source has none",
+    ):
         parse_config(
             {
                 "source": {"type": "label-studio-export", "path": "x.json"},

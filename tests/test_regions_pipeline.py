@@ -199,6 +199,7 @@ def test_prodigy_ner_manual_disagreement_fails_instead_of_passing(tmp_path: Path
         f"source: {{type: prodigy, path: {src}}}\n"
         "fields: {ner_manual: {thresholds: {f1: {fail: 0.5}}}}\n"
         f"report: {{dir: {tmp_path / 'r'}}}\n"
+        "writeback: {enabled: true}\n"
     )
     assert main(["run", "-c", str(cfg), "-q"]) == ExitCode.GATE_FAILED
     report = json.loads((tmp_path / "r" / "report.json").read_text())

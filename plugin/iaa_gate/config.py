@@ -360,9 +360,15 @@ class ReportConfig(Strict):
 
 
 class WriteBackConfig(Strict):
-    """Flags written into a live Label Studio project (``source.type: label-studio``)."""
+    """What a run writes back for people to adjudicate: flags on a live Label Studio project's
+    tasks (``source.type: label-studio``), or the review file ``disputed.jsonl`` for
+    ``prodigy review`` (``source.type: prodigy``). Off unless ``enabled``."""
 
-    enabled: bool = Field(default=False, description="write flags back (off unless true)")
+    enabled: bool = Field(
+        default=False,
+        description="write back (off unless true): Label Studio flags, or Prodigy's "
+        "disputed.jsonl review file",
+    )
     meta_key: str = Field(
         default="iaa",
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
@@ -426,10 +432,11 @@ class Config(Strict):
     @classmethod
     def _writeback_target(cls, v: WriteBackConfig, info: ValidationInfo) -> WriteBackConfig:
         source = info.data.get("source")
-        if v.enabled and source is not None and not adapter_registry()[source.type].live:
+        if v.enabled and source is not None and not adapter_registry()[source.type].writeback:
+            can = [f"{a.name} ({a.writeback})" for a in adapter_registry().values() if a.writeback]
             raise ValueError(
-                "enabled needs source.type: label-studio (a live project); "
-                "a Prodigy source always gets disputed.jsonl"
+                f"enabled needs a source that can be written back to: {'; '.join(can)}; "
+                f"a {source.type} source has none"
             )
         return v
 

@@ -146,8 +146,10 @@ class ProdigyReviewFile:
         return [json.dumps(ex, ensure_ascii=False).encode()]
 
 
-def review_file(config: Config, out_dir: Path, source: Source, options: ReadOptions) -> Sink:
-    """The review file ``disputed.jsonl`` beside the reports, for every Prodigy run."""
+def review_file(config: Config, out_dir: Path, source: Source, options: ReadOptions) -> Sink | None:
+    """The review file ``disputed.jsonl`` beside the reports, when ``writeback.enabled``."""
+    if not config.writeback.enabled:
+        return None
     settings = config.source
     assert isinstance(settings, ProdigySource)
     return ProdigyReviewFile(settings.path, out_dir / "disputed.jsonl")

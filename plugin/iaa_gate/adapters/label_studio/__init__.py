@@ -23,6 +23,7 @@ class ExportAdapter:
     name: str = "label-studio-export"
     settings: type[ExportSource] = ExportSource
     live: bool = False
+    writeback: str | None = None
 
     def open(self, settings: ExportSource, options: ReadOptions) -> Source:
         from .export import LabelStudioExport
@@ -47,6 +48,7 @@ class ProjectAdapter:
     name: str = "label-studio"
     settings: type[LabelStudioSource] = LabelStudioSource
     live: bool = True
+    writeback: str | None = "flags on the project's tasks and a Data Manager tab"
 
     def open(self, settings: LabelStudioSource, options: ReadOptions) -> Source:
         from .project import LabelStudioProject

@@ -17,6 +17,7 @@ class ProdigyAdapter:
     name: str = "prodigy"
     settings: type[ProdigySource] = ProdigySource
     live: bool = False
+    writeback: str | None = "the review file disputed.jsonl, for `prodigy review`"
 
     def open(self, settings: ProdigySource, options: ReadOptions) -> Source:
         from .source import ProdigyJSONL
