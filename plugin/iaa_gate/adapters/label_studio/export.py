@@ -23,10 +23,8 @@ from ...kinds import REGION_SHAPES, SCALAR_KINDS
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
-
-
-class TaskError(ValueError):
-    """A task that cannot be read; the message names the task and the problem."""
+from .rules import MAX_NUMBER, TaskError, annotator_id
+from .typed import Unusual, read_task
 
 
 @dataclass
@@ -94,9 +92,6 @@ class LabelStudioExport:
             hint = "export the project again as JSON"
             raise unreadable(str(self.path), exc, encoding_hint=hint) from None
 
-
-MAX_NUMBER = 1e150
-"""Largest rating or number magnitude: squared differences of larger ones overflow."""
 
 AS_JSON = "export the project as JSON (Export → JSON): JSON-MIN and CSV drop skipped annotations"
 
@@ -250,8 +245,6 @@ def _read(
     include_ground_truth: bool,
 ) -> _Part:
     """Read ``tasks[start:end]`` (all of an iterable when ``end`` is None) into ``part``."""
-    from .typed import Unusual, read_task
-
     stats, cols, names, texts, first_seen = (
         part.stats,
         part.cols,
@@ -347,30 +340,13 @@ def _skip(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annota
     so it supersedes nothing)."""
     where = f"task {task_id}, annotation {ann.get('id')}"
     try:
-        annotator = _annotator(task_id, ann, names)
+        annotator = annotator_id(task_id, ann, names)
         created, updated = _time(ann.get("created_at"), where), _time(ann.get("updated_at"), where)
     except TaskError:
         return None
     return Annotation(
         task_id, annotator, {}, created, updated, annotation_id=ann.get("id"), skipped=True
     )
-
-
-def _annotator(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> str:
-    who = ann.get("completed_by")
-    if isinstance(who, dict):
-        uid = who.get("id")
-        label = who.get("email") or " ".join(
-            p for p in (who.get("first_name"), who.get("last_name")) if p
-        )
-        if uid is None:
-            raise TaskError(f"task {task_id}, annotation {ann.get('id')}: completed_by has no id")
-        if label:
-            names[str(uid)] = str(label)
-        return str(uid)
-    if isinstance(who, (int, str)) and not isinstance(who, bool):
-        return str(who)
-    raise TaskError(f"task {task_id}, annotation {ann.get('id')}: no annotator ('completed_by')")
 
 
 def _annotation(
@@ -381,7 +357,7 @@ def _annotation(
     texts: dict[tuple[TaskId, str], str] | None = None,
 ) -> Annotation:
     where = f"task {task_id}, annotation {ann.get('id')}"
-    annotator = _annotator(task_id, ann, names)
+    annotator = annotator_id(task_id, ann, names)
     result = ann.get("result")
     if result is None:
         result = []

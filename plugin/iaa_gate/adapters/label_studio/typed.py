@@ -18,7 +18,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
-from .export import MAX_NUMBER, TaskError, _annotator
+from .rules import MAX_NUMBER, TaskError, annotator_id
 
 
 class Unusual(Exception):
@@ -86,7 +86,7 @@ def _who(ann: _Annotation, names: dict[str, str]) -> str:
     """The annotator, as the general parser names them (and their display name, into
     ``names``)."""
     try:
-        return _annotator(0, {"completed_by": ann.completed_by}, names)
+        return annotator_id(0, {"completed_by": ann.completed_by}, names)
     except TaskError:
         raise Unusual from None
 

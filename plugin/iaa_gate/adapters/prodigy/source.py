@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +33,8 @@ from ...model import (
     SourceStats,
     TaskId,
 )
-
-REJECT = "REJECT"
-
-
-SPAN_VIEWS = frozenset({"ner_manual", "spans_manual"})
-IMAGE_VIEWS = frozenset({"image_manual"})
-BINARY_VIEWS = frozenset({"classification", "ner", "text", "image", "html", "pos", "dep", "diff"})
-"""Views whose answer is accept/reject to one question (a ``*.teach`` recipe)."""
+from .rules import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, timestamp
+from .typed import LineReader, Unusual
 
 
 def unit_id(example: dict[str, Any]) -> TaskId:
@@ -65,8 +58,6 @@ class ProdigyJSONL:
     skip_invalid: bool = False
 
     def load(self) -> Dataset:
-        from .typed import LineReader, Unusual
-
         stats = SourceStats()
         styles: dict[str, bool] = {}
         cols = Columns()
@@ -156,7 +147,7 @@ def _example(
         raise ValueError(f"'answer' must be accept, reject or ignore, got {answer!r}")
     stats.annotations += 1
     task = unit_id(ex)
-    when = _when(ex.get("_timestamp"))
+    when = timestamp(ex.get("_timestamp"))
     if answer == "ignore":  # supersedes the annotator's earlier answers, like a skip
         stats.ignored += 1
         return Annotation(
@@ -197,18 +188,6 @@ def _example(
     else:
         fields = {view: FieldValue("choices", (str(answer),))}
     return Annotation(task, annotator, fields, when, when, annotation_id=ex.get("_task_hash"))
-
-
-def _when(ts: Any) -> datetime | None:
-    """``_timestamp`` (seconds since the epoch) as a UTC time; ``None`` when absent."""
-    if ts is None:
-        return None
-    if isinstance(ts, bool) or not isinstance(ts, (int, float)):
-        raise ValueError(f"'_timestamp' must be seconds since 1970, got {ts!r}")
-    try:
-        return datetime.fromtimestamp(ts, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        raise ValueError(f"'_timestamp' {ts!r} is not a valid time") from None
 
 
 def _num(v: Any) -> bool:

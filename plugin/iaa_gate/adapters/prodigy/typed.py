@@ -15,7 +15,7 @@ import msgspec
 from msgspec import UNSET, field
 
 from ...model import Columns, FieldColumn, SourceStats, TaskId
-from .source import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, _when
+from .rules import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, timestamp
 
 
 class Unusual(Exception):
@@ -90,7 +90,7 @@ class LineReader:
             when = float(ts)  # what the time of _when gives back, without making it
         else:
             try:
-                t = _when(ts)
+                t = timestamp(ts)
             except ValueError:
                 raise Unusual from None
             when = math.nan if t is None else t.timestamp()
