@@ -54,7 +54,7 @@ def _same(a: Dataset | str, b: Dataset | str) -> None:
 def test_every_bundled_export_reads_the_same(path: Path) -> None:
     tasks = json.loads(path.read_text(encoding="utf-8"))
     for kw in ({}, {"skip_invalid": True}, {"include_ground_truth": False}):
-        _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+        _same(_read(tasks, fast=True, workers=2, **kw), _read(tasks, fast=False, **kw))
 
 
 def test_common_shapes_never_take_the_general_parser(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,7 +158,7 @@ def test_fast_path_agrees_with_the_general_parser(
     tasks: list[dict[str, Any]], skip: bool, truth: bool
 ) -> None:
     kw = {"skip_invalid": skip, "include_ground_truth": truth}
-    _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+    _same(_read(tasks, fast=True, workers=2, **kw), _read(tasks, fast=False, **kw))
 
 
 def _prodigy(path: Path, *, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Dataset | str:
@@ -263,4 +263,23 @@ def test_a_failed_child_leaves_the_work_to_this_process(monkeypatch: pytest.Monk
         return real(part, tasks, start, *a)
 
     monkeypatch.setattr(lse, "_read", flaky)
-    _same(_read(tasks, fast=True), general)
+    _same(_read(tasks, fast=True, workers=2), general)
+
+
+@pytest.mark.usefixtures("two_processes")
+def test_a_library_call_never_forks_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workers`` defaults to 1: reading in a notebook or a threaded caller stays in its
+    process; only ``workers=2`` (the CLI's choice) forks."""
+    tasks = json.loads((ROOT / "examples/label-studio/export.json").read_text(encoding="utf-8"))
+    forks: list[int] = []
+    real = os.fork
+
+    def counted() -> int:
+        forks.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", counted)
+    one = _read(tasks, fast=True)
+    assert forks == []
+    _same(_read(tasks, fast=True, workers=2), one)
+    assert forks == [1]

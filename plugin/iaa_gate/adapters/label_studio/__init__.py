@@ -32,6 +32,7 @@ class ExportAdapter:
             settings.path,
             skip_invalid=settings.skip_invalid,
             label_config=settings.label_config,
+            workers=options.workers,
         )
 
     def summary(self, settings: ExportSource) -> dict[str, Any]:

@@ -31,12 +31,14 @@ from .typed import Unusual, read_task
 class LabelStudioExport:
     """Source for an export file. ``skip_invalid``: count and skip malformed tasks.
     ``label_config``: the project's labeling config (XML), which says which fields are
-    multi-select."""
+    multi-select. ``workers``: processes that may read a large export (see
+    :func:`parse_tasks`)."""
 
     path: Path
     skip_invalid: bool = False
     include_ground_truth: bool = True
     label_config: Path | None = None
+    workers: int = 1
 
     def load(self) -> Dataset:
         dataset = self._parse()
@@ -66,6 +68,7 @@ class LabelStudioExport:
                 str(self.path),
                 skip_invalid=self.skip_invalid,
                 include_ground_truth=self.include_ground_truth,
+                workers=self.workers,
             )
         try:
             with open(self.path, encoding="utf-8") as f:
@@ -131,9 +134,9 @@ def _json_min(task: Any) -> bool:
 
 
 PARALLEL_MIN = 20_000
-"""Exports with at least this many tasks are read by two processes (Linux, 2+ CPUs): a forked
-child reads the second half while this process reads the first; the halves are then joined
-in order, so the result is the one reading alone gives."""
+"""With ``workers=2``, exports with at least this many tasks are read by two processes (Linux,
+2+ CPUs): a forked child reads the second half while this process reads the first; the halves
+are then joined in order, so the result is the one reading alone gives."""
 
 
 @dataclass
@@ -174,11 +177,16 @@ def parse_tasks(
     *,
     skip_invalid: bool = False,
     include_ground_truth: bool = True,
+    workers: int = 1,
 ) -> Dataset:
     """Annotations of Label Studio ``tasks`` (export or API shape: dicts, or ``msgspec.Raw``
-    elements of an export, read by the typed fast path where it can), latest per annotator."""
+    elements of an export, read by the typed fast path where it can), latest per annotator.
+
+    ``workers``: 2 lets a list of :data:`PARALLEL_MIN` tasks or more be read by two processes
+    (a forked child reads the second half; Linux with 2+ CPUs). The default, 1, never forks: a
+    library call leaves the caller's process alone, and the CLI asks for 2."""
     how = (source, skip_invalid, include_ground_truth)
-    if isinstance(tasks, list) and len(tasks) >= PARALLEL_MIN and _can_fork():
+    if workers > 1 and isinstance(tasks, list) and len(tasks) >= PARALLEL_MIN and _can_fork():
         mid = len(tasks) // 2
         child = _fork(lambda: _read(_Part(), tasks, mid, len(tasks), *how))
         try:
