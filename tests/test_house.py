@@ -59,7 +59,7 @@ LAYERS = {
     "evaluate": 5,
     "sinks": 6,
     "pipeline": 7,
-    "_api": 7,
+    "_api": 8,
     "cli": 8,
 }
 """Each top-level module or folder of the package and its layer (ARCHITECTURE.md draws them)."""

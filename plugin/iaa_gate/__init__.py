@@ -1,3 +1,96 @@
-"""iaa-gate: inter-annotator agreement as a quality gate for labeling rounds."""
+"""iaa-gate: inter-annotator agreement as a quality gate for labeling rounds.
+
+The public API (see ARCHITECTURE.md for the layers behind it):
+
+- coefficients on long or wide data: :func:`alpha`, :func:`percent_agreement`,
+  :func:`cohen_kappa`, :func:`scott_pi`, :func:`fleiss_kappa`, :func:`gwet_ac1`,
+  :func:`gwet_ac2`, :func:`category_agreement`, and :func:`ratings` (the data as the
+  ``(units, annotators)`` codes :mod:`iaa_gate.metrics` takes);
+- a whole run: :func:`load_config`, :func:`evaluate`;
+- the errors: :class:`IaaGateError` and its kinds.
+
+``import iaa_gate`` is cheap: numpy, pydantic and the rest load on first use.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from .core.errors import (
+    ConfigError,
+    IaaGateError,
+    InputError,
+    OutputError,
+    Problem,
+    ServerError,
+    UsageError,
+)
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from ._api import (
+        alpha,
+        category_agreement,
+        cohen_kappa,
+        evaluate,
+        fleiss_kappa,
+        gwet_ac1,
+        gwet_ac2,
+        load_config,
+        percent_agreement,
+        ratings,
+        scott_pi,
+    )
+
+_LAZY = frozenset(
+    {
+        "alpha",
+        "category_agreement",
+        "cohen_kappa",
+        "evaluate",
+        "fleiss_kappa",
+        "gwet_ac1",
+        "gwet_ac2",
+        "load_config",
+        "percent_agreement",
+        "ratings",
+        "scott_pi",
+    }
+)
+
+__all__ = [
+    "ConfigError",
+    "IaaGateError",
+    "InputError",
+    "OutputError",
+    "Problem",
+    "ServerError",
+    "UsageError",
+    "__version__",
+    "alpha",
+    "category_agreement",
+    "cohen_kappa",
+    "evaluate",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "gwet_ac2",
+    "load_config",
+    "percent_agreement",
+    "ratings",
+    "scott_pi",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The API functions, imported from :mod:`iaa_gate._api` on first use."""
+    if name in _LAZY:
+        value = getattr(import_module(f"{__name__}._api"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)
