@@ -1,0 +1,235 @@
+"""``source.type: table``: long-format CSV, TSV, Parquet and JSON Lines read as meant (the same
+numbers as the krippendorff package and as the same answers in a Label Studio export), and
+malformed tables refused by row and column."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pytest
+
+from builders import ls_annotation
+from iaa_gate import InputError, evaluate, load_config
+from iaa_gate.cli import main
+
+pa = pytest.importorskip("pyarrow")
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "table"
+HEADER = ["task", "annotator", "field", "value", "updated_at"]
+
+
+def _rows() -> list[list[Any]]:
+    with open(EXAMPLE / "answers.csv", newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))[1:]
+
+
+def _config(tmp_path: Path, table: Path, extra: str = "", fields: str = "") -> Path:
+    config = tmp_path / "iaa-gate.yaml"
+    config.write_text(
+        "version: 1\n"
+        f"source: {{type: table, path: {table}, kinds: {{stars: rating}}{extra}}}\n"
+        "fields:\n"
+        + (
+            fields
+            or "  sentiment: {bootstrap: {replicates: 0}}\n"
+            "  stars: {level: ordinal, bootstrap: {replicates: 0}}\n"
+        )
+        + f"report: {{dir: {tmp_path / 'out'}, formats: [json]}}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def _matrix(rows: list[list[Any]], field: str, number: bool) -> np.ndarray:
+    """``(annotators, units)`` for the krippendorff package (NaN: missing)."""
+    tasks = sorted({r[0] for r in rows})
+    who = sorted({r[1] for r in rows})
+    codes: dict[str, int] = {}
+    out = np.full((len(who), len(tasks)), np.nan)
+    for t, a, f, v, _ in rows:
+        if f == field:
+            out[who.index(a), tasks.index(t)] = (
+                float(v) if number else codes.setdefault(v, len(codes))
+            )
+    return out
+
+
+def test_a_csv_table_gives_the_krippendorff_package_s_alpha(tmp_path: Path) -> None:
+    outcome = evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
+    rows = _rows()
+    nominal = krippendorff.alpha(_matrix(rows, "sentiment", False), level_of_measurement="nominal")
+    ordinal = krippendorff.alpha(_matrix(rows, "stars", True), level_of_measurement="ordinal")
+    assert outcome.results["sentiment"].alpha == pytest.approx(nominal, abs=1e-12)
+    assert outcome.results["stars"].alpha == pytest.approx(ordinal, abs=1e-12)
+    assert outcome.document["input"]["tasks"] == 60
+
+
+def test_the_same_answers_as_a_label_studio_export_score_the_same(tmp_path: Path) -> None:
+    tasks: dict[str, list[dict[str, Any]]] = {}
+    by_annotation: dict[tuple[str, str], dict[str, Any]] = {}
+    for t, a, f, v, when in _rows():
+        fields = by_annotation.setdefault((t, a), {"when": when})
+        fields[f] = (
+            ("choices", {"choices": [v]}) if f == "sentiment" else ("rating", {"rating": int(v)})
+        )
+    for n, ((t, a), fields) in enumerate(by_annotation.items()):
+        when = fields.pop("when")
+        tasks.setdefault(t, []).append(ls_annotation(a, n, when, **fields))
+    export = [
+        {"id": i, "data": {"text": t}, "annotations": anns}
+        for i, (t, anns) in enumerate(tasks.items(), start=1)
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    from iaa_gate.config import parse_config
+
+    ls = load_config(_config(tmp_path, EXAMPLE / "answers.csv"))
+    data = ls.model_dump(exclude_unset=True)
+    data["source"] = {"type": "label-studio-export", "path": str(path)}
+    from_export = evaluate(parse_config(data))
+    from_table = evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
+    for name in ("sentiment", "stars"):
+        assert from_table.results[name].alpha == pytest.approx(
+            from_export.results[name].alpha, abs=1e-12
+        )
+        assert from_table.results[name].categories == from_export.results[name].categories
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "parquet", "jsonl"])
+def test_every_format_reads_the_same(tmp_path: Path, fmt: str) -> None:
+    from pyarrow import csv as pacsv
+    from pyarrow import parquet
+
+    table = pacsv.read_csv(
+        EXAMPLE / "answers.csv",
+        convert_options=pacsv.ConvertOptions(
+            column_types={"value": pa.string(), "updated_at": pa.string()}
+        ),
+    )
+    path = tmp_path / f"answers.{fmt}"
+    if fmt == "tsv":
+        pacsv.write_csv(table, path, write_options=pacsv.WriteOptions(delimiter="\t"))
+    elif fmt == "parquet":
+        parquet.write_table(table, path)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in table.to_pylist()), encoding="utf-8")
+    csv_outcome = evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
+    other = evaluate(_config(tmp_path, path))
+    for name in ("sentiment", "stars"):
+        assert other.results[name].alpha == pytest.approx(
+            csv_outcome.results[name].alpha, abs=1e-12
+        )
+
+
+def _write(tmp_path: Path, rows: list[list[Any]], header: list[str] = HEADER) -> Path:
+    path = tmp_path / "t.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+GOOD = [
+    ["1", "ana", "sentiment", "Positive", "2026-11-02T10:00:00Z"],
+    ["1", "ben", "sentiment", "Positive", "2026-11-02T10:00:00Z"],
+    ["2", "ana", "sentiment", "Negative", "2026-11-02T10:00:00Z"],
+    ["2", "ben", "sentiment", "Positive", "2026-11-02T10:00:00Z"],
+    ["3", "ana", "stars", "4", "2026-11-02T10:00:00Z"],
+    ["3", "ben", "stars", "5", "2026-11-02T10:00:00Z"],
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda r: r[4].__setitem__(3, "five"),
+            r"row 6: field 'stars', column 'value': 'five' is not a number",
+        ),
+        (lambda r: r[1].__setitem__(1, ""), r"row 3: column 'annotator': no annotator"),
+        (
+            lambda r: r[0].__setitem__(4, "yesterday"),
+            r"row 2: column 'updated_at': 'yesterday' is not an ISO 8601 time",
+        ),
+        (
+            lambda r: r.append(["1", "ana", "sentiment", "Negative", "2026-11-02T10:00:00Z"]),
+            r"row 8: field 'sentiment', rows 2 and 8 both answer task 1 for annotator 'ana'",
+        ),
+    ],
+)
+def test_a_malformed_row_is_refused_by_row_and_column(
+    tmp_path: Path, change: Any, message: str
+) -> None:
+    rows = [list(r) for r in GOOD]
+    change(rows)
+    with pytest.raises(InputError, match=message):
+        evaluate(_config(tmp_path, _write(tmp_path, rows)))
+
+
+def test_a_missing_column_names_the_columns_there_are(tmp_path: Path) -> None:
+    path = _write(tmp_path, [r[:3] + r[4:] for r in GOOD], ["task", "annotator", "field", "when"])
+    with pytest.raises(InputError, match=r"no column 'value' \(the columns are \['task'"):
+        evaluate(_config(tmp_path, path))
+
+
+def test_skip_invalid_counts_the_rows_it_skips(tmp_path: Path) -> None:
+    rows = [list(r) for r in GOOD]
+    rows[4][3] = "five"
+    outcome = evaluate(_config(tmp_path, _write(tmp_path, rows), ", skip_invalid: true"))
+    assert outcome.document["input"]["invalid_skipped"] == 1
+
+
+def test_the_latest_answer_wins(tmp_path: Path) -> None:
+    rows = [list(r) for r in GOOD] + [["2", "ana", "sentiment", "Positive", "2026-11-03T10:00:00Z"]]
+    outcome = evaluate(_config(tmp_path, _write(tmp_path, rows)))
+    assert (
+        outcome.results["sentiment"].alpha == pytest.approx(1.0)
+        or outcome.results["sentiment"].n_pairable == 2
+    )
+    assert outcome.document["input"]["superseded"] == 1
+    assert {u.id: u.status for u in outcome.results["sentiment"].units} == {
+        1: "agreed",
+        2: "agreed",
+    }
+
+
+def test_spans_are_matched_from_one_row_per_span(tmp_path: Path) -> None:
+    header = ["task", "annotator", "field", "start", "end", "label"]
+    rows = [
+        ["d1", "ana", "ner", 0, 5, "PER"],
+        ["d1", "ana", "ner", 10, 20, "ORG"],
+        ["d1", "ben", "ner", 0, 5, "PER"],
+        ["d1", "ben", "ner", 10, 18, "ORG"],  # IoU 0.8: matched under the default 0.5
+        ["d2", "ana", "ner", "", "", ""],  # nothing here
+        ["d2", "ben", "ner", 3, 7, "LOC"],
+    ]
+    path = _write(tmp_path, rows, header)
+    config = _config(tmp_path, path, extra="", fields="  ner: {bootstrap: {replicates: 0}}\n")
+    config.write_text(config.read_text().replace("{stars: rating}", "{ner: spans}"))
+    outcome = evaluate(config)
+    regions = outcome.results["ner"].regions or {}
+    # d1: 2 matched of 2 + 2 → F1 1; d2: 0 matched of 0 + 1 → F1 0; pooled: 2·2 / (4 + 1)
+    assert regions["f1"] == pytest.approx(0.8)
+
+
+def test_the_bundled_example_runs_from_the_cli(tmp_path: Path) -> None:
+    code = main(["run", "--config", str(EXAMPLE / "iaa-gate.yaml"), "--out", str(tmp_path), "-q"])
+    assert code == 1  # sentiment's alpha 0.610 is below the fail threshold
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["source"] == {"type": "table", "path": str(EXAMPLE / "answers.csv")}
+
+
+def test_without_pyarrow_the_error_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(InputError, match=r'pip install "iaa-gate\[table\]"'):
+        evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
