@@ -23,7 +23,7 @@ import numpy as np
 
 from _data import ratings
 from iaa_gate.config import parse_config
-from iaa_gate.evaluate.document import Disputed
+from iaa_gate.evaluation.document import Disputed
 from iaa_gate.model import Annotation, Dataset, FieldValue
 from iaa_gate.pipeline import evaluate
 from iaa_gate.sinks.report import charts

@@ -23,7 +23,7 @@ from typing import Any
 from bench_run import config, make_jsonl
 from iaa_gate.adapters.prodigy.source import unit_id
 from iaa_gate.config import load_config
-from iaa_gate.evaluate.analysis import analyse
+from iaa_gate.evaluation.analysis import analyse
 from iaa_gate.pipeline import make_source
 from iaa_gate.sinks.prodigy import ProdigyReviewFile
 

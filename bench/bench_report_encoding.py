@@ -34,7 +34,7 @@ from typing import Any
 from bench_html import median_time
 from bench_run import LABELS, make_export
 from iaa_gate.config import parse_config
-from iaa_gate.evaluate.document import Disputed
+from iaa_gate.evaluation.document import Disputed
 from iaa_gate.pipeline import Outcome, evaluate, make_source
 from iaa_gate.sinks.report.json import DisputedTasksWriter, JsonWriter, check_finite
 

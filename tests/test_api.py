@@ -105,3 +105,15 @@ def test_import_iaa_gate_loads_neither_numpy_nor_pydantic() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert "alpha" in dir(iaa_gate) and "alpha" in iaa_gate.__all__
+
+
+def test_no_subpackage_hides_an_api_name() -> None:
+    """Importing a subpackage sets it on ``iaa_gate``: no API name may be one (``evaluate``
+    once was, and became the module)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    for info in pkgutil.walk_packages(iaa_gate.__path__, "iaa_gate."):
+        importlib.import_module(info.name)
+    assert [n for n in iaa_gate.__all__ if inspect.ismodule(getattr(iaa_gate, n))] == []

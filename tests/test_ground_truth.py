@@ -12,7 +12,7 @@ import pytest
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.config import parse_config
-from iaa_gate.evaluate.ground_truth import field_truth
+from iaa_gate.evaluation.ground_truth import field_truth
 from iaa_gate.model import Annotation, Dataset, FieldValue, RegionSet
 from iaa_gate.pipeline import evaluate
 

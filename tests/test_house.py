@@ -56,7 +56,7 @@ LAYERS = {
     "model": 2,
     "adapters": 3,
     "config": 4,
-    "evaluate": 5,
+    "evaluation": 5,
     "sinks": 6,
     "pipeline": 7,
     "_api": 8,

@@ -20,7 +20,7 @@ from iaa_gate.adapters.label_studio.label_config import fields_config, parse_lab
 from iaa_gate.cli import ExitCode, main
 from iaa_gate.config import WriteBackConfig, parse_config
 from iaa_gate.core.errors import ConfigError, IaaGateError, InputError
-from iaa_gate.evaluate.results import UnitResult
+from iaa_gate.evaluation.results import UnitResult
 from iaa_gate.sinks.label_studio import NO_TASK, LabelStudioFlags, entries
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from iaa_gate.evaluate.results import UnitResult
+from iaa_gate.evaluation.results import UnitResult
 from iaa_gate.sinks.prodigy import ProdigyReviewFile
 
 IAA = {"status": "disputed", "fields": {"f": {"score": 0.25, "labels": {"ana": "A", "ben": "B"}}}}

@@ -12,7 +12,7 @@ import pytest
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.core.errors import InputError
-from iaa_gate.evaluate.matrix import region_table
+from iaa_gate.evaluation.matrix import region_table
 
 TEXT = "Ada Lovelace met Charles Babbage in London."
 

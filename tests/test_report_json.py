@@ -16,7 +16,7 @@ import yaml
 
 from builders import ls_annotation, read_disputed
 from iaa_gate.cli import ExitCode, main
-from iaa_gate.evaluate.document import DisputedTask
+from iaa_gate.evaluation.document import DisputedTask
 from iaa_gate.sinks.report.json import DisputedTasksWriter, JsonWriter
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from builders import ls_annotation
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.core.errors import InputError
-from iaa_gate.evaluate.matrix import ratings_matrix
+from iaa_gate.evaluation.matrix import ratings_matrix
 
 
 def choice(label: str) -> tuple[str, dict]:

@@ -12,11 +12,11 @@ from . import sinks
 from .adapters import ReadOptions, Source, adapter
 from .config import Config
 from .core.errors import OutputError
-from .evaluate import ground_truth
-from .evaluate.analysis import FieldResult, analyse, not_evaluated
-from .evaluate.document import add_checks, disputed_tasks, field_document
-from .evaluate.gate import Check, Verdict, field_checks, worst
-from .evaluate.trend import PreviousReport, compare, drop_checks
+from .evaluation import ground_truth
+from .evaluation.analysis import FieldResult, analyse, not_evaluated
+from .evaluation.document import add_checks, disputed_tasks, field_document
+from .evaluation.gate import Check, Verdict, field_checks, worst
+from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
 from .sinks.report import Disputed, build_document, write_reports
 from .sinks.report.history import read_history, read_report, save_history

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from ..adapters import ReadOptions, Source
 from ..config import Config
 from ..core.plugins import load_all
-from ..evaluate.results import FieldResult
+from ..evaluation.results import FieldResult
 
 
 class Sink(Protocol):

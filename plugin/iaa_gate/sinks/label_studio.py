@@ -30,7 +30,7 @@ from ..adapters.label_studio.client import LabelStudioError, progress_bar
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
-from ..evaluate.results import FieldResult
+from ..evaluation.results import FieldResult
 from ..model import RoundFilter, TaskId
 from . import Sink, register
 

@@ -23,7 +23,7 @@ from ..adapters.prodigy.config import ProdigySource
 from ..adapters.prodigy.source import unit_id
 from ..config import Config
 from ..core.files import write_atomic
-from ..evaluate.results import FieldResult
+from ..evaluation.results import FieldResult
 from ..model import TaskId
 from . import Sink, register
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...core.files import write_atomic
-from ...evaluate.document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, build_document
+from ...evaluation.document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, build_document
 
 Document = dict[str, Any]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import IaaGateError
-from ...evaluate.trend import PreviousReport
+from ...evaluation.trend import PreviousReport
 from . import write_atomic
 from .json import JsonWriter
 

@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from ...adapters import registry
-from ...evaluate.document import Disputed, DisputedTask, lowest_scores
+from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
 from .markdown import ICON_TEXT, change_text, confused_pairs, fmt, round_text
 

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from ...evaluate.document import DISPUTED_FILE, Disputed
+from ...evaluation.document import DISPUTED_FILE, Disputed
 
 
 def _plain(x: Any) -> Any:

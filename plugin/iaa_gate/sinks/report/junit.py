@@ -9,7 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ...evaluate.document import Disputed
+from ...evaluation.document import Disputed
 
 
 class JUnitWriter:

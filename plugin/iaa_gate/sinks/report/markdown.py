@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...evaluate.document import Disputed
+from ...evaluation.document import Disputed
 
 MAX_DISPUTED = 50  # disputed tasks shown per field: the lowest scores
 ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}

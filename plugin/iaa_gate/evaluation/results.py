@@ -122,7 +122,7 @@ class FieldResult:
     ground_truth: FieldTruth | None = None
     regions: dict[str, Any] | None = None
     """Region fields: matching, F1 (strict, relaxed, per label), the annotator × annotator F1
-    matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.evaluate.regions`)."""
+    matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.evaluation.regions`)."""
 
     @property
     def disputed(self) -> list[UnitResult]:
