@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,10 @@ def _tool(name: str) -> str:
     path = Path(sys.executable).parent / name
     found = str(path) if path.exists() else shutil.which(name)
     if found is None:
-        pytest.fail(f"{name} is not installed: pip install -e '.[dev]'")
+        message = f"{name} is not installed: pip install -e '.[dev]'"
+        if os.environ.get("CI"):  # .ci/run installs the dev tools: missing there is a failure
+            pytest.fail(message)
+        pytest.skip(message + " (CI runs this check)")
     return found
 
 

@@ -12,6 +12,9 @@ import pytest
 
 from iaa_gate.metrics import category_agreement, krippendorff_alpha, specific_agreement
 
+pytest.importorskip("dask.dataframe", reason="the dask extra is not installed")
+pytest.importorskip("distributed", reason="the dask extra is not installed")
+
 SCRIPT = Path(__file__).parents[1] / "examples" / "dask" / "agreement.py"
 spec = importlib.util.spec_from_file_location("dask_agreement_example", SCRIPT)
 assert spec is not None and spec.loader is not None
@@ -19,6 +22,7 @@ example = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(example)
 
 
+@pytest.mark.slow
 def test_runs_on_a_local_cluster_and_equals_one_machine(tmp_path: Path) -> None:
     """The script as a user runs it: 2 worker processes, a unit's ratings in 5 partitions."""
     data = tmp_path / "ratings"

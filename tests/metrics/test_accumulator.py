@@ -21,6 +21,7 @@ from iaa_gate.metrics import (
     krippendorff_alpha,
     specific_agreement,
 )
+from strategies import rating_rows
 
 nan = math.nan
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -99,13 +100,7 @@ def test_undefined_and_picklable() -> None:
     assert back.result().alpha == one.result().alpha
 
 
-rows = st.integers(1, 5).flatmap(
-    lambda a: st.lists(
-        st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=a, max_size=a),
-        min_size=1,
-        max_size=30,
-    )
-)
+rows = rating_rows(units=(1, 30), annotators=(1, 5))
 
 
 @settings(max_examples=200, deadline=None)

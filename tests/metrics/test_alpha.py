@@ -18,6 +18,7 @@ from iaa_gate.metrics import (
     unit_disagreement,
 )
 from iaa_gate.metrics.distance import masi
+from strategies import rating_rows
 
 nan = math.nan
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 3 coders × 15
@@ -254,17 +255,7 @@ def test_bad_input() -> None:
         krippendorff_alpha([[1, 2]], "cosine")
 
 
-matrices = st.integers(2, 12).flatmap(
-    lambda units: st.integers(2, 5).flatmap(
-        lambda annotators: st.lists(
-            st.lists(
-                st.one_of(st.none(), st.integers(0, 4)), min_size=annotators, max_size=annotators
-            ),
-            min_size=units,
-            max_size=units,
-        )
-    )
-)
+matrices = rating_rows(units=(2, 12), annotators=(2, 5))
 
 
 def _f(rows: list) -> np.ndarray:
