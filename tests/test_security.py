@@ -18,6 +18,7 @@ from iaa_gate.core.redact import plain_http_warning, redact_url
 def test_credentials_in_the_url_never_show(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], debug
 ) -> None:
+    pytest.importorskip("label_studio_sdk", reason="the label-studio extra is not installed")
     monkeypatch.setenv("LS_KEY", "iaagate-key-8d1e")
     cfg = {
         "source": {
