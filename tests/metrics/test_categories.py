@@ -17,7 +17,7 @@ from iaa_gate.metrics import (
     pairwise_agreement,
     specific_agreement,
 )
-from iaa_gate.metrics.categories import unit_value_counts
+from iaa_gate.metrics.categories import category_counts, value_count_blocks
 
 nan = math.nan
 # Seed 004's sandwich experiment: A0/B0 400, A1/B0 90, A0/B1 60, A1/B1 450.
@@ -119,9 +119,12 @@ def test_value_counts_and_coincidences_by_blocks(monkeypatch: pytest.MonkeyPatch
         blocks = lambda r, c, _=0, k=cells: row_blocks(r, c, k)  # noqa: E731
         monkeypatch.setattr(categories_mod, "row_blocks", blocks)
         got = np.zeros_like(want_counts)
-        for s, counts in unit_value_counts(encode(x)):
-            got[s] = counts
+        for s, counts in value_count_blocks(encode(x)):
+            got[s] = counts[1:].T
         assert (got == want_counts).all()
+        coded = encode(x)
+        sparse = category_counts(coded.codes, coded.n_values)  # the rated units, nonzero cells
+        assert (sparse.dense() == want_counts[want_counts.sum(axis=1) > 0]).all()
         assert np.allclose(coincidence_matrix(x)[0], want_o, atol=1e-12)
 
 

@@ -19,6 +19,8 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+CodeArray = npt.NDArray[np.signedinteger[Any]]
+"""Integer codes ``(units, annotators)``, ``-1`` missing."""
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 

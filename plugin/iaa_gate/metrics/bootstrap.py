@@ -54,7 +54,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import distance as dist
-from ._base import Coded, FloatArray, Undefined, as_float_ratings, encode, row_blocks
+from ._base import CodeArray, Coded, FloatArray, Undefined, as_float_ratings, encode, row_blocks
 from .alpha import TABLE_MAX, LevelArg, krippendorff_alpha, n_ratings, unit_disagreement
 
 __all__ = ["AlphaBootstrap", "alpha_bootstrap", "alpha_replicates"]
@@ -66,7 +66,6 @@ ORDINAL_PAIRS = 820  # ordinal: most co-occurring value pairs (40 values) for th
 GROUP_RATIO = 16  # draw over rating patterns when units ≥ GROUP_RATIO × patterns
 _FLAT = 1e-12  # interval: n·ΣS2 − (ΣS1)² below this share of n·ΣS2 is rounding: no variation
 
-CodeArray = npt.NDArray[np.signedinteger[Any]]
 IntArray = npt.NDArray[np.intp]
 
 

@@ -7,20 +7,15 @@ ratings of unit k. Units with fewer than two ratings hold no annotator pair and 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
+from ._base import CHUNK_CELLS, CodeArray, Coded, FloatArray, Undefined, encode, row_blocks
 
 Counts = npt.NDArray[np.int64]
-
-
-def unit_value_counts(coded: Coded) -> Iterator[tuple[slice, Counts]]:
-    """Blocks of c_jk: ``(rows, V)`` counts of each value per unit, for row slices of the units."""
-    for s, counts in value_count_blocks(coded):
-        yield s, counts[1:].T
 
 
 def value_count_blocks(coded: Coded) -> Iterator[tuple[slice, Counts]]:
@@ -38,20 +33,81 @@ def value_count_blocks(coded: Coded) -> Iterator[tuple[slice, Counts]]:
         yield s, np.bincount(idx.ravel(), minlength=width * rows).reshape(width, rows)
 
 
+@dataclass(frozen=True)
+class UnitCounts:
+    """How many ratings each category got in each rated unit, kept sparse: only the nonzero
+    cells of the ``(n, K)`` table, so the cost is O(ratings), never O(units × K) (a field with
+    10,000 labels over 100,000 units would need a 7.5 GiB dense table).
+
+    ``unit``, ``category``, ``count``: ``(cells,)`` one nonzero cell each (``unit`` in
+    ``0..n-1``, the rated units in their original order); ``r``: ``(n,)`` ratings per unit;
+    ``k``: the number of categories ``K``.
+    """
+
+    unit: npt.NDArray[np.intp]
+    category: npt.NDArray[np.intp]
+    count: FloatArray
+    r: FloatArray
+    k: int
+
+    @property
+    def n(self) -> int:
+        return len(self.r)
+
+    def pair_sums(self) -> FloatArray:
+        """``(n,)`` ``Σ_k r_ik (r_ik − 1)``: the ordered pairs of agreeing ratings per unit."""
+        c = self.count
+        return np.bincount(self.unit, weights=c * (c - 1.0), minlength=self.n).astype(np.float64)
+
+    def dot(self, v: FloatArray) -> FloatArray:
+        """``(n,)`` ``Σ_k r_ik v_k`` for a ``(K,)`` vector ``v``."""
+        out = np.bincount(self.unit, weights=self.count * v[self.category], minlength=self.n)
+        return out.astype(np.float64)
+
+    def share_means(self) -> FloatArray:
+        """``(K,)`` ``π_k = mean_i r_ik / r_i`` (Gwet's classification probabilities)."""
+        shares = self.count / self.r[self.unit]
+        return np.bincount(self.category, weights=shares, minlength=self.k) / self.n
+
+    def dense(self) -> FloatArray:
+        """The ``(n, K)`` table itself (for weighted agreement; O(n × K) memory)."""
+        out = np.zeros((self.n, self.k))
+        out[self.unit, self.category] = self.count
+        return out
+
+
+def category_counts(codes: CodeArray, k: int) -> UnitCounts:
+    """The ratings per category of each unit with at least one rating (missing codes ignored),
+    from codes ``(units, annotators)``; see :class:`UnitCounts`."""
+    rated = codes >= 0
+    rows = np.broadcast_to(np.arange(codes.shape[0], dtype=np.intp)[:, None], codes.shape)
+    keys = rows[rated].astype(np.int64) * max(k, 1) + codes[rated].astype(np.int64)
+    cells, count = np.unique(keys, return_counts=True)
+    unit = (cells // max(k, 1)).astype(np.intp)
+    new = np.ones(len(unit), dtype=bool)
+    new[1:] = unit[1:] != unit[:-1]
+    renumbered = np.cumsum(new) - 1
+    n = int(new.sum())
+    r = np.bincount(renumbered, weights=count, minlength=n).astype(np.float64)
+    return UnitCounts(
+        renumbered.astype(np.intp), (cells % max(k, 1)).astype(np.intp), count.astype(float), r, k
+    )
+
+
 def _per_category(
     ratings: npt.ArrayLike | Coded,
     terms: Callable[[FloatArray, FloatArray], tuple[FloatArray, FloatArray]],
 ) -> dict[Any, float]:
-    """Σ_k num(c_jk, c_k) / Σ_k den(c_jk, c_k) per category j, over units with c_k ≥ 2."""
+    """Σ_k num(c_jk, c_k) / Σ_k den(c_jk, c_k) per category j, over units with c_k ≥ 2; both
+    terms are 0 where c_jk = 0, so only the nonzero cells of :func:`category_counts` are read:
+    O(ratings), whatever the number of categories."""
     coded = encode(ratings)
-    num = np.zeros(coded.n_values)
-    den = np.zeros(coded.n_values)
-    for _, counts in unit_value_counts(coded):
-        ck = counts.sum(axis=1)
-        c = counts[ck >= 2].astype(np.float64)
-        a, p = terms(c, ck[ck >= 2, None].astype(np.float64))
-        num += a.sum(axis=0)
-        den += p.sum(axis=0)
+    counts = category_counts(coded.codes, coded.n_values)
+    keep = counts.r[counts.unit] >= 2
+    c, ck = counts.count[keep], counts.r[counts.unit[keep]]
+    a, p = terms(c, ck)
+    num = np.bincount(counts.category[keep], weights=a, minlength=coded.n_values)
+    den = np.bincount(counts.category[keep], weights=p, minlength=coded.n_values)
     return {
         value: float(num[j] / den[j])
         if den[j] > 0

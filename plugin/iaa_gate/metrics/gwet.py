@@ -28,11 +28,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ._base import Coded, FloatArray, Undefined, encode
+from .categories import category_counts
 from .kappa import (
     EPS,
     Categories,
     KappaEstimate,
-    category_counts,
     check_confidence,
     fleiss_parts,
     normal_quantile,
@@ -233,22 +233,25 @@ def _gwet(
             "only one category is known: chance agreement is undefined "
             "(declare the label set as categories)"
         )
-    w = _weight_matrix(weights, coded.values, k)
+    identity = isinstance(weights, str) and weights == "identity"
+    w = None if identity else _weight_matrix(weights, coded.values, k)  # never a K × K eye
     counts = category_counts(coded.codes, k)
-    r = counts.sum(axis=1)
-    rated = r > 0
-    counts, r = counts[rated], r[rated]
+    r = counts.r
     n = len(r)
     multi = r >= 2
     n2 = int(multi.sum())
     if n2 == 0:
         return KappaEstimate.undefined("no unit has two or more ratings")
-    weighted = counts @ w.T  # r*_ik = Σ_l w_kl r_il
+    if w is None:  # AC1: Σ_k r_ik (r_ik − 1), from the nonzero cells only
+        pairs = counts.pair_sums()
+    else:  # r*_ik = Σ_l w_kl r_il over the dense (n, K) table
+        table = counts.dense()
+        pairs = (table * (table @ w.T - 1.0)).sum(axis=1)
     pair_den = np.where(multi, r * (r - 1.0), 1.0)
-    pa_i = np.where(multi, (counts * (weighted - 1.0)).sum(axis=1) / pair_den, 0.0)
+    pa_i = np.where(multi, pairs / pair_den, 0.0)
     pa = float(pa_i.sum() / n2)
-    pi = (counts / r[:, None]).mean(axis=0)
-    scale = float(w.sum()) / (k * (k - 1.0))
+    pi = counts.share_means()
+    scale = (k if w is None else float(w.sum())) / (k * (k - 1.0))
     pe = scale * float(pi @ (1.0 - pi))
     if 1.0 - pe <= EPS:
         return KappaEstimate.undefined("chance agreement is 1 under these weights")
@@ -259,7 +262,7 @@ def _gwet(
         u = Undefined("the standard error needs at least two rated units")
         return KappaEstimate(value, u, u, u)
     ac_i = (n / n2) * (pa_i - pe * multi) / (1.0 - pe)
-    pe_i = scale * (counts @ (1.0 - pi)) / r
+    pe_i = scale * counts.dot(1.0 - pi) / r
     ac_star = ac_i - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
     var = float(((ac_star - value) ** 2).sum()) / (n * (n - 1.0))
     return _interval(value, var, n, confidence)
@@ -325,7 +328,7 @@ def fleiss_kappa_ci(
         return KappaEstimate(kappa, u, u, u)
     multi = parts.r >= 2
     k_i = (n / parts.n2) * (parts.pa_i - parts.pe * multi) / (1.0 - parts.pe)
-    pe_i = (parts.counts @ parts.pi) / parts.r
+    pe_i = parts.counts.dot(parts.pi) / parts.r
     k_star = k_i - 2.0 * (1.0 - kappa) * (pe_i - parts.pe) / (1.0 - parts.pe)
     var = float(((k_star - kappa) ** 2).sum()) / (n * (n - 1.0))
     return _interval(kappa, var, n, confidence)

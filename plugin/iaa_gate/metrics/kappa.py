@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Coded, FloatArray, Undefined, encode
+from ._base import CodeArray, Coded, FloatArray, Undefined, encode
+from .categories import UnitCounts, category_counts
 
 __all__ = [
     "KappaEstimate",
@@ -43,7 +43,6 @@ __all__ = [
 
 Categories = npt.ArrayLike | None
 Weights = str | npt.ArrayLike | None
-CodeArray = npt.NDArray[np.signedinteger[Any]]
 
 # 1 − p_e at or below this is "expected agreement is 1" (p_e is a sum of products of shares, so
 # with two or more categories in use it stays far from 1 at any realistic sample size).
@@ -104,15 +103,6 @@ def _pair_counts(a: CodeArray, b: CodeArray, k: int) -> FloatArray:
     both = (a >= 0) & (b >= 0)
     flat = a[both].astype(np.intp) * k + b[both]  # codes may be int8: widen before multiplying
     return np.bincount(flat, minlength=k * k).reshape(k, k).astype(np.float64)
-
-
-def category_counts(codes: CodeArray, k: int) -> FloatArray:
-    """``(units, k)`` number of ratings of each category per unit (missing codes ignored)."""
-    u = codes.shape[0]
-    rated = codes >= 0
-    rows = np.broadcast_to(np.arange(u)[:, None], codes.shape)[rated]
-    flat = rows * k + codes[rated].astype(np.intp)
-    return np.bincount(flat, minlength=u * k).reshape(u, k).astype(np.float64)
 
 
 def _table(ratings: npt.ArrayLike | Coded, categories: Categories, name: str) -> FloatArray:
@@ -373,12 +363,13 @@ def scott_pi(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> f
 class FleissParts:
     """Per-unit pieces of Fleiss' kappa with missing ratings (Gwet 2014), ``n`` rated units.
 
-    ``counts``: ``(n, K)`` ratings per category; ``r``: ``(n,)`` ratings per unit; ``pa_i``:
+    ``counts``: the ratings per category (:class:`UnitCounts`, sparse); ``r``: ``(n,)`` ratings
+    per unit; ``pa_i``:
     ``(n,)`` per-unit agreement (0 where ``r < 2``); ``n2``: units with ``r ≥ 2``; ``pi``:
     ``(K,)`` classification probabilities ``π_k = mean_i r_ik / r_i``; ``pa``, ``pe``.
     """
 
-    counts: FloatArray
+    counts: UnitCounts
     r: FloatArray
     pa_i: FloatArray
     n2: int
@@ -395,16 +386,14 @@ def fleiss_parts(
     if coded.codes.shape[1] < 2:
         return Undefined("fewer than two annotators")
     counts = category_counts(coded.codes, coded.n_values)
-    r = counts.sum(axis=1)
-    rated = r > 0
-    counts, r = counts[rated], r[rated]
+    r = counts.r
     multi = r >= 2
     n2 = int(multi.sum())
     if n2 == 0:
         return Undefined("no unit has two or more ratings")
     pair_den = np.where(multi, r * (r - 1.0), 1.0)
-    pa_i = np.where(multi, (counts * (counts - 1.0)).sum(axis=1) / pair_den, 0.0)
-    pi = (counts / r[:, None]).mean(axis=0)
+    pa_i = np.where(multi, counts.pair_sums() / pair_den, 0.0)
+    pi = counts.share_means()
     pe = float(pi @ pi)
     if 1.0 - pe <= EPS:
         return Undefined("expected agreement is 1: only one category occurs")
@@ -445,12 +434,12 @@ def percent_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = N
     """
     coded = _coded(ratings, categories)
     counts = category_counts(coded.codes, coded.n_values)
-    r = counts.sum(axis=1)
+    r = counts.r
     rated = r >= 2
     if not rated.any():
         return Undefined("no unit has two or more ratings")
     pairs = (r * (r - 1.0))[rated]
-    return float(((counts * (counts - 1.0)).sum(axis=1)[rated] / pairs).mean())
+    return float((counts.pair_sums()[rated] / pairs).mean())
 
 
 def pooled_pair_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> float:
@@ -465,11 +454,11 @@ def pooled_pair_agreement(ratings: npt.ArrayLike | Coded, categories: Categories
     """
     coded = _coded(ratings, categories)
     counts = category_counts(coded.codes, coded.n_values)
-    r = counts.sum(axis=1)
+    r = counts.r
     pairs = float((r * (r - 1.0)).sum())
     if pairs == 0:
         return Undefined("no unit has two or more ratings")
-    return float((counts * (counts - 1.0)).sum() / pairs)
+    return float(counts.pair_sums().sum() / pairs)
 
 
 def pairwise_cohen_kappa(
