@@ -56,3 +56,22 @@ def test_sparse_counts_equal_the_dense_computation() -> None:
     specific = (c * (c - 1)).sum(axis=0) / (c * (ck - 1)).sum(axis=0)
     got = metrics.specific_agreement(coded)
     assert [got[v] for v in coded.values.tolist()] == pytest.approx(list(specific), abs=1e-12)
+
+
+@pytest.mark.parametrize(("values", "annotators"), [(3, 6), (40, 4)])
+def test_pairwise_agreement_by_value_and_by_pair_equal_brute_force(
+    values: int, annotators: int
+) -> None:
+    """Few values: a matrix product per value; more values than annotators: a comparison per
+    annotator pair. Both give the pairs' shares of agreeing units."""
+    rng = np.random.default_rng(values)
+    x = rng.integers(0, values, (200, annotators)).astype(float)
+    x[rng.random(x.shape) < 0.3] = np.nan
+    got = metrics.pairwise_agreement(x)
+    for a in range(annotators):
+        for b in range(annotators):
+            both = ~np.isnan(x[:, a]) & ~np.isnan(x[:, b])
+            assert got.shared[a, b] == both.sum()
+            if a != b and both.any():
+                share = (x[both, a] == x[both, b]).mean()
+                assert got.agreement[a, b] == pytest.approx(share, abs=1e-12)

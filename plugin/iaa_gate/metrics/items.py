@@ -116,19 +116,29 @@ class PairwiseAgreement:
 def pairwise_agreement(ratings: npt.ArrayLike | Coded) -> PairwiseAgreement:
     """Percent agreement of each annotator pair in ``ratings`` ``(units, annotators)``.
 
-    One ``(A, A)`` matrix product per value and per block of units: O(units · A² · V).
+    With few values, one ``(A, A)`` matrix product per value and per block of units:
+    O(units · A² · V); with more values than annotators, one comparison per annotator pair:
+    O(units · A²), whatever the number of values.
     """
     coded = encode(ratings)
     n_cols = coded.codes.shape[1]
     shared = np.zeros((n_cols, n_cols))
-    same = np.zeros((n_cols, n_cols))
+    same: FloatArray = np.zeros((n_cols, n_cols))
     for s in row_blocks(*coded.codes.shape):
         codes = coded.codes[s]
         rated = (codes >= 0).astype(np.float64)
         shared += rated.T @ rated
-        for v in range(coded.n_values):
-            hit = (codes == v).astype(np.float64)
-            same += hit.T @ hit
+        if coded.n_values <= n_cols:
+            for v in range(coded.n_values):
+                hit = (codes == v).astype(np.float64)
+                same += hit.T @ hit
+            continue
+        for a in range(n_cols):
+            ca = codes[:, a]
+            for b in range(a, n_cols):
+                same[a, b] += np.count_nonzero((ca == codes[:, b]) & (ca >= 0))
+    if coded.n_values > n_cols:
+        same = np.triu(same) + np.triu(same, 1).T
     with np.errstate(invalid="ignore", divide="ignore"):
         agreement = np.where(shared > 0, same / shared, np.nan)
     np.fill_diagonal(agreement, np.nan)
