@@ -167,7 +167,7 @@ def benchmark_probability(
     or ``se`` every probability is NaN.
 
     >>> p = benchmark_probability(0.67, 0.15, "altman")
-    >>> [round(p[k], 5) for k in ("very good", "good", "moderate")]
+    >>> [round(p[k], 5) for k in ("very good", "good", "moderate")]  # three bands
     [0.18168, 0.49343, 0.28845]
     """
     bands = _scale(scale)

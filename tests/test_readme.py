@@ -1,0 +1,37 @@
+"""The README's two commands: the quick start prints what the README shows, and ``.ci/run`` runs
+exactly the README's test command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from iaa_gate.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _bash_blocks() -> list[str]:
+    return re.findall(r"```bash\n(.*?)\n```", README, flags=re.S)
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    install_and_test = [b for b in _bash_blocks() if "pytest" in b]
+    assert len(install_and_test) == 1
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert ci == install_and_test[0].strip()
+
+
+def test_the_quick_start_prints_what_the_readme_shows(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    quick = _bash_blocks()[0]
+    command = quick.split("&& .venv/bin/iaa-gate ", 1)[1].split()
+    shown = re.search(r"```\n(iaa-gate .*?)\n```", README, flags=re.S)
+    assert shown is not None
+    monkeypatch.chdir(ROOT)  # the README's paths are relative to the repository root
+    assert main(command) == 0  # warnings pass
+    assert capsys.readouterr().out.rstrip("\n") == shown.group(1)
