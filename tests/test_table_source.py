@@ -152,16 +152,16 @@ GOOD = [
     [
         (
             lambda r: r[4].__setitem__(3, "five"),
-            r"row 6: field 'stars', column 'value': 'five' is not a number",
+            r"row 6, field 'stars', column 'value': 'five' is not a number",
         ),
-        (lambda r: r[1].__setitem__(1, ""), r"row 3: column 'annotator': no annotator"),
+        (lambda r: r[1].__setitem__(1, ""), r"row 3, column 'annotator': no annotator"),
         (
             lambda r: r[0].__setitem__(4, "yesterday"),
-            r"row 2: column 'updated_at': 'yesterday' is not an ISO 8601 time",
+            r"row 2, field 'sentiment', column 'updated_at': 'yesterday' is not an ISO 8601 time",
         ),
         (
             lambda r: r.append(["1", "ana", "sentiment", "Negative", "2026-11-02T10:00:00Z"]),
-            r"row 8: field 'sentiment', rows 2 and 8 both answer task 1 for annotator 'ana'",
+            r"row 8, field 'sentiment': rows 2 and 8 both answer task 1 for annotator 'ana'",
         ),
     ],
 )

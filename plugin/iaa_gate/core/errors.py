@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-_WHERE = re.compile(
-    r"^(?P<where>.*?)(?:, field '(?P<field>[^']*)'(?P<rest>[^:]*))?: (?P<msg>.*)$", re.S
-)
-
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem, structured: ``where`` (file, task, line or YAML path), ``field`` (or None),
-    ``code`` (what kind of problem) and ``message`` (what is wrong).
+    """One problem, structured where it is raised: ``where`` (file, task, line, row or YAML
+    path), ``field`` (or None), ``part`` (a place inside the field: a region, an annotator, a
+    column; or None), ``code`` (what kind of problem) and ``message`` (what is wrong). Its text
+    is the house format ``WHERE[, field 'NAME'][, PART]: MESSAGE``.
 
-    >>> p = Problem.of("task 7, field 'sentiment', annotator 2: label 'X' is unknown", "label")
-    >>> p.where, p.field, p.message
-    ('task 7, annotator 2', 'sentiment', "label 'X' is unknown")
-    >>> str(Problem.of("line 3: not valid JSON", "invalid_line"))
+    >>> p = Problem("task 7", "sentiment", "label", "label 'X' is unknown", "annotator 2")
+    >>> str(p)
+    "task 7, field 'sentiment', annotator 2: label 'X' is unknown"
+    >>> str(Problem("line 3", None, "invalid_line", "not valid JSON"))
     'line 3: not valid JSON'
     """
 
@@ -28,18 +25,18 @@ class Problem:
     field: str | None
     code: str
     message: str
-
-    @classmethod
-    def of(cls, text: str, code: str) -> Problem:
-        """Split a message in the house format ``WHERE[, field 'NAME'[, …]]: MESSAGE``."""
-        m = _WHERE.match(text)
-        if m is None:
-            return cls("", None, code, text)
-        return cls(m["where"] + (m["rest"] or ""), m["field"], code, m["msg"])
+    part: str | None = None
 
     def __str__(self) -> str:
-        field = f", field {self.field!r}" if self.field is not None else ""
-        head = f"{self.where}{field}" if self.where or field else ""
+        head = ", ".join(
+            x
+            for x in (
+                self.where,
+                None if self.field is None else f"field {self.field!r}",
+                self.part,
+            )
+            if x
+        )
         return f"{head}: {self.message}" if head else self.message
 
     def as_dict(self) -> dict[str, Any]:
@@ -81,23 +78,26 @@ class ConfigError(IaaGateError):
 
 
 class InputError(IaaGateError):
-    """An export or data problem; ``problems`` lists every one found (task/line and field),
-    ``structured`` the same as :class:`Problem` records (``code``: their kind)."""
+    """An export or data problem; ``problems`` lists every one found (task/line and field) as
+    text, ``structured`` the same as the :class:`Problem` records they were raised as (a
+    problem given as plain text keeps it whole as its ``message``, with ``code``)."""
 
     def __init__(
         self,
         source: str,
-        problems: Sequence[str],
+        problems: Sequence[str | Problem],
         *,
         hint: str | None = None,
         code: str = "invalid_input",
     ) -> None:
-        shown = list(problems[:20])
+        shown = [str(p) for p in problems[:20]]
         more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""
         lines = "\n".join(f"  - {p}" for p in shown)
         super().__init__(f"{source}: {len(problems)} problem(s)\n{lines}{more}", hint=hint)
-        self.problems = list(problems)
-        self.structured = [Problem.of(p, code) for p in problems]
+        self.problems = [str(p) for p in problems]
+        self.structured = [
+            p if isinstance(p, Problem) else Problem("", None, code, p) for p in problems
+        ]
 
 
 def unreadable(path: str, exc: OSError | UnicodeDecodeError, *, encoding_hint: str) -> InputError:

@@ -114,13 +114,13 @@ class SourceStats:
         self.invalid_examples = (self.invalid_examples + later.invalid_examples)[:10]
         self.invalid = (self.invalid + later.invalid)[:1000]
 
-    def skip_invalid(self, message: str, code: str) -> None:
+    def skip_invalid(self, problem: Problem) -> None:
         """Count a malformed record skipped with ``--skip-invalid`` and keep its problem."""
         self.invalid_skipped += 1
         if len(self.invalid_examples) < 10:
-            self.invalid_examples.append(message)
+            self.invalid_examples.append(str(problem))
         if len(self.invalid) < 1000:
-            self.invalid.append(Problem.of(message, code))
+            self.invalid.append(problem)
 
 
 def normalise_text(text: str, ignore: Collection[str] = ("case", "whitespace")) -> str:

@@ -18,12 +18,12 @@ from typing import Any
 
 import msgspec
 
-from ...core.errors import InputError, unreadable
+from ...core.errors import InputError, Problem, unreadable
 from ...kinds import REGION_SHAPES, SCALAR_KINDS
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
-from .rules import MAX_NUMBER, TaskError, annotator_id
+from .rules import MAX_NUMBER, TaskError, Where, annotator_id
 from .typed import Unusual, read_task
 
 
@@ -147,7 +147,7 @@ class _Part:
     cols: Columns = field(default_factory=Columns)
     task_ids: list[TaskId] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     first_seen: dict[str, int] = field(default_factory=dict)
     texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
 
@@ -284,8 +284,9 @@ def _read(
                 task_id, anns = _task(task, index, stats, names, texts)
             if str(task_id) in first_seen:
                 raise TaskError(
-                    f"task {task_id}: the id occurs twice (tasks #{first_seen[str(task_id)] + 1} "
-                    f"and #{index + 1} in the list), so their annotations cannot be told apart"
+                    f"task {task_id}",
+                    f"the id occurs twice (tasks #{first_seen[str(task_id)] + 1} "
+                    f"and #{index + 1} in the list), so their annotations cannot be told apart",
                 )
             first_seen[str(task_id)] = index
         except TaskError as exc:
@@ -293,9 +294,9 @@ def _read(
             cols.rollback(mark)
             stats.ground_truth_excluded = excluded
             if not skip_invalid:
-                part.problems.append(str(exc))
+                part.problems.append(exc.problem)
                 continue
-            stats.skip_invalid(str(exc), "invalid_task")
+            stats.skip_invalid(exc.problem)
             continue
         part.task_ids.append(task_id)
         for ann in anns:
@@ -315,21 +316,21 @@ def _task(
 ) -> tuple[TaskId, list[Annotation]]:
     if not isinstance(task, dict):
         raise TaskError(
-            f"task #{index + 1} in the list: expected an object, got {type(task).__name__}"
+            f"task #{index + 1} in the list", f"expected an object, got {type(task).__name__}"
         )
     task_id = task.get("id")
     if not isinstance(task_id, (int, str)) or isinstance(task_id, bool):
-        raise TaskError(f"task #{index + 1} in the list: no task 'id'")
+        raise TaskError(f"task #{index + 1} in the list", "no task 'id'")
     raw = task.get("annotations", task.get("completions", []))
     if raw is None:
         raw = []
     if not isinstance(raw, list):
-        raise TaskError(f"task {task_id}: 'annotations' must be a list")
+        raise TaskError(f"task {task_id}", "'annotations' must be a list")
     out = []
     for ann in raw:
         stats.annotations += 1
         if not isinstance(ann, dict):
-            raise TaskError(f"task {task_id}: an annotation is not an object")
+            raise TaskError(f"task {task_id}", "an annotation is not an object")
         if ann.get("was_cancelled"):
             stats.cancelled += 1
             skip = _skip(task_id, ann, names)
@@ -346,7 +347,7 @@ def _task(
 def _skip(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annotation | None:
     """A skipped annotation, which supersedes the annotator's earlier ones (None: no annotator,
     so it supersedes nothing)."""
-    where = f"task {task_id}, annotation {ann.get('id')}"
+    where = Where(f"task {task_id}, annotation {ann.get('id')}")
     try:
         annotator = annotator_id(task_id, ann, names)
         created, updated = _time(ann.get("created_at"), where), _time(ann.get("updated_at"), where)
@@ -364,16 +365,16 @@ def _annotation(
     data: dict[str, Any] | None = None,
     texts: dict[tuple[TaskId, str], str] | None = None,
 ) -> Annotation:
-    where = f"task {task_id}, annotation {ann.get('id')}"
+    where = Where(f"task {task_id}, annotation {ann.get('id')}")
     annotator = annotator_id(task_id, ann, names)
     result = ann.get("result")
     if result is None:
         result = []
     if not isinstance(result, list):
-        raise TaskError(f"{where}: 'result' must be a list")
+        raise TaskError(where, "'result' must be a list")
     for item in result:
         if not isinstance(item, dict):
-            raise TaskError(f"{where}: a result item is not an object")
+            raise TaskError(where, "a result item is not an object")
     regions = _regions(result, where)
     fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
     owner = {rid: name for name, (_, rs) in regions.items() for rid in rs.ids}
@@ -383,14 +384,14 @@ def _annotation(
             _relation(item, owner, regions, where)
             continue
         if not isinstance(name, str) or not isinstance(kind, str):
-            raise TaskError(f"{where}: a result item lacks 'from_name' or 'type'")
+            raise TaskError(where, "a result item lacks 'from_name' or 'type'")
         kind = kind.lower()
         if kind in REGION_SHAPES:
             continue
         value = item.get("value")
         if not isinstance(value, dict):
-            raise TaskError(f"{where}, field {name!r}: 'value' must be an object")
-        fv = _field_value(kind, value, f"{where}, field {name!r}")
+            raise TaskError(where.at(name), "'value' must be an object")
+        fv = _field_value(kind, value, where.at(name))
         if item.get("id") in owner:  # a per-region attribute: scored on matched regions only
             rs = regions[owner[item["id"]]][1]
             if fv is not None:
@@ -399,8 +400,9 @@ def _annotation(
             continue
         if kind in SCALAR_KINDS and any(k in value for k in _GEOMETRY_KEYS):
             raise TaskError(
-                f"{where}, field {name!r}: a per-region {kind} result (region id "
-                f"{item.get('id')!r}) whose region does not exist in the annotation"
+                where.at(name),
+                f"a per-region {kind} result (region id {item.get('id')!r}) whose region does "
+                "not exist in the annotation",
             )
         if fv is None:
             continue
@@ -427,7 +429,7 @@ def _annotation(
 _GEOMETRY_KEYS = ("start", "end", "x", "y", "points", "globalOffsets")
 
 
-def _regions(result: list[dict[str, Any]], where: str) -> dict[str, tuple[str, RegionSet]]:
+def _regions(result: list[dict[str, Any]], where: Where) -> dict[str, tuple[str, RegionSet]]:
     """The region results of one annotation, by field: columnar, one row per (region, label)."""
     out: dict[str, tuple[str, RegionSet]] = {}
     for item in result:
@@ -442,20 +444,20 @@ def _regions(result: list[dict[str, Any]], where: str) -> dict[str, tuple[str, R
             or not isinstance(value, dict)
             or not isinstance(rid, (str, int))
         ):
-            raise TaskError(_region_problem(where, kind, item))
+            raise _region_problem(where, kind, item)
         known = out.get(name)
         if known is None:
             known = out[name] = (kind, RegionSet(REGION_SHAPES[kind]))
         elif known[0] != kind:
-            here = f"{where}, field {name!r}, region {rid!r}"
-            raise TaskError(f"{here}: {kind} and {known[0]} results under one field name")
+            here = where.at(name, f"region {rid!r}")
+            raise TaskError(here, f"{kind} and {known[0]} results under one field name")
         rs = known[1]
         start, end = value.get("start"), value.get("end")
         points = None
         if kind == "labels" and type(start) is int and type(end) is int and 0 <= start <= end:
             geometry = [float(start), float(end)]  # the common case, checked inline
         else:
-            here = f"{where}, field {name!r}, region {rid!r}"
+            here = where.at(name, f"region {rid!r}")
             geometry, points = _geometry(rs.shape, kind, value, here)
             if rs.shape == "box" and _pixels(item):
                 geometry = _to_pixels(geometry, item)
@@ -463,8 +465,8 @@ def _regions(result: list[dict[str, Any]], where: str) -> dict[str, tuple[str, R
         if isinstance(labels, str):
             labels = [labels]
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
-            here = f"{where}, field {name!r}, region {rid!r}"
-            raise TaskError(f"{here}: {kind!r} must be a list of labels, got {labels!r}")
+            here = where.at(name, f"region {rid!r}")
+            raise TaskError(here, f"{kind!r} must be a list of labels, got {labels!r}")
         rid = str(rid)
         for label in labels or [""]:
             rs.ids.append(rid)
@@ -475,25 +477,25 @@ def _regions(result: list[dict[str, Any]], where: str) -> dict[str, tuple[str, R
     return out
 
 
-def _region_problem(where: str, kind: str, item: dict[str, Any]) -> str:
+def _region_problem(where: Where, kind: str, item: dict[str, Any]) -> TaskError:
     name, rid = item.get("from_name"), item.get("id")
     if not isinstance(name, str):
-        return f"{where}: a {kind} result lacks 'from_name'"
-    here = f"{where}, field {name!r}, region {rid!r}"
+        return TaskError(where, f"a {kind} result lacks 'from_name'")
+    here = where.at(name, f"region {rid!r}")
     if not isinstance(item.get("value"), dict):
-        return f"{here}: 'value' must be an object"
-    return f"{here}: the region has no 'id'"
+        return TaskError(here, "'value' must be an object")
+    return TaskError(here, "the region has no 'id'")
 
 
-def _number(value: dict[str, Any], key: str, here: str) -> float:
+def _number(value: dict[str, Any], key: str, here: Where) -> float:
     v = value.get(key)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TaskError(f"{here}: {key!r} must be a number, got {v!r}")
+        raise TaskError(here, f"{key!r} must be a number, got {v!r}")
     return float(v)
 
 
 def _geometry(
-    shape: str, kind: str, value: dict[str, Any], here: str
+    shape: str, kind: str, value: dict[str, Any], here: Where
 ) -> tuple[list[float], list[tuple[float, float]] | None]:
     """A region's geometry row (see ``model.GEOMETRY_WIDTH``) and its vertices (polygons)."""
     if shape == "span":
@@ -506,7 +508,7 @@ def _geometry(
             span = {k: _timestamp(value.get(k), here) for k in ("start", "end")}
         start, end = _number(span, "start", here), _number(span, "end", here)
         if end < start:
-            raise TaskError(f"{here}: 'end' {end:g} is before 'start' {start:g}")
+            raise TaskError(here, f"'end' {end:g} is before 'start' {start:g}")
         return [start, end], None
     if shape == "box":
         box = [_number(value, k, here) for k in ("x", "y", "width", "height")]
@@ -525,7 +527,7 @@ def _geometry(
             for p in pts
         )
     ):
-        raise TaskError(f"{here}: 'points' must be a list of 3 or more [x, y] pairs")
+        raise TaskError(here, "'points' must be a list of 3 or more [x, y] pairs")
     xs, ys = [float(p[0]) for p in pts], [float(p[1]) for p in pts]
     bbox = [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
     return bbox, list(zip(xs, ys, strict=True))
@@ -549,19 +551,20 @@ def _relation(
     item: dict[str, Any],
     owner: dict[str, str],
     regions: dict[str, tuple[str, RegionSet]],
-    where: str,
+    where: Where,
 ) -> None:
     """Attach a relation to the region field of its endpoints (both must exist)."""
     ends = [item.get("from_id"), item.get("to_id")]
     missing = [str(e) for e in ends if e not in owner]
     if missing:
         raise TaskError(
-            f"{where}: relation {ends[0]!r} → {ends[1]!r} names region {missing[0]!r}, "
-            "which is not in the annotation"
+            where,
+            f"relation {ends[0]!r} → {ends[1]!r} names region {missing[0]!r}, "
+            "which is not in the annotation",
         )
     labels = item.get("labels") or []
     if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
-        raise TaskError(f"{where}: relation 'labels' must be a list of strings")
+        raise TaskError(where, "relation 'labels' must be a list of strings")
     rs = regions[owner[str(ends[0])]][1]
     if owner[str(ends[0])] != owner[str(ends[1])]:
         rs.dropped_relations += 1  # between two fields: not evaluated (counted in the report)
@@ -593,24 +596,25 @@ def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) ->
     return found[0] if len(found) == 1 else None
 
 
-def _field_value(kind: str, value: dict[str, Any], where: str) -> FieldValue | None:
+def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue | None:
     if kind == "choices":
         return FieldValue(kind, _strings(value.get("choices"), "choices", where))
     if kind == "taxonomy":
         paths = value.get("taxonomy")
         if not isinstance(paths, list) or not all(isinstance(p, list) for p in paths):
-            raise TaskError(f"{where}: 'taxonomy' must be a list of paths")
+            raise TaskError(where, "'taxonomy' must be a list of paths")
         return FieldValue(kind, tuple(" / ".join(map(str, p)) for p in paths))
     if kind in ("rating", "number"):
         v = value.get(kind)
         if v is None:
             return None
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TaskError(f"{where}: {kind!r} must be a number, got {v!r}")
+            raise TaskError(where, f"{kind!r} must be a number, got {v!r}")
         if not abs(v) <= MAX_NUMBER:  # also NaN and infinity, which Python's JSON reads
             raise TaskError(
-                f"{where}: {kind!r} is {v!r}, not a number agreement can compare "
-                f"(finite, at most {MAX_NUMBER:g} in size)"
+                where,
+                f"{kind!r} is {v!r}, not a number agreement can compare "
+                f"(finite, at most {MAX_NUMBER:g} in size)",
             )
         return FieldValue(kind, float(v))
     if kind == "textarea":
@@ -619,27 +623,27 @@ def _field_value(kind: str, value: dict[str, Any], where: str) -> FieldValue | N
     return FieldValue(kind, "")  # brushes, ellipses, video…: listed as not evaluated
 
 
-def _strings(v: Any, key: str, where: str) -> tuple[str, ...]:
+def _strings(v: Any, key: str, where: Where) -> tuple[str, ...]:
     if isinstance(v, str):
         return (v,)
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise TaskError(f"{where}: {key!r} must be a list of strings, got {v!r}")
+        raise TaskError(where, f"{key!r} must be a list of strings, got {v!r}")
     return tuple(v)
 
 
-def _time(v: Any, where: str) -> datetime | None:
+def _time(v: Any, where: Where) -> datetime | None:
     if v is None or v == "":
         return None
     if not isinstance(v, str):
-        raise TaskError(f"{where}: timestamp {v!r} is not a string")
+        raise TaskError(where, f"timestamp {v!r} is not a string")
     try:
         t = datetime.fromisoformat(v.replace("Z", "+00:00"))
     except ValueError:
-        raise TaskError(f"{where}: timestamp {v!r} is not ISO 8601") from None
+        raise TaskError(where, f"timestamp {v!r} is not ISO 8601") from None
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
-def _timestamp(v: Any, where: str) -> float | None:
+def _timestamp(v: Any, where: Where) -> float | None:
     """A time-series span bound given as a date string, in seconds since the epoch."""
     t = _time(v, where)
     return None if t is None else t.timestamp()

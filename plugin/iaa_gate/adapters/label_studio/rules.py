@@ -3,16 +3,41 @@ general parser (:mod:`.export`): each is written once here and called from both.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from ...core.errors import Problem
 from ...model import TaskId
 
 MAX_NUMBER = 1e150
 """Largest rating or number magnitude: squared differences of larger ones overflow."""
 
 
+@dataclass(frozen=True)
+class Where:
+    """Where in an export a problem is: ``task`` (``task 7, annotation 3`` or ``task #2 in the
+    list``), the ``field`` and a ``part`` of it (``region 'r1'``); its text is the house
+    format's prefix."""
+
+    task: str
+    field: str | None = None
+    part: str | None = None
+
+    def at(self, field: str | None = None, part: str | None = None) -> Where:
+        """The same place, inside ``field`` (and ``part`` of it)."""
+        return Where(self.task, field if field is not None else self.field, part or self.part)
+
+    def __str__(self) -> str:
+        return str(Problem(self.task, self.field, "", "", self.part)).removesuffix(": ")
+
+
 class TaskError(ValueError):
-    """A task that cannot be read; the message names the task and the problem."""
+    """A task that cannot be read: its :class:`Problem`, built where it is raised."""
+
+    def __init__(self, where: Where | str, message: str, code: str = "invalid_task") -> None:
+        w = where if isinstance(where, Where) else Where(where)
+        self.problem = Problem(w.task, w.field, code, message, w.part)
+        super().__init__(str(self.problem))
 
 
 def annotator_id(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> str:
@@ -25,10 +50,10 @@ def annotator_id(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) ->
             p for p in (who.get("first_name"), who.get("last_name")) if p
         )
         if uid is None:
-            raise TaskError(f"task {task_id}, annotation {ann.get('id')}: completed_by has no id")
+            raise TaskError(f"task {task_id}, annotation {ann.get('id')}", "completed_by has no id")
         if label:
             names[str(uid)] = str(label)
         return str(uid)
     if isinstance(who, (int, str)) and not isinstance(who, bool):
         return str(who)
-    raise TaskError(f"task {task_id}, annotation {ann.get('id')}: no annotator ('completed_by')")
+    raise TaskError(f"task {task_id}, annotation {ann.get('id')}", "no annotator ('completed_by')")

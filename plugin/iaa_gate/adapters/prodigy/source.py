@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import InputError, unreadable
+from ...core.errors import InputError, Problem, unreadable
 from ...model import (
     Annotation,
     Columns,
@@ -63,7 +63,7 @@ class ProdigyJSONL:
         cols = Columns()
         tasks: dict[TaskId, None] = {}
         texts: dict[tuple[TaskId, str], str] = {}
-        problems: list[str] = []
+        problems: list[Problem] = []
         read = LineReader(cols, stats, styles)
         try:
             for lineno, raw in enumerate(_lines(self.path), 1):
@@ -87,13 +87,13 @@ class ProdigyJSONL:
                 try:
                     ann = _example(line, stats, styles, texts)
                 except ValueError as exc:
-                    msg = f"line {lineno}: {exc}"
+                    problem = Problem(f"line {lineno}", None, "invalid_line", str(exc))
                     if not self.skip_invalid:
-                        problems.append(msg)
+                        problems.append(problem)
                         if len(problems) >= 50:
                             break
                     else:
-                        stats.skip_invalid(msg, "invalid_line")
+                        stats.skip_invalid(problem)
                     continue
                 if ann is not None:
                     tasks.setdefault(ann.task_id)

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import InputError
+from ...core.errors import InputError, Problem
 from ...model import Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .config import TableSource
 
@@ -25,7 +25,16 @@ MAX_PROBLEMS = 50
 
 
 class RowError(ValueError):
-    """A row that cannot be read; the message names the row and column."""
+    """A row that cannot be read: what is wrong, and the ``column`` it is in (and the
+    ``field`` the row answers, once known)."""
+
+    def __init__(self, message: str, column: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.message, self.column, self.field = message, column, field
+
+    def problem(self, row: int) -> Problem:
+        part = None if self.column is None else f"column {self.column!r}"
+        return Problem(f"row {row}", self.field, "invalid_row", self.message, part)
 
 
 def read_columns(path: Path, fmt: str) -> dict[str, list[Any]]:
@@ -73,10 +82,10 @@ def _text(v: Any) -> str:
 
 def _task(v: Any, column: str) -> TaskId:
     if isinstance(v, bool) or v is None or (isinstance(v, str) and not v.strip()):
-        raise RowError(f"column {column!r}: no task id")
+        raise RowError("no task id", column)
     if isinstance(v, float):
         if not v.is_integer():
-            raise RowError(f"column {column!r}: task id {v!r} is not a whole number or text")
+            raise RowError(f"task id {v!r} is not a whole number or text", column)
         return int(v)
     return v if isinstance(v, (int, str)) else str(v)
 
@@ -91,20 +100,20 @@ def _time(v: Any, column: str) -> float:
         try:
             t = datetime.fromisoformat(v.strip().replace("Z", "+00:00"))
         except ValueError:
-            raise RowError(f"column {column!r}: {v!r} is not an ISO 8601 time") from None
+            raise RowError(f"{v!r} is not an ISO 8601 time", column) from None
         return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
-    raise RowError(f"column {column!r}: {v!r} is not a time (ISO 8601 text)")
+    raise RowError(f"{v!r} is not a time (ISO 8601 text)", column)
 
 
 def _number(v: Any, column: str) -> float:
     if isinstance(v, bool):
-        raise RowError(f"column {column!r}: {v!r} is a boolean, not a number")
+        raise RowError(f"{v!r} is a boolean, not a number", column)
     try:
         x = float(v)
     except (TypeError, ValueError):
-        raise RowError(f"column {column!r}: {v!r} is not a number") from None
+        raise RowError(f"{v!r} is not a number", column) from None
     if not abs(x) <= MAX_NUMBER:
-        raise RowError(f"column {column!r}: {v!r} is not a finite number of at most 1e150")
+        raise RowError(f"{v!r} is not a finite number of at most 1e150", column)
     return x
 
 
@@ -156,20 +165,20 @@ class TableFile:
         first = 2 if self.fmt in ("csv", "tsv") else 1  # the row number a person sees
         stats = SourceStats()
         answers: dict[tuple[TaskId, str, str], _Answer] = {}
-        problems: list[str] = []
+        problems: list[Problem] = []
         empty = [None] * n
         for i in range(n):
             row = i + first
             try:
                 self._row(i, row, data, empty, spans, answers, stats)
             except RowError as exc:
-                msg = f"row {row}: {exc}"
+                problem = exc.problem(row)
                 if not s.skip_invalid:
-                    problems.append(msg)
+                    problems.append(problem)
                     if len(problems) >= MAX_PROBLEMS:
                         break
                 else:
-                    stats.skip_invalid(msg, "invalid_row")
+                    stats.skip_invalid(problem)
         if problems:
             raise InputError(
                 str(s.path),
@@ -189,25 +198,45 @@ class TableFile:
         answers: dict[tuple[TaskId, str, str], _Answer],
         stats: SourceStats,
     ) -> None:
-        s, c = self.settings, self.settings.columns
+        c = self.settings.columns
         task = _task(data[c.task][i], c.task)
         who = data[c.annotator][i]
         if who is None or isinstance(who, bool) or (isinstance(who, str) and not who.strip()):
-            raise RowError(f"column {c.annotator!r}: no annotator")
+            raise RowError("no annotator", c.annotator)
         name = data[c.field][i]
         if not isinstance(name, str) or not name.strip():
-            raise RowError(f"column {c.field!r}: no field name")
+            raise RowError("no field name", c.field)
+        try:
+            self._answer(i, row, data, empty, spans, answers, stats, task, _text(who), name)
+        except RowError as exc:
+            exc.field = exc.field or name
+            raise
+
+    def _answer(
+        self,
+        i: int,
+        row: int,
+        data: dict[str, list[Any]],
+        empty: list[None],
+        spans: set[str],
+        answers: dict[tuple[TaskId, str, str], _Answer],
+        stats: SourceStats,
+        task: TaskId,
+        who: str,
+        name: str,
+    ) -> None:
+        """Row ``row``'s answer of annotator ``who`` to field ``name`` of ``task``."""
+        s, c = self.settings, self.settings.columns
         kind = s.kinds.get(name, "choices")
         updated = _time(data.get(c.updated_at, empty)[i], c.updated_at)
-        key = (task, _text(who), name)
-        where = f"field {name!r}, "
+        key = (task, who, name)
         if kind == "spans":
             start, end = data[c.start][i], data[c.end][i]
             span = None
             if start is not None or end is not None:
                 a, b = _number(start, c.start), _number(end, c.end)
                 if b < a:
-                    raise RowError(f"{where}column {c.end!r}: {end!r} is before start {start!r}")
+                    raise RowError(f"{end!r} is before start {start!r}", c.end)
                 label = data[c.label][i]
                 span = (a, b, "" if label is None else _text(label))
             known = answers.get(key)
@@ -222,12 +251,8 @@ class TableFile:
                 known.spans.append(span)
             return
         if c.value not in data:
-            raise RowError(f"{where}no column {c.value!r} for a {kind} field")
-        raw = data[c.value][i]
-        try:
-            value = self._value(kind, raw)
-        except RowError as exc:
-            raise RowError(where + str(exc)) from None
+            raise RowError(f"no column {c.value!r} for a {kind} field")
+        value = self._value(kind, data[c.value][i])
         if value is None:
             stats.empty += 1
             return
@@ -235,7 +260,7 @@ class TableFile:
         if known is not None:
             if math.isnan(updated) or math.isnan(known.updated) or updated == known.updated:
                 raise RowError(
-                    f"{where}rows {known.row} and {row} both answer task {task!r} for annotator "
+                    f"rows {known.row} and {row} both answer task {task!r} for annotator "
                     f"{who!r}, and column {c.updated_at!r} does not say which is the latest; "
                     "keep one, or give both a time"
                 )
@@ -252,7 +277,7 @@ class TableFile:
         if kind in ("rating", "number"):
             return _number(raw, column)
         if isinstance(raw, bool):
-            raise RowError(f"column {column!r}: {raw!r} is a boolean; quote it as a label")
+            raise RowError(f"{raw!r} is a boolean; quote it as a label", column)
         if kind == "textarea":
             return str(raw)
         sep = self.settings.multiple_separator
