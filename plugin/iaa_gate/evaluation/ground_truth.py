@@ -18,7 +18,16 @@ import numpy as np
 from ..config import Config, FieldConfig
 from ..kinds import registry
 from ..metrics.distance import NAMED, SET_DISTANCES
-from ..model import Annotation, Dataset, FieldValue, RegionSet, TaskId, normalise_text
+from ..model import (
+    Annotation,
+    Dataset,
+    FieldValue,
+    LazyAnnotations,
+    RegionSet,
+    TaskId,
+    normalise_text,
+    task_mask,
+)
 from .results import AnnotatorTruth, FieldTruth
 
 Compare = Callable[[Any, Any], float]
@@ -120,21 +129,37 @@ def is_reference(ann: Annotation, dataset: Dataset, config: Config) -> bool:
     return ref and (tasks is None or ann.task_id in tasks or str(ann.task_id) in tasks)
 
 
+def reference_rows(dataset: Dataset, config: Config) -> Any:
+    """``(rows,)`` bool over ``dataset.columns()``: the references, as :func:`is_reference`
+    decides, computed on the columns (the gold ids built once, one look-up per task)."""
+    cols = dataset.columns()
+    gt = config.ground_truth
+    flagged = cols.array("ground_truth") == 1
+    gold = gt.annotator if gt else None
+    if gold is not None:
+        by_gold = np.array(
+            [gold in (a, dataset.display_name(a)) for a in cols.annotators] or [False]
+        )
+        flagged |= by_gold[cols.array("annotator")]
+    return flagged & task_mask(cols, gt.ids() if gt else None)
+
+
 def split(dataset: Dataset, config: Config) -> tuple[Dataset, list[Annotation]]:
     """The dataset for inter-annotator agreement and the reference annotations; references are
-    left out of the former when ``source.include_ground_truth`` is false (and counted)."""
+    left out of the former when ``source.include_ground_truth`` is false (and counted). Only the
+    references become :class:`Annotation` objects."""
     cols = dataset.columns()
     if (config.ground_truth is None or config.ground_truth.annotator is None) and not any(
         cols.ground_truth
     ):
         return dataset, []  # nothing marked, no gold annotator: no references
-    refs = [a for a in dataset.annotations if is_reference(a, dataset, config)]
+    is_ref = reference_rows(dataset, config)
+    refs = cols.select(is_ref).annotations() if is_ref.any() else []
     if not refs or getattr(config.source, "include_ground_truth", True):
         return dataset, refs
-    keep = [a for a in dataset.annotations if not is_reference(a, dataset, config)]
     excluded = dataset.stats.ground_truth_excluded + len(refs)
     stats = replace(dataset.stats, ground_truth_excluded=excluded)
-    return replace(dataset, annotations=keep, stats=stats), refs
+    return replace(dataset, annotations=LazyAnnotations(cols.select(~is_ref)), stats=stats), refs
 
 
 def field_truth(
@@ -165,9 +190,13 @@ def field_truth(
         return FieldTruth(how, len(truth), sorted(conflicting, key=str))
     scores: dict[str, list[float]] = {}
     offsets: dict[str, list[float]] = {}
-    ref_ids = {id(r) for r in refs}
-    for a in dataset.annotations:
-        if id(a) in ref_ids or name not in a.fields or a.task_id not in truth:
+    ref_keys = {(r.task_id, r.annotator, r.annotation_id) for r in refs}
+    cols = dataset.columns()
+    on_gold = cols.select(task_mask(cols, frozenset(truth)))  # only the gold tasks' answers
+    for a in on_gold.annotations():
+        if (a.task_id, a.annotator, a.annotation_id) in ref_keys or name not in a.fields:
+            continue
+        if a.task_id not in truth:
             continue
         v, ref = _answer(a.fields[name]), truth[a.task_id]
         scores.setdefault(a.annotator, []).append(compare(v, ref))

@@ -5,7 +5,7 @@
 """
 
 from .columns import Columns, FieldColumn, intern
-from .dataset import Dataset, LazyAnnotations, RoundFilter, apply_round
+from .dataset import Dataset, LazyAnnotations, RoundFilter, apply_round, task_mask
 from .records import (
     Annotation,
     FieldValue,
@@ -35,4 +35,5 @@ __all__ = [
     "apply_round",
     "intern",
     "normalise_text",
+    "task_mask",
 ]

@@ -143,14 +143,33 @@ class RoundFilter:
         )
 
 
+def task_mask(cols: Columns, ids: frozenset[TaskId] | None) -> Any:
+    """``(rows,)`` bool: the rows whose task is in ``ids`` (an id matches as itself or as text);
+    all rows when ``ids`` is None. One set look-up per task, not per row."""
+    if ids is None:
+        return np.ones(len(cols), dtype=bool)
+    per_task = np.array([t in ids or str(t) in ids for t in cols.tasks] or [False], dtype=bool)
+    return per_task[cols.array("task")]
+
+
 def apply_round(dataset: Dataset, rnd: RoundFilter) -> Dataset:
-    """The dataset restricted to ``rnd`` (tasks outside it dropped, counts kept in stats)."""
+    """The dataset restricted to ``rnd`` (tasks outside it dropped, counts kept in stats):
+    computed on the columns, one mask over the rows."""
     if not rnd:
         return dataset
-    kept = [a for a in dataset.annotations if rnd.keeps(a)]
-    stats = replace(dataset.stats, outside_round=len(dataset.annotations) - len(kept))
+    cols = dataset.columns()
+    keep = task_mask(cols, rnd.task_ids)
+    if rnd.start is not None or rnd.end is not None:
+        lo = -np.inf if rnd.start is None else rnd.start.timestamp()
+        hi = np.inf if rnd.end is None else rnd.end.timestamp()
+        created, updated = cols.array("created"), cols.array("updated")
+        with np.errstate(invalid="ignore"):  # NaN (no time) is never inside
+            inside = ((created >= lo) & (created <= hi)) | ((updated >= lo) & (updated <= hi))
+        keep &= inside
+    kept = cols.select(keep)
+    stats = replace(dataset.stats, outside_round=len(cols) - len(kept))
     tasks = [t for t in dataset.task_ids if rnd.keeps_task(t)]
     if rnd.start is not None or rnd.end is not None:
-        with_ann = {a.task_id for a in kept}
+        with_ann = set(kept.tasks[i] for i in np.unique(kept.array("task")).tolist())
         tasks = [t for t in tasks if t in with_ann]
-    return replace(dataset, annotations=kept, task_ids=tasks, stats=stats)
+    return replace(dataset, annotations=LazyAnnotations(kept), task_ids=tasks, stats=stats)

@@ -1,0 +1,138 @@
+"""Ground truth and round filters on the columns (issue 17): the same references, ratings and
+round as the per-annotation rules, with the gold ids built once and an object made only for
+each reference."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iaa_gate import config as config_module
+from iaa_gate.config import parse_config
+from iaa_gate.evaluation import ground_truth
+from iaa_gate.model import Annotation, Dataset, FieldValue, RoundFilter, apply_round, columns
+
+T0 = datetime(2026, 11, 2, tzinfo=timezone.utc)
+
+annotations = st.lists(
+    st.tuples(
+        st.integers(1, 12),  # task
+        st.sampled_from(["a", "b", "c", "lead"]),
+        st.booleans(),  # ground_truth flag
+        st.one_of(st.none(), st.integers(0, 5)),  # created, in days after T0
+        st.sampled_from(["A", "B"]),
+    ),
+    max_size=40,
+    unique_by=lambda x: (x[0], x[1]),
+)
+
+
+def _dataset(rows: list[tuple[int, str, bool, int | None, str]]) -> Dataset:
+    anns = [
+        Annotation(
+            task,
+            who,
+            {"f": FieldValue("choices", (label,))},
+            None if day is None else T0 + timedelta(days=day),
+            None,
+            gt,
+            annotation_id=f"{task}-{who}",
+        )
+        for task, who, gt, day, label in rows
+    ]
+    return Dataset("x.json", anns, sorted({r[0] for r in rows}))
+
+
+def _config(gold: str | None, tasks: list[Any] | None, include: bool) -> Any:
+    truth: dict[str, Any] = {}
+    if gold is not None:
+        truth["annotator"] = gold
+    if tasks is not None:
+        truth["tasks"] = tasks
+    return parse_config(
+        {
+            "source": {
+                "type": "label-studio-export",
+                "path": "x.json",
+                "include_ground_truth": include,
+            },
+            "fields": {"f": {}},
+            **({"ground_truth": truth} if truth else {}),
+        }
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=annotations,
+    gold=st.sampled_from([None, "lead", "b"]),
+    tasks=st.sampled_from([None, ["1-6"], ["2", 9, "11-12"]]),
+    include=st.booleans(),
+)
+def test_split_equals_the_rule_per_annotation(
+    rows: list[Any], gold: str | None, tasks: list[Any] | None, include: bool
+) -> None:
+    dataset = _dataset(rows)
+    config = _config(gold, tasks, include)
+    kept, refs = ground_truth.split(dataset, config)
+    expected_refs = [
+        a for a in dataset.annotations if ground_truth.is_reference(a, dataset, config)
+    ]
+    assert refs == expected_refs
+    expected_kept = [a for a in dataset.annotations if include or a not in expected_refs]
+    assert list(kept.annotations) == expected_kept
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=annotations,
+    start=st.one_of(st.none(), st.integers(0, 5)),
+    end=st.one_of(st.none(), st.integers(0, 5)),
+    ids=st.sampled_from([None, frozenset({1, 2, 3}), frozenset({"4", 5})]),
+)
+def test_round_filter_equals_the_rule_per_annotation(
+    rows: list[Any], start: int | None, end: int | None, ids: frozenset[Any] | None
+) -> None:
+    dataset = _dataset(rows)
+    rnd = RoundFilter(
+        None if start is None else T0 + timedelta(days=start),
+        None if end is None else T0 + timedelta(days=end, hours=23),
+        ids,
+    )
+    got = apply_round(dataset, rnd)
+    expected = [a for a in dataset.annotations if rnd.keeps(a)] if rnd else dataset.annotations
+    assert list(got.annotations) == list(expected)
+    if rnd:
+        assert got.stats.outside_round == len(dataset.annotations) - len(expected)
+
+
+def test_gold_ids_are_built_once_and_objects_made_only_for_references(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = [(t, w, False, 0, "A") for t in range(1, 2001) for w in ("a", "b", "lead")]
+    plain = _dataset(rows)
+    dataset = Dataset.of_columns("x.json", columns.Columns.of(plain.annotations), plain.task_ids)
+    config = _config("lead", ["1-1000"], include=False)
+    calls = {"ids": 0, "annotations": 0}
+    real_ids = config_module.GroundTruthConfig.ids
+
+    def counted_ids(self: Any) -> Any:
+        calls["ids"] += 1
+        return real_ids(self)
+
+    real_annotations = columns.Columns.annotations
+
+    def counted_annotations(self: columns.Columns) -> list[Annotation]:
+        made = real_annotations(self)
+        calls["annotations"] += len(made)
+        return made
+
+    monkeypatch.setattr(config_module.GroundTruthConfig, "ids", counted_ids)
+    monkeypatch.setattr(columns.Columns, "annotations", counted_annotations)
+    kept, refs = ground_truth.split(dataset, config)
+    assert len(refs) == 1000 and len(kept.columns()) == 5000
+    assert calls == {"ids": 1, "annotations": 1000}  # not one per annotation
