@@ -280,3 +280,27 @@ def test_report_never_echoes_url_credentials() -> None:
         "project": 1,
         "view": None,
     }
+
+
+def test_write_back_summaries_show_no_python_reprs(examples: Path, tmp_path: Path) -> None:
+    """The Prodigy review file's summary in report.md and report.html reads as words ("dry run:
+    no"), never a Python ``False`` or ``None`` (issue 14)."""
+    code = run(
+        "run",
+        "-c",
+        str(examples / "prodigy" / "iaa-gate.yaml"),
+        "--out",
+        str(tmp_path),
+        "-q",
+        "--format",
+        "markdown",
+        "--format",
+        "html",
+    )
+    assert code == 0
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    section = md.split("## Write-back", 1)[1]
+    assert "dry run: no" in section and "False" not in section and "None" not in section
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    table = page.split('id="writeback"', 1)[1].split("</table>", 1)[0]
+    assert ">no<" in table and "False" not in table

@@ -20,7 +20,7 @@ from markupsafe import Markup
 from ...adapters import registry
 from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
-from .markdown import ICON_TEXT, change_text, confused_pairs, fmt, round_text
+from .format import ICON_TEXT, change_text, confused_pairs, fmt, plain, round_text
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
@@ -74,10 +74,6 @@ def num(x: float | None) -> str:
     return fmt(x)
 
 
-def _shown(v: Any) -> str:
-    return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
-
-
 def task_url(source: dict[str, Any], task: Any) -> str | None:
     """Where a person opens the task (the source adapter's link, e.g. Label Studio's Data
     Manager); None without one, or when it is not an http(s) URL."""
@@ -108,10 +104,10 @@ def _trend_series(doc: dict[str, Any], name: str) -> list[dict[str, Any]]:
 
 def minority(labels: dict[str, Any]) -> set[str]:
     """The annotators whose label differs from the task's most common one (none on a tie)."""
-    counts = Counter(_shown(v) for v in labels.values()).most_common(2)
+    counts = Counter(plain(v) for v in labels.values()).most_common(2)
     if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
         return set()
-    return {k for k, v in labels.items() if _shown(v) != counts[0][0]}
+    return {k for k, v in labels.items() if plain(v) != counts[0][0]}
 
 
 class HtmlWriter:
@@ -127,7 +123,7 @@ class HtmlWriter:
             lstrip_blocks=True,
         )
         env.filters["num"] = num
-        env.filters["shown"] = _shown
+        env.filters["shown"] = plain
         script = files("iaa_gate.sinks.report").joinpath("templates/report.js").read_text("utf-8")
         digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         figures = {}

@@ -5,19 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...evaluation.document import Disputed
+from .format import change_text, confused_pairs, fmt, plain, round_text
 
 MAX_DISPUTED = 50  # disputed tasks shown per field: the lowest scores
 ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
-ICON_TEXT = {"pass": "✓ pass", "warn": "⚠ warn", "fail": "✗ fail"}
 # Markdown's and GitHub's active characters in text: backslash-escaped, or as entities for markup
 _ESCAPES = str.maketrans(
     {c: "\\" + c for c in "\\`*_[]|~$"}
     | {"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " "}
 )
-
-
-def fmt(x: float | None, digits: int = 3) -> str:
-    return "undefined" if x is None else f"{x:.{digits}f}"
 
 
 def signed(x: float | None, digits: int = 3) -> str:
@@ -39,42 +35,6 @@ def _value(check: dict[str, Any]) -> str:
 
 def _bar(x: float | None) -> str:
     return "—" if x is None else f"{x:g}"
-
-
-def round_text(r: dict[str, Any] | None) -> str:
-    if not r:
-        return "all annotations"
-    parts = []
-    if r.get("from") or r.get("to"):
-        parts.append(f"annotations from {r.get('from') or '…'} to {r.get('to') or '…'}")
-    if r.get("task_ids"):
-        parts.append(f"tasks {r['task_ids']}")
-    return "; ".join(parts)
-
-
-def confused_pairs(co: dict[str, Any] | None, top: int = 5) -> list[tuple[str, str, float]]:
-    """The ``top`` label pairs with the most coincidences off the diagonal: (a, b, count)."""
-    if not co:
-        return []
-    labels, m = co["labels"], co["matrix"]
-    pairs = sorted(
-        (
-            (m[i][j], labels[i], labels[j])
-            for i in range(len(labels))
-            for j in range(i + 1, len(labels))
-            if m[i][j] > 0
-        ),
-        reverse=True,
-    )[:top]
-    return [(a, b, w) for w, a, b in pairs]
-
-
-def change_text(rec: dict[str, Any]) -> str:
-    """A trend record's change as ▲/▼ and a signed number, or its note."""
-    if rec["change"] is None:
-        return rec["note"] or "—"
-    arrow = "▲" if rec["change"] > 0 else "▼" if rec["change"] < 0 else "="
-    return f"{arrow} {rec['change']:+.3f}"
 
 
 def _trend(trend: dict[str, Any]) -> list[str]:
@@ -189,7 +149,9 @@ class MarkdownWriter:
                 "## Write-back",
                 "",
                 ", ".join(
-                    f"{k}: {md(v)}" for k, v in wb.items() if not isinstance(v, (dict, list))
+                    f"{k.replace('_', ' ')}: {md(plain(v))}"
+                    for k, v in wb.items()
+                    if not isinstance(v, (dict, list))
                 ),
             ]
         return "\n".join(out) + "\n"
