@@ -293,3 +293,54 @@ def test_rotated_box_in_pixels_when_the_image_size_is_known(write_json: Any) -> 
     sized = {**item, "value": value, "original_width": 200, "original_height": 100}
     ds = load(write_json, [task(1, ann(1, [sized]), data={"image": "a.png"})])
     assert region_table(ds, "box").geometry.tolist() == [[20, 20, 60, 40, 90]]
+
+
+def _html_span(rid: str, start: int, end: int, label: str | None, key: str) -> dict[str, Any]:
+    """A HyperTextLabels result as Label Studio writes it: the labels under ``htmllabels``
+    (its docs and SDK say ``hypertextlabels``); ``label`` None: no label key at all."""
+    value: dict[str, Any] = {"start": "/p[1]/text()[1]", "end": "/p[1]/text()[1]"}
+    value |= {"startOffset": start, "endOffset": end, "globalOffsets": {"start": start, "end": end}}
+    if label is not None:
+        value[key] = [label]
+    return {
+        "id": rid,
+        "from_name": "ner",
+        "to_name": "html",
+        "type": "hypertextlabels",
+        "value": value,
+    }
+
+
+@pytest.mark.parametrize("key", ["htmllabels", "hypertextlabels"])
+def test_hypertext_labels_are_read_from_either_key(write_json: Any, key: str) -> None:
+    anns = [
+        {"id": 1, "completed_by": 1, "result": [_html_span("a", 0, 3, "PER", key)]},
+        {"id": 2, "completed_by": 2, "result": [_html_span("b", 0, 3, "ORG", key)]},
+    ]
+    path = write_json([{"id": 1, "data": {"html": "<p>Ada</p>"}, "annotations": anns}])
+    ds = LabelStudioExport(path).load()
+    labels = sorted(lab for a in ds.annotations for lab in a.fields["ner"].regions.labels)
+    assert labels == ["ORG", "PER"]  # two annotators who disagree do not agree on a label ""
+
+
+def test_a_labels_region_without_a_label_is_refused_by_name(write_json: Any) -> None:
+    anns = [{"id": 1, "completed_by": 1, "result": [_html_span("a", 0, 3, None, "htmllabels")]}]
+    path = write_json([{"id": 1, "data": {"html": "<p>Ada</p>"}, "annotations": anns}])
+    with pytest.raises(
+        InputError,
+        match=r"task 1, annotation 1, field 'ner', region 'a': the region has no label "
+        r"\(no 'hypertextlabels' or 'htmllabels' in its value\)",
+    ):
+        LabelStudioExport(path).load()
+    spans = [{**span("s", 0, 3, "PER"), "value": {"start": 0, "end": 3, "labels": []}}]
+    path = write_json(
+        [
+            {
+                "id": 2,
+                "data": {"text": TEXT},
+                "annotations": [{"id": 3, "completed_by": 1, "result": spans}],
+            }
+        ]
+    )
+    with pytest.raises(InputError, match=r"region 's': the region has no label \(no 'labels'"):
+        LabelStudioExport(path).load()

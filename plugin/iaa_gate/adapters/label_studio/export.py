@@ -23,7 +23,15 @@ from ...kinds import REGION_SHAPES, SCALAR_KINDS
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
-from .rules import MAX_NUMBER, TaskError, Where, annotator_id
+from .rules import (
+    LABEL_KEYS,
+    MAX_NUMBER,
+    TaskError,
+    Where,
+    annotator_id,
+    needs_label,
+    region_labels,
+)
 from .typed import Unusual, read_task
 
 
@@ -461,12 +469,18 @@ def _regions(result: list[dict[str, Any]], where: Where) -> dict[str, tuple[str,
             geometry, points = _geometry(rs.shape, kind, value, here)
             if rs.shape == "box" and _pixels(item):
                 geometry = _to_pixels(geometry, item)
-        labels = value.get(kind, [])
+        labels = region_labels(kind, value)
+        if labels is None:
+            labels = []
         if isinstance(labels, str):
             labels = [labels]
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
             here = where.at(name, f"region {rid!r}")
             raise TaskError(here, f"{kind!r} must be a list of labels, got {labels!r}")
+        if not labels and needs_label(kind):  # never scored as a label "" it does not have
+            here = where.at(name, f"region {rid!r}")
+            keys = " or ".join(repr(k) for k in LABEL_KEYS.get(kind, (kind,)))
+            raise TaskError(here, f"the region has no label (no {keys} in its value)")
         rid = str(rid)
         for label in labels or [""]:
             rs.ids.append(rid)

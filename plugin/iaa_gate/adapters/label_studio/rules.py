@@ -57,3 +57,22 @@ def annotator_id(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) ->
     if isinstance(who, (int, str)) and not isinstance(who, bool):
         return str(who)
     raise TaskError(f"task {task_id}, annotation {ann.get('id')}", "no annotator ('completed_by')")
+
+
+LABEL_KEYS = {"hypertextlabels": ("hypertextlabels", "htmllabels")}
+"""Where a region's labels are in its ``value``: under the control type, and for HyperText
+also ``htmllabels``, the key Label Studio writes (its docs and SDK say ``hypertextlabels``)."""
+
+
+def region_labels(kind: str, value: dict[str, Any]) -> Any:
+    """The labels of a region result (a list, a string or None when the value has none);
+    an unlabelled control (``rectangle``, ``polygon``, ``keypoint``) has none by design."""
+    for key in LABEL_KEYS.get(kind, (kind,)):
+        if key in value:
+            return value[key]
+    return None
+
+
+def needs_label(kind: str) -> bool:
+    """Whether a region of this control type must carry a label (``…labels`` controls)."""
+    return kind.endswith("labels")

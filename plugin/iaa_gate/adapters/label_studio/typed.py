@@ -278,10 +278,10 @@ def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
             labels = value.rectanglelabels
         if type(labels) is str:
             labels = [labels]
-        if type(labels) is not list or not all(type(x) is str for x in labels):
-            raise Unusual
+        if type(labels) is not list or not labels or not all(type(x) is str for x in labels):
+            raise Unusual  # the general parser names an unlabelled region
         rid = str(rid)
-        for label in labels or [""]:
+        for label in labels:
             rs.ids.append(rid)
             rs.labels.append(label)
             rs.coords += geometry
