@@ -44,22 +44,6 @@ if TYPE_CHECKING:
         scott_pi,
     )
 
-_LAZY = frozenset(
-    {
-        "alpha",
-        "category_agreement",
-        "cohen_kappa",
-        "evaluate",
-        "fleiss_kappa",
-        "gwet_ac1",
-        "gwet_ac2",
-        "load_config",
-        "percent_agreement",
-        "ratings",
-        "scott_pi",
-    }
-)
-
 __all__ = [
     "ConfigError",
     "IaaGateError",
@@ -81,6 +65,8 @@ __all__ = [
     "ratings",
     "scott_pi",
 ]
+_LAZY = frozenset(__all__) - set(globals())
+"""The API functions: loaded from :mod:`iaa_gate._api` on first use."""
 
 
 def __getattr__(name: str) -> Any:

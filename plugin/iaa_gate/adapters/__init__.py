@@ -83,3 +83,17 @@ def registry() -> dict[str, SourceAdapter]:
 def adapter(type_: str) -> SourceAdapter:
     """The adapter of ``source.type`` ``type_`` (the config has already checked it exists)."""
     return registry()[type_]
+
+
+class FileAdapter:
+    """What every file source shares: no server (``live`` false), no write-back unless a
+    subclass says, the file's type and path as its report summary, and no link to a task."""
+
+    live = False
+    writeback: str | None = None
+
+    def summary(self, settings: Any) -> dict[str, Any]:
+        return {"type": settings.type, "path": str(settings.path)}
+
+    def task_link(self, summary: dict[str, Any], task: TaskId) -> str | None:
+        return None

@@ -12,18 +12,15 @@ from urllib.parse import quote
 
 from ...core.redact import redact_url
 from ...model import TaskId
-from .. import ReadOptions, Source, register
+from .. import FileAdapter, ReadOptions, Source, register
 from .config import ExportSource, LabelStudioSource
 
 
-@dataclass(frozen=True)
-class ExportAdapter:
+class ExportAdapter(FileAdapter):
     """``source: {type: label-studio-export, path: export.json}``."""
 
-    name: str = "label-studio-export"
-    settings: type[ExportSource] = ExportSource
-    live: bool = False
-    writeback: str | None = None
+    name = "label-studio-export"
+    settings = ExportSource
 
     def open(self, settings: ExportSource, options: ReadOptions) -> Source:
         from .export import LabelStudioExport
@@ -34,12 +31,6 @@ class ExportAdapter:
             label_config=settings.label_config,
             workers=options.workers,
         )
-
-    def summary(self, settings: ExportSource) -> dict[str, Any]:
-        return {"type": settings.type, "path": str(settings.path)}
-
-    def task_link(self, summary: dict[str, Any], task: TaskId) -> str | None:
-        return None
 
 
 @dataclass(frozen=True)

@@ -3,33 +3,20 @@ what crowdsourcing platforms, Argilla's dataset export and crowd-kit users have.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from ...model import TaskId
-from .. import ReadOptions, Source, register
+from .. import FileAdapter, ReadOptions, Source, register
 from .config import TableSource
 
 
-@dataclass(frozen=True)
-class TableAdapter:
+class TableAdapter(FileAdapter):
     """``source: {type: table, path: answers.csv}``."""
 
-    name: str = "table"
-    settings: type[TableSource] = TableSource
-    live: bool = False
-    writeback: str | None = None
+    name = "table"
+    settings = TableSource
 
     def open(self, settings: TableSource, options: ReadOptions) -> Source:
         from .source import TableFile
 
         return TableFile(settings)
-
-    def summary(self, settings: TableSource) -> dict[str, Any]:
-        return {"type": settings.type, "path": str(settings.path)}
-
-    def task_link(self, summary: dict[str, Any], task: TaskId) -> str | None:
-        return None
 
 
 register(TableAdapter())
