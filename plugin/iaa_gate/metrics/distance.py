@@ -133,7 +133,9 @@ _levenshtein_pairs = _elementwise(_levenshtein)
 
 def levenshtein(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]:
     """Normalised Levenshtein distance between texts; a column ``(n, 1)`` against a row
-    ``(1, m)`` (the value table) goes through ``rapidfuzz.process.cdist`` in one call."""
+    ``(1, m)`` (the value table) goes through ``rapidfuzz.process.cdist`` in one call, each
+    unordered pair of distinct texts computed once when the two are the same table: the floor
+    of exact alpha, n(n − 1)/2 edit distances for n distinct texts."""
     a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
     if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and b.shape[0] == 1:
         from rapidfuzz.distance import Levenshtein
@@ -141,6 +143,8 @@ def levenshtein(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.f
 
         scorer = Levenshtein.normalized_distance
         rows, cols = [str(x) for x in a[:, 0]], [str(y) for y in b[0]]
+        if rows == cols:  # the value table against itself: one list, so rapidfuzz computes each
+            cols = rows  # unordered pair once and mirrors it (half the edit distances)
         return np.asarray(cdist(rows, cols, scorer=scorer, dtype=np.float64), dtype=np.float64)
     return _levenshtein_pairs(a, b)
 
