@@ -20,7 +20,7 @@ from iaa_gate.evaluation.document import DisputedTask
 from iaa_gate.sinks.report.json import DisputedTasksWriter, JsonWriter
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((ROOT / "config" / "report.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
 REPORT = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 """The report schema's validator, compiled once (a fresh compile per line took 8 s)."""
 LINE = jsonschema.validators.validator_for(SCHEMA)(
@@ -165,3 +165,53 @@ def test_a_schema_1_report_is_compared_as_before(tmp_path: Path) -> None:
     assert code == ExitCode.OK
     again = json.loads((tmp_path / "out" / "report.json").read_text())["trend"]
     assert again["fields"]["sentiment"]["alpha"] == t["alpha"]
+
+
+GENERATED = ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json"
+
+
+def test_the_report_schema_is_generated_from_the_structs() -> None:
+    """``report.schema.json`` (in the package, shipped in the wheel, and in config/) is what the
+    Structs give: regenerate with ``iaa-gate schema --report > …`` after changing them."""
+    from iaa_gate.evaluation.document import report_schema
+
+    for path in (GENERATED, ROOT / "config" / "report.schema.json"):
+        assert json.loads(path.read_text(encoding="utf-8")) == report_schema(), path
+
+
+def test_reports_validate_against_the_generated_schema(runs: Path) -> None:
+    schema = json.loads(GENERATED.read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    validator.validate(json.loads((runs / "a" / "report.json").read_text(encoding="utf-8")))
+    line = jsonschema.validators.validator_for(schema)(
+        {"$ref": "#/$defs/DisputedTask", "$defs": schema["$defs"]}
+    )
+    for text in (runs / "a" / "disputed-tasks.jsonl").read_text(encoding="utf-8").splitlines():
+        line.validate(json.loads(text))
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_schema_and_the_templates(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("iaa_gate-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "iaa_gate/schemas/report.schema.json" in names
+    assert "iaa_gate/sinks/report/templates/report.html.j2" in names

@@ -100,7 +100,10 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("config", type=Path)
     val.add_argument("--debug", action="store_true", help="show tracebacks")
 
-    sub.add_parser("schema", help="print the config's JSON Schema")
+    schema = sub.add_parser("schema", help="print the config's JSON Schema")
+    schema.add_argument(
+        "--report", action="store_true", help="print report.json's JSON Schema instead"
+    )
 
     init = sub.add_parser(
         "init",
@@ -352,6 +355,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.command == "schema":
+            if args.report:
+                from .evaluation.document import report_schema
+
+                print(json.dumps(report_schema(), indent=2))
+                return ExitCode.OK
             print(json.dumps(json_schema(), indent=2))
             return ExitCode.OK
         if args.command == "init":

@@ -14,7 +14,14 @@ from .config import Config
 from .core.errors import OutputError
 from .evaluation import ground_truth
 from .evaluation.analysis import FieldResult, analyse, not_evaluated
-from .evaluation.document import add_checks, disputed_tasks, field_document
+from .evaluation.document import (
+    FieldReport,
+    Report,
+    add_checks,
+    as_json_data,
+    disputed_tasks,
+    field_document,
+)
 from .evaluation.gate import Check, Verdict, field_checks, worst
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
@@ -24,13 +31,21 @@ from .sinks.report.history import read_history, read_report, save_history
 
 @dataclass
 class Outcome:
+    """What a run found: the ``verdict``, the typed ``report`` (its JSON form is
+    :attr:`document`), each field's ``results``, every ``check``, every ``disputed`` task by
+    field (the report keeps the lowest scores) and the files ``written``."""
+
     verdict: Verdict
-    document: dict[str, Any]
+    report: Report
     results: dict[str, FieldResult]
     checks: list[Check]
     disputed: Disputed = field(default_factory=dict)
-    """Every disputed task by field (the document keeps the lowest scores)."""
     written: list[Path] = field(default_factory=list)
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The report as JSON data, as ``report.json`` holds it."""
+        return as_json_data(self.report)
 
 
 def make_source(config: Config, options: ReadOptions | None = None) -> Source:
@@ -107,7 +122,7 @@ def evaluate(
         result.ground_truth = ground_truth.field_truth(
             name, result.kind, result.level, config.fields[name], dataset, refs
         )
-    fields: dict[str, dict[str, Any]] = {}
+    fields: dict[str, FieldReport] = {}
     disputed: Disputed = {}
     checks: list[Check] = []
     for name, result in results.items():
@@ -119,7 +134,7 @@ def evaluate(
         fields[name] = field_document(
             result, fc, disputed[name], t.disputed_below, t.disputed_tolerance
         )
-    doc = build_document(
+    report = build_document(
         source=source_summary(config),
         round_=_round_summary(config),
         stats=dataset.stats,
@@ -128,15 +143,16 @@ def evaluate(
         not_evaluated=not_evaluated(dataset, config),
         generated_at=generated_at,
     )
-    doc["ground_truth"] = _truth_summary(config, refs)
+    report.ground_truth = _truth_summary(config, refs)
     if previous is not None:
         rounds = config.history.rounds if config.history else 10
-        doc["trend"] = compare(doc, previous, list(history), rounds)
-        doc["trend"]["notes"][:0] = notes
-        drops = drop_checks(config, doc["trend"])
+        trend = compare(as_json_data(report), previous, list(history), rounds)
+        trend["notes"][:0] = notes
+        report.trend = trend
+        drops = drop_checks(config, trend)
         checks += drops
-        add_checks(doc, drops)
-    return Outcome(worst([c.verdict for c in checks]), doc, results, checks, disputed)
+        add_checks(report, drops)
+    return Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
 
 
 def run(
@@ -162,18 +178,19 @@ def run(
     dataset = source.load()
     outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
     project_id = getattr(source, "project_id", None)
-    if project_id is not None and project_id != outcome.document["source"].get("project"):
-        outcome.document["source"]["project_id"] = project_id  # a project named by its title
+    if project_id is not None and project_id != outcome.report.source.get("project"):
+        outcome.report.source["project_id"] = project_id  # a project named by its title
     out_dir = config.report.dir
     sink = sinks.writeback(config, out_dir, source, options) if writeback else None
     if sink is not None:
-        outcome.document["writeback"] = sink.apply(outcome.results, dry_run=dry_run)
+        outcome.report.writeback = sink.apply(outcome.results, dry_run=dry_run)
+    document = outcome.document
     try:
         outcome.written = write_reports(
-            outcome.document, out_dir, list(config.report.formats), outcome.disputed
+            document, out_dir, list(config.report.formats), outcome.disputed
         )
         if config.history is not None and not dry_run:
-            save_history(outcome.document, config.history.dir, config.history.keep)
+            save_history(document, config.history.dir, config.history.keep)
     except OSError as exc:
         raise OutputError(
             f"cannot write the report to {out_dir}: {exc.strerror}",

@@ -1,6 +1,7 @@
-"""The report document: plain JSON-able data built from the gate's results.
+"""The report document, built as typed msgspec Structs (:class:`Report`) from the gate's results.
 
-Its shape is versioned (``schema_version``) and described by ``config/report.schema.json``;
+Its shape is versioned (``schema_version``); its JSON Schema is generated from the Structs
+(:func:`report_schema`, ``plugin/iaa_gate/schemas/report.schema.json``);
 scripts rely on ``verdict`` and ``fields.<name>.{alpha, alpha_undefined_reason, categories,
 n_disputed, disputed.lowest[].id, disputed.lowest[].score}``. The document keeps the
 :data:`LOWEST` lowest-scoring disputed tasks per field; every disputed task is a row of
@@ -55,6 +56,244 @@ Disputed = dict[str, list[DisputedTask]]
 """Field name → every disputed task of the field, by task id (:func:`disputed_tasks`)."""
 
 
+class Tool(msgspec.Struct):
+    """What wrote the report: ``name`` ``iaa-gate`` and its ``version``."""
+
+    name: str
+    version: str
+
+
+class InvalidRecord(msgspec.Struct):
+    """A record skipped with ``--skip-invalid``: ``where`` (task, line or row), ``field``,
+    ``part`` (a region or column inside it), ``code`` (``invalid_task``, ``invalid_line``,
+    ``invalid_row``) and ``message``."""
+
+    where: str
+    field: str | None
+    code: str
+    message: str
+    part: str | None = None
+
+
+class Input(msgspec.Struct):
+    """What the source read and set aside (counts of annotations unless named): ``tasks``;
+    ``annotations``; ``cancelled`` (skips); ``superseded`` (replaced by the same annotator's
+    later one); ``ignored`` (Prodigy ignore); ``empty`` selections; ``invalid_skipped`` records
+    with ``invalid_examples`` (the first 10, as text) and ``invalid`` (the first 1,000,
+    structured); ``ground_truth_excluded`` references left out of agreement;
+    ``outside_round``; ``annotators`` (people with at least one rating)."""
+
+    tasks: int
+    annotations: int
+    cancelled: int
+    superseded: int
+    ignored: int
+    empty: int
+    invalid_skipped: int
+    invalid_examples: list[str]
+    invalid: list[InvalidRecord]
+    ground_truth_excluded: int
+    outside_round: int
+    annotators: int
+
+
+class CheckReport(msgspec.Struct):
+    """One threshold applied to one number: ``name``, the ``value`` checked (null: undefined),
+    the ``fail``/``warn`` thresholds (null: not set), the ``verdict`` (pass, warn, fail) and the
+    ``message`` saying why."""
+
+    name: str
+    value: float | None
+    fail: float | None
+    warn: float | None
+    verdict: str
+    message: str
+
+
+class CoefficientReport(msgspec.Struct):
+    """One coefficient: ``value`` (null: undefined, with ``undefined_reason``), its standard
+    error ``se``, interval ``lower``–``upper`` at ``confidence``, the band it falls in
+    (``interpretation`` on ``scale``; Gwet's ``benchmark``), ``q`` (alpha: the probability it is
+    below the fail threshold), ``description`` and ``ignores_order`` (exact matches only on an
+    ordered field)."""
+
+    value: float | None
+    undefined_reason: str | None
+    se: float | None
+    lower: float | None
+    upper: float | None
+    confidence: float | None
+    interpretation: str | None
+    scale: str | None
+    benchmark: str | None
+    q: float | None
+    description: str
+    ignores_order: bool
+
+
+class LowestCategory(msgspec.Struct):
+    """The category with the lowest agreement: its ``label`` and ``rate`` (0–1)."""
+
+    label: str
+    rate: float
+
+
+class AnnotatorReport(msgspec.Struct):
+    """One annotator of a field (see :class:`~iaa_gate.evaluation.results.AnnotatorResult`)."""
+
+    id: str
+    name: str
+    n_units: int
+    pair_agreement: float | None
+    alpha_without: float | None
+    alpha_gain: float | None
+    outlier: bool
+    mean_offset: float | None
+
+
+class Pairwise(msgspec.Struct):
+    """Annotator × annotator: the ``annotators`` (rows and columns), the ``agreement`` (share
+    of shared tasks with the same value; null on the diagonal and without shared tasks) and
+    ``shared`` (tasks both rated)."""
+
+    annotators: list[str]
+    agreement: list[list[float | None]]
+    shared: list[list[int]]
+
+
+class ScoreHistogram(msgspec.Struct):
+    """Tasks per score bin: ``counts`` between consecutive ``edges`` (0 to 1)."""
+
+    edges: list[float]
+    counts: list[int]
+
+
+class TruthAnnotator(msgspec.Struct):
+    """One annotator against the references (see ``AnnotatorTruth``)."""
+
+    id: str
+    name: str
+    n_tasks: int
+    agreement: float | None
+    mean_offset: float | None
+
+
+class FieldTruthReport(msgspec.Struct):
+    """A field against ground truth: how answers are compared (``comparison``), gold tasks with
+    one agreed reference (``n_tasks``), those whose references disagree (``conflicting``), and
+    each annotator."""
+
+    comparison: str
+    n_tasks: int
+    conflicting: list[TaskId]
+    annotators: list[TruthAnnotator]
+
+
+class LowestTask(msgspec.Struct, omit_defaults=True):
+    """A disputed task in ``disputed.lowest``: its ``id``, ``score``, each annotator's
+    ``labels`` and, for region fields, ``details``."""
+
+    id: TaskId
+    score: float | None
+    labels: dict[str, Any]
+    details: dict[str, Any] | None = None
+
+
+class DisputedReport(msgspec.Struct):
+    """Where every disputed task is (``file``, beside report.json) and the :data:`LOWEST`
+    lowest-scoring ones (``lowest``, lowest first)."""
+
+    file: str
+    lowest: list[LowestTask]
+
+
+class FieldReport(msgspec.Struct):
+    """One field of the report (the attributes of
+    :class:`~iaa_gate.evaluation.results.FieldResult`, JSON-ready: undefined numbers are null
+    with their reason), its ``checks`` and ``verdict``, the per-task tallies (``n_agreed``,
+    ``n_disputed``, ``n_too_few``) under ``disputed_below`` (and ``disputed_tolerance``), and
+    ``regions`` for region fields."""
+
+    kind: str
+    level: str
+    multiple: bool
+    n_tasks: int
+    n_rated: int
+    n_pairable: int
+    n_annotators: int
+    n_ratings: int
+    alpha: float | None
+    alpha_undefined_reason: str | None
+    coefficients: dict[str, CoefficientReport]
+    verdict: str
+    checks: list[CheckReport]
+    category_method: str
+    categories: dict[str, float | None]
+    categories_undefined: dict[str, str | None]
+    lowest_category: LowestCategory | None
+    coincidence: dict[str, Any] | None
+    annotators: list[AnnotatorReport]
+    pairwise: Pairwise | None
+    score_histogram: ScoreHistogram
+    ground_truth: FieldTruthReport | None
+    disputed_below: float
+    disputed_tolerance: float | None
+    n_agreed: int
+    n_disputed: int
+    n_too_few: int
+    disputed: DisputedReport
+    regions: dict[str, Any] | None
+
+
+class Report(msgspec.Struct):
+    """The whole report (``report.json``): ``schema_version``, the ``tool``, when it was
+    ``generated_at`` (UTC, ISO 8601), the overall ``verdict``, the ``source`` (never a secret)
+    and ``round``, what was read (``input``), each field's report, the fields present but not
+    evaluated (``not_evaluated``: name → control type), and, when there are any, the
+    ``writeback`` summary, the ``trend`` since the last round and the ``ground_truth`` setup."""
+
+    schema_version: int
+    tool: Tool
+    generated_at: str
+    verdict: str
+    source: dict[str, Any]
+    round: dict[str, Any] | None
+    input: Input
+    fields: dict[str, FieldReport]
+    not_evaluated: dict[str, str]
+    writeback: dict[str, Any] | None = None
+    trend: dict[str, Any] | None = None
+    ground_truth: dict[str, Any] | None = None
+
+
+def _plain(x: Any) -> Any:
+    """A numpy scalar as its Python value (for :func:`as_json_data`)."""
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"a {type(x).__name__} is not JSON data")
+
+
+def as_json_data(report: Report) -> dict[str, Any]:
+    """The report as JSON data (dicts, lists, numbers, strings): what ``report.json`` holds and
+    what the report formats, trends and history read."""
+    data: dict[str, Any] = msgspec.to_builtins(report, enc_hook=_plain)
+    return data
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema of ``report.json``, generated from :class:`Report`; ``$defs`` also
+    holds :class:`DisputedTask`, a line of :data:`DISPUTED_FILE`
+    (``plugin/iaa_gate/schemas/report.schema.json``, shipped in the wheel, and
+    ``config/report.schema.json``; ``iaa-gate schema --report`` prints it)."""
+    (schema, _), components = msgspec.json.schema_components(
+        [Report, DisputedTask], ref_template="#/$defs/{name}"
+    )
+    schema = {**schema, "$defs": components}
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = f"iaa-gate report.json, schema_version {SCHEMA_VERSION}"
+    return schema
+
+
 def num(x: float | None) -> float | None:
     """A finite float, or None (JSON null) for NaN/undefined."""
     if x is None or math.isnan(x):
@@ -66,72 +305,59 @@ def _id_key(task: TaskId) -> tuple[int, Any]:
     return (0, task) if isinstance(task, int) else (1, str(task))
 
 
-def _check(c: Check) -> dict[str, Any]:
-    return {
-        "name": c.name,
-        "value": num(c.value),
-        "fail": c.fail,
-        "warn": c.warn,
-        "verdict": c.verdict.value,
-        "message": c.message,
-    }
+def _check(c: Check) -> CheckReport:
+    return CheckReport(c.name, num(c.value), c.fail, c.warn, c.verdict.value, c.message)
 
 
-def _estimate(e: Estimate) -> dict[str, Any]:
-    return {
-        "value": num(e.value),
-        "undefined_reason": undefined_reason(e.value),
-        "se": e.se,
-        "lower": e.lower,
-        "upper": e.upper,
-        "confidence": e.confidence,
-        "interpretation": e.interpretation,
-        "scale": e.scale,
-        "benchmark": e.benchmark,
-        "q": e.q,
-        "description": DESCRIPTION[e.name],
-        "ignores_order": e.ignores_order,
-    }
+def _estimate(e: Estimate) -> CoefficientReport:
+    return CoefficientReport(
+        value=num(e.value),
+        undefined_reason=undefined_reason(e.value),
+        se=e.se,
+        lower=e.lower,
+        upper=e.upper,
+        confidence=e.confidence,
+        interpretation=e.interpretation,
+        scale=e.scale,
+        benchmark=e.benchmark,
+        q=e.q,
+        description=DESCRIPTION[e.name],
+        ignores_order=e.ignores_order,
+    )
 
 
 SCORE_BINS = 20
 
 
-def _pairwise(result: FieldResult) -> dict[str, Any] | None:
+def _pairwise(result: FieldResult) -> Pairwise | None:
     pw = result.pairwise
     if pw is None:
         return None
-    return {
-        "annotators": [a.name for a in result.annotators],
-        "agreement": [[num(x) for x in row] for row in pw.agreement.round(6).tolist()],
-        "shared": pw.shared.tolist(),
-    }
+    return Pairwise(
+        [a.name for a in result.annotators],
+        [[num(x) for x in row] for row in pw.agreement.round(6).tolist()],
+        pw.shared.tolist(),
+    )
 
 
-def _score_histogram(scores: np.ndarray[Any, np.dtype[np.float64]]) -> dict[str, Any]:
+def _score_histogram(scores: np.ndarray[Any, np.dtype[np.float64]]) -> ScoreHistogram:
     """``scores``: the per-task scores, NaN for a task too few annotators rated."""
     counts, edges = np.histogram(scores[~np.isnan(scores)], bins=SCORE_BINS, range=(0.0, 1.0))
-    return {"edges": edges.round(6).tolist(), "counts": counts.tolist()}
+    return ScoreHistogram(edges.round(6).tolist(), counts.tolist())
 
 
-def _truth(t: FieldTruth | None) -> dict[str, Any] | None:
+def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
     if t is None:
         return None
-    return {
-        "comparison": t.comparison,
-        "n_tasks": t.n_tasks,
-        "conflicting": t.conflicting,
-        "annotators": [
-            {
-                "id": a.id,
-                "name": a.name,
-                "n_tasks": a.n_tasks,
-                "agreement": num(a.agreement),
-                "mean_offset": num(a.mean_offset),
-            }
+    return FieldTruthReport(
+        t.comparison,
+        t.n_tasks,
+        t.conflicting,
+        [
+            TruthAnnotator(a.id, a.name, a.n_tasks, num(a.agreement), num(a.mean_offset))
             for a in t.annotators
         ],
-    }
+    )
 
 
 def disputed_tasks(name: str, result: FieldResult) -> list[DisputedTask]:
@@ -156,68 +382,71 @@ def field_document(
     disputed: list[DisputedTask],
     disputed_below: float,
     disputed_tolerance: float | None = None,
-) -> dict[str, Any]:
+) -> FieldReport:
     """One field of the report; ``disputed``: its :func:`disputed_tasks`."""
     lowest = result.lowest_category
     scores = np.fromiter(map(attrgetter("score"), result.units), np.float64, len(result.units))
     too_few = int(np.count_nonzero(np.isnan(scores)))  # a task too few annotators rated: NaN
-    return {
-        "kind": result.kind,
-        "level": result.level,
-        "multiple": result.multiple,
-        "n_tasks": result.n_tasks,
-        "n_rated": result.n_rated,
-        "n_pairable": result.n_pairable,
-        "n_annotators": result.n_annotators,
-        "n_ratings": result.n_ratings,
-        "alpha": num(result.alpha),
-        "alpha_undefined_reason": undefined_reason(result.alpha),
-        "coefficients": {name: _estimate(e) for name, e in result.coefficients.items()},
-        "verdict": worst([c.verdict for c in checks]).value,
-        "checks": [_check(c) for c in checks],
-        "category_method": result.category_method,
-        "categories": {k: num(v) for k, v in result.categories.items()},
-        "categories_undefined": {
+    return FieldReport(
+        kind=result.kind,
+        level=result.level,
+        multiple=result.multiple,
+        n_tasks=result.n_tasks,
+        n_rated=result.n_rated,
+        n_pairable=result.n_pairable,
+        n_annotators=result.n_annotators,
+        n_ratings=result.n_ratings,
+        alpha=num(result.alpha),
+        alpha_undefined_reason=undefined_reason(result.alpha),
+        coefficients={name: _estimate(e) for name, e in result.coefficients.items()},
+        verdict=worst([c.verdict for c in checks]).value,
+        checks=[_check(c) for c in checks],
+        category_method=result.category_method,
+        categories={k: num(v) for k, v in result.categories.items()},
+        categories_undefined={
             k: undefined_reason(v) for k, v in result.categories.items() if math.isnan(v)
         },
-        "lowest_category": {"label": lowest[0], "rate": lowest[1]} if lowest else None,
-        "coincidence": result.coincidence,
-        "annotators": [
-            {
-                "id": a.id,
-                "name": a.name,
-                "n_units": a.n_units,
-                "pair_agreement": num(a.pair_agreement),
-                "alpha_without": num(a.alpha_without),
-                "alpha_gain": num(a.alpha_gain),
-                "outlier": a.outlier,
-                "mean_offset": num(a.mean_offset),
-            }
+        lowest_category=LowestCategory(lowest[0], lowest[1]) if lowest else None,
+        coincidence=result.coincidence,
+        annotators=[
+            AnnotatorReport(
+                id=a.id,
+                name=a.name,
+                n_units=a.n_units,
+                pair_agreement=num(a.pair_agreement),
+                alpha_without=num(a.alpha_without),
+                alpha_gain=num(a.alpha_gain),
+                outlier=a.outlier,
+                mean_offset=num(a.mean_offset),
+            )
             for a in result.annotators
         ],
-        "pairwise": _pairwise(result),
-        "score_histogram": _score_histogram(scores),
-        "ground_truth": _truth(result.ground_truth),
-        "disputed_below": disputed_below,
-        "disputed_tolerance": disputed_tolerance,
-        "n_agreed": len(scores) - too_few - len(disputed),
-        "n_disputed": len(disputed),
-        "n_too_few": too_few,
-        "disputed": {
-            "file": DISPUTED_FILE,
-            "lowest": [d.as_dict() for d in lowest_scores(disputed, LOWEST)],
-        },
-        "regions": result.regions,
-    }
+        pairwise=_pairwise(result),
+        score_histogram=_score_histogram(scores),
+        ground_truth=_truth(result.ground_truth),
+        disputed_below=disputed_below,
+        disputed_tolerance=disputed_tolerance,
+        n_agreed=len(scores) - too_few - len(disputed),
+        n_disputed=len(disputed),
+        n_too_few=too_few,
+        disputed=DisputedReport(
+            DISPUTED_FILE,
+            [
+                LowestTask(d.id, d.score, d.labels, d.details)
+                for d in lowest_scores(disputed, LOWEST)
+            ],
+        ),
+        regions=result.regions,
+    )
 
 
-def add_checks(doc: dict[str, Any], checks: list[Check]) -> None:
-    """Add ``checks`` to their fields in ``doc``; the field and overall verdicts follow."""
+def add_checks(report: Report, checks: list[Check]) -> None:
+    """Add ``checks`` to their fields in ``report``; the field and overall verdicts follow."""
     for c in checks:
-        f = doc["fields"][c.field]
-        f["checks"].append(_check(c))
-        f["verdict"] = worst([Verdict(f["verdict"]), c.verdict]).value
-    doc["verdict"] = worst([Verdict(f["verdict"]) for f in doc["fields"].values()]).value
+        f = report.fields[c.field]
+        f.checks.append(_check(c))
+        f.verdict = worst([Verdict(f.verdict), c.verdict]).value
+    report.verdict = worst([Verdict(f.verdict) for f in report.fields.values()]).value
 
 
 def build_document(
@@ -226,36 +455,33 @@ def build_document(
     round_: dict[str, Any] | None,
     stats: SourceStats,
     n_annotators: int,
-    fields: dict[str, dict[str, Any]],
+    fields: dict[str, FieldReport],
     not_evaluated: dict[str, str],
     generated_at: datetime | None = None,
-) -> dict[str, Any]:
+) -> Report:
     """The whole report; ``fields`` are :func:`field_document` outputs by field name."""
-    verdict = worst([Verdict(f["verdict"]) for f in fields.values()])
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "iaa-gate", "version": __version__},
-        "generated_at": (generated_at or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
-        "verdict": verdict.value,
-        "source": source,
-        "round": round_,
-        "input": {
-            "tasks": stats.tasks,
-            "annotations": stats.annotations,
-            "cancelled": stats.cancelled,
-            "superseded": stats.superseded,
-            "ignored": stats.ignored,
-            "empty": stats.empty,
-            "invalid_skipped": stats.invalid_skipped,
-            "invalid_examples": stats.invalid_examples,
-            "invalid": [p.as_dict() for p in stats.invalid],
-            "ground_truth_excluded": stats.ground_truth_excluded,
-            "outside_round": stats.outside_round,
-            "annotators": n_annotators,
-        },
-        "fields": fields,
-        "not_evaluated": not_evaluated,
-        "writeback": None,
-        "trend": None,
-        "ground_truth": None,
-    }
+    verdict = worst([Verdict(f.verdict) for f in fields.values()])
+    return Report(
+        schema_version=SCHEMA_VERSION,
+        tool=Tool("iaa-gate", __version__),
+        generated_at=(generated_at or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
+        verdict=verdict.value,
+        source=source,
+        round=round_,
+        input=Input(
+            tasks=stats.tasks,
+            annotations=stats.annotations,
+            cancelled=stats.cancelled,
+            superseded=stats.superseded,
+            ignored=stats.ignored,
+            empty=stats.empty,
+            invalid_skipped=stats.invalid_skipped,
+            invalid_examples=stats.invalid_examples,
+            invalid=[InvalidRecord(**p.as_dict()) for p in stats.invalid],
+            ground_truth_excluded=stats.ground_truth_excluded,
+            outside_round=stats.outside_round,
+            annotators=n_annotators,
+        ),
+        fields=fields,
+        not_evaluated=not_evaluated,
+    )
