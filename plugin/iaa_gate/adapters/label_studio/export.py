@@ -30,6 +30,7 @@ from .rules import (
     Where,
     annotator_id,
     needs_label,
+    plain_id,
     region_labels,
 )
 from .typed import Unusual, read_task
@@ -327,7 +328,7 @@ def _task(
             f"task #{index + 1} in the list", f"expected an object, got {type(task).__name__}"
         )
     task_id = task.get("id")
-    if not isinstance(task_id, (int, str)) or isinstance(task_id, bool):
+    if not plain_id(task_id):
         raise TaskError(f"task #{index + 1} in the list", "no task 'id'")
     raw = task.get("annotations", task.get("completions", []))
     if raw is None:

@@ -4,13 +4,18 @@ general parser (:mod:`.export`): each is written once here and called from both.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...core.errors import Problem
 from ...model import TaskId
 
 MAX_NUMBER = 1e150
 """Largest rating or number magnitude: squared differences of larger ones overflow."""
+
+
+def plain_id(v: Any) -> TypeGuard[int | str]:
+    """Whether ``v`` can be a task or region id: an int or a str, never a bool."""
+    return type(v) is int or type(v) is str
 
 
 @dataclass(frozen=True)

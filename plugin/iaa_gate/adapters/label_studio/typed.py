@@ -18,7 +18,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
-from .rules import MAX_NUMBER, TaskError, annotator_id
+from .rules import MAX_NUMBER, TaskError, annotator_id, plain_id
 
 
 class Unusual(Exception):
@@ -107,7 +107,7 @@ def read_task(
         raise Unusual from None
     task_id = task.id
     anns = task.annotations
-    if (type(task_id) is not int and type(task_id) is not str) or anns is None:
+    if not plain_id(task_id) or anns is None:
         raise Unusual
     mark = len(cols)
     new_names: dict[str, str] = {}

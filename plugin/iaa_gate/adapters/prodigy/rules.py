@@ -4,7 +4,7 @@ parser (:mod:`.source`): each is written once here and called from both."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeGuard
 
 REJECT = "REJECT"
 
@@ -25,3 +25,26 @@ def timestamp(ts: Any) -> datetime | None:
         return datetime.fromtimestamp(ts, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):
         raise ValueError(f"'_timestamp' {ts!r} is not a valid time") from None
+
+
+def plain_id(v: Any) -> TypeGuard[int | str]:
+    """Whether ``v`` can be an id: an int or a str, never a bool (JSON ``true`` is not an id)."""
+    return type(v) is int or type(v) is str
+
+
+def unit_of(input_hash: int | str, view: str, label: Any, task_hash: Any) -> int | str:
+    """The unit an answer belongs to: ``input_hash:label`` for a ``classification`` question
+    with a label, ``input_hash:task_hash`` for another binary view's question, else the input
+    (its hash, an int, or its text)."""
+    if view == "classification" and type(label) is str:
+        return f"{input_hash}:{label}"
+    if view in BINARY_VIEWS and plain_id(task_hash):
+        return f"{input_hash}:{task_hash}"
+    return input_hash if type(input_hash) is int else str(input_hash)
+
+
+def note_choice_style(styles: dict[str, bool], view: str, style: Any) -> None:
+    """Record a choice view's ``config.choice_style``: a view is multi-select once any of its
+    answers says ``multiple`` (other values say nothing)."""
+    if style == "single" or style == "multiple":
+        styles[view] = styles.get(view, False) or style == "multiple"

@@ -33,21 +33,22 @@ from ...model import (
     SourceStats,
     TaskId,
 )
-from .rules import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, timestamp
+from .rules import (
+    BINARY_VIEWS,
+    IMAGE_VIEWS,
+    REJECT,
+    SPAN_VIEWS,
+    note_choice_style,
+    timestamp,
+    unit_of,
+)
 from .typed import LineReader, Unusual
 
 
 def unit_id(example: dict[str, Any]) -> TaskId:
-    """The unit an example belongs to (see the module docstring)."""
-    h = example["_input_hash"]
+    """The unit an example belongs to (see the module docstring and :func:`.rules.unit_of`)."""
     view = example.get("_view_id", "classification")
-    label = example.get("label")
-    if view == "classification" and isinstance(label, str):
-        return f"{h}:{label}"
-    task = example.get("_task_hash")
-    if view in BINARY_VIEWS and view != "choice" and isinstance(task, (int, str)):
-        return f"{h}:{task}"
-    return int(h) if isinstance(h, int) else str(h)
+    return unit_of(example["_input_hash"], view, example.get("label"), example.get("_task_hash"))
 
 
 @dataclass
@@ -174,8 +175,7 @@ def _example(
             raise ValueError(f"'accept' must be a list of option ids, got {accept!r}")
         recipe = ex.get("config")
         style = recipe.get("choice_style") if isinstance(recipe, dict) else None
-        if style in ("single", "multiple"):
-            styles[view] = styles.get(view, False) or style == "multiple"
+        note_choice_style(styles, view, style)
         chosen = tuple(str(a) for a in accept) if answer == "accept" else (REJECT,)
         options = ex.get("options")
         if isinstance(options, list) and answer == "accept":

@@ -15,7 +15,15 @@ import msgspec
 from msgspec import UNSET, field
 
 from ...model import Columns, FieldColumn, SourceStats, TaskId
-from .rules import BINARY_VIEWS, IMAGE_VIEWS, REJECT, SPAN_VIEWS, timestamp
+from .rules import (
+    BINARY_VIEWS,
+    IMAGE_VIEWS,
+    REJECT,
+    SPAN_VIEWS,
+    note_choice_style,
+    timestamp,
+    unit_of,
+)
 
 
 class Unusual(Exception):
@@ -94,13 +102,8 @@ class LineReader:
             except ValueError:
                 raise Unusual from None
             when = math.nan if t is None else t.timestamp()
-        label, task_hash = ex.label, ex.task_hash
-        if view == "classification" and type(label) is str:
-            unit: TaskId = f"{h}:{label}"
-        elif view in BINARY_VIEWS and (type(task_hash) is int or type(task_hash) is str):
-            unit = f"{h}:{task_hash}"
-        else:
-            unit = h if type(h) is int else str(h)
+        task_hash = ex.task_hash
+        unit: TaskId = unit_of(h, view, ex.label, task_hash)
         has_options = len(ex.options) > 0
         choice = has_options or view == "choice"
         if answer == "ignore":
@@ -118,9 +121,9 @@ class LineReader:
             cols.row(unit, annotator, when, when, annotation_id=task_hash, skipped=True)
             return unit
         if choice:
-            style = ex.config.choice_style if ex.config is not None else None
-            if style == "single" or style == "multiple":
-                self.styles[view] = self.styles.get(view, False) or style == "multiple"
+            note_choice_style(
+                self.styles, view, ex.config.choice_style if ex.config is not None else None
+            )
             stats.empty += not chosen
         row = cols.row(unit, annotator, when, when, annotation_id=task_hash)
         col = cols.fields.get(view)
