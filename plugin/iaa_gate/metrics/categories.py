@@ -76,21 +76,33 @@ class UnitCounts:
         return out
 
 
+DENSE_CELLS = 1 << 22
+"""Up to this many units × categories, the counts are tallied in a dense table first (one
+bincount, no sort); beyond, by sorting the ratings' (unit, category) keys."""
+
+
 def category_counts(codes: CodeArray, k: int) -> UnitCounts:
     """The ratings per category of each unit with at least one rating (missing codes ignored),
-    from codes ``(units, annotators)``; see :class:`UnitCounts`."""
+    from codes ``(units, annotators)``; see :class:`UnitCounts`. O(units × K) time while that is
+    at most :data:`DENSE_CELLS`, else O(R log R) for R ratings; memory O(R) beyond."""
+    width = max(k, 1)
     rated = codes >= 0
     rows = np.broadcast_to(np.arange(codes.shape[0], dtype=np.intp)[:, None], codes.shape)
-    keys = rows[rated].astype(np.int64) * max(k, 1) + codes[rated].astype(np.int64)
-    cells, count = np.unique(keys, return_counts=True)
-    unit = (cells // max(k, 1)).astype(np.intp)
+    keys = rows[rated].astype(np.int64) * width + codes[rated].astype(np.int64)
+    if codes.shape[0] * width <= DENSE_CELLS:
+        table = np.bincount(keys, minlength=codes.shape[0] * width)
+        cells = np.flatnonzero(table)
+        count = table[cells]
+    else:
+        cells, count = np.unique(keys, return_counts=True)
+    unit = cells // width
     new = np.ones(len(unit), dtype=bool)
     new[1:] = unit[1:] != unit[:-1]
     renumbered = np.cumsum(new) - 1
     n = int(new.sum())
     r = np.bincount(renumbered, weights=count, minlength=n).astype(np.float64)
     return UnitCounts(
-        renumbered.astype(np.intp), (cells % max(k, 1)).astype(np.intp), count.astype(float), r, k
+        renumbered.astype(np.intp), (cells % width).astype(np.intp), count.astype(float), r, k
     )
 
 
