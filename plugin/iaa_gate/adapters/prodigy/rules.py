@@ -48,3 +48,11 @@ def note_choice_style(styles: dict[str, bool], view: str, style: Any) -> None:
     answers says ``multiple`` (other values say nothing)."""
     if style == "single" or style == "multiple":
         styles[view] = styles.get(view, False) or style == "multiple"
+
+
+def unknown_option(chosen: tuple[str, ...], option_ids: set[str] | None) -> str | None:
+    """The first accepted option that is not among the example's option ids (None: all are,
+    or the example lists no options)."""
+    if option_ids is None:
+        return None
+    return next((a for a in chosen if a not in option_ids), None)

@@ -41,6 +41,7 @@ from .rules import (
     note_choice_style,
     timestamp,
     unit_of,
+    unknown_option,
 )
 from .typed import LineReader, Unusual
 
@@ -180,9 +181,9 @@ def _example(
         options = ex.get("options")
         if isinstance(options, list) and answer == "accept":
             ids = {str(o.get("id")) for o in options if isinstance(o, dict)}
-            unknown = [a for a in chosen if a not in ids]
-            if unknown:
-                raise ValueError(f"accepted option {unknown[0]!r} is not among the options' ids")
+            unknown = unknown_option(chosen, ids)
+            if unknown is not None:
+                raise ValueError(f"accepted option {unknown!r} is not among the options' ids")
         stats.empty += not chosen
         fields = {view: FieldValue("choices", chosen)}
     else:

@@ -23,6 +23,7 @@ from .rules import (
     note_choice_style,
     timestamp,
     unit_of,
+    unknown_option,
 )
 
 
@@ -156,6 +157,6 @@ class LineReader:
                     raise Unusual from None
                 self.option_ids[raw] = None if options is None else {str(o.id) for o in options}
             ids = self.option_ids[raw]
-            if ids is not None and any(a not in ids for a in chosen):
-                raise Unusual
+            if unknown_option(chosen, ids) is not None:
+                raise Unusual  # the general parser names it
         return chosen
