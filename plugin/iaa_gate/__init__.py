@@ -26,8 +26,7 @@ from .core.errors import (
     ServerError,
     UsageError,
 )
-
-__version__ = "0.1.0"
+from .core.version import __version__
 
 if TYPE_CHECKING:
     from ._api import (

@@ -16,9 +16,9 @@ from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from .core.errors import ConfigError, IaaGateError, InputError, OutputError, UsageError
 from .core.files import write_atomic
+from .core.version import __version__
 
 if TYPE_CHECKING:
     from .config import Config

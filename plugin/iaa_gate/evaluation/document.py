@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from .. import __version__
+from ..core.version import __version__
 from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate

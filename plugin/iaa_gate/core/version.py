@@ -1,0 +1,3 @@
+"""The version of iaa-gate (the package metadata says the same: pyproject.toml)."""
+
+__version__ = "0.1.0"
