@@ -123,6 +123,9 @@ def test_imports_run_only_downwards() -> None:
     upward = []
     for m, targets in _graph().items():
         for t in targets:
+            if t == "iaa_gate" and m != "iaa_gate":  # the package face sits above every layer
+                upward.append(f"{m} -> {t}")
+                continue
             lm, lt = _layer(m), _layer(t)
             if m == "iaa_gate" or lt is None or lm is None:
                 continue
