@@ -64,6 +64,22 @@ class AnnotatorResult:
     mean_offset: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Consensus:
+    """The answer proposed for one unit of one field, for reviewers and for training.
+
+    ``value``: the proposed answer, in the field's own terms (a label, a number, a list of labels
+    for a multi-select field; for a region field a list of region dicts as ``consensus.jsonl``
+    writes them); ``posterior``: its probability under ``method`` (0–1); ``method``: how it was
+    found (``dawid-skene``, ``majority``, ``median``); ``tie``: the best answers tie, so ``value``
+    is one of them and no answer is proposed as settled (ties are never broken silently)."""
+
+    value: Any
+    posterior: float
+    method: str
+    tie: bool = False
+
+
 @dataclass(slots=True)
 class UnitResult:
     """One task of one field: ``id`` is the task's id; ``status`` agreed, disputed or too_few
@@ -71,13 +87,17 @@ class UnitResult:
     agreeing annotator pairs, or the mean pairwise F1 of a region field; NaN for too_few);
     ``labels``: annotator name → label (region fields: their regions, as text). ``details``:
     region fields' disputed tasks: the text excerpt, each annotator's regions and every
-    disagreement with its kind."""
+    disagreement with its kind. ``consensus``: the proposed answer (None: not computed);
+    ``priority``: disputed units only, how urgently a person should look (0–1, 1 − the
+    consensus posterior: higher first; None elsewhere)."""
 
     id: TaskId
     status: str
     score: float
     labels: dict[str, Any]
     details: dict[str, Any] | None = None
+    consensus: Consensus | None = None
+    priority: float | None = None
 
 
 @dataclass
