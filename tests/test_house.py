@@ -60,7 +60,8 @@ LAYERS = {
     "sinks": 6,
     "pipeline": 7,
     "_api": 8,
-    "cli": 8,
+    "serve": 8,
+    "cli": 9,
 }
 """Each top-level module or folder of the package and its layer (ARCHITECTURE.md draws them)."""
 

@@ -105,6 +105,22 @@ def _parser() -> argparse.ArgumentParser:
         "--report", action="store_true", help="print report.json's JSON Schema instead"
     )
 
+    serve = sub.add_parser(
+        "serve",
+        help="live agreement for a Label Studio project, fed by its webhooks",
+        description="Needs iaa-gate[serve] and a serve: section (the webhook secret).",
+    )
+    serve.add_argument("--config", "-c", type=Path, required=True, help="YAML config file")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument(
+        "--register", action="store_true", help="create or update the project's webhook"
+    )
+    serve.add_argument(
+        "--unregister", action="store_true", help="remove the project's webhook and exit"
+    )
+    serve.add_argument("--debug", action="store_true", help="show tracebacks")
+
     init = sub.add_parser(
         "init",
         help="write a starting config from a project's labeling config",
@@ -125,6 +141,27 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
+
+
+def _serve(args: argparse.Namespace, config: Config) -> int:
+    """``iaa-gate serve``: imported only for this command (Starlette, uvicorn)."""
+    import logging
+
+    try:
+        from .serve.main import remove, serve
+    except ImportError as exc:
+        raise UsageError(
+            f"iaa-gate serve needs its extra ({exc.name} is missing)",
+            hint="pip install 'iaa-gate[serve]'",
+        ) from None
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request to Label Studio
+    if args.unregister:
+        n = remove(config, host=args.host, port=args.port)
+        print(f"removed {n} webhook(s)")
+        return ExitCode.OK
+    serve(config, host=args.host, port=args.port, register_hook=args.register)
+    return ExitCode.OK
 
 
 def _init(args: argparse.Namespace) -> int:
@@ -371,6 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ConfigError(str(args.config), missing)
             print(f"{args.config}: OK ({len(config.fields)} field(s), source {config.source.type})")
             return ExitCode.OK
+        if args.command == "serve":
+            return _serve(args, load_config(args.config))
         from .pipeline import run
 
         config = _override(load_config(args.config), args)

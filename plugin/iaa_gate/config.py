@@ -17,6 +17,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SecretStr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -416,6 +417,35 @@ class HistoryConfig(Strict):
     rounds: int = Field(default=10, ge=2, le=100, description="rounds shown in the trend chart")
 
 
+class ServeConfig(Strict):
+    """``iaa-gate serve``: live agreement from a Label Studio project's webhooks."""
+
+    secret: SecretStr = Field(
+        description="shared secret Label Studio sends in the X-IAA-Gate-Secret header: "
+        "use ${IAA_GATE_WEBHOOK_SECRET}",
+        min_length=8,
+    )
+    state: Path = Field(
+        default=Path("iaa-gate-serve.sqlite3"), description="the state database (SQLite, WAL)"
+    )
+    webhook_url: str | None = Field(
+        default=None,
+        description="the URL Label Studio posts to (--register); default "
+        "http://<host>:<port>/webhook",
+    )
+    reconcile_every: float = Field(
+        default=600, gt=0, description="seconds between pulls of the project (missed events)"
+    )
+    max_body: int = Field(
+        default=10_000_000, gt=0, description="largest webhook body accepted, in bytes"
+    )
+    notify_url: SecretStr | None = Field(
+        default=None,
+        description="POST {text, verdict, fields} here when the verdict changes "
+        "(e.g. a Slack-style incoming webhook): use ${VAR}",
+    )
+
+
 class Config(Strict):
     """The whole config file."""
 
@@ -427,6 +457,7 @@ class Config(Strict):
     writeback: WriteBackConfig = WriteBackConfig()
     history: HistoryConfig | None = None
     ground_truth: GroundTruthConfig | None = None
+    serve: ServeConfig | None = None
 
     @field_validator("writeback")
     @classmethod

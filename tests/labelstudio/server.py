@@ -194,6 +194,8 @@ class LabelStudioServer:
             # LS runs `git describe --dirty` in its package dir, which would find (and
             # lock the index of) the repo around .cache/: stop the search at the cache.
             GIT_CEILING_DIRECTORIES=str(cache_dir(self.root)),
+            # webhooks to the service under test on 127.0.0.1 (refused by default)
+            SSRF_PROTECTION_ENABLED="false",
         )
         options = {
             "--internal-host": "127.0.0.1",

@@ -1,0 +1,71 @@
+"""The project's webhook: created or updated by ``--register``, removed by ``--unregister``.
+
+The service's webhook is the one of the project whose URL is the service's; there is at most one
+(copies from a race are removed). Shutdown leaves it in place: events sent while the service is
+down are lost by Label Studio (it never retries) and come back with the next reconcile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..adapters.label_studio.project import LabelStudioProject
+from .events import ACTIONS
+
+HEADER = "X-IAA-Gate-Secret"
+"""The header that carries ``serve.secret``."""
+
+
+def _mine(project: LabelStudioProject, url: str) -> list[Any]:
+    hooks = project.api.call(
+        "listing the project's webhooks",
+        lambda o: project.api.sdk().webhooks.list(
+            project=str(project.project_id), request_options=o
+        ),
+    )
+    return sorted(
+        (h for h in hooks if h.url == url and h.project == project.project_id), key=lambda h: h.id
+    )
+
+
+def register(project: LabelStudioProject, url: str, secret: str) -> tuple[int, str]:
+    """Create or update the service's webhook on ``project``: ``(id, "created" | "updated")``."""
+    api = project.api
+    fields: dict[str, Any] = {
+        "actions": list(ACTIONS),
+        "headers": {HEADER: secret},
+        "is_active": True,
+        "send_payload": True,
+        "send_for_all_actions": False,
+    }
+    first, *copies = _mine(project, url) or [None]
+    for copy in copies:
+        _delete(project, copy.id)
+    if first is not None:
+        api.call(
+            "updating the webhook",
+            lambda o: api.sdk().webhooks.update(first.id, url=url, request_options=o, **fields),
+        )
+        return int(first.id), "updated"
+    hook = api.call(
+        "creating the webhook",
+        lambda o: api.sdk().webhooks.create(
+            url=url, project=project.project_id, request_options=o, **fields
+        ),
+    )
+    return int(hook.id), "created"
+
+
+def unregister(project: LabelStudioProject, url: str) -> int:
+    """Remove the service's webhook(s) from ``project``; how many were removed."""
+    mine = _mine(project, url)
+    for hook in mine:
+        _delete(project, hook.id)
+    return len(mine)
+
+
+def _delete(project: LabelStudioProject, hook_id: int) -> None:
+    def send(options: dict[str, Any]) -> None:
+        project.api.sdk().webhooks.delete(hook_id, request_options=options)
+
+    project.api.call(f"removing webhook {hook_id}", send)

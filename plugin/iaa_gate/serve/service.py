@@ -1,0 +1,375 @@
+"""The worker: applies queued events to the state, re-scores, writes flags, gates.
+
+One thread owns the work; the web app only appends webhook bodies to the state's inbox and wakes
+it. Each step takes every queued event at once (so events of one task coalesce), applies them in
+one transaction, evaluates the whole state exactly as a batch run evaluates a pull of the
+project, and writes flags for the tasks whose annotations changed and for the tasks whose status
+changed with them (alpha's expected disagreement is project-wide). On start, and every
+``serve.reconcile_every`` seconds, it pulls the project and applies the pull as a snapshot: what
+a lost webhook or a kill -9 missed comes back then.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.config import LabelStudioSource
+from ..adapters.label_studio.export import parse_tasks
+from ..adapters.label_studio.label_config import declared_multiple, parse_label_config
+from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject, PulledTask
+from ..config import Config, ServeConfig
+from ..core.errors import IaaGateError, UsageError
+from ..model import Dataset
+from ..pipeline import Outcome, evaluate
+from ..sinks.label_studio import LabelStudioFlags, entries
+from .events import BadEvent, Event, parse_event
+from .state import State, now
+
+log = logging.getLogger("iaa_gate.serve")
+
+LAG_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+"""Upper bounds (seconds) of the event → flag lag histogram."""
+RETRY_AFTER = 1.0
+"""Seconds before tasks whose flags could not be written are tried again."""
+
+
+@dataclass
+class Counters:
+    """What ``/metrics`` shows besides the report: events by outcome, the lag histogram."""
+
+    received: int = 0
+    ignored: int = 0
+    rejected: int = 0
+    applied: int = 0
+    flags_written: int = 0
+    reconciles: int = 0
+    lag_buckets: list[int] = field(default_factory=lambda: [0] * len(LAG_BUCKETS))
+    lag_sum: float = 0.0
+    lag_count: int = 0
+
+    def observe(self, lag: float) -> None:
+        for i, bound in enumerate(LAG_BUCKETS):
+            if lag <= bound:
+                self.lag_buckets[i] += 1
+        self.lag_sum += lag
+        self.lag_count += 1
+
+
+def serve_settings(config: Config) -> tuple[LabelStudioSource, ServeConfig]:
+    """The config's live source and ``serve:`` section; :class:`UsageError` if either is
+    missing or the source cannot be served."""
+    src, serve = config.source, config.serve
+    if not isinstance(src, LabelStudioSource):
+        raise UsageError(
+            f"iaa-gate serve needs a live Label Studio source (source.type: label-studio); "
+            f"this config reads {src.type}"
+        )
+    if serve is None:
+        raise UsageError(
+            "iaa-gate serve needs a serve: section with at least the webhook secret",
+            hint="add serve: {secret: ${IAA_GATE_WEBHOOK_SECRET}}",
+        )
+    if src.view is not None:
+        raise UsageError(
+            "iaa-gate serve follows the whole project; source.view is not supported",
+            hint="remove source.view from the config used with serve",
+        )
+    return src, serve
+
+
+class Service:
+    """The live state of one project (``config`` with a ``serve:`` section)."""
+
+    def __init__(self, config: Config) -> None:
+        src, self.settings = serve_settings(config)
+        self.config = config
+        self.project = LabelStudioProject.from_config(
+            src.model_copy(update={"timeout": None}),  # a service has no total time budget
+            pull_meta=True,
+            pull_data=config.writeback.data_flags,
+        )
+        self.sink = (
+            LabelStudioFlags.for_run(self.project, config) if config.writeback.enabled else None
+        )
+        self.counters = Counters()
+        self.outcome: Outcome | None = None
+        self.writeback: dict[str, Any] | None = None
+        self.ready = threading.Event()
+        self.error: str | None = None
+        self.problem: str | None = None
+        self.wake = threading.Event()
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.names: dict[str, str] = {}
+        self.declared: dict[str, bool] = {}
+        self.project_id: int | None = None
+        self.thread: threading.Thread | None = None
+
+    # -- life cycle -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="iaa-gate-serve", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+        if self.thread is not None:
+            self.thread.join(timeout=30)
+
+    def _run(self) -> None:
+        state = State(self.settings.state)
+        try:
+            next_pull = 0.0
+            while not self.stopping.is_set():
+                if time.monotonic() >= next_pull:
+                    self.reconcile(state)
+                    next_pull = time.monotonic() + self.settings.reconcile_every
+                    self.ready.set()
+                pending = self.step(state)
+                wait = RETRY_AFTER if pending else next_pull - time.monotonic()
+                self.wake.wait(timeout=max(0.0, min(wait, self.settings.reconcile_every)))
+                self.wake.clear()
+        except IaaGateError as exc:
+            self.error = str(exc)
+            log.error("stopped: %s", exc)
+        except Exception:  # a bug: keep the traceback in the log
+            self.error = "internal error (see the log)"
+            log.exception("stopped by an internal error")
+        finally:
+            self.ready.set()
+            state.close()
+
+    def connect(self) -> None:
+        """Resolve the project; read its labeling config and user names (as a batch pull)."""
+        self.project_id = self.project.resolve()
+        self.names = self.project.annotator_names()
+        if self.project.label_config:
+            where = f"{self.project.where} labeling config"
+            self.declared = declared_multiple(parse_label_config(self.project.label_config, where))
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def accepts(self, event: Event) -> bool:
+        """Whether ``event`` is about this project (an event naming no project is)."""
+        return event.project is None or event.project == self.project_id
+
+    def step(self, state: State) -> bool:
+        """Apply the queued events, then refresh; whether flags are still to be written."""
+        rows = state.inbox()
+        if rows:
+            with state.transaction():
+                for _, received, body in rows:
+                    try:
+                        event = parse_event(json.loads(body))
+                    except (ValueError, BadEvent):
+                        continue  # checked when received; kept out of the state
+                    if self.accepts(event):
+                        state.apply(event, received)
+                        self.counters.applied += 1
+                state.done(rows[-1][0])
+        dirty = state.dirty()
+        if not rows and not dirty and self.outcome is not None:
+            return False
+        return self.refresh(state, dirty)
+
+    def reconcile(self, state: State) -> None:
+        """Pull every task of the project and apply the pull as a snapshot, then refresh."""
+        started = now()
+        tasks = list(self.pull())
+        with state.transaction():
+            changed = state.snapshot(tasks, started)
+        self.counters.reconciles += 1
+        state.put("reconciled_at", str(started))
+        log.info("reconciled %d task(s) from the project, %d changed", len(tasks), len(changed))
+        self.refresh(state, state.dirty(), full=True)
+
+    def pull(self) -> Iterator[dict[str, Any]]:
+        """Every task of the project, with meta, data and annotations (the tasks API, paged)."""
+        params = {
+            "project": self.project_id,
+            "fields": "all",
+            "include": ",".join(("id", "data", "meta", "annotations", *ANNOTATION_FIELDS)),
+            "page_size": self.project.page_size,
+        }
+        page = 1
+        while True:
+            body = self.project.api.request(
+                "GET",
+                "api/tasks/",
+                f"reading tasks (page {page})",
+                params={**params, "page": page},
+                absent=(404,) if page > 1 else (),
+            )
+            batch = body.get("tasks") if isinstance(body, dict) else None
+            if not isinstance(batch, list):
+                return
+            yield from (t for t in batch if isinstance(t, dict) and "id" in t)
+            if len(batch) < self.project.page_size:
+                return
+            page += 1
+
+    # -- scoring and flags ----------------------------------------------------------------------
+
+    def dataset(self, state: State) -> Dataset:
+        """The state read by the batch rules, as :meth:`LabelStudioProject.load` reads a pull."""
+        docs = [msgspec.Raw(d) for d in state.task_documents()]
+        src = self.config.source
+        dataset = parse_tasks(
+            docs,
+            f"{self.project.url} project {self.project_id}",
+            skip_invalid=getattr(src, "skip_invalid", False),
+        )
+        dataset.annotator_names = {**self.names, **dataset.annotator_names}
+        if self.declared:
+            dataset.declared_multiple = dict(self.declared)
+        return dataset
+
+    def refresh(self, state: State, dirty: dict[int, float], *, full: bool = False) -> bool:
+        """Evaluate the state, write the flags that changed, gate; whether some are left.
+        A state the batch run would refuse (no field answered yet, a malformed task) keeps
+        the service running: the report says why until an event mends it."""
+        try:
+            outcome = evaluate(self.config, self.dataset(state))
+        except IaaGateError as exc:
+            if self.problem != str(exc):
+                log.warning("no report yet: %s", exc)
+            with self.lock:
+                self.outcome, self.problem = None, str(exc)
+            state.clean(dirty)
+            return False
+        self.problem = None
+        if self.project_id != outcome.report.source.get("project"):
+            outcome.report.source["project_id"] = self.project_id
+        left = False
+        if self.sink is not None:
+            left = self._flags(state, outcome, dirty, full=full)
+        else:
+            state.clean(dirty)
+        with self.lock:
+            self.outcome = outcome
+            outcome.report.writeback = self.writeback
+        self._gate(state, outcome)
+        return left
+
+    def _flags(
+        self, state: State, outcome: Outcome, dirty: dict[int, float], *, full: bool
+    ) -> bool:
+        assert self.sink is not None
+        key = self.sink.config.meta_key
+        wanted = entries(outcome.results, self.sink.digest)
+        shown = state.all_meta(key)
+
+        def status(entry: Any) -> Any:
+            return entry.get("status") if isinstance(entry, dict) else None
+
+        todo = {t for t in dirty if t in shown}
+        todo |= {t for t, e in shown.items() if full or status(e) != status(wanted.get(t))}
+        pulled = state.task_meta(todo)
+        data_flags = self.sink.config.data_flags
+        self.project.tasks = {
+            t: PulledTask(meta, data if data_flags else None) for t, (meta, data) in pulled.items()
+        }
+        try:
+            changes, _, _ = self.sink.plan(outcome.results)
+            summary = self.sink.apply(outcome.results)
+        except LabelStudioError as exc:
+            log.warning("flags not written: %s", exc.message)
+            return True
+        self.writeback = summary
+        planned = {c.id: c for c in changes}
+        left: set[int] = set()
+        with state.transaction():
+            for t, task in self.project.tasks.items():
+                change = planned.get(t)
+                if change is not None and task.meta != change.meta:
+                    left.add(int(t))  # failed, or edited in Label Studio: read again below
+                    continue
+                if change is not None:
+                    state.set_meta(int(t), task.meta, task.data if change.data else None)
+            settled = [t for t in dirty if t not in left]
+            state.clean(settled)
+        when = now()
+        for t in settled:
+            self.counters.observe(max(0.0, when - dirty[t]))
+        self.counters.flags_written += int(summary.get("done", 0))
+        for warning in summary.get("warnings", []):
+            log.warning("write-back: %s", warning)
+        if left:
+            self._reread(state, left)
+        return bool(left)
+
+    def _reread(self, state: State, tasks: set[int]) -> None:
+        """Read ``tasks`` again (their meta changed in Label Studio), so the next try merges
+        into what is there now; each stays dirty until written."""
+        for t in sorted(tasks):
+            try:
+                body = self.project.api.request(
+                    "GET", f"api/tasks/{t}/", f"re-reading task {t}", absent=(404,)
+                )
+            except LabelStudioError as exc:
+                log.warning("task %s: %s", t, exc.message)
+                continue
+            if isinstance(body, dict):
+                state.set_meta(t, body.get("meta") or {}, body.get("data") or {})
+
+    # -- the gate -------------------------------------------------------------------------------
+
+    def _gate(self, state: State, outcome: Outcome) -> None:
+        """Log a verdict change (and POST it to ``serve.notify_url``)."""
+        verdict = outcome.verdict.value
+        fields: dict[str, str] = {}
+        for check in outcome.checks:
+            worst = fields.get(check.field, "pass")
+            order = ("pass", "warn", "fail")
+            if order.index(check.verdict.value) > order.index(worst):
+                worst = check.verdict.value
+            fields[check.field] = worst
+        was = state.get("verdict")
+        if was == verdict:
+            return
+        state.put("verdict", verdict)
+        if was is None:
+            log.info("verdict: %s", verdict)
+            return
+        text = f"iaa-gate: project {self.project_id}: the verdict changed from {was} to {verdict}"
+        log.warning("%s (%s)", text, ", ".join(f"{f}: {v}" for f, v in sorted(fields.items())))
+        if self.settings.notify_url is not None:
+            payload = {"text": text, "verdict": verdict, "was": was, "fields": fields}
+            self._notify(self.settings.notify_url.get_secret_value(), payload)
+
+    @staticmethod
+    def _notify(url: str, payload: dict[str, Any]) -> None:
+        request = urllib.request.Request(
+            url,
+            data=json.dumps(payload).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                response.read()
+        except OSError as exc:
+            log.warning("notify failed: %s", type(exc).__name__)  # the URL is a secret
+
+    # -- what the endpoints read ----------------------------------------------------------------
+
+    def snapshot(self) -> Outcome | None:
+        with self.lock:
+            return self.outcome
+
+
+def finite(x: float | None) -> str:
+    """A Prometheus sample value (NaN for undefined)."""
+    return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else repr(float(x))

@@ -1,0 +1,269 @@
+"""The service's state in one SQLite database (WAL): survives a kill -9 as committed.
+
+Tables:
+
+- ``inbox``: webhook bodies acknowledged but not yet applied (the durable event queue);
+- ``tasks``: each task's body as Label Studio sent it (``id``, ``data``, ``meta``; JSON), and
+  ``deleted``;
+- ``annotations``: every live annotation by id (JSON, as Label Studio sent it) with its task and
+  ``updated_at``; a task's latest annotation per annotator is chosen from these by the batch
+  reading rules when the state is evaluated;
+- ``gone``: ids of deleted annotations (a late or repeated delivery never brings one back);
+- ``dirty``: tasks changed since their flags were last written, with the arrival time of the
+  earliest event (for the event → flag lag);
+- ``kv``: counters and the last verdict.
+
+Applying an event is idempotent and order-free: an annotation is replaced only by a version with
+an equal or later ``updated_at``, and a deletion wins over any delivery of the same id.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..adapters.label_studio.project import ANNOTATION_FIELDS
+from .events import Event
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, received REAL, body BLOB);
+CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, body TEXT NOT NULL,
+                                  deleted INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS annotations (id INTEGER PRIMARY KEY, task INTEGER NOT NULL,
+                                        updated TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS annotations_task ON annotations (task);
+CREATE TABLE IF NOT EXISTS gone (id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS dirty (task INTEGER PRIMARY KEY, since REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+
+
+class State:
+    """One connection to the state database at ``path`` (one per thread)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- the inbox ------------------------------------------------------------------------------
+
+    def push(self, body: bytes, received: float) -> None:
+        """Queue a webhook body (committed before the webhook is acknowledged)."""
+        self.db.execute("INSERT INTO inbox (received, body) VALUES (?, ?)", (received, body))
+
+    def inbox(self, limit: int = 5000) -> list[tuple[int, float, bytes]]:
+        """The oldest queued bodies: ``(seq, received, body)``."""
+        rows = self.db.execute(
+            "SELECT seq, received, body FROM inbox ORDER BY seq LIMIT ?", (limit,)
+        ).fetchall()
+        return [(int(s), float(r), bytes(b)) for s, r, b in rows]
+
+    def queued(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM inbox").fetchone()[0])
+
+    def done(self, last_seq: int) -> None:
+        self.db.execute("DELETE FROM inbox WHERE seq <= ?", (last_seq,))
+
+    # -- applying events ------------------------------------------------------------------------
+
+    def apply(self, event: Event, received: float) -> set[int]:
+        """Apply ``event`` (inside :meth:`transaction`); the tasks whose annotations changed."""
+        changed: set[int] = set()
+        for task in event.tasks:
+            self._task(task)
+        for tid in event.deleted_tasks:
+            changed |= self._delete_task(tid)
+        for ann in event.annotations:
+            if self._annotation(ann):
+                changed.add(int(ann["task"]))
+        for aid in event.deleted:
+            changed |= self._delete_annotation(aid)
+        self._mark(changed, received)
+        return changed
+
+    def snapshot(self, tasks: Iterable[dict[str, Any]], received: float) -> set[int]:
+        """Make the state equal to a full pull of the project (inside :meth:`transaction`):
+        tasks missing from it are deleted, each pulled task's annotations replace the stored
+        ones (deleted ids stay deleted). Returns the tasks whose annotations changed."""
+        changed: set[int] = set()
+        seen: set[int] = set()
+        for task in tasks:
+            tid = int(task["id"])
+            seen.add(tid)
+            anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+            self._task({k: v for k, v in task.items() if k not in ("annotations", "predictions")})
+            ids = {int(a["id"]) for a in anns}
+            stored = self.db.execute("SELECT id FROM annotations WHERE task = ?", (tid,))
+            for (aid,) in stored.fetchall():
+                if aid not in ids:
+                    self.db.execute("DELETE FROM annotations WHERE id = ?", (aid,))
+                    changed.add(tid)
+            for ann in anns:
+                if self._annotation({**ann, "task": tid}):
+                    changed.add(tid)
+        alive = self.db.execute("SELECT id FROM tasks WHERE deleted = 0").fetchall()
+        for (tid,) in alive:
+            if tid not in seen:
+                changed |= self._delete_task(tid)
+        self._mark(changed, received)
+        return changed
+
+    def _task(self, task: dict[str, Any]) -> None:
+        tid = int(task["id"])
+        body = {"id": tid, "data": task.get("data") or {}, "meta": task.get("meta") or {}}
+        self.db.execute(
+            "INSERT INTO tasks (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "body = excluded.body WHERE deleted = 0",
+            (tid, _dump(body)),
+        )
+
+    def _annotation(self, ann: dict[str, Any]) -> bool:
+        """Keep ``ann`` unless deleted or older than the stored version; whether it changed."""
+        aid, tid = int(ann["id"]), int(ann["task"])
+        if self.db.execute("SELECT 1 FROM gone WHERE id = ?", (aid,)).fetchone():
+            return False
+        if self.db.execute("SELECT deleted FROM tasks WHERE id = ?", (tid,)).fetchone() == (1,):
+            return False
+        self.db.execute(
+            "INSERT OR IGNORE INTO tasks (id, body) VALUES (?, ?)", (tid, _dump({"id": tid}))
+        )
+        keep = {k: ann.get(k) for k in ANNOTATION_KEYS if k in ann}
+        updated, body = str(ann.get("updated_at") or ""), _dump(keep)
+        old = self.db.execute(
+            "SELECT updated, body FROM annotations WHERE id = ?", (aid,)
+        ).fetchone()
+        if old is not None and (old[0] > updated or old[1] == body):
+            return False
+        self.db.execute(
+            "INSERT OR REPLACE INTO annotations (id, task, updated, body) VALUES (?, ?, ?, ?)",
+            (aid, tid, updated, body),
+        )
+        return True
+
+    def _delete_annotation(self, aid: int) -> set[int]:
+        self.db.execute("INSERT OR IGNORE INTO gone (id) VALUES (?)", (aid,))
+        row = self.db.execute("SELECT task FROM annotations WHERE id = ?", (aid,)).fetchone()
+        if row is None:
+            return set()
+        self.db.execute("DELETE FROM annotations WHERE id = ?", (aid,))
+        return {int(row[0])}
+
+    def _delete_task(self, tid: int) -> set[int]:
+        self.db.execute(
+            "INSERT INTO tasks (id, body, deleted) VALUES (?, ?, 1) "
+            "ON CONFLICT (id) DO UPDATE SET deleted = 1",
+            (tid, _dump({"id": tid})),
+        )
+        self.db.execute(
+            "INSERT OR IGNORE INTO gone (id) SELECT id FROM annotations WHERE task = ?", (tid,)
+        )
+        self.db.execute("DELETE FROM annotations WHERE task = ?", (tid,))
+        self.db.execute("DELETE FROM dirty WHERE task = ?", (tid,))
+        return set()  # a deleted task has no flags to write
+
+    def _mark(self, tasks: set[int], received: float) -> None:
+        self.db.executemany(
+            "INSERT INTO dirty (task, since) VALUES (?, ?) ON CONFLICT (task) DO UPDATE SET "
+            "since = min(since, excluded.since)",
+            [(t, received) for t in tasks],
+        )
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def task_documents(self) -> list[bytes]:
+        """Every live task as Label Studio's tasks API gives it (JSON with ``annotations``, in
+        id order), for :func:`~iaa_gate.adapters.label_studio.export.parse_tasks`."""
+        anns: dict[int, list[str]] = {}
+        rows = self.db.execute("SELECT task, body FROM annotations ORDER BY task, id")
+        for tid, body in rows:
+            anns.setdefault(tid, []).append(body)
+        out = []
+        for tid, body in self.db.execute(
+            "SELECT id, body FROM tasks WHERE deleted = 0 ORDER BY id"
+        ):
+            joined = ",".join(anns.get(tid, ()))
+            out.append(f'{body[:-1]},"annotations":[{joined}]}}'.encode())
+        return out
+
+    def task_meta(self, ids: Iterable[int]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+        """``{task: (meta, data)}`` of the live tasks among ``ids``."""
+        out = {}
+        for tid in ids:
+            row = self.db.execute(
+                "SELECT body FROM tasks WHERE id = ? AND deleted = 0", (tid,)
+            ).fetchone()
+            if row is not None:
+                body = json.loads(row[0])
+                out[tid] = (body.get("meta") or {}, body.get("data") or {})
+        return out
+
+    def all_meta(self, key: str) -> dict[int, Any]:
+        """``{task: meta[key]}`` of every live task (what was last written or pulled)."""
+        rows = self.db.execute(
+            "SELECT id, json_extract(body, '$.meta.' || ?) FROM tasks WHERE deleted = 0", (key,)
+        )
+        return {int(t): json.loads(v) if v is not None else None for t, v in rows}
+
+    def set_meta(self, tid: int, meta: dict[str, Any], data: dict[str, Any] | None) -> None:
+        """What was written to task ``tid`` (``data`` None: unchanged)."""
+        row = self.db.execute("SELECT body FROM tasks WHERE id = ?", (tid,)).fetchone()
+        if row is None:
+            return
+        body = json.loads(row[0])
+        body["meta"] = meta
+        if data is not None:
+            body["data"] = data
+        self.db.execute("UPDATE tasks SET body = ? WHERE id = ?", (_dump(body), tid))
+
+    def dirty(self) -> dict[int, float]:
+        return {int(t): float(s) for t, s in self.db.execute("SELECT task, since FROM dirty")}
+
+    def clean(self, tasks: Iterable[int]) -> None:
+        self.db.executemany("DELETE FROM dirty WHERE task = ?", [(t,) for t in tasks])
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        row = self.db.execute("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else default
+
+    def put(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", (key, value))
+
+    def count(self) -> tuple[int, int]:
+        """``(live tasks, live annotations)``."""
+        tasks = self.db.execute("SELECT count(*) FROM tasks WHERE deleted = 0").fetchone()[0]
+        anns = self.db.execute("SELECT count(*) FROM annotations").fetchone()[0]
+        return int(tasks), int(anns)
+
+
+ANNOTATION_KEYS = ("id", *ANNOTATION_FIELDS)
+"""What is kept of an annotation: what the batch reader reads (the live pull's ``include``)."""
+
+
+def now() -> float:
+    """Wall-clock seconds (event arrival times survive a restart)."""
+    return time.time()
