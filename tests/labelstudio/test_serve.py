@@ -303,12 +303,14 @@ def test_kill_9_restart_reconciles_and_gate_notifies(
     log = tmp_path / "serve.log"
     served = Served(config, log, "--register")
     try:
-        for task in ids[:4]:  # agreement: the gate passes
+        for n, task in enumerate(ids[:4]):  # agreement: the gate passes
             for who in annotators:
-                _annotate(ls_client, task, who, S[0], 4)
+                _annotate(ls_client, task, who, S[n % 3], 1 + n % 3)
         served.settled()
-        served.kill()  # mid-stream: these go nowhere (Label Studio never retries)
-        for task in ids[4:]:
+        assert served.get("/report.json")["verdict"] == "pass"
+        for n, task in enumerate(ids[4:]):
+            if n == 2:
+                served.kill()  # mid-stream: the rest go nowhere (Label Studio never retries)
             for who, label in zip(annotators, S, strict=True):
                 _annotate(ls_client, task, who, label, 1 + S.index(label))
     finally:
@@ -330,3 +332,86 @@ def test_kill_9_restart_reconciles_and_gate_notifies(
     assert note["verdict"] == "fail" and note["was"] == "pass"
     assert "fail" in log.read_text()
     notify.close()
+
+
+def _post(url: str, body: bytes, secret: str | None = SECRET) -> tuple[int, dict[str, Any]]:
+    headers = {"Content-Type": "application/json"}
+    if secret is not None:
+        headers["X-IAA-Gate-Secret"] = secret
+    request = urllib.request.Request(url + "/webhook", data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def test_refused_and_ignored_webhooks_change_nothing_and_unregister(
+    label_studio: LabelStudioServer,
+    ls_client: Any,
+    make_project: Callable[..., Any],
+    annotators: list[Annotator],
+    env: str,
+    tmp_path: Path,
+) -> None:
+    tasks = [
+        {
+            "data": {"text": f"review {i}"},
+            "annotations": [
+                {"completed_by": a.id, "result": result(S[(i + (a == annotators[2])) % 3], stars=2)}
+                for a in annotators
+            ],
+        }
+        for i in range(3)
+    ]
+    pid = make_project(REVIEW_CONFIG, tasks, title="serve-refused").id
+    task = label_studio.list_tasks(pid, include="id")[0]["id"]
+    config = _config(tmp_path, label_studio.url, pid, max_body=4000)
+    log = tmp_path / "serve.log"
+    with serving(config, log, "--register") as served:
+        served.settled()
+        before = served.get("/report.json")
+        event = {
+            "action": "ANNOTATION_CREATED",
+            "project": {"id": pid},
+            "task": {"id": task, "data": {"text": "x"}, "meta": {}},
+            "annotation": {
+                "id": 999_999,
+                "task": task,
+                "completed_by": annotators[0].id,
+                "result": result(S[2], stars=5),
+                "updated_at": "2030-01-01T00:00:00Z",
+            },
+        }
+        good = json.dumps(event).encode()
+        assert _post(served.url, good, secret="wrong-secret-0123456789")[0] == 401
+        assert _post(served.url, good, secret=None)[0] == 401
+        other = json.dumps({**event, "project": {"id": pid + 1000}}).encode()
+        assert _post(served.url, other) == (200, {"ignored": True})
+        huge = json.dumps({**event, "padding": "x" * 5000}).encode()
+        assert _post(served.url, huge)[0] == 413
+        assert _post(served.url, b'{"action": "ANNOTATION_CREATED", ')[0] == 400
+        assert _post(served.url, b'{"no": "action"}')[0] == 400
+        served.settled()
+        after = served.get("/report.json")
+        metrics = served.get("/metrics")
+        assert 'iaa_gate_events_total{outcome="applied"} 0' in metrics
+        assert 'iaa_gate_events_total{outcome="rejected"} 5' in metrics
+        assert 'iaa_gate_events_total{outcome="ignored"} 1' in metrics
+        for doc in (before, after):
+            doc.pop("generated_at")
+            doc.pop("writeback")
+        assert after == before
+    text = log.read_text()
+    assert f"ignored ANNOTATION_CREATED of project {pid + 1000}" in text
+    assert "(401)" in text and "(413)" in text and "(400)" in text
+    assert SECRET not in text and env not in text
+    # the webhook stays after shutdown; --unregister removes it
+    mine = [h for h in ls_client.webhooks.list(project=str(pid)) if h.url.endswith("/webhook")]
+    assert len(mine) == 1
+    cmd = [sys.executable, "-m", "iaa_gate.cli", "serve", "--config", str(config), "--unregister"]
+    cmd += ["--port", str(served.port)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "removed 1 webhook(s)" in done.stdout
+    assert ls_client.webhooks.list(project=str(pid)) == []
