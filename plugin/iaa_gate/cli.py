@@ -156,6 +156,8 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
         ) from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request to Label Studio
+    if args.debug:
+        logging.getLogger("iaa_gate.serve").setLevel(logging.DEBUG)
     if args.unregister:
         n = remove(config, host=args.host, port=args.port)
         print(f"removed {n} webhook(s)")

@@ -11,6 +11,7 @@ import contextlib
 import hmac
 import json
 import logging
+import math
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..sinks.report.html import HtmlWriter
 from ..sinks.report.json import JsonWriter
 from .events import BadEvent, parse_event
 from .hook import HEADER
-from .service import LAG_BUCKETS, Service, finite
+from .service import LAG_BUCKETS, RECENT, Service, finite
 from .state import State, now
 
 log = logging.getLogger("iaa_gate.serve")
@@ -166,7 +167,13 @@ def prometheus(service: Service, queued: int) -> str:
         f'iaa_gate_flag_lag_seconds_bucket{{le="+Inf"}} {c.lag_count}',
         f"iaa_gate_flag_lag_seconds_sum {c.lag_sum}",
         f"iaa_gate_flag_lag_seconds_count {c.lag_count}",
+        f"# HELP iaa_gate_flag_lag_recent_seconds The last {RECENT} lags' quantiles.",
+        "# TYPE iaa_gate_flag_lag_recent_seconds summary",
     ]
+    recent = sorted(c.recent)
+    for q in (0.5, 0.95, 0.99):
+        value = recent[min(len(recent) - 1, int(q * len(recent)))] if recent else math.nan
+        lines.append(f'iaa_gate_flag_lag_recent_seconds{{quantile="{q}"}} {finite(value)}')
     outcome = service.snapshot()
     if outcome is not None:
         lines += [

@@ -17,6 +17,7 @@ import math
 import threading
 import time
 import urllib.request
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,8 @@ log = logging.getLogger("iaa_gate.serve")
 
 LAG_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 """Upper bounds (seconds) of the event → flag lag histogram."""
+RECENT = 1000
+"""Lags kept for the p50/p95 of ``/metrics`` (the latest ones)."""
 RETRY_AFTER = 1.0
 """Seconds before tasks whose flags could not be written are tried again."""
 
@@ -57,8 +60,10 @@ class Counters:
     lag_buckets: list[int] = field(default_factory=lambda: [0] * len(LAG_BUCKETS))
     lag_sum: float = 0.0
     lag_count: int = 0
+    recent: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT))
 
     def observe(self, lag: float) -> None:
+        self.recent.append(lag)
         for i, bound in enumerate(LAG_BUCKETS):
             if lag <= bound:
                 self.lag_buckets[i] += 1
@@ -240,6 +245,7 @@ class Service:
         """Evaluate the state, write the flags that changed, gate; whether some are left.
         A state the batch run would refuse (no field answered yet, a malformed task) keeps
         the service running: the report says why until an event mends it."""
+        started = time.perf_counter()
         try:
             outcome = evaluate(self.config, self.dataset(state))
         except IaaGateError as exc:
@@ -250,6 +256,7 @@ class Service:
             state.clean(dirty)
             return False
         self.problem = None
+        scored = time.perf_counter()
         if self.project_id != outcome.report.source.get("project"):
             outcome.report.source["project_id"] = self.project_id
         left = False
@@ -261,6 +268,12 @@ class Service:
             self.outcome = outcome
             outcome.report.writeback = self.writeback
         self._gate(state, outcome)
+        log.debug(
+            "%d task(s) changed: evaluated in %.0f ms, flags in %.0f ms",
+            len(dirty),
+            1000 * (scored - started),
+            1000 * (time.perf_counter() - scored),
+        )
         return left
 
     def _flags(
