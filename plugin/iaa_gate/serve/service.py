@@ -19,7 +19,7 @@ import time
 import urllib.request
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -104,9 +104,13 @@ class Service:
             pull_meta=True,
             pull_data=config.writeback.data_flags,
         )
-        self.sink = (
-            LabelStudioFlags.for_run(self.project, config) if config.writeback.enabled else None
-        )
+        self.sink: LabelStudioFlags | None = None
+        self.tab: LabelStudioFlags | None = None  # the Data Manager tab alone
+        self.disputed: list[Any] | None = None  # the tab's tasks, as last written
+        if config.writeback.enabled:
+            self.tab = LabelStudioFlags.for_run(self.project, config)
+            no_tab = config.writeback.model_copy(update={"view": None})
+            self.sink = replace(self.tab, config=no_tab)
         self.counters = Counters()
         self.outcome: Outcome | None = None
         self.writeback: dict[str, Any] | None = None
@@ -297,6 +301,18 @@ class Service:
         try:
             changes, _, _ = self.sink.plan(outcome.results)
             summary = self.sink.apply(outcome.results)
+            disputed = sorted(t for t, e in wanted.items() if e["disputed"])
+            if self.tab is not None and self.tab.config.view and disputed != self.disputed:
+                tasks, self.project.tasks = self.project.tasks, {}
+                summary.update(
+                    {
+                        k: v
+                        for k, v in self.tab.apply(outcome.results).items()
+                        if k.startswith("view")
+                    }
+                )
+                self.project.tasks = tasks
+                self.disputed = None if summary.get("view") == "failed" else disputed
         except LabelStudioError as exc:
             log.warning("flags not written: %s", exc.message)
             return True

@@ -116,7 +116,7 @@ class State:
             tid = int(task["id"])
             seen.add(tid)
             anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
-            self._task({k: v for k, v in task.items() if k not in ("annotations", "predictions")})
+            self._task(task, pulled=True)
             ids = {int(a["id"]) for a in anns}
             stored = self.db.execute("SELECT id FROM annotations WHERE task = ?", (tid,))
             for (aid,) in stored.fetchall():
@@ -133,12 +133,16 @@ class State:
         self._mark(changed, received)
         return changed
 
-    def _task(self, task: dict[str, Any]) -> None:
+    def _task(self, task: dict[str, Any], *, pulled: bool = False) -> None:
+        """Keep a task's body. An event's body only fills a task not known yet (or known only
+        by id): it was serialised when the annotation was saved, and may predate flags written
+        since; a pull replaces it."""
         tid = int(task["id"])
         body = {"id": tid, "data": task.get("data") or {}, "meta": task.get("meta") or {}}
+        known = "" if pulled else f" AND body = '{_dump({'id': tid})}'"
         self.db.execute(
             "INSERT INTO tasks (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET "
-            "body = excluded.body WHERE deleted = 0",
+            f"body = excluded.body WHERE deleted = 0{known}",
             (tid, _dump(body)),
         )
 
