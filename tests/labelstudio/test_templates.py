@@ -16,9 +16,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 
+from iaa_gate.adapters.label_studio.export import parse_tasks
 from iaa_gate.adapters.label_studio.label_config import parse_label_config
 from iaa_gate.cli import ExitCode, main
 
@@ -136,8 +138,13 @@ def test_template(name: str, shipped: dict[str, str], tmp_path: Path) -> None:
     if name not in shipped:
         pytest.skip(f"{name} is not shipped (test_the_pinned_templates_… says so)")
     xml = shipped[name]
+    tasks = export(xml)
     (tmp_path / "config.xml").write_text(xml, encoding="utf-8")
-    (tmp_path / "export.json").write_text(json.dumps(export(xml)), encoding="utf-8")
+    (tmp_path / "export.json").write_text(json.dumps(tasks), encoding="utf-8")
+    raws = msgspec.json.decode(json.dumps(tasks).encode(), type=list[msgspec.Raw])
+    fast, general = parse_tasks(raws, "export.json"), parse_tasks(tasks, "export.json")
+    assert list(fast.annotations) == list(general.annotations)  # both paths read it alike
+    assert fast.texts == general.texts and fast.field_kinds() == general.field_kinds()
     config = tmp_path / "iaa-gate.yaml"
     xml_path, export_path = str(tmp_path / "config.xml"), str(tmp_path / "export.json")
     code = main(["init", "--label-config", xml_path, "--export", export_path, "--out", str(config)])
