@@ -18,6 +18,7 @@ from iaa_gate.config import parse_config
 from iaa_gate.core.errors import InputError
 from iaa_gate.evaluation.analysis import analyse, not_evaluated
 from iaa_gate.evaluation.matrix import region_table
+from iaa_gate.metrics.rankings import kendall_w
 
 
 def ann(user: int, result: list[dict[str, Any]]) -> dict[str, Any]:
@@ -252,15 +253,79 @@ def test_init_lists_every_control_with_its_reason() -> None:
     </View>"""
     controls = {c.name: c for c in parse_label_config(xml)}
     assert set(controls) == {"videoLabels", "box", "tl", "mask", "rank", "pw", "odd"}
-    assert controls["pw"].evaluated and controls["tl"].evaluated
+    assert controls["pw"].evaluated and controls["tl"].evaluated and controls["rank"].evaluated
     assert "not matched per frame" in str(controls["box"].reason)
     assert str(controls["videoLabels"].reason).startswith("it labels box regions: video object")
     assert "brush masks" in str(controls["mask"].reason)
-    assert "rankings" in str(controls["rank"].reason)
     assert controls["odd"].reason == "iaa-gate does not read <MysteryControl> answers"
     text = starting_config(list(controls.values()), {"type": "label-studio-export"}, origin="x")
-    for name in ("videoLabels", "box", "mask", "rank", "odd"):
+    for name in ("videoLabels", "box", "mask", "odd"):
         assert f"#   {name} (<" in text and str(controls[name].reason) in text
     only_video = [controls["videoLabels"], controls["box"]]
     with pytest.raises(InputError, match="no control of the labeling config can be evaluated"):
         starting_config(only_video, {"type": "label-studio-export"}, origin="x")
+
+
+def ranking(tid: int, *answers: dict[str, list[str]]) -> dict[str, Any]:
+    return task(
+        tid,
+        *(
+            ann(
+                u + 1,
+                [
+                    {
+                        "id": f"k{tid}",
+                        "from_name": "rank",
+                        "to_name": "items",
+                        "type": "ranker",
+                        "value": {"ranker": a},
+                    }
+                ],
+            )
+            for u, a in enumerate(answers)
+        ),
+        data={"items": []},
+    )
+
+
+def test_rankings_are_scored_over_task_item_units_with_w_and_tau_b(write_json: Any) -> None:
+    """Simple rankings and buckets (ties); alpha over (task, item) units checked against the
+    krippendorff package at the ordinal level, W and tau-b per task against scipy."""
+    from scipy.stats import kendalltau
+
+    tasks = [
+        ranking(1, {"rank": ["a", "b", "c"]}, {"rank": ["a", "c", "b"]}, {"rank": ["b", "a", "c"]}),
+        ranking(
+            2,
+            {"good": ["x", "y"], "bad": ["z"]},
+            {"good": ["x"], "bad": ["y", "z"]},
+            {"good": ["x", "y"], "bad": ["z"], "rank": []},
+        ),
+    ]
+    ds = load(write_json, tasks)
+    assert ds.field_kinds() == {"rank": "ranker"}
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"rank": {}}}
+    )
+    got = analyse(ds, cfg)["rank"]
+    # (task, item) units × annotators: ranks, ties sharing their bucket's rank
+    units = np.array(
+        [[1, 1, 2], [2, 3, 1], [3, 2, 3], [1, 1, 1], [1, 2, 1], [2, 2, 2]], dtype=float
+    ).T
+    ref = krippendorff.alpha(reliability_data=units, level_of_measurement="ordinal")
+    assert got.alpha == pytest.approx(ref)
+    assert got.n_tasks == 2 and [u.id for u in got.units] == [1, 2]
+    assert got.units[1].labels["1"] == "x = y > z"
+    first = np.array([[1, 2, 3], [1, 3, 2], [2, 1, 3]], dtype=float)
+    second = np.array([[1, 1, 2], [1, 2, 2], [1, 1, 2]], dtype=float)
+    w = [kendall_w(first), kendall_w(second)]
+    assert got.units[0].score == pytest.approx(w[0]) and got.units[1].score == pytest.approx(w[1])
+    assert got.coefficients["kendall_w"].value == pytest.approx(np.mean(w))
+    taus = [
+        np.mean([kendalltau(t[i], t[j]).statistic for i, j in ((0, 1), (0, 2), (1, 2))])
+        for t in (first, second)
+    ]
+    assert got.coefficients["mean_tau_b"].value == pytest.approx(np.mean(taus))
+    bad = [ranking(1, {"rank": ["a", "a"]})]
+    with pytest.raises(InputError, match="an item occurs twice in the ranking"):
+        load(write_json, bad)

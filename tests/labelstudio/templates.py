@@ -143,7 +143,7 @@ def _scalar(c: Control, i: int) -> dict[str, Any] | None:
     if c.kind == "datetime":
         return {"datetime": f"2024-01-0{i + 1}"}
     if c.kind == "ranker":
-        return {"ranker": {"relevant_results": ["a", "b"][:: 1 - 2 * (i % 2)], "_": ["c"]}}
+        return {"ranker": {c.name: ["a", "b", "c"] if i % 2 else ["c", "a", "b"]}}
     return None
 
 

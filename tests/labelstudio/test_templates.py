@@ -34,8 +34,6 @@ REFUSED = {
     "chat/chatbot": "an answer about one chat message",
     "computer-vision/pdf_ocr": "OCR labels on PDF pages",
     "computer-vision/semantic-segmentation-with-masks": "brush masks (RLE) are not compared",
-    "generative-ai/llm-ranker": "rankings (items in buckets) are not scored",
-    "generative-ai/visual-ranker": "rankings (items in buckets) are not scored",
     "videos/video-object-tracking": "video object tracks",
 }
 """Templates with no control iaa-gate can score → a phrase of the reason ``init`` gives."""
@@ -73,6 +71,8 @@ EVALUATED = {
     "conversational-ai/response-selection",
     "generative-ai/chatbot-assessment",
     "generative-ai/human-feedback-collection",
+    "generative-ai/llm-ranker",
+    "generative-ai/visual-ranker",
     "generative-ai/response-grading",
     "generative-ai/supervised-llm",
     "natural-language-processing/content-moderation",

@@ -28,10 +28,6 @@ register(
         "video object tracks (boxes on keyframes, interpolated between them) are not "
         "matched per frame yet",
     ),
-    _listed(
-        "ranker",
-        "rankings (items in buckets) are not scored yet",
-    ),
     _listed("datetime", "date/time answers are not scored yet"),
     _listed("chatmessage", _CHAT),
     _listed("chat", _CHAT),

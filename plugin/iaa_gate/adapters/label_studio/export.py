@@ -20,6 +20,7 @@ import msgspec
 
 from ...core.errors import InputError, Problem, unreadable
 from ...kinds import REGION_SHAPES, SCALAR_KINDS
+from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
@@ -693,6 +694,8 @@ def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) ->
 def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue | None:
     if kind == "choices":
         return FieldValue(kind, _strings(value.get("choices"), "choices", where))
+    if kind == "ranker":
+        return FieldValue(kind, _ranking(value.get("ranker"), where))
     if kind == "pairwise":
         selected = value.get("selected")
         if not isinstance(selected, str) or not selected:
@@ -720,6 +723,25 @@ def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue |
         texts = _strings(value.get("text"), "text", where)
         return FieldValue(kind, "\n".join(texts))  # normalised per field, as configured
     return FieldValue(kind, "")  # brushes, ellipses, video…: listed as not evaluated
+
+
+def _ranking(v: Any, where: Where) -> tuple[str, ...]:
+    """A ``<Ranker>`` answer as tie groups, best first (see :mod:`iaa_gate.kinds.ranker`): the
+    one list named like the control, each item its own group; or the buckets in the order
+    written, each bucket a group, leaving out the items still in the control's own list."""
+    if not isinstance(v, dict) or not all(
+        isinstance(items, list) and all(isinstance(x, str) and TIE not in x for x in items)
+        for items in v.values()
+    ):
+        raise TaskError(where, f"'ranker' must map list names to lists of item ids, got {v!r}")
+    own = where.field
+    buckets = [items for name, items in v.items() if name != own]
+    seen = [x for items in v.values() for x in items]
+    if len(set(seen)) != len(seen):
+        raise TaskError(where, "an item occurs twice in the ranking")
+    if not buckets:
+        return tuple(v.get(own, []))
+    return tuple(TIE.join(items) for items in buckets if items)
 
 
 def _strings(v: Any, key: str, where: Where) -> tuple[str, ...]:

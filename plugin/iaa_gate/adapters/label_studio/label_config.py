@@ -21,7 +21,7 @@ EVALUATED = {k.name: k.default_level for k in _SCALAR if k.evaluated_by_default}
 """Control tags evaluated by default, with their level of measurement (from the kinds registry)."""
 LISTED = {k.name: k.default_level for k in _SCALAR if not k.evaluated_by_default}
 """Control tags listed but not evaluated by default (free text)."""
-REGION_TAGS = frozenset(k.name for k in registry().values() if k.family != "scalar")
+REGION_TAGS = frozenset(k.name for k in registry().values() if k.family in ("region", "listed"))
 """Span and region controls; those in ``kinds.REGION_SHAPES`` are evaluated by region matching,
 the others (brushes, ellipses, video) are listed as not evaluated."""
 
@@ -168,7 +168,7 @@ def _tag(el: Element) -> str:
 
 
 _REGISTRY = registry()
-_REGION_KINDS = frozenset(k.name for k in _REGISTRY.values() if k.family != "scalar")
+_REGION_KINDS = frozenset(k.name for k in _REGISTRY.values() if k.family in ("region", "listed"))
 
 
 def _listed(el: Element, kind: str, name: str, reason: str, to: str) -> Control:
@@ -208,6 +208,14 @@ def _control(
             f' value="{el.get("value")}" (labels from the task data)' if dynamic else ""
         )
         return Control(name, kind, labels, multiple, "nominal", True, note)
+    if kind == "ranker" and not per_region:
+        buckets = tuple(str(b.get("name")) for b in el if _tag(b) == "bucket" and b.get("name"))
+        note = "<Ranker>: " + (
+            f"buckets {', '.join(buckets)} (best first; items in one bucket tie)"
+            if buckets
+            else "one ordered list"
+        )
+        return Control(name, kind, None, False, "ordinal", True, note, to)
     if kind == "pairwise":
         return Control(name, kind, ("left", "right"), False, "nominal", True, "<Pairwise>")
     if kind == "taxonomy":  # several paths may be chosen unless maxUsages="1"
