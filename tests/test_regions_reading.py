@@ -280,11 +280,12 @@ def test_not_evaluated_fields_are_in_every_report_format(tmp_path: Path) -> None
             "junit",
         ]
     )
-    assert json.loads((out / "report.json").read_text())["not_evaluated"] == {"blocks": "blocks"}
-    assert "- blocks (blocks)" in (out / "report.md").read_text()
-    assert "<code>blocks</code> (blocks)" in (out / "report.html").read_text()
+    why = "blocks: iaa-gate does not read blocks results"  # the kind and why, in every format
+    assert json.loads((out / "report.json").read_text())["not_evaluated"] == {"blocks": why}
+    assert f"- blocks ({why})" in (out / "report.md").read_text()
+    assert f"<code>blocks</code> ({why})" in (out / "report.html").read_text()
     junit = (out / "junit.xml").read_text()
-    assert 'name="not-evaluated"' in junit and "blocks (blocks): not evaluated" in junit
+    assert 'name="not-evaluated"' in junit and f"blocks ({why}): not evaluated" in junit
 
 
 def test_rotated_box_in_pixels_when_the_image_size_is_known(write_json: Any) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from ..config import Config
 from ..core.errors import InputError
-from ..kinds import REGION_SHAPES, SCALAR_KINDS
+from ..kinds import REGION_SHAPES, SCALAR_KINDS, registry
+from ..kinds import kind as registered
 from ..model import Dataset
+from .ranking import ranking_result
 from .regions import RegionFields
 from .results import FieldResult
 from .scalar import analyse_field, kind_problems
+
+RANKING_KINDS = frozenset(k.name for k in registry().values() if k.family == "ranking")
 
 
 def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
@@ -25,10 +29,11 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
             )
         elif kinds[name] in SCALAR_KINDS:
             problems += kind_problems(name, kinds[name], config.fields[name])
-        elif kinds[name] not in REGION_SHAPES:
+        elif kinds[name] not in REGION_SHAPES and kinds[name] not in RANKING_KINDS:
             problems.append(
-                f"field {name!r} is a {kinds[name]} control, which iaa-gate cannot evaluate; "
-                "remove it from fields (it is then listed as not evaluated)"
+                f"field {name!r} is a {kinds[name]} control, which iaa-gate cannot evaluate "
+                f"({why_not(kinds[name])}); remove it from fields (it is then listed as not "
+                "evaluated)"
             )
     if problems:
         raise InputError(dataset.source, problems, hint="check the names and options under fields:")
@@ -36,14 +41,31 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
     return {
         name: regions.result(name, cfg)
         if regions.covers(name)
+        else ranking_result(dataset, name, cfg)
+        if kinds[name] in RANKING_KINDS
         else analyse_field(dataset, name, cfg)
         for name, cfg in config.fields.items()
     }
 
 
+def why_not(kind: str) -> str:
+    """Why a control type is never scored: its registered reason, or that it is unknown."""
+    known = registered(kind)
+    if known is None:
+        return f"iaa-gate does not read {kind} results"
+    return known.reason or "not in the config"
+
+
 def not_evaluated(dataset: Dataset, config: Config) -> dict[str, str]:
-    """Fields present in the data but not in the config: name → control type."""
-    return {k: v for k, v in dataset.field_kinds().items() if k not in config.fields}
+    """Fields present in the data but not in the config: name → control type, and for a
+    control iaa-gate cannot score, ``": "`` and the reason."""
+    return {
+        k: v
+        if v in SCALAR_KINDS or v in REGION_SHAPES or v in RANKING_KINDS
+        else f"{v}: {why_not(v)}"
+        for k, v in dataset.field_kinds().items()
+        if k not in config.fields
+    }
 
 
 __all__ = ["FieldResult", "analyse", "not_evaluated"]

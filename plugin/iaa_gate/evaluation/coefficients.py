@@ -46,6 +46,8 @@ DESCRIPTION = {
     "strict_f1": "regions: pooled pairwise F1 with exact boundaries",
     "relations_f1": "relations: pooled pairwise F1 (both ends matched, same label)",
     "unitizing_alpha": "spans: Krippendorff's unitizing alpha (pooled over labels)",
+    "kendall_w": "rankings: Kendall's W with the tie correction, per task, averaged",
+    "mean_tau_b": "rankings: Kendall's tau-b over annotator pairs, per task, averaged",
 }
 ORDER_AWARE = {"alpha", "cohen_kappa", "mean_pairwise_cohen_kappa", "gwet_ac2"}
 """Coefficients that weigh near misses by the level's distance; the others ignore the order."""

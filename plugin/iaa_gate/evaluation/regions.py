@@ -202,7 +202,9 @@ def _alpha(m: Matched, cfg: FieldConfig, clusters: Coded) -> tuple[Estimate, dic
     if not regions.rated.any():
         why = Undefined(
             "no task's text was found (Label Studio: the task data key named like the spans' "
-            "to_name; Prodigy: the line's text)"
+            "to_name, for spans that carry their text; Prodigy: the line's text): spans in "
+            "seconds (audio) or frames (video timelines) index no text, so character-level "
+            "alpha does not apply"
         )
         spans.update(value=why, by_label={}, excluded_tasks=0)
         return _estimate("alpha", why, cfg), spans

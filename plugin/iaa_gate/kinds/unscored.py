@@ -1,25 +1,48 @@
-"""Region controls iaa-gate knows but does not score yet: listed as not evaluated, with why."""
+"""Controls iaa-gate knows but does not score: listed as not evaluated, with the true reason.
+
+Each reason says what the control's answers are and why no number is given for them, so a
+report never leaves a control out silently and never scores it as something else.
+"""
 
 from . import Kind, register
 
-_WHY = "{} regions are not matched yet"
+
+def _listed(name: str, reason: str) -> Kind:
+    return Kind(name, "listed", default_level=None, comparison="none", reason=reason)
+
+
+_MASK = "brush masks (RLE) are not compared yet"
+_ELLIPSE = "ellipse regions are not matched yet"
+_CHAT = "messages an annotator writes in a chat are free text, not compared"
 
 register(
-    *(
-        Kind(name, "listed", default_level=None, comparison="none", reason=_WHY.format(what))
-        for name, what in (
-            ("ellipselabels", "ellipse"),
-            ("ellipse", "ellipse"),
-            ("brushlabels", "brush (mask)"),
-            ("brush", "brush (mask)"),
-            ("videorectangle", "video track"),
-        )
+    _listed("ellipselabels", _ELLIPSE),
+    _listed("ellipse", _ELLIPSE),
+    _listed("brushlabels", _MASK),
+    _listed("brush", _MASK),
+    _listed("bitmasklabels", _MASK),
+    _listed("bitmask", _MASK),
+    _listed("magicwand", _MASK),
+    _listed(
+        "videorectangle",
+        "video object tracks (boxes on keyframes, interpolated between them) are not "
+        "matched per frame yet",
     ),
-    Kind(
+    _listed("datetime", "date/time answers are not scored yet"),
+    _listed("chatmessage", _CHAT),
+    _listed("chat", _CHAT),
+    _listed(
+        "ocrlabels",
+        "OCR labels on PDF pages (a Label Studio Enterprise tag) are not read yet: their "
+        "regions' page coordinates are not matched",
+    ),
+    _listed(
+        "permessage",
+        "an answer about one chat message (its result id is the message's) is not scored per "
+        "(task, message) yet, and is never read as one answer per task",
+    ),
+    _listed(
         "relations",
-        "listed",
-        default_level=None,
-        comparison="none",
-        reason="relations are scored with the span field they connect",
+        "relations are scored with the span field they connect",
     ),
 )

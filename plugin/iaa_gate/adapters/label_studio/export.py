@@ -20,6 +20,7 @@ import msgspec
 
 from ...core.errors import InputError, Problem, unreadable
 from ...kinds import REGION_SHAPES, SCALAR_KINDS
+from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
@@ -384,9 +385,11 @@ def _annotation(
     for item in result:
         if not isinstance(item, dict):
             raise TaskError(where, "a result item is not an object")
-    regions = _regions(result, where)
+    tool_labels = _tool_labels(result, where)
+    regions = _regions(result, where, tool_labels)
     fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
     owner = {rid: name for name, (_, rs) in regions.items() for rid in rs.ids}
+    messages = {item.get("id") for item in result if item.get("type") == "chatmessage"}
     for item in result:
         name, kind = item.get("from_name"), item.get("type")
         if kind == "relation":
@@ -395,7 +398,14 @@ def _annotation(
         if not isinstance(name, str) or not isinstance(kind, str):
             raise TaskError(where, "a result item lacks 'from_name' or 'type'")
         kind = kind.lower()
-        if kind in REGION_SHAPES:
+        if kind in REGION_SHAPES and not (kind == "labels" and id(item) in tool_labels):
+            continue
+        if id(item) in tool_labels:  # the labels of a region drawn with another tool
+            if tool_labels[id(item)] not in REGION_SHAPES:
+                fields.setdefault(name, FieldValue(tool_labels[id(item)], ""))
+            continue
+        if item.get("id") in messages and kind != "chatmessage":
+            fields[name] = FieldValue("permessage", "")  # listed: never one answer per task
             continue
         value = item.get("value")
         if not isinstance(value, dict):
@@ -438,8 +448,46 @@ def _annotation(
 _GEOMETRY_KEYS = ("start", "end", "x", "y", "points", "globalOffsets")
 
 
-def _regions(result: list[dict[str, Any]], where: Where) -> dict[str, tuple[str, RegionSet]]:
-    """The region results of one annotation, by field: columnar, one row per (region, label)."""
+def _tool_labels(result: list[dict[str, Any]], where: Where) -> dict[int, str]:
+    """The ``labels`` results that label a region drawn with another tool (a ``<Labels>``
+    naming the ``<Rectangle>``/``<Polygon>`` regions of an image, or video tracks): they have
+    no span bounds, and another result has their id. ``id(result item)`` → that tool's type."""
+    tools = {
+        item.get("id"): str(item.get("type")).lower()
+        for item in result
+        if str(item.get("type")).lower() not in SCALAR_KINDS | {"labels", "relation"}
+    }
+    out: dict[int, str] = {}
+    for item in result:
+        value = item.get("value")
+        if item.get("type") != "labels" or not isinstance(value, dict):
+            continue
+        if any(k in value for k in ("start", "end", "globalOffsets")):
+            continue  # a span
+        tool = tools.get(item.get("id"))
+        if tool is None:
+            here = where.at(item.get("from_name"), f"region {item.get('id')!r}")
+            raise TaskError(here, "labels without span bounds and with no region of the same id")
+        out[id(item)] = tool
+    return out
+
+
+def _regions(
+    result: list[dict[str, Any]], where: Where, tool_labels: dict[int, str] | None = None
+) -> dict[str, tuple[str, RegionSet]]:
+    """The region results of one annotation, by field: columnar, one row per (region, label).
+    ``tool_labels`` (from :func:`_tool_labels`): ``labels`` results that give their labels to
+    the region of the same id drawn with another tool."""
+    tool_labels = tool_labels or {}
+    given: dict[Any, list[str]] = {}
+    for item in result:
+        if id(item) in tool_labels:
+            value = item["value"]
+            labels = region_labels("labels", value)
+            if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+                here = where.at(item.get("from_name"), f"region {item.get('id')!r}")
+                raise TaskError(here, f"'labels' must be a list of labels, got {labels!r}")
+            given.setdefault(item.get("id"), []).extend(labels)
     out: dict[str, tuple[str, RegionSet]] = {}
     for item in result:
         kind = item.get("type")
@@ -447,6 +495,8 @@ def _regions(result: list[dict[str, Any]], where: Where) -> dict[str, tuple[str,
             kind = str(kind).lower()
             if kind not in REGION_SHAPES:
                 continue
+        if id(item) in tool_labels:
+            continue
         name, value, rid = item.get("from_name"), item.get("value"), item.get("id")
         if (
             not isinstance(name, str)
@@ -465,6 +515,10 @@ def _regions(result: list[dict[str, Any]], where: Where) -> dict[str, tuple[str,
         points = None
         if kind == "labels" and type(start) is int and type(end) is int and 0 <= start <= end:
             geometry = [float(start), float(end)]  # the common case, checked inline
+        elif kind in RANGES:
+            here = where.at(name, f"region {rid!r}")
+            _ranges(rs, str(rid), value, here)
+            continue
         else:
             here = where.at(name, f"region {rid!r}")
             geometry, points = _geometry(rs.shape, kind, value, here)
@@ -472,7 +526,7 @@ def _regions(result: list[dict[str, Any]], where: Where) -> dict[str, tuple[str,
                 geometry = _to_pixels(geometry, item)
         labels = region_labels(kind, value)
         if labels is None:
-            labels = []
+            labels = given.get(item.get("id"), [])
         if isinstance(labels, str):
             labels = [labels]
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
@@ -490,6 +544,30 @@ def _regions(result: list[dict[str, Any]], where: Where) -> dict[str, tuple[str,
             if points is not None:
                 rs.points.append(points)
     return out
+
+
+RANGES = frozenset({"timelinelabels"})
+"""Region kinds whose one result holds several spans: ``value.ranges`` of frames."""
+
+
+def _ranges(rs: RegionSet, rid: str, value: dict[str, Any], here: Where) -> None:
+    """A timeline result's frame ranges ``[start, end]`` (inclusive) as spans ``[start,
+    end + 1)`` of frames, one region each (``<id>#<n>``, n from 1), with its labels."""
+    ranges, labels = value.get("ranges"), region_labels("timelinelabels", value)
+    if not isinstance(ranges, list) or not ranges:
+        raise TaskError(here, "'ranges' must be a non-empty list of {start, end} frame ranges")
+    if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+        raise TaskError(here, f"'timelinelabels' must be a list of labels, got {labels!r}")
+    for n, r in enumerate(ranges, 1):
+        if not isinstance(r, dict):
+            raise TaskError(here, f"range {n} is not an object")
+        start, end = _number(r, "start", here), _number(r, "end", here)
+        if end < start:
+            raise TaskError(here, f"range {n}: 'end' {end:g} is before 'start' {start:g}")
+        for label in labels:
+            rs.ids.append(f"{rid}#{n}")
+            rs.labels.append(label)
+            rs.coords += [start, end + 1.0]
 
 
 def _region_problem(where: Where, kind: str, item: dict[str, Any]) -> TaskError:
@@ -592,6 +670,8 @@ def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) ->
     ``to_name``, else the one string of ``data`` in which every span's ``text`` sits at its
     offsets; None when neither is found."""
     spans = [r for r in result if r.get("from_name") == name]
+    if not any(isinstance(v := r.get("value"), dict) and "text" in v for r in spans):
+        return None  # audio seconds, timeline frames: bounds that index no text
     to_names = {str(r.get("to_name")) for r in spans}
     if len(to_names) == 1 and isinstance(data.get(key := to_names.pop()), str):
         return str(data[key])
@@ -614,6 +694,13 @@ def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) ->
 def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue | None:
     if kind == "choices":
         return FieldValue(kind, _strings(value.get("choices"), "choices", where))
+    if kind == "ranker":
+        return FieldValue(kind, _ranking(value.get("ranker"), where))
+    if kind == "pairwise":
+        selected = value.get("selected")
+        if not isinstance(selected, str) or not selected:
+            raise TaskError(where, f"'selected' must be 'left' or 'right', got {selected!r}")
+        return FieldValue(kind, (selected,))
     if kind == "taxonomy":
         paths = value.get("taxonomy")
         if not isinstance(paths, list) or not all(isinstance(p, list) for p in paths):
@@ -636,6 +723,25 @@ def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue |
         texts = _strings(value.get("text"), "text", where)
         return FieldValue(kind, "\n".join(texts))  # normalised per field, as configured
     return FieldValue(kind, "")  # brushes, ellipses, video…: listed as not evaluated
+
+
+def _ranking(v: Any, where: Where) -> tuple[str, ...]:
+    """A ``<Ranker>`` answer as tie groups, best first (see :mod:`iaa_gate.kinds.ranker`): the
+    one list named like the control, each item its own group; or the buckets in the order
+    written, each bucket a group, leaving out the items still in the control's own list."""
+    if not isinstance(v, dict) or not all(
+        isinstance(items, list) and all(isinstance(x, str) and TIE not in x for x in items)
+        for items in v.values()
+    ):
+        raise TaskError(where, f"'ranker' must map list names to lists of item ids, got {v!r}")
+    own = where.field
+    buckets = [items for name, items in v.items() if name != own]
+    seen = [x for items in v.values() for x in items]
+    if len(set(seen)) != len(seen):
+        raise TaskError(where, "an item occurs twice in the ranking")
+    if not buckets:
+        return tuple(v.get(own, []))
+    return tuple(TIE.join(items) for items in buckets if items)
 
 
 def _strings(v: Any, key: str, where: Where) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ it is installed, else with the standard library (fine for a config you trust).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError
 
@@ -21,7 +21,7 @@ EVALUATED = {k.name: k.default_level for k in _SCALAR if k.evaluated_by_default}
 """Control tags evaluated by default, with their level of measurement (from the kinds registry)."""
 LISTED = {k.name: k.default_level for k in _SCALAR if not k.evaluated_by_default}
 """Control tags listed but not evaluated by default (free text)."""
-REGION_TAGS = frozenset(k.name for k in registry().values() if k.family != "scalar")
+REGION_TAGS = frozenset(k.name for k in registry().values() if k.family in ("region", "listed"))
 """Span and region controls; those in ``kinds.REGION_SHAPES`` are evaluated by region matching,
 the others (brushes, ellipses, video) are listed as not evaluated."""
 
@@ -32,7 +32,11 @@ class Control:
 
     ``labels``: the label set when the config fixes it (``None`` for dynamic or numeric
     controls); ``level``: the default level, ``None`` when the control is not evaluated;
-    ``evaluated``: evaluated by default; ``note``: a short description for the config comment.
+    ``evaluated``: evaluated by default; ``note``: a short description for the config comment;
+    ``reason``: why a control that is not evaluated is not (``None`` for evaluated controls and
+    free text, which a config may evaluate); ``scored_with``: the fields whose regions this
+    control labels (a ``<Labels>`` naming the ``<Rectangle>``/``<Polygon>`` regions of an
+    image), scored as part of them.
     """
 
     name: str
@@ -43,6 +47,8 @@ class Control:
     evaluated: bool
     note: str
     to_name: str = ""
+    reason: str | None = None
+    scored_with: tuple[str, ...] = ()
 
 
 def _parse_xml(text: str) -> Element:
@@ -56,8 +62,22 @@ def _parse_xml(text: str) -> Element:
     return root
 
 
+SPAN_OBJECTS = {
+    "": "characters",  # an object the config does not declare: read as text, as before
+    "text": "characters",
+    "hypertext": "characters",
+    "paragraphs": "characters",
+    "audio": "seconds",
+    "audioplus": "seconds",
+}
+"""Objects a ``<Labels>`` marks spans of, and the spans' unit."""
+TOOLS = frozenset({"rectangle", "polygon", "keypoint", "ellipse", "brush", "videorectangle"})
+"""Unlabelled region tools whose regions a ``<Labels>`` on the same object labels."""
+
+
 def parse_label_config(text: str, source: str = "labeling config") -> list[Control]:
-    """The control tags of a labeling config, in document order.
+    """Every control tag of a labeling config, in document order: each becomes a field or
+    carries the reason it is not evaluated (none is left out).
 
     Raises :class:`InputError` naming ``source`` when the XML is malformed.
     """
@@ -71,6 +91,17 @@ def parse_label_config(text: str, source: str = "labeling config") -> list[Contr
         ) from None
     except ValueError as exc:  # defusedxml refuses entities and DTDs
         raise InputError(source, [f"refused XML: {exc}"]) from None
+    objects = {  # a <Chat> is an object its own per-message controls name, with a toName
+        str(el.get("name")): _tag(el)
+        for el in root.iter()
+        if el.get("name")
+        and el.get("value") is not None
+        and (not el.get("toName") or _tag(el) == "chat")
+    }
+    tools: dict[str, list[tuple[str, str]]] = {}
+    for el in root.iter():
+        if el.get("name") and el.get("toName") and _tag(el) in TOOLS:
+            tools.setdefault(el.get("toName", ""), []).append((str(el.get("name")), _tag(el)))
     controls: list[Control] = []
     seen: set[str] = set()
     for el in root.iter():
@@ -78,51 +109,92 @@ def parse_label_config(text: str, source: str = "labeling config") -> list[Contr
         name = el.get("name")
         if not name or name in seen or not el.get("toName"):
             continue
-        if kind not in EVALUATED and kind not in LISTED and kind not in REGION_TAGS:
-            continue
         seen.add(name)
-        controls.append(_control(el, kind, name))
-    return _attach_per_region(controls)
+        controls.append(_control(el, kind, name, objects, tools))
+    return _attach_labels(_attach_per_region(controls, objects))
 
 
-def _attach_per_region(controls: list[Control]) -> list[Control]:
+def _attach_per_region(controls: list[Control], objects: dict[str, str]) -> list[Control]:
     """Per-region controls become sub-fields ``<region field>.<name>`` of the one region
-    control on the same object; with none or several, they stay listed, not evaluated."""
+    control on the same object; otherwise they stay listed, not evaluated, with the reason."""
     out = []
     for c in controls:
         if not c.note.endswith("per-region control"):
             out.append(c)
             continue
-        owners = [r.name for r in controls if r.kind in REGION_SHAPES and r.to_name == c.to_name]
-        if len(owners) != 1:
-            out.append(c)
+        if objects.get(c.to_name) == "chat":
+            note = f"<{c.kind}> on each chat message"
+            out.append(replace(c, note=note, reason=_REGISTRY["permessage"].reason))
+            continue
+        owners = [r for r in controls if r.kind in _REGION_KINDS and r.to_name == c.to_name]
+        scored = [r.name for r in owners if r.evaluated]
+        if not scored:
+            unscored = (
+                f"it describes the regions of {', '.join(r.name for r in owners)}, which are "
+                "not evaluated"
+                if owners
+                else "its object has no region control"
+            )
+            out.append(replace(c, reason=unscored))
             continue
         level = EVALUATED.get(c.kind) or LISTED.get(c.kind)
-        note = f"<{c.kind}> on each {owners[0]} region: scored on matched regions"
-        out.append(
-            Control(
-                f"{owners[0]}.{c.name}",
-                c.kind,
-                c.labels,
-                c.multiple,
-                level,
-                c.kind in EVALUATED,
-                note,
-                c.to_name,
+        why = None if level else f"iaa-gate does not score <{c.kind}> answers per region"
+        for owner in scored:  # the results' region id says which field's region it is
+            note = f"<{c.kind}> on each {owner} region: scored on matched regions"
+            out.append(
+                Control(
+                    f"{owner}.{c.name}",
+                    c.kind,
+                    c.labels,
+                    c.multiple,
+                    level,
+                    c.kind in EVALUATED,
+                    note,
+                    c.to_name,
+                    why,
+                )
             )
-        )
     return out
+
+
+def _attach_labels(controls: list[Control]) -> list[Control]:
+    """A region tool (``<Rectangle>``…) named by a ``<Labels>`` takes its label set."""
+    sets = {t: c.labels for c in controls for t in c.scored_with if c.labels}
+    return [replace(c, labels=sets[c.name]) if c.name in sets else c for c in controls]
 
 
 def _tag(el: Element) -> str:
     return str(el.tag).rsplit("}", 1)[-1].lower()
 
 
-def _control(el: Element, kind: str, name: str) -> Control:
+_REGISTRY = registry()
+_REGION_KINDS = frozenset(k.name for k in _REGISTRY.values() if k.family in ("region", "listed"))
+
+
+def _listed(el: Element, kind: str, name: str, reason: str, to: str) -> Control:
+    return Control(name, kind, _choices(el), False, None, False, f"<{el.tag}>", to, reason)
+
+
+def _control(
+    el: Element,
+    kind: str,
+    name: str,
+    objects: dict[str, str],
+    tools: dict[str, list[tuple[str, str]]],
+) -> Control:
     per_region = el.get("perRegion", "").lower() == "true"
     to = el.get("toName", "")
+    obj = objects.get(to.split(",")[0], "")
+    if kind == "labels" and not per_region and obj not in SPAN_OBJECTS:
+        return _region_labels(el, name, to, obj, tools.get(to, []))
+    k = _REGISTRY.get(kind)
+    if k is None:
+        return _listed(el, kind, name, f"iaa-gate does not read <{el.tag}> answers", to)
+    if k.family == "listed" and not per_region:
+        return _listed(el, kind, name, str(k.reason), to)
     if kind in REGION_SHAPES and not per_region:
-        note = f"<{el.tag}>: regions matched one-to-one"
+        unit = f" ({SPAN_OBJECTS[obj]})" if kind == "labels" and obj else ""
+        note = f"<{el.tag}>{unit}: regions matched one-to-one"
         return Control(name, kind, _choices(el), False, "nominal", True, note, to)
     if kind in REGION_TAGS or per_region:
         why = "per-region control" if per_region else "span/region control"
@@ -136,6 +208,16 @@ def _control(el: Element, kind: str, name: str) -> Control:
             f' value="{el.get("value")}" (labels from the task data)' if dynamic else ""
         )
         return Control(name, kind, labels, multiple, "nominal", True, note)
+    if kind == "ranker" and not per_region:
+        buckets = tuple(str(b.get("name")) for b in el if _tag(b) == "bucket" and b.get("name"))
+        note = "<Ranker>: " + (
+            f"buckets {', '.join(buckets)} (best first; items in one bucket tie)"
+            if buckets
+            else "one ordered list"
+        )
+        return Control(name, kind, None, False, "ordinal", True, note, to)
+    if kind == "pairwise":
+        return Control(name, kind, ("left", "right"), False, "nominal", True, "<Pairwise>")
     if kind == "taxonomy":  # several paths may be chosen unless maxUsages="1"
         multiple = el.get("maxUsages", "") != "1"
         note = "<Taxonomy>" if multiple else '<Taxonomy maxUsages="1">'
@@ -146,7 +228,28 @@ def _control(el: Element, kind: str, name: str) -> Control:
     if kind == "number":
         bounds = " ".join(f'{k}="{el.get(k)}"' for k in ("min", "max") if el.get(k) is not None)
         return Control(name, kind, None, False, "interval", True, f"<Number {bounds}>".strip())
-    return Control(name, kind, None, False, None, False, "<TextArea>: free text")
+    if kind == "textarea":
+        return Control(name, kind, None, False, None, False, "<TextArea>: free text")
+    return _listed(el, kind, name, f"iaa-gate does not read <{el.tag}> answers", to)
+
+
+def _region_labels(
+    el: Element, name: str, to: str, obj: str, tools: list[tuple[str, str]]
+) -> Control:
+    """A ``<Labels>`` on an object it does not mark spans of: the labels of the regions drawn
+    there with unlabelled tools (``<Rectangle>``, ``<Polygon>``…), scored with the tools'
+    fields; listed with the tools' reason when none of them is scored."""
+    labels = _choices(el)
+    scored = tuple(n for n, k in tools if k in REGION_SHAPES)
+    if scored:
+        note = f"<{el.tag}>: the labels of the {', '.join(scored)} regions, scored with them"
+        return Control(name, "labels", labels, False, None, False, note, to, None, scored)
+    if tools:
+        reasons = {str(_REGISTRY[k].reason) for _, k in tools if k in _REGISTRY}
+        why = f"it labels {', '.join(n for n, _ in tools)} regions: " + "; ".join(sorted(reasons))
+    else:
+        why = f"a <Labels> on a <{obj or 'unknown'}> object with no region tool to label"
+    return Control(name, "labels", labels, False, None, False, f"<{el.tag}>", to, why)
 
 
 def _choices(el: Element) -> tuple[str, ...] | None:
@@ -212,12 +315,16 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
     used when nothing else can be evaluated); region controls are named in a comment.
     """
     evaluated = [c for c in controls if c.evaluated]
-    texts = [c for c in controls if c.kind in LISTED]
+    texts = [c for c in controls if c.kind in LISTED and c.reason is None and not c.evaluated]
     if not evaluated and not texts:
+        listed = [f"{c.name} ({c.note.split('>')[0]}>): {c.reason}" for c in controls]
         raise InputError(
             origin,
-            ["the labeling config has no classification, span or region control"],
-            hint="iaa-gate evaluates classification, span and region controls",
+            ["no control of the labeling config can be evaluated", *listed]
+            if listed
+            else ["the labeling config has no control tag (no tag with name and toName)"],
+            hint="iaa-gate evaluates classification, rating, number, text, pairwise, span, "
+            "box, polygon and keypoint controls",
         )
     lines = [
         f"# iaa-gate config written by `iaa-gate init` from {origin}.",
@@ -239,10 +346,13 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
     if evaluated:
         for c in texts:
             lines.append(f"  # {_yaml(c.name)}: {{}}  # {c.note}: not evaluated by default")
-    skipped = [c for c in controls if not c.evaluated and c.kind not in LISTED]
+    for c in controls:
+        if c.scored_with:
+            lines.append(f"# {c.name}: {c.note}")
+    skipped = [c for c in controls if c.reason is not None]
     if skipped:
-        names = ", ".join(f"{c.name} ({c.note.split('>')[0]}>)" for c in skipped)
-        lines.append(f"# not evaluated: {names}")
+        lines.append("# not evaluated:")
+        lines += [f"#   {c.name} ({c.note.split('>')[0]}>): {c.reason}" for c in skipped]
     lines += ["report:", "  dir: iaa-report", "  formats: [json, markdown]"]
     if source.get("type") == "label-studio":
         lines += [

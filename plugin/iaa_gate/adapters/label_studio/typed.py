@@ -258,6 +258,8 @@ def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
             start, end = value.start, value.end
             if type(start) is not int or type(end) is not int or not 0 <= start <= end:
                 raise Unusual
+            if type(value.text) is not str:
+                raise Unusual  # the general parser decides whether a text is known
             geometry = [float(start), float(end)]
             labels = value.labels
         else:

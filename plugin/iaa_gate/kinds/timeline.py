@@ -1,0 +1,7 @@
+"""Timeline labels (Label Studio ``<TimelineLabels>`` on a video): ranges of frames, read as
+spans ``[start, end + 1)`` of frames and matched as spans are (no text: no character-level
+alpha)."""
+
+from . import Kind, register
+
+register(Kind("timelinelabels", "region", shape="span", comparison="regions"))

@@ -1,0 +1,331 @@
+"""Reading the Label Studio control types of issue 18 as Label Studio writes them: OCR (a
+``<Labels>`` naming an image's Rectangle/Polygon regions, a per-region transcription), chat
+per-message answers, Pairwise, TimelineLabels and audio spans in seconds; and ``init``'s
+reasons for the controls it does not evaluate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pytest
+
+from iaa_gate import alpha
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
+from iaa_gate.adapters.label_studio.label_config import parse_label_config, starting_config
+from iaa_gate.config import parse_config
+from iaa_gate.core.errors import InputError
+from iaa_gate.evaluation.analysis import analyse, not_evaluated
+from iaa_gate.evaluation.matrix import region_table
+from iaa_gate.metrics.rankings import kendall_w
+
+
+def ann(user: int, result: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"id": user * 100, "completed_by": user, "result": result, "was_cancelled": False}
+
+
+def task(tid: int, *anns: dict[str, Any], data: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"id": tid, "data": data or {"image": "/img.png"}, "annotations": list(anns)}
+
+
+def load(write_json: Any, tasks: list[dict[str, Any]]) -> Any:
+    return LabelStudioExport(write_json(tasks)).load()
+
+
+BOX = {"x": 10.0, "y": 20.0, "width": 30.0, "height": 15.0, "rotation": 0}
+
+
+def ocr_box(rid: str, label: str, text: str) -> list[dict[str, Any]]:
+    """One OCR region as Label Studio writes it: the rectangle, its labels and transcription,
+    three results sharing the region's id."""
+    base = {"id": rid, "to_name": "image", "original_width": 800, "original_height": 600}
+    return [
+        {**base, "from_name": "bbox", "type": "rectangle", "value": dict(BOX)},
+        {**base, "from_name": "label", "type": "labels", "value": {**BOX, "labels": [label]}},
+        {
+            **base,
+            "from_name": "transcription",
+            "type": "textarea",
+            "value": {**BOX, "text": [text]},
+        },
+    ]
+
+
+def test_ocr_boxes_carry_the_labels_of_their_labels_result(write_json: Any) -> None:
+    ds = load(
+        write_json,
+        [
+            task(
+                1,
+                ann(1, ocr_box("a", "Text", "Total")),
+                ann(2, ocr_box("b", "Handwriting", "Total")),
+            ),
+            task(2, ann(1, ocr_box("c", "Text", "Sum")), ann(2, ocr_box("d", "Text", "Sum"))),
+        ],
+    )
+    assert ds.field_kinds() == {"bbox": "rectangle", "bbox.transcription": "textarea"}
+    table = region_table(ds, "bbox")
+    assert [table.labels[i] for i in table.label] == ["Text", "Handwriting", "Text", "Text"]
+    cfg = parse_config(
+        {
+            "source": {"type": "label-studio-export", "path": "x.json"},
+            "fields": {"bbox": {"matching": {"labels": True}}, "bbox.transcription": {}},
+        }
+    )
+    results = analyse(ds, cfg)
+    assert results["bbox"].regions is not None
+    assert results["bbox"].coefficients["f1"].value == pytest.approx(0.5)  # one label differs
+    assert results["bbox.transcription"].alpha == pytest.approx(1.0) or np.isnan(
+        results["bbox.transcription"].alpha
+    )
+
+
+def test_labels_without_bounds_or_region_is_refused_by_region(write_json: Any) -> None:
+    item = {"id": "z", "from_name": "label", "to_name": "image", "type": "labels"}
+    bad = [task(1, ann(1, [{**item, "value": {**BOX, "labels": ["Text"]}}]))]
+    with pytest.raises(InputError, match=r"region 'z'.*no region of the same id"):
+        load(write_json, bad)
+
+
+def test_chat_per_message_answers_are_listed_never_task_level(write_json: Any) -> None:
+    def result(user: int, relevance: list[str]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = [
+            {
+                "id": "r",
+                "from_name": "rating",
+                "to_name": "chat",
+                "type": "rating",
+                "value": {"rating": 4},
+            },
+        ]
+        for n, rel in enumerate(relevance):
+            mid = f"m{n}"
+            out.append(
+                {
+                    "id": mid,
+                    "from_name": "chat",
+                    "to_name": "chat",
+                    "type": "chatmessage",
+                    "value": {"chatmessage": {"role": "assistant", "content": "hi"}},
+                }
+            )
+            out.append(
+                {
+                    "id": mid,
+                    "from_name": "relevance",
+                    "to_name": "chat",
+                    "type": "choices",
+                    "value": {"choices": [rel]},
+                }
+            )
+        return out
+
+    ds = load(
+        write_json,
+        [
+            task(
+                1,
+                ann(1, result(1, ["Relevant", "Not"])),
+                ann(2, result(2, ["Relevant", "Relevant"])),
+            )
+        ],
+    )
+    kinds = ds.field_kinds()
+    assert kinds["rating"] == "rating" and kinds["relevance"] == "permessage"
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"rating": {}}}
+    )
+    listed = not_evaluated(ds, cfg)
+    assert listed["relevance"].startswith("permessage: an answer about one chat message")
+    assert listed["chat"].startswith("chatmessage: ")
+    wrong = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"relevance": {}}}
+    )
+    with pytest.raises(InputError, match=r"relevance.*permessage.*not scored per"):
+        analyse(ds, wrong)
+
+
+def test_pairwise_selected_is_a_nominal_answer_checked_against_krippendorff(
+    write_json: Any,
+) -> None:
+    picks = {
+        1: ["left", "left", "right"],
+        2: ["right", "right", "right"],
+        3: ["left", "right", "left"],
+        4: ["left", "left", "left"],
+    }
+    tasks = [
+        task(
+            t,
+            *(
+                ann(
+                    u + 1,
+                    [
+                        {
+                            "id": f"p{t}",
+                            "from_name": "pw",
+                            "to_name": "left",
+                            "type": "pairwise",
+                            "value": {"selected": s},
+                        }
+                    ],
+                )
+                for u, s in enumerate(row)
+            ),
+        )
+        for t, row in picks.items()
+    ]
+    ds = load(write_json, tasks)
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"pw": {}}}
+    )
+    got = analyse(ds, cfg)["pw"]
+    codes = np.array([[0 if s == "left" else 1 for s in row] for row in picks.values()]).T
+    ref = krippendorff.alpha(reliability_data=codes.astype(float), level_of_measurement="nominal")
+    assert got.alpha == pytest.approx(ref)
+    triples = [(t, u, s) for t, row in picks.items() for u, s in enumerate(row)]
+    assert alpha(triples) == pytest.approx(ref)
+    bad = [
+        task(
+            1,
+            ann(
+                1,
+                [
+                    {
+                        "id": "p",
+                        "from_name": "pw",
+                        "to_name": "left",
+                        "type": "pairwise",
+                        "value": {"selected": None},
+                    }
+                ],
+            ),
+        )
+    ]
+    with pytest.raises(InputError, match="'selected' must be 'left' or 'right'"):
+        load(write_json, bad)
+
+
+def test_timeline_ranges_are_frame_spans_and_audio_spans_index_no_text(write_json: Any) -> None:
+    timeline = {
+        "id": "t",
+        "from_name": "tl",
+        "to_name": "video",
+        "type": "timelinelabels",
+        "value": {
+            "ranges": [{"start": 1, "end": 10}, {"start": 20, "end": 20}],
+            "timelinelabels": ["Run"],
+        },
+    }
+    audio = {
+        "id": "s",
+        "from_name": "speech",
+        "to_name": "audio",
+        "type": "labels",
+        "value": {"start": 1.25, "end": 3.5, "channel": 0, "labels": ["Speech"]},
+    }
+    data = {"video": "/v.mp4", "audio": "/a.wav"}
+    ds = load(
+        write_json, [task(1, ann(1, [timeline, audio]), ann(2, [timeline, audio]), data=data)]
+    )
+    tl = region_table(ds, "tl")
+    assert tl.geometry[:2].tolist() == [[1.0, 11.0], [20.0, 21.0]]  # inclusive frames
+    assert tl.region_ids[:2] == ["t#1", "t#2"]
+    speech = region_table(ds, "speech")
+    assert speech.geometry[0].tolist() == [1.25, 3.5]
+    assert speech.texts == [None] and tl.texts == [None]  # never the media URL as a text
+
+
+def test_init_lists_every_control_with_its_reason() -> None:
+    xml = """<View>
+      <Video name="video" value="$video"/>
+      <Labels name="videoLabels" toName="video"><Label value="Man"/></Labels>
+      <VideoRectangle name="box" toName="video"/>
+      <TimelineLabels name="tl" toName="video"><Label value="Run"/></TimelineLabels>
+      <Image name="img" value="$img"/>
+      <BrushLabels name="mask" toName="img"><Label value="Car"/></BrushLabels>
+      <List name="items" value="$items"/>
+      <Ranker name="rank" toName="items"/>
+      <Pairwise name="pw" toName="a,b"/>
+      <Text name="a" value="$a"/><Text name="b" value="$b"/>
+      <MysteryControl name="odd" toName="a"/>
+    </View>"""
+    controls = {c.name: c for c in parse_label_config(xml)}
+    assert set(controls) == {"videoLabels", "box", "tl", "mask", "rank", "pw", "odd"}
+    assert controls["pw"].evaluated and controls["tl"].evaluated and controls["rank"].evaluated
+    assert "not matched per frame" in str(controls["box"].reason)
+    assert str(controls["videoLabels"].reason).startswith("it labels box regions: video object")
+    assert "brush masks" in str(controls["mask"].reason)
+    assert controls["odd"].reason == "iaa-gate does not read <MysteryControl> answers"
+    text = starting_config(list(controls.values()), {"type": "label-studio-export"}, origin="x")
+    for name in ("videoLabels", "box", "mask", "odd"):
+        assert f"#   {name} (<" in text and str(controls[name].reason) in text
+    only_video = [controls["videoLabels"], controls["box"]]
+    with pytest.raises(InputError, match="no control of the labeling config can be evaluated"):
+        starting_config(only_video, {"type": "label-studio-export"}, origin="x")
+
+
+def ranking(tid: int, *answers: dict[str, list[str]]) -> dict[str, Any]:
+    return task(
+        tid,
+        *(
+            ann(
+                u + 1,
+                [
+                    {
+                        "id": f"k{tid}",
+                        "from_name": "rank",
+                        "to_name": "items",
+                        "type": "ranker",
+                        "value": {"ranker": a},
+                    }
+                ],
+            )
+            for u, a in enumerate(answers)
+        ),
+        data={"items": []},
+    )
+
+
+def test_rankings_are_scored_over_task_item_units_with_w_and_tau_b(write_json: Any) -> None:
+    """Simple rankings and buckets (ties); alpha over (task, item) units checked against the
+    krippendorff package at the ordinal level, W and tau-b per task against scipy."""
+    from scipy.stats import kendalltau
+
+    tasks = [
+        ranking(1, {"rank": ["a", "b", "c"]}, {"rank": ["a", "c", "b"]}, {"rank": ["b", "a", "c"]}),
+        ranking(
+            2,
+            {"good": ["x", "y"], "bad": ["z"]},
+            {"good": ["x"], "bad": ["y", "z"]},
+            {"good": ["x", "y"], "bad": ["z"], "rank": []},
+        ),
+    ]
+    ds = load(write_json, tasks)
+    assert ds.field_kinds() == {"rank": "ranker"}
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"rank": {}}}
+    )
+    got = analyse(ds, cfg)["rank"]
+    # (task, item) units × annotators: ranks, ties sharing their bucket's rank
+    units = np.array(
+        [[1, 1, 2], [2, 3, 1], [3, 2, 3], [1, 1, 1], [1, 2, 1], [2, 2, 2]], dtype=float
+    ).T
+    ref = krippendorff.alpha(reliability_data=units, level_of_measurement="ordinal")
+    assert got.alpha == pytest.approx(ref)
+    assert got.n_tasks == 2 and [u.id for u in got.units] == [1, 2]
+    assert got.units[1].labels["1"] == "x = y > z"
+    first = np.array([[1, 2, 3], [1, 3, 2], [2, 1, 3]], dtype=float)
+    second = np.array([[1, 1, 2], [1, 2, 2], [1, 1, 2]], dtype=float)
+    w = [kendall_w(first), kendall_w(second)]
+    assert got.units[0].score == pytest.approx(w[0]) and got.units[1].score == pytest.approx(w[1])
+    assert got.coefficients["kendall_w"].value == pytest.approx(np.mean(w))
+    taus = [
+        np.mean([kendalltau(t[i], t[j]).statistic for i, j in ((0, 1), (0, 2), (1, 2))])
+        for t in (first, second)
+    ]
+    assert got.coefficients["mean_tau_b"].value == pytest.approx(np.mean(taus))
+    bad = [ranking(1, {"rank": ["a", "a"]})]
+    with pytest.raises(InputError, match="an item occurs twice in the ranking"):
+        load(write_json, bad)
