@@ -42,10 +42,15 @@ def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, 
     sentiment = doc["fields"]["sentiment"]
     assert sentiment["alpha"] == pytest.approx(0.7624674899766538, abs=1e-12)
     assert sentiment["categories"]["Mixed"] == pytest.approx(sentiment["lowest_category"]["rate"])
-    # Every disputed task is a line of disputed-tasks.jsonl, by field then task id; the report
-    # keeps the lowest scores (here all 57: fewer than 100).
+    # Every disputed task is a line of disputed-tasks.jsonl, by field then in review order
+    # (priority, highest first; then score, lowest first; then task id); the report keeps the
+    # first ones (here all 57: fewer than 100).
     lines = [json.loads(x) for x in (tmp_path / "disputed-tasks.jsonl").read_text().splitlines()]
-    assert [(x["field"], x["id"]) for x in lines] == sorted((x["field"], x["id"]) for x in lines)
+
+    def review(x: dict) -> tuple:
+        return (x["field"], -x.get("priority", -1.0), x["score"], x["id"])
+
+    assert lines == sorted(lines, key=review)
     assert {x["field"] for x in lines} == {"sentiment", "topics", "helpfulness"}
     every = [
         {k: v for k, v in x.items() if k != "field"} for x in lines if x["field"] == "sentiment"
@@ -54,7 +59,8 @@ def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, 
     assert all({"id", "score", "labels"} <= set(d) for d in every)
     assert sentiment["disputed"]["file"] == "disputed-tasks.jsonl"
     lowest = sentiment["disputed"]["lowest"]
-    assert lowest == sorted(every, key=lambda d: (d["score"], d["id"]))
+    assert lowest == every  # all of them, in review order
+    assert all(0 <= d["priority"] <= 1 and d["consensus"]["method"] == "dawid-skene" for d in every)
     outliers = [a["id"] for a in sentiment["annotators"] if a["outlier"]]
     assert outliers == ["5"]
     assert doc["not_evaluated"] == {"notes": "textarea"}

@@ -32,9 +32,12 @@ def test_ner_example(examples: Path, tmp_path: Path) -> None:
     assert report["not_evaluated"] == {}  # ner.certainty is configured: a sub-field
     # Task 3002: 2: LOC [4,9), ORG [18,22), PER [36,46); 3: ORG [18,29);
     # 4: LOC [4,9), ORG [18,29), PER [36,46).
-    # (2,3): ORG IoU 4/11 < 0.5, F1 0; (2,4): 2 matched, 2·2/6; (3,4): 1 matched, 2·1/4.
+    # Regions, matched label-free: LOC (2, 4; 3 has none): 1 agreeing pair of 3; ORG [18,22)
+    # (2 only: IoU 4/11 < 0.5 with [18,29)): 1/3; ORG [18,29) (3, 4): 1/3; PER (2, 4): 1/3.
+    # The task scores its lowest region's 1/3, as a 2-to-1 choices task would.
     d = disputed(report, "ner", 3002)
-    assert d["score"] == pytest.approx((0 + 4 / 6 + 2 / 4) / 3)
+    assert d["score"] == pytest.approx(1 / 3)
+    assert d["details"]["region"]["score"] == pytest.approx(1 / 3)
     kinds = {(x["annotator"], x["other"], x["kind"]) for x in d["details"]["disagreements"]}
     assert ("2", "3", "boundary shift") in kinds  # ORG [18,22) vs [18,29)
     assert ("2", "3", "missed") in kinds  # 3 has no LOC, which 2 of 3 raters marked
@@ -45,8 +48,12 @@ def test_ner_example(examples: Path, tmp_path: Path) -> None:
 def test_box_example(examples: Path, tmp_path: Path) -> None:
     report = run_example(examples / "label-studio-boxes" / "iaa-gate.yaml", tmp_path)
     # Task 5006: 2: Car A, Car B; 3: Car C (IoU with B 0.855); 4: a Bicycle over A.
-    # (2,3): 1 matched of 2 + 1, F1 2/3; (2,4), (3,4): labels differ, F1 0.
-    assert disputed(report, "objects", 5006)["score"] == pytest.approx(2 / 9)
+    # Regions, matched label-free: A with 4's Bicycle: (Car, unmatched, Bicycle), no pair
+    # agrees: 0; B with C: (Car, Car, unmatched): 1/3. The task scores its lowest: 0, and
+    # names that region first.
+    d = disputed(report, "objects", 5006)
+    assert d["score"] == 0.0
+    assert d["details"]["region"]["labels"] == {"2": "Car", "3": "(unmatched)", "4": "Bicycle"}
     regions = report["fields"]["objects"]["regions"]
     assert regions["shape"] == "box" and 0.5 < regions["mean_iou"] < 1  # all matched: IoU >= 0.5
 
@@ -54,8 +61,8 @@ def test_box_example(examples: Path, tmp_path: Path) -> None:
 def test_prodigy_ner_manual_example(examples: Path, tmp_path: Path) -> None:
     report = run_example(examples / "prodigy" / "ner-iaa-gate.yaml", tmp_path)
     # "... Oslo": ana nothing; ben LOC Oslo; chen LOC Oslo and ORG Oslo (nested, kept).
-    # (ana,ben) 0; (ana,chen) 0; (ben,chen) 1 matched of 1 + 2: 2/3.
-    assert disputed(report, "ner_manual", -1493485412)["score"] == pytest.approx(2 / 9)
+    # Regions: LOC Oslo (ben, chen; ana none): 1/3; ORG Oslo (chen only): 1/3.
+    assert disputed(report, "ner_manual", -1493485412)["score"] == pytest.approx(1 / 3)
     lines = (tmp_path / "disputed.jsonl").read_text().splitlines()
     assert all("spans" in json.loads(x) for x in lines)
 

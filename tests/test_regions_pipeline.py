@@ -32,8 +32,10 @@ from test_regions_reading import (
 #   1: PER [0,12) sure, PER [17,32), relation a→b "met"
 #   2: PER [0,12) unsure, PER [17,24) (IoU with [17,32) = 7/15 < 0.5), relation x→y "met"
 #   3: PER [0,12) sure, LOC [36,42)
-# Every pair matches [0,12) only: F1 = 2·1/(2+2) = 0.5 for each pair → task score 0.5.
-# Task 2: annotators 1 and 2 drew nothing: they agree (F1 1).
+# Every pair matches [0,12) only: F1 = 2·1/(2+2) = 0.5 for each pair. Per region (matched
+# label-free): [0,12) all three: 1; [17,32) (1 only), [17,24) (2 only), LOC (3 only): one
+# agreeing pair of three (the two who left it out) → task score 1/3.
+# Task 2: annotators 1 and 2 drew nothing: they agree (score 1).
 NER = [
     task(
         1,
@@ -73,7 +75,7 @@ def test_ner_scores_worked_by_hand(write_json: Any) -> None:
     out = outcome(write_json, {"ner": {"thresholds": {"disputed_below": 0.6}}, "ner.certainty": {}})
     ner = out.results["ner"]
     assert [(u.id, u.status, u.score) for u in ner.units] == [
-        (1, "disputed", 0.5),
+        (1, "disputed", pytest.approx(1 / 3)),
         (2, "agreed", 1.0),
     ]
     # pooled: 3 matched pairs of 12 region slots (5 regions met by 2 others + task 2 empty)
@@ -109,9 +111,11 @@ def test_f1_threshold_gates_and_report_lists_regions(write_json: Any, tmp_path: 
 
 
 def test_matching_settings_change_the_score(write_json: Any) -> None:
-    # y [17,24) vs b [17,32): IoU 7/15 ≈ 0.467: matched at iou 0.4, so pair (1,2) gets F1 1
+    # y [17,24) vs b [17,32): IoU 7/15 ≈ 0.467: matched at iou 0.4, so pair (1,2) gets F1 1:
+    # pooled F1 2·(2 + 1 + 1)/(4 + 4 + 4) = 2/3. The PER region (1, 2; 3 missed it): 1/3.
     out = outcome(write_json, {"ner": {"matching": {"iou": 0.4}}})
-    assert out.results["ner"].units[0].score == pytest.approx((1.0 + 0.5 + 0.5) / 3)
+    assert out.results["ner"].coefficients["f1"].value == pytest.approx(2 / 3)
+    assert out.results["ner"].units[0].score == pytest.approx(1 / 3)
     # exact mode: the same as strict F1
     out = outcome(write_json, {"ner": {"matching": {"mode": "exact"}}})
     assert out.results["ner"].coefficients["f1"].value == pytest.approx(0.5)

@@ -113,7 +113,7 @@ def test_page_shows_the_numbers_of_report_json(browser: Any, example: Path) -> N
         assert text == _shown(_lookup(doc, path)), path
     sentiment = doc["fields"]["sentiment"]
     rows = page.eval_on_selector_all(
-        "#dt-1 tbody tr", "rows => rows.map(r => [r.cells[0].textContent, r.cells[1].textContent])"
+        "#dt-1 tbody tr", "rows => rows.map(r => [r.cells[0].textContent, r.cells[2].textContent])"
     )
     every = read_disputed(example)["sentiment"]
     assert len(rows) == sentiment["n_disputed"] == len(every)

@@ -65,20 +65,29 @@ def test_report_keeps_the_lowest_scores_and_the_jsonl_every_task(runs: Path) -> 
     f = doc["fields"]["sentiment"]
     every = read_disputed(out)["sentiment"]
     assert f["n_disputed"] == len(every) == N
-    assert [d["id"] for d in every] == list(range(1, N + 1))  # by task id
+    # In review order: priority (1 − the Dawid–Skene posterior), highest first. Here Dawid–Skene
+    # reads annotator 3's "Neutre" (given on the 3-way splits only) as a sure sign, so the 2–1
+    # splits (posterior 0.781 for Négatif) come first, by task id, then the 3-way splits.
+    splits, majorities = list(range(3, N + 1, 3)), [t for t in range(1, N + 1) if t % 3]
+    assert [d["id"] for d in every] == majorities + splits
+    assert every[0]["priority"] == pytest.approx(0.219, abs=1e-3)
+    assert every[0]["consensus"] == {
+        "value": "Négatif",
+        "posterior": pytest.approx(0.781, abs=1e-3),
+        "method": "dawid-skene",
+        "tie": False,
+    }
     lowest = f["disputed"]["lowest"]
-    assert lowest == sorted(every, key=lambda d: (d["score"], d["id"]))[:100]
-    assert [d["id"] for d in lowest[:50]] == list(range(3, N + 1, 3))  # the 3-way splits first
-    assert lowest[50]["id"] == 1 and lowest[50]["score"] == pytest.approx(1 / 3)
+    assert lowest == every[:100]
     assert f["disputed"]["file"] == "disputed-tasks.jsonl"
     for text in (out / "disputed-tasks.jsonl").read_text(encoding="utf-8").splitlines():
         LINE.validate(json.loads(text))
     # The Markdown shows the 50 lowest; the page every disputed task (up to 1,000), not only
     # the 100 of report.json.
     md = (out / "report.md").read_text(encoding="utf-8")
-    assert f"Disputed tasks (score below 0.5): {N}, the 50 lowest scores shown" in md
-    assert re.findall(r"^\| (\d+) \| 0\.00 \|", md, flags=re.M) == [
-        str(t) for t in range(3, N + 1, 3)
+    assert f"Disputed tasks (score below 0.5): {N}, the first 50 shown" in md
+    assert re.findall(r"^\| (\d+) \| 0\.22 \| 0\.33 \| Négatif \(0\.78\)", md, flags=re.M) == [
+        str(t) for t in majorities[:50]
     ]
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count("<tr><td data-sort=") == N
@@ -95,7 +104,7 @@ def test_report_files_are_deterministic_utf8_with_sorted_keys(runs: Path) -> Non
         raw = (a / name).read_text(encoding="utf-8")
         assert "Négatif" in raw and "\\u" not in raw
     first = (a / "disputed-tasks.jsonl").read_text(encoding="utf-8").splitlines()[0]
-    assert list(json.loads(first)) == ["field", "id", "labels", "score"]
+    assert list(json.loads(first)) == ["consensus", "field", "id", "labels", "priority", "score"]
     assert list(json.loads((a / "report.json").read_text()))[:3] == [
         "fields",
         "generated_at",

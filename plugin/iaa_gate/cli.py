@@ -281,6 +281,14 @@ def _summary(outcome: Any, out: Any) -> None:
         if offsets:
             top = max(offsets, key=lambda a: abs(a["mean_offset"]))
             bits.append(f"largest mean offset {top['name']} {top['mean_offset']:+.2f}")
+        skill = [
+            a for a in (f.get("skill") or {}).get("annotators", []) if a["accuracy"] is not None
+        ]
+        if skill:
+            low_skill = min(skill, key=lambda a: a["accuracy"])
+            bits.append(
+                f"lowest accuracy (Dawid–Skene) {low_skill['name']} {low_skill['accuracy']:.3f}"
+            )
         print(f"  {'':<{width}}    " + " · ".join(bits), file=out)
         gt = f.get("ground_truth")
         if gt and gt["annotators"]:

@@ -3,14 +3,14 @@
 Its shape is versioned (``schema_version``); its JSON Schema is generated from the Structs
 (:func:`report_schema`, ``plugin/iaa_gate/schemas/report.schema.json``);
 scripts rely on ``verdict`` and ``fields.<name>.{alpha, alpha_undefined_reason, categories,
-n_disputed, disputed.lowest[].id, disputed.lowest[].score}``. The document keeps the
-:data:`LOWEST` lowest-scoring disputed tasks per field; every disputed task is a row of
+n_disputed, disputed.lowest[].id, disputed.lowest[].score}``. The document keeps the first
+:data:`LOWEST` disputed tasks per field in review order (by priority, highest first, then by
+score); every disputed task is a row of
 :func:`disputed_tasks`, written beside it as :data:`DISPUTED_FILE`.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from datetime import datetime, timezone
 from operator import attrgetter
@@ -24,7 +24,7 @@ from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, worst
-from .results import FieldResult, FieldTruth
+from .results import Consensus, FieldResult, FieldTruth, Skill
 
 SCHEMA_VERSION = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
@@ -45,11 +45,16 @@ class DisputedTask(msgspec.Struct, omit_defaults=True, gc=False):
     score: float | None
     labels: dict[str, Any]
     details: dict[str, Any] | None = None
+    priority: float | None = None
+    consensus: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """As the report lists it (``disputed.lowest``): without the field's name."""
-        d = {"id": self.id, "score": self.score, "labels": self.labels}
-        return d if self.details is None else d | {"details": self.details}
+        d: dict[str, Any] = {"id": self.id, "score": self.score, "labels": self.labels}
+        for key in ("details", "priority", "consensus"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
+        return d
 
 
 Disputed = dict[str, list[DisputedTask]]
@@ -191,20 +196,55 @@ class FieldTruthReport(msgspec.Struct):
 
 class LowestTask(msgspec.Struct, omit_defaults=True):
     """A disputed task in ``disputed.lowest``: its ``id``, ``score``, each annotator's
-    ``labels`` and, for region fields, ``details``."""
+    ``labels``, for region fields ``details``, and where a consensus was found its
+    ``priority`` (1 − the consensus posterior) and ``consensus`` (``value``, ``posterior``,
+    ``method``, ``tie``)."""
 
     id: TaskId
     score: float | None
     labels: dict[str, Any]
     details: dict[str, Any] | None = None
+    priority: float | None = None
+    consensus: dict[str, Any] | None = None
+
+
+REVIEW_ORDER = "priority, highest first (1 − the consensus posterior); then score, lowest first"
 
 
 class DisputedReport(msgspec.Struct):
-    """Where every disputed task is (``file``, beside report.json) and the :data:`LOWEST`
-    lowest-scoring ones (``lowest``, lowest first)."""
+    """Where every disputed task is (``file``, beside report.json) and the first :data:`LOWEST`
+    in review order (``lowest``, ordered as ``order`` says: by priority, highest first, then by
+    score, lowest first)."""
 
     file: str
     lowest: list[LowestTask]
+    order: str = REVIEW_ORDER
+
+
+class SkillAnnotator(msgspec.Struct):
+    """One annotator as Dawid–Skene estimates them: ``n_units`` answered, ``accuracy``
+    P(they give the true answer) (null: none), ``confusion`` ``[true][given]`` over the
+    field's ``skill.classes``."""
+
+    id: str
+    name: str
+    n_units: int
+    accuracy: float | None
+    confusion: list[list[float]]
+
+
+class SkillReport(msgspec.Struct):
+    """Annotator skill by Dawid–Skene: ``method``, ``basis`` (what one fitted unit is: task,
+    matched region, or label for a multi-select field, fitted once per label), ``classes``
+    (rows: true, columns: given), EM ``iterations`` and whether it ``converged``, and each
+    annotator."""
+
+    method: str
+    basis: str
+    classes: list[str]
+    iterations: int
+    converged: bool
+    annotators: list[SkillAnnotator]
 
 
 class FieldReport(msgspec.Struct):
@@ -243,6 +283,7 @@ class FieldReport(msgspec.Struct):
     n_too_few: int
     disputed: DisputedReport
     regions: dict[str, Any] | None
+    skill: SkillReport | None = None
 
 
 class Report(msgspec.Struct):
@@ -361,19 +402,46 @@ def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
 
 
 def disputed_tasks(name: str, result: FieldResult) -> list[DisputedTask]:
-    """Every disputed task of field ``name``, by task id."""
+    """Every disputed task of field ``name``, in review order (:data:`REVIEW_ORDER`), ties by
+    task id."""
     units = [u for u in result.units if u.status == "disputed"]
     try:
         units.sort(key=attrgetter("id"))  # ids all numbers or all text
     except TypeError:  # both: numbers first, as everywhere in the report
         units.sort(key=lambda u: _id_key(u.id))
-    return [DisputedTask(name, u.id, u.score, u.labels, u.details) for u in units]  # no NaN
+    units.sort(key=lambda u: (-(u.priority if u.priority is not None else -1.0), u.score))
+    return [
+        DisputedTask(name, u.id, u.score, u.labels, u.details, u.priority, _consensus(u.consensus))
+        for u in units
+    ]  # no NaN
+
+
+def _consensus(c: Consensus | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {"value": c.value, "posterior": c.posterior, "method": c.method, "tie": c.tie}
 
 
 def lowest_scores(tasks: list[DisputedTask], n: int) -> list[DisputedTask]:
-    """The ``n`` disputed tasks with the lowest scores, lowest first; ``tasks`` (every one has a
-    score) come by task id, and ties keep that order."""
-    return heapq.nsmallest(n, tasks, key=attrgetter("score"))
+    """The first ``n`` disputed tasks in review order; ``tasks`` come from
+    :func:`disputed_tasks`, already in that order."""
+    return tasks[:n]
+
+
+def _skill(s: Skill | None) -> SkillReport | None:
+    if s is None:
+        return None
+    return SkillReport(
+        s.method,
+        s.basis,
+        s.classes,
+        s.iterations,
+        s.converged,
+        [
+            SkillAnnotator(a.id, a.name, a.n_units, num(a.accuracy), a.confusion)
+            for a in s.annotators
+        ],
+    )
 
 
 def field_document(
@@ -432,11 +500,12 @@ def field_document(
         disputed=DisputedReport(
             DISPUTED_FILE,
             [
-                LowestTask(d.id, d.score, d.labels, d.details)
+                LowestTask(d.id, d.score, d.labels, d.details, d.priority, d.consensus)
                 for d in lowest_scores(disputed, LOWEST)
             ],
         ),
         regions=result.regions,
+        skill=_skill(result.skill),
     )
 
 

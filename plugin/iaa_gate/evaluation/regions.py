@@ -7,7 +7,13 @@ any field, so the gate, the reports and the write-back treat it alike:
   shapes: nominal alpha over clusters of matched regions with an "(unmatched)" category
   (Tschirschwitz et al. 2022), matched label-free. ``unitizing_alpha`` for spans.
 - ``f1`` (relaxed, by the configured matching) and ``strict_f1`` (exact boundaries): pooled
-  pairwise F1. ``categories``: pooled F1 per label. Per task: the mean pairwise F1.
+  pairwise F1. ``categories``: pooled F1 per label.
+- Disputes are found per region, as for a choices task: the regions are matched label-free into
+  clusters, and each annotator who rated the task gives each cluster their region's label or
+  ``"(unmatched)"``. A cluster's score is the share of the task's annotator pairs that agree on
+  it (both have it with the same label, or both left it out); a task's score is its lowest
+  cluster's (a task where everyone drew nothing scores 1), and a disputed task names that
+  region first (``details["region"]``).
 - A per-region attribute (``ner.certainty``) is scored on clusters of matched regions, each
   cluster a unit, with the usual coefficients; a task's score is its lowest cluster's.
 """
@@ -25,10 +31,12 @@ from .. import metrics
 from ..config import Config, FieldConfig
 from ..kinds import REGION_SHAPES
 from ..metrics import Coded, Undefined, code_dtype
+from ..metrics.regions import NO_LABEL, UNMATCHED, canonical_rank
 from ..model import Dataset, TaskId
+from . import consensus
 from .coefficients import Estimate, compute, interpreted
 from .matrix import RatingsMatrix, RegionTable, region_table
-from .results import AnnotatorResult, FieldResult, UnitResult
+from .results import AnnotatorResult, FieldResult, Skill, UnitResult
 from .scalar import field_level, matrix_result
 
 EXCERPT = 300
@@ -137,7 +145,8 @@ def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult
     reg, table = m.regions, m.table
     scores = metrics.region_scores(m.matching)
     strict = metrics.region_scores(m.rematch(mode="exact")).f1
-    clusters = _clusters(m, cfg)
+    clustered = cluster(m, cfg)
+    clusters = clustered.coded
     alpha, spans = _alpha(m, cfg, clusters)
     coefficients = {
         "alpha": alpha,
@@ -151,6 +160,8 @@ def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult
     if relations is not None:
         coefficients["relations_f1"] = _estimate("relations_f1", relations.f1, cfg)
     raters = reg.rated.sum(axis=1)
+    units = _units(m, clustered, cfg, relations)
+    skill = _propose(m, clustered, units)
     return FieldResult(
         name=table.field,
         kind=table.kind,
@@ -166,18 +177,119 @@ def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult
         categories=dict(scores.by_label),
         coincidence=_coincidence(clusters),
         annotators=_annotators(m, scores, clusters, cfg),
-        units=_units(m, scores, cfg, relations),
+        units=units,
         coefficients=coefficients,
         regions=_section(m, scores, strict, relations, spans),
+        skill=skill,
     )
 
 
-def _clusters(m: Matched, cfg: FieldConfig) -> Coded:
-    """``(clusters, annotators)`` labels of the regions matched label-free, ``"(unmatched)"``
-    where a rater of the task has no region in the cluster (Tschirschwitz et al. 2022)."""
+@dataclass(frozen=True)
+class Clustered:
+    """A region field's regions matched label-free, in clusters (Tschirschwitz et al. 2022).
+
+    ``matching``: the label-free matching; ``clusters``: each region's cluster; ``coded``:
+    ``(C, annotators)`` each rater's label in the cluster, ``"(unmatched)"`` where they rated the
+    task but have no region in it; ``unit``: ``(C,)`` each cluster's unit; ``score``: ``(C,)``
+    the share of agreeing annotator pairs (NaN: fewer than two ratings); ``task_score``:
+    ``(units,)`` the lowest cluster score of each task (1 for a task two or more rated with no
+    region at all; NaN: fewer than two raters); ``lowest``: ``(units,)`` that cluster (-1:
+    none)."""
+
+    matching: metrics.RegionMatching
+    clusters: metrics.Clusters
+    coded: Coded
+    unit: np.ndarray[Any, np.dtype[np.int64]]
+    score: np.ndarray[Any, np.dtype[np.float64]]
+    task_score: np.ndarray[Any, np.dtype[np.float64]]
+    lowest: np.ndarray[Any, np.dtype[np.int64]]
+
+
+def cluster(m: Matched, cfg: FieldConfig) -> Clustered:
+    """Cluster ``m``'s regions label-free and score each cluster and task (see
+    :class:`Clustered`)."""
     free = m.matching if not cfg.matching.labels else m.rematch(labels=False)
-    ratings = metrics.cluster_ratings(free)
-    return _coded(ratings.codes, ratings.values)
+    clusters = metrics.region_clusters(free)
+    ratings = metrics.cluster_ratings(free, clusters=clusters)
+    coded = _coded(ratings.codes, ratings.values)
+    score = metrics.item_scores(coded, "nominal") if clusters.n else np.zeros(0)
+    n_units = m.regions.rated.shape[0]
+    task = np.full(n_units, np.inf)
+    np.fmin.at(task, ratings.unit, score)  # fmin: a NaN cluster does not count
+    pairable = m.regions.rated.sum(axis=1) >= 2
+    task[np.isinf(task)] = 1.0
+    task[~pairable] = np.nan
+    lowest = np.full(n_units, -1, dtype=np.int64)
+    order = np.lexsort((np.where(np.isnan(score), np.inf, score), ratings.unit))
+    first = order[np.flatnonzero(np.diff(ratings.unit[order], prepend=-1))]
+    lowest[ratings.unit[first]] = first
+    return Clustered(free, clusters, coded, ratings.unit, score, task, lowest)
+
+
+def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
+    """Dawid–Skene over the clusters (``"(unmatched)"`` a class); each task's consensus is the
+    list of its clusters whose most probable class is a label (as ``consensus.jsonl`` writes
+    them: the label, the median boundaries or box, the cluster's ``posterior`` and ``tie``),
+    its posterior the least certain cluster's, a tie when any cluster ties. Returns the
+    annotators' skill."""
+    reg = m.regions
+    classes = [str(v) for v in cl.coded.values.tolist()]
+    fit = consensus.fit(cl.coded)
+    best, posterior, tie = consensus.proposals(fit, classes)
+    n_units = reg.rated.shape[0]
+    low, ties = consensus.least(cl.unit, posterior, tie, n_units)
+    median = consensus.group_median(cl.clusters.cluster, reg.geometry.astype(np.float64))
+    value: list[list[dict[str, Any]]] = [[] for _ in range(n_units)]
+    shown = [c for c in range(cl.clusters.n) if best[c] != UNMATCHED]
+    example = _examples(m, cl, shown, best)
+    for c in shown:
+        u = int(cl.unit[c])
+        region = _region(m, u, best[c], median[c], example.get(c))
+        region.update(posterior=round(float(posterior[c]), 6), tie=bool(tie[c]))
+        value[u].append(region)
+    index = {t: i for i, t in enumerate(m.table.unit_ids)}
+    pairable = reg.rated.sum(axis=1) >= 1
+    consensus.assign(units, index, value, low, ties, pairable)
+    return consensus.skill(
+        [fit], [cl.coded.codes], classes, m.table.annotators, m.names, "matched region"
+    )
+
+
+def _examples(m: Matched, cl: Clustered, shown: list[int], best: list[Any]) -> dict[int, int]:
+    """Polygons only: per cluster, a region of it with the proposed label (polygons have no
+    median; the first one in the canonical order stands for the cluster)."""
+    if m.regions.kind != "polygon" or m.regions.points is None:
+        return {}
+    reg = m.regions
+    want = set(shown)
+    out: dict[int, int] = {}
+    for r in canonical_rank(reg).argsort().tolist():
+        c = int(cl.clusters.cluster[r])
+        label = reg.labels[reg.label[r]] if reg.label[r] >= 0 else NO_LABEL
+        if c in want and c not in out and label == best[c]:
+            out[c] = r
+    return out
+
+
+def _region(
+    m: Matched, u: int, label: str, geo: np.ndarray[Any, Any], example: int | None
+) -> dict[str, Any]:
+    """A consensus region: its label and the cluster's median geometry (a polygon: ``example``'s
+    points)."""
+    reg = m.regions
+    out: dict[str, Any] = {"label": None if label == NO_LABEL else label}
+    g = [round(float(x), 4) for x in geo]
+    if reg.kind == "span":
+        start, end = (int(x) if float(x).is_integer() else x for x in g)
+        out.update(start=start, end=end)
+        text = m.table.texts[u]
+        if text is not None:
+            out["text"] = text[int(g[0]) : int(g[1])]
+    elif reg.kind == "polygon" and reg.points is not None and example is not None:
+        out["points"] = reg.points[example].round(4).tolist()
+    else:
+        out.update(zip(("x", "y", "width", "height", "rotation")[: len(g)], g, strict=False))
+    return out
 
 
 def _alpha(m: Matched, cfg: FieldConfig, clusters: Coded) -> tuple[Estimate, dict[str, Any] | None]:
@@ -330,17 +442,18 @@ def _shown(d: dict[str, Any]) -> str:
 
 def _units(
     m: Matched,
-    scores: metrics.RegionScores,
+    cl: Clustered,
     cfg: FieldConfig,
     relations: metrics.PairwiseF1 | None,
 ) -> list[UnitResult]:
-    """Every task someone answered, with its mean pairwise F1; disputed ones with details."""
+    """Every task someone answered, with its lowest region's score; disputed ones with details."""
     t = m.table
     rated_any = t.rated.any(axis=1)
     bar = cfg.thresholds.disputed_below
-    status = np.where(np.isnan(scores.unit), 0, np.where(scores.unit < bar, 1, 2))
+    scores = cl.task_score
+    status = np.where(np.isnan(scores), 0, np.where(scores < bar, 1, 2))
     disputed = np.flatnonzero(rated_any & (status == 1))
-    details = _details(m, disputed, relations) if disputed.size else {}
+    details = _details(m, cl, disputed, relations) if disputed.size else {}
     words = ("too_few", "disputed", "agreed")
     out = []
     for u in np.flatnonzero(rated_any):
@@ -348,14 +461,17 @@ def _units(
         labels = (
             {name: [_shown(x) for x in regs] for name, regs in d["regions"].items()} if d else {}
         )
-        out.append(UnitResult(t.unit_ids[u], words[status[u]], float(scores.unit[u]), labels, d))
+        out.append(UnitResult(t.unit_ids[u], words[status[u]], float(scores[u]), labels, d))
     return out
 
 
 def _details(
-    m: Matched, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
+    m: Matched, cl: Clustered, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
 ) -> dict[int, dict[str, Any]]:
-    """Per disputed unit: text excerpt, each rater's regions, each disagreement and its kind."""
+    """Per disputed unit: its lowest-scoring region (``region``: its ``score``, each rater's
+    ``labels`` in it, ``"(unmatched)"`` where they have none, and its ``regions``), the text
+    excerpt, each rater's regions and each disagreement with its kind, those of the lowest
+    region first."""
     reg, t = m.regions, m.table
     dis = metrics.disagreements(m.matching, units)
     order = np.argsort(reg.unit, kind="stable")
@@ -372,13 +488,31 @@ def _details(
         }
         for r in rows:
             regions[m.names[reg.annotator[r]]].append(described[int(r)])
-        entry: dict[str, Any] = {"regions": regions}
+        c = int(cl.lowest[u])
+        members = [int(r) for r in rows if cl.clusters.cluster[r] == c]
+        entry: dict[str, Any] = {
+            "region": {
+                "score": round(float(cl.score[c]), 6),
+                "labels": {
+                    m.names[a]: str(cl.coded.values[code])
+                    for a, code in enumerate(cl.coded.codes[c].tolist())
+                    if code >= 0
+                },
+                "regions": [described[r] for r in members],
+            },
+            "regions": regions,
+        }
         text = t.texts[u]
         if reg.kind == "span" and text is not None:
             lo = int(min((x["start"] for x in described.values()), default=0))
             hi = int(max((x["end"] for x in described.values()), default=0))
             lo, hi = max(0, lo - EXCERPT // 2), min(len(text), hi + EXCERPT // 2)
             entry["text"] = {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
+        first = set(members)
+        found = sorted(
+            range(d_start[k], d_end[k]),
+            key=lambda i: int(dis.region[i]) not in first and int(dis.counterpart[i]) not in first,
+        )
         entry["disagreements"] = [
             {
                 "kind": metrics.KINDS[dis.kind[i]],
@@ -387,7 +521,7 @@ def _details(
                 "other": m.names[dis.other[i]],
                 "counterpart": described.get(int(dis.counterpart[i])),
             }
-            for i in range(d_start[k], d_end[k])
+            for i in found
         ]
         if relations is not None and not math.isnan(relations.unit[u]):
             entry["relations_f1"] = round(float(relations.unit[u]), 4)

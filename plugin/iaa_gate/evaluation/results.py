@@ -64,6 +64,35 @@ class AnnotatorResult:
     mean_offset: float | None = None
 
 
+@dataclass(frozen=True)
+class AnnotatorSkill:
+    """One annotator as Dawid–Skene estimates them: ``id``, ``name``, ``n_units`` they
+    answered, ``accuracy`` P(they give the true answer) (0–1, NaN: no answer) and
+    ``confusion`` ``[true][given]`` probabilities over :attr:`Skill.classes` (rows sum to 1)."""
+
+    id: str
+    name: str
+    n_units: int
+    accuracy: float
+    confusion: list[list[float]]
+
+
+@dataclass
+class Skill:
+    """A field's Dawid–Skene fit: ``method`` (``dawid-skene``), what one fit's unit is
+    (``basis``: ``task``, ``matched region`` or ``label``, a multi-select field being fitted once
+    per label, its confusion matrices averaged over labels), the ``classes`` that label the rows
+    (true) and columns (given) of each confusion matrix, ``iterations`` of EM (the largest over
+    fits), whether every fit ``converged``, and each :class:`AnnotatorSkill`."""
+
+    basis: str
+    classes: list[str]
+    iterations: int
+    converged: bool
+    annotators: list[AnnotatorSkill] = field(default_factory=list)
+    method: str = "dawid-skene"
+
+
 @dataclass(frozen=True, slots=True)
 class Consensus:
     """The answer proposed for one unit of one field, for reviewers and for training.
@@ -143,6 +172,9 @@ class FieldResult:
     regions: dict[str, Any] | None = None
     """Region fields: matching, F1 (strict, relaxed, per label), the annotator × annotator F1
     matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.evaluation.regions`)."""
+    skill: Skill | None = None
+    """Each annotator's Dawid–Skene accuracy and confusion matrix (None: not fitted, e.g. a
+    numeric or free-text field; see :mod:`iaa_gate.evaluation.consensus`)."""
 
     @property
     def disputed(self) -> list[UnitResult]:

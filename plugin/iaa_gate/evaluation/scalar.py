@@ -14,9 +14,10 @@ from ..core.errors import InputError
 from ..kinds import registry
 from ..metrics import Coded
 from ..model import Dataset
+from . import consensus
 from .coefficients import Estimate, compute, default_coefficients, interpreted
 from .matrix import RatingsMatrix, ratings_matrix
-from .results import AnnotatorResult, FieldResult, UnitResult
+from .results import AnnotatorResult, FieldResult, Skill, UnitResult
 
 MAX_COINCIDENCE_VALUES = 30
 
@@ -98,7 +99,25 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         )
     names = [dataset.display_name(a) for a in matrix.annotators]
     units = _units(dataset, matrix, level, cfg, scale)
-    return matrix_result(matrix, level, names, cfg, units, scale)
+    result = matrix_result(matrix, level, names, cfg, units, scale)
+    result.skill = propose(matrix, level, names, units)
+    return result
+
+
+def propose(
+    matrix: RatingsMatrix, level: str, names: list[str], units: list[UnitResult]
+) -> Skill | None:
+    """Dawid–Skene on a nominal or multi-select field: fill ``units``' consensus and priority,
+    return the annotators' skill (None for other levels)."""
+    if matrix.multiple:
+        labels = sorted({x for v in matrix.coded.values for x in v})
+        presence = {lab: matrix.label_presence(lab).codes for lab in labels}
+        return consensus.label_sets(presence, units, matrix.unit_ids, matrix.annotators, names)
+    if level != "nominal" or not matrix.coded.n_values:
+        return None
+    return consensus.nominal(
+        matrix.coded, units, matrix.unit_ids, matrix.annotators, names, lambda v: _shown(v, False)
+    )
 
 
 def matrix_result(

@@ -58,3 +58,16 @@ def change_text(rec: dict[str, Any]) -> str:
         return rec["note"] or "—"
     arrow = "▲" if rec["change"] > 0 else "▼" if rec["change"] < 0 else "="
     return f"{arrow} {rec['change']:+.3f}"
+
+
+def proposal(c: dict[str, Any] | None) -> str:
+    """A consensus in words: "PER (0.93)", "tie: A or B (0.50)", regions as their labels."""
+    if c is None:
+        return "—"
+    v = c["value"]
+    if isinstance(v, list):
+        shown = ", ".join(
+            str(x.get("label") or "(no label)") if isinstance(x, dict) else str(x) for x in v
+        )
+        v = shown or "nothing"
+    return f"{'tie: ' if c['tie'] else ''}{v} ({c['posterior']:.2f})"

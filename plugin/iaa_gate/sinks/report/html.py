@@ -20,9 +20,9 @@ from markupsafe import Markup
 from ...adapters import registry
 from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
-from .format import ICON_TEXT, change_text, confused_pairs, fmt, plain, round_text
+from .format import ICON_TEXT, change_text, confused_pairs, fmt, plain, proposal, round_text
 
-MAX_ROWS = 1000  # disputed tasks per field in the page: the lowest scores
+MAX_ROWS = 1000  # disputed tasks per field in the page: the first in review order
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
 PALETTE = ("#fde68a", "#bfdbfe", "#fecaca", "#bbf7d0", "#ddd6fe", "#fed7aa", "#a5f3fc", "#fbcfe8")
 Segment = tuple[str, list[str]]  # a piece of text and the labels of the spans covering it
@@ -67,6 +67,11 @@ def disagreement_kinds(d: dict[str, Any]) -> str:
     return ", ".join(f"{n} {k}" for k, n in counts.items())
 
 
+def skill_accuracy(f: dict[str, Any]) -> dict[str, float | None]:
+    """Annotator id → their Dawid–Skene accuracy (empty without a fit)."""
+    return {a["id"]: a["accuracy"] for a in (f.get("skill") or {}).get("annotators", [])}
+
+
 def num(x: float | None) -> str:
     """A number as the page shows it: an int as is, a float to 3 decimals, None as undefined."""
     if isinstance(x, int) and not isinstance(x, bool):
@@ -85,7 +90,7 @@ def task_url(source: dict[str, Any], task: Any) -> str | None:
 def disputed_rows(
     f: dict[str, Any], tasks: list[DisputedTask] | None = None
 ) -> tuple[list[dict[str, Any]], list[str] | None]:
-    """The disputed tasks shown (lowest score first, at most :data:`MAX_ROWS`) and the
+    """The disputed tasks shown (in review order, at most :data:`MAX_ROWS`) and the
     annotator columns (None: one combined column). ``tasks``: every disputed task of the field
     (None: the document's lowest scores)."""
     if tasks is None:
@@ -155,6 +160,8 @@ class HtmlWriter:
             confused_pairs=confused_pairs,
             label_colors=label_colors,
             disagreement_kinds=disagreement_kinds,
+            proposal=proposal,
+            skill_accuracy=skill_accuracy,
             max_rows=MAX_ROWS,
             script=Markup(script),
             script_hash=f"sha256-{digest}",

@@ -76,9 +76,10 @@ class JsonWriter:
 
 
 class DisputedTasksWriter:
-    """One line per disputed task, ``{field, id, score, labels[, details]}``, by field name then
-    task id; keys sorted. It needs ``disputed`` (:func:`~.document.disputed_tasks` by field):
-    the document holds only the lowest scores."""
+    """One line per disputed task, ``{field, id, score, labels[, details, priority,
+    consensus]}``, by field name then in review order (priority, highest first); keys sorted.
+    It needs ``disputed`` (:func:`~.document.disputed_tasks` by field): the document holds only
+    the first ones."""
 
     filename = DISPUTED_FILE
 

@@ -1,7 +1,8 @@
 """``junit.xml``: one test suite per field, one test case per check, for CI dashboards.
 
 A failed check is a ``<failure>``; a warning passes with its message in ``<system-out>``. Fields
-in the data that were not evaluated are ``<skipped>`` test cases of a ``not-evaluated`` suite.
+in the data that were not evaluated are ``<skipped>`` test cases of a ``not-evaluated`` suite. A
+field with a Dawid–Skene fit lists each annotator's estimated accuracy as suite ``<properties>``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ class JUnitWriter:
                 errors="0",
                 skipped="0",
             )
+            skill = f.get("skill")
+            if skill:  # each annotator's Dawid–Skene accuracy, beside the checks
+                props = ET.SubElement(suite, "properties")
+                for a in skill["annotators"]:
+                    value = "undefined" if a["accuracy"] is None else f"{a['accuracy']:.6g}"
+                    ET.SubElement(
+                        props, "property", name=f"dawid-skene accuracy {a['name']}", value=value
+                    )
             for c in checks:
                 case = ET.SubElement(
                     suite, "testcase", classname=f"iaa-gate.{name}", name=c["name"]

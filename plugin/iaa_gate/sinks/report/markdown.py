@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...evaluation.document import Disputed
-from .format import change_text, confused_pairs, fmt, plain, round_text
+from .format import change_text, confused_pairs, fmt, plain, proposal, round_text
 
-MAX_DISPUTED = 50  # disputed tasks shown per field: the lowest scores
+MAX_DISPUTED = 50  # disputed tasks shown per field: the first in review order
 ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
 # Markdown's and GitHub's active characters in text: backslash-escaped, or as entities for markup
 _ESCAPES = str.maketrans(
@@ -219,11 +219,16 @@ class MarkdownWriter:
             out += ["", "Most confused pairs (coincidences): " + "; ".join(confusions) + "."]
         if f["annotators"]:
             offsets = any(a.get("mean_offset") is not None for a in f["annotators"])
+            skill = f.get("skill")
+            accuracy = {a["id"]: a["accuracy"] for a in skill["annotators"]} if skill else {}
             out += [
                 "",
                 "| annotator | tasks shared | pair agreement | alpha without | change | outlier |"
-                + (" mean offset |" if offsets else ""),
-                "|---|---|---|---|---|---|" + ("---|" if offsets else ""),
+                + (" mean offset |" if offsets else "")
+                + (" accuracy (Dawid–Skene) |" if skill else ""),
+                "|---|---|---|---|---|---|"
+                + ("---|" if offsets else "")
+                + ("---|" if skill else ""),
             ]
             for a in f["annotators"]:
                 gain = "—" if a["alpha_gain"] is None else f"{a['alpha_gain']:+.3f}"
@@ -231,7 +236,9 @@ class MarkdownWriter:
                     f"| {md(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
                     f"{fmt(a['alpha_without'])} | {gain} | {'**yes**' if a['outlier'] else ''} |"
                     + (f" {signed(a.get('mean_offset'))} |" if offsets else "")
+                    + (f" {fmt(accuracy.get(a['id']))} |" if skill else "")
                 )
+            out += _skill(skill)
             if offsets:
                 out += [
                     "",
@@ -250,19 +257,55 @@ class MarkdownWriter:
             )
             + f"): {n}"
             + (
-                f", the {len(disputed)} lowest scores shown (all in {md(f['disputed']['file'])})"
+                f", the first {len(disputed)} shown (all in {md(f['disputed']['file'])})"
                 if n > len(disputed)
                 else ""
             ),
         ]
         if disputed:
-            out += ["", "| task | score | labels |", "|---|---|---|"]
+            out += [
+                "",
+                f"In review order: {md(f['disputed']['order'])}.",
+                "",
+                "| task | priority | score | proposed | labels |",
+                "|---|---|---|---|---|",
+            ]
             for d in disputed:
                 labels = "; ".join(f"{md(k)}: {md(v)}" for k, v in d["labels"].items())
                 if d.get("details"):
                     labels += "<br>" + md(_kinds(d["details"]))
-                out.append(f"| {md(d['id'])} | {fmt(d['score'], 2)} | {labels} |")
+                out.append(
+                    f"| {md(d['id'])} | {fmt(d.get('priority'), 2)} | {fmt(d['score'], 2)} "
+                    f"| {md(proposal(d.get('consensus')))} | {labels} |"
+                )
         return out
+
+
+def _skill(skill: dict[str, Any] | None) -> list[str]:
+    """Each annotator's Dawid–Skene confusion matrix (rows: true class, columns: given)."""
+    if not skill:
+        return []
+    classes = skill["classes"]
+    note = "" if skill["converged"] else ", **not converged**"
+    out = [
+        "",
+        f"<details><summary>Annotator skill (Dawid–Skene per {md(skill['basis'])}, "
+        f"{skill['iterations']} EM iterations{note}): confusion matrices</summary>",
+    ]
+    for a in skill["annotators"]:
+        out += [
+            "",
+            f"{md(a['name'])}: accuracy {fmt(a['accuracy'])} over {a['n_units']} units; "
+            "P(given | true):",
+            "",
+            "| true \\ given | " + " | ".join(md(c) for c in classes) + " |",
+            "|---" * (len(classes) + 1) + "|",
+        ]
+        out += [
+            f"| {md(c)} | " + " | ".join(f"{x:.2f}" for x in row) + " |"
+            for c, row in zip(classes, a["confusion"], strict=True)
+        ]
+    return [*out, "", "</details>"]
 
 
 def _kinds(details: dict[str, Any]) -> str:

@@ -1,0 +1,177 @@
+"""The proposed answer of each unit and each annotator's estimated skill, by Dawid–Skene.
+
+A nominal field is fitted on its ``(units, annotators)`` codes; a multi-select field once per
+label (present or absent); a region field on its clusters of matched regions, with
+``"(unmatched)"`` as a class (the caller turns cluster answers into regions). A unit's
+:class:`~iaa_gate.evaluation.results.Consensus` is its most probable answer with that
+probability; where two answers are equally probable it is marked a tie. A disputed unit's
+priority is 1 − that probability: the less settled the answer, the sooner a person should look.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..metrics import Coded
+from ..metrics.dawid_skene import DawidSkene, dawid_skene
+from .results import AnnotatorSkill, Consensus, Skill, UnitResult
+
+METHOD = "dawid-skene"
+"""How the proposals are found (``Consensus.method``, ``Skill.method``)."""
+
+
+def fit(coded: Coded) -> DawidSkene:
+    """Dawid–Skene on ``coded`` ``(units, annotators)``, every value a class."""
+    return dawid_skene(coded.codes, max(coded.n_values, 1))
+
+
+def skill(
+    fits: list[DawidSkene],
+    codes: list[np.ndarray[Any, Any]],
+    classes: list[str],
+    ids: list[str],
+    names: list[str],
+    basis: str,
+) -> Skill:
+    """The :class:`Skill` of one fit (or several, averaged: one per label), ``codes`` the
+    ``(units, annotators)`` each was fitted on; ``ids``, ``names``: the annotators'."""
+    confusion = np.mean([f.confusion for f in fits], axis=0)
+    with np.errstate(invalid="ignore"):
+        accuracy = np.nanmean([f.accuracy for f in fits], axis=0) if fits else np.zeros(0)
+    answered = sum(np.count_nonzero(c >= 0, axis=0) for c in codes)
+    return Skill(
+        basis=basis,
+        classes=classes,
+        iterations=max((f.iterations for f in fits), default=0),
+        converged=all(f.converged for f in fits),
+        annotators=[
+            AnnotatorSkill(
+                ids[a],
+                names[a],
+                int(answered[a]),
+                float(accuracy[a]),
+                confusion[a].round(6).tolist(),
+            )
+            for a in range(len(ids))
+        ],
+    )
+
+
+def proposals(
+    ds: DawidSkene, values: Any
+) -> tuple[list[Any], np.ndarray[Any, np.dtype[np.float64]], np.ndarray[Any, np.dtype[np.bool_]]]:
+    """Each unit's best class as its value in ``values``, its posterior ``(units,)`` and whether
+    it ties ``(units,)``."""
+    best = ds.best
+    return (
+        [values[b] for b in best.tolist()],
+        ds.posteriors[np.arange(best.size), best],
+        ds.tie,
+    )
+
+
+def assign(
+    units: list[UnitResult],
+    index: dict[Any, int],
+    value: list[Any],
+    posterior: np.ndarray[Any, Any],
+    tie: np.ndarray[Any, Any],
+    rated: np.ndarray[Any, Any],
+) -> None:
+    """Set each unit's consensus (row ``index[unit.id]``; rows not ``rated`` get none) and the
+    priority of disputed ones."""
+    for u in units:
+        i = index.get(u.id)
+        if i is None or not rated[i]:
+            continue
+        p = float(posterior[i])
+        u.consensus = Consensus(value[i], round(p, 6), METHOD, bool(tie[i]))
+        if u.status == "disputed":
+            u.priority = round(1.0 - p, 6)
+
+
+def nominal(
+    coded: Coded,
+    units: list[UnitResult],
+    unit_ids: list[Any],
+    ids: list[str],
+    names: list[str],
+    shown: Any,
+) -> Skill:
+    """Fit a single-label field; fill ``units``' consensus and priority; its :class:`Skill`.
+    ``shown``: a value as the report shows it."""
+    ds = fit(coded)
+    classes = [shown(v) for v in coded.values.tolist()]
+    value, posterior, tie = proposals(ds, classes)
+    rated = np.count_nonzero(coded.codes >= 0, axis=1) > 0
+    assign(units, {t: i for i, t in enumerate(unit_ids)}, value, posterior, tie, rated)
+    return skill([ds], [coded.codes], [str(c) for c in classes], ids, names, "task")
+
+
+def label_sets(
+    presence: dict[str, np.ndarray[Any, Any]],
+    units: list[UnitResult],
+    unit_ids: list[Any],
+    ids: list[str],
+    names: list[str],
+) -> Skill:
+    """Fit a multi-select field once per label: ``presence`` label → ``(units, annotators)``
+    1 chosen, 0 not chosen, -1 missing. A unit's proposal is the labels more likely present than
+    not; its posterior the least certain label's (max(p, 1 − p)); a label at exactly 0.5 ties."""
+    n = len(unit_ids)
+    fits, codes = [], []
+    certain = np.ones(n)
+    tie = np.zeros(n, dtype=bool)
+    chosen: list[list[str]] = [[] for _ in range(n)]
+    rated = np.zeros(n, dtype=bool)
+    for label, c in presence.items():
+        ds = dawid_skene(c, 2)
+        fits.append(ds)
+        codes.append(c)
+        p = ds.posteriors[:, 1]
+        certain = np.minimum(certain, np.maximum(p, 1.0 - p))
+        tie |= ds.tie
+        rated |= np.count_nonzero(c >= 0, axis=1) > 0
+        for i in np.flatnonzero(p > 0.5).tolist():
+            chosen[i].append(label)
+    assign(units, {t: i for i, t in enumerate(unit_ids)}, chosen, certain, tie, rated)
+    return skill(fits, codes, ["absent", "present"], ids, names, "label")
+
+
+def group_median(
+    group: np.ndarray[Any, np.dtype[np.int64]], values: np.ndarray[Any, np.dtype[np.float64]]
+) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """The median of ``values`` ``(n, d)`` per ``group`` ``(n,)`` in ``0 … G − 1``: ``(G, d)``
+    (NaN for an empty group); the mean of the middle two for an even count."""
+    n_groups = int(group.max()) + 1 if group.size else 0
+    out = np.full((n_groups, values.shape[1]), math.nan)
+    if not group.size:
+        return out
+    size = np.bincount(group, minlength=n_groups)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    has = size > 0
+    lo = (start + (size - 1) // 2)[has]
+    hi = (start + size // 2)[has]
+    for d in range(values.shape[1]):
+        order = np.lexsort((values[:, d], group))
+        v = values[order, d]
+        out[has, d] = (v[lo] + v[hi]) / 2.0
+    return out
+
+
+def least(
+    group: np.ndarray[Any, np.dtype[np.int64]],
+    posterior: np.ndarray[Any, np.dtype[np.float64]],
+    tie: np.ndarray[Any, np.dtype[np.bool_]],
+    n_groups: int,
+) -> tuple[np.ndarray[Any, np.dtype[np.float64]], np.ndarray[Any, np.dtype[np.bool_]]]:
+    """Per group (a task's clusters): the lowest ``posterior`` (1 where it has none) and whether
+    any member ties."""
+    low = np.ones(n_groups)
+    np.minimum.at(low, group, posterior)
+    ties = np.zeros(n_groups, dtype=bool)
+    np.logical_or.at(ties, group, tie)
+    return low, ties

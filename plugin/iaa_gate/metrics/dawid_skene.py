@@ -1,0 +1,152 @@
+"""Dawid–Skene: each annotator's confusion matrix and each unit's posterior over the classes,
+fitted by EM (Dawid and Skene 1979, "Maximum likelihood estimation of observer error-rates
+using the EM algorithm", Applied Statistics 28(1), 20–28).
+
+The model: a unit's true class ``c`` is drawn from ``priors``; annotator ``a`` answers ``k`` with
+probability ``confusion[a, c, k]``, independently of the others. EM starts from the share of
+votes (soft majority vote), then alternates the M-step (priors and confusion matrices from the
+posteriors) and the E-step (posteriors from them) until the log-likelihood changes by less than
+``tol`` (relative). It is the algorithm of crowd-kit's ``DawidSkene`` (the test reference),
+written on arrays: no loop over units or annotators, only over classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._base import FloatArray
+
+EPS = 1e-10
+"""Smallest probability in a confusion matrix (an answer never seen is not impossible)."""
+TIE = 1e-9
+"""Posteriors this close to the largest one tie with it."""
+
+
+@dataclass(frozen=True)
+class DawidSkene:
+    """A fitted Dawid–Skene model.
+
+    ``posteriors``: ``(units, classes)`` P(true class | answers); a unit nobody rated gets
+    ``priors``. ``confusion``: ``(annotators, classes, classes)``, ``confusion[a, c, k]`` = P(a
+    answers k | true class c), rows sum to 1 (a true class never met: uniform). ``priors``:
+    ``(classes,)``. ``posteriors`` come from the last E-step, ``confusion`` and ``priors`` from
+    the M-step after it (as crowd-kit returns them). ``accuracy``: ``(annotators,)`` P(a answers
+    the true class) under the model, Σ_c priors[c]·confusion[a, c, c] (NaN for an annotator with
+    no answer). ``iterations``: EM steps run; ``converged``: the log-likelihood settled within
+    ``tol`` before ``max_iter``;
+    ``log_likelihood``: of the answers under the parameters of the last E-step (natural log).
+    """
+
+    posteriors: FloatArray
+    confusion: FloatArray
+    priors: FloatArray
+    accuracy: FloatArray
+    iterations: int
+    converged: bool
+    log_likelihood: float
+
+    @property
+    def best(self) -> npt.NDArray[np.intp]:
+        """``(units,)`` the most probable class of each unit (the first of tied ones)."""
+        return np.asarray(np.argmax(self.posteriors, axis=1))
+
+    @property
+    def tie(self) -> npt.NDArray[np.bool_]:
+        """``(units,)`` two or more classes share the largest posterior: no class is proposed."""
+        top = self.posteriors.max(axis=1, keepdims=True)
+        return np.asarray(np.count_nonzero(self.posteriors >= top - TIE, axis=1) > 1)
+
+
+def dawid_skene(
+    codes: npt.ArrayLike,
+    n_classes: int | None = None,
+    *,
+    max_iter: int = 100,
+    tol: float = 1e-5,
+) -> DawidSkene:
+    """Fit Dawid–Skene to ``codes``.
+
+    ``codes``: ``(units, annotators)`` integer classes ``0 … n_classes − 1``, ``-1`` missing.
+    ``n_classes``: defaults to the largest code + 1. ``max_iter``: EM steps at most; ``tol``:
+    stop when the log-likelihood changes by less than this share of itself.
+
+    >>> fit = dawid_skene([[0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 1, 0]])
+    >>> fit.best.tolist(), bool(fit.converged)
+    ([0, 1, 0, 1], True)
+    """
+    c = np.asarray(codes, dtype=np.int64)
+    if c.ndim != 2:
+        raise ValueError(f"codes must be (units, annotators), got shape {c.shape}")
+    k = int(c.max(initial=-1)) + 1 if n_classes is None else n_classes
+    if c.size and (c.max(initial=-1) >= k or c.min(initial=0) < -1):
+        raise ValueError(f"codes must lie in -1 … {k - 1}")
+    n_units, n_ann = c.shape
+    unit, ann = np.nonzero(c >= 0)
+    given = c[unit, ann]
+    cell = ann * k + given  # (annotator, answer) of each rating
+    rated = np.bincount(unit, minlength=n_units) > 0
+    votes = np.zeros((n_units, k))
+    np.add.at(votes, (unit, given), 1.0)
+    total = votes.sum(axis=1, keepdims=True)
+    post = np.divide(votes, total, out=np.zeros_like(votes), where=rated[:, None])
+    priors, confusion = _m_step(post, rated, unit, cell, n_ann, k)
+    last, converged, steps, ll = -np.inf, False, 0, -np.inf
+    while steps < max_iter and not converged:
+        steps += 1
+        post, ll = _e_step(priors, confusion, rated, unit, cell, n_units, k)
+        priors, confusion = _m_step(post, rated, unit, cell, n_ann, k)
+        converged = bool(np.isfinite(last) and abs(ll - last) <= tol * abs(last))
+        last = ll
+    answered = np.bincount(ann, minlength=n_ann) > 0
+    diag = np.einsum("acc->ac", confusion)
+    accuracy = np.where(answered, diag @ priors, np.nan)
+    return DawidSkene(post, confusion, priors, accuracy, steps, converged, float(ll))
+
+
+def _m_step(
+    post: FloatArray,
+    rated: npt.NDArray[np.bool_],
+    unit: npt.NDArray[np.int64],
+    cell: npt.NDArray[np.int64],
+    n_ann: int,
+    k: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Priors ``(k,)`` and confusion ``(annotators, k, k)`` from the posteriors ``(units, k)``."""
+    priors = post[rated].mean(axis=0) if rated.any() else np.full(k, 1.0 / k)
+    counts = np.asarray(
+        np.stack(
+            [np.bincount(cell, weights=post[unit, t], minlength=n_ann * k) for t in range(k)],
+            axis=1,
+        ),
+        dtype=np.float64,
+    ).reshape(n_ann, k, k)  # [annotator, answer, true]
+    held = np.maximum(counts, EPS).transpose(0, 2, 1)  # [annotator, true, answer]
+    return priors, held / held.sum(axis=2, keepdims=True)
+
+
+def _e_step(
+    priors: FloatArray,
+    confusion: FloatArray,
+    rated: npt.NDArray[np.bool_],
+    unit: npt.NDArray[np.int64],
+    cell: npt.NDArray[np.int64],
+    n_units: int,
+    k: int,
+) -> tuple[FloatArray, float]:
+    """Posteriors ``(units, k)`` and the log-likelihood of the answers."""
+    log_conf = np.log(confusion).transpose(0, 2, 1).reshape(-1, k)  # [(annotator, answer), true]
+    with np.errstate(divide="ignore"):
+        log_post = np.log(priors)[None, :] + np.stack(
+            [np.bincount(unit, weights=log_conf[cell, t], minlength=n_units) for t in range(k)],
+            axis=1,
+        )
+    top = log_post.max(axis=1, keepdims=True)
+    joint = np.exp(log_post - top)
+    total = joint.sum(axis=1, keepdims=True)
+    post = joint / total
+    ll = float((np.log(total[rated, 0]) + top[rated, 0]).sum())
+    post[~rated] = priors
+    return post, ll

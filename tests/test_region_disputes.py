@@ -1,0 +1,118 @@
+"""Region disputes at the level of the decision: each region (a cluster of regions matched
+label-free, or one region the others left unmatched) scores the share of the task's annotator
+pairs that agree on it, as a choices task does; the task scores its lowest region's.
+
+Every case is worked by hand on TEXT = "Ada Lovelace met Charles Babbage in London." (Ada
+Lovelace [0,12), London [36,42)), three annotators, the defaults (IoU 0.5, disputed below 0.5),
+and checked again with the results and annotations in shuffled orders.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from test_regions_pipeline import box, outcome
+from test_regions_reading import ann, span, task
+
+
+def three(*third: dict[str, Any], first: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Task 1: annotators 1 and 2 mark ``first`` (default: PER Ada Lovelace, LOC London);
+    annotator 3 marks ``third``."""
+    first = first if first is not None else [span("a", 0, 12, "PER"), span("b", 36, 42, "LOC")]
+    return task(
+        1,
+        ann(1, [dict(r, id=f"1{r['id']}") for r in first]),
+        ann(2, [dict(r, id=f"2{r['id']}") for r in first]),
+        ann(3, list(third)),
+    )
+
+
+CASES: dict[str, tuple[dict[str, Any], str, float, dict[str, str] | None]] = {
+    # name: (task, status, score, the lowest region's labels per annotator)
+    "missed entity": (
+        three(span("c", 0, 12, "PER")),
+        "disputed",
+        1 / 3,  # LOC: (LOC, LOC, unmatched): 1 agreeing pair of 3
+        {"1": "LOC", "2": "LOC", "3": "(unmatched)"},
+    ),
+    "label swap": (
+        three(span("c", 0, 12, "PER"), span("d", 36, 42, "ORG")),
+        "disputed",
+        1 / 3,  # London matched label-free: (LOC, LOC, ORG)
+        {"1": "LOC", "2": "LOC", "3": "ORG"},
+    ),
+    "boundary shift within the IoU": (
+        three(span("c", 0, 12, "PER"), span("d", 36, 41, "LOC")),  # IoU 5/6
+        "agreed",
+        1.0,
+        None,
+    ),
+    "boundary shift past the IoU": (
+        three(span("c", 0, 12, "PER"), span("d", 36, 38, "LOC")),  # IoU 2/6
+        "disputed",
+        1 / 3,  # (LOC, LOC, unmatched) and (unmatched, unmatched, LOC): 1/3 each
+        {"1": "LOC", "2": "LOC", "3": "(unmatched)"},
+    ),
+    "split": (
+        # [36,39) matches [36,42) (IoU 3/6 = 0.5); [39,42) is left over
+        three(span("c", 0, 12, "PER"), span("d", 36, 39, "LOC"), span("e", 39, 42, "LOC")),
+        "disputed",
+        1 / 3,
+        {"1": "(unmatched)", "2": "(unmatched)", "3": "LOC"},
+    ),
+    "nested spans, all agree": (
+        three(
+            span("c", 0, 12, "PER"),
+            span("d", 0, 3, "GIVEN"),
+            first=[span("a", 0, 12, "PER"), span("b", 0, 3, "GIVEN")],
+        ),
+        "agreed",
+        1.0,
+        None,
+    ),
+    "nested span missed": (
+        three(span("c", 0, 12, "PER"), first=[span("a", 0, 12, "PER"), span("b", 0, 3, "GIVEN")]),
+        "disputed",
+        1 / 3,
+        {"1": "GIVEN", "2": "GIVEN", "3": "(unmatched)"},
+    ),
+    "empty vs empty": (three(first=[]), "agreed", 1.0, None),
+}
+
+
+def shuffled(t: dict[str, Any], seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    anns = [dict(a, result=rng.sample(a["result"], len(a["result"]))) for a in t["annotations"]]
+    return dict(t, annotations=rng.sample(anns, len(anns)))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_a_task_scores_its_lowest_region(write_json: Any, name: str, seed: int | None) -> None:
+    t, status, score, labels = CASES[name]
+    other = task(2, *(ann(a, [span(f"{a}z", 0, 12, "PER")]) for a in (1, 2, 3)))  # all agree
+    tasks = [t if seed is None else shuffled(t, seed), other]
+    unit = outcome(write_json, {"ner": {}}, tasks).results["ner"].units[0]
+    assert (unit.status, unit.score) == (status, pytest.approx(score))
+    if labels is not None:
+        assert unit.details is not None
+        assert unit.details["region"]["labels"] == labels
+        assert unit.details["region"]["score"] == pytest.approx(score)
+        first = unit.details["disagreements"][0]  # the lowest region's disagreement first
+        ids = {r["id"] for r in unit.details["region"]["regions"]}
+        assert first["region"]["id"] in ids or (first["counterpart"] or {}).get("id") in ids
+
+
+def test_boxes_within_the_iou_are_not_disputed(write_json: Any) -> None:
+    # [0,10]² vs [2,12]×[0,10]: IoU 80/120 = 2/3 ≥ 0.5: one region, both Car
+    near = task(1, ann(1, [box("a", 0)]), ann(2, [box("b", 2)]), data={"image": "1.png"})
+    # [0,10]² vs [6,16]×[0,10]: IoU 40/160 = 1/4: two regions, each drawn by one of two: 0
+    far = task(2, ann(1, [box("c", 0)]), ann(2, [box("d", 6)]), data={"image": "2.png"})
+    units = outcome(write_json, {"box": {"bootstrap": {"replicates": 0}}}, [near, far])
+    assert [(u.status, u.score) for u in units.results["box"].units] == [
+        ("agreed", 1.0),
+        ("disputed", 0.0),
+    ]
