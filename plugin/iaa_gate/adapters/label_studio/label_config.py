@@ -135,18 +135,19 @@ def _control(el: Element, kind: str, name: str) -> Control:
         note = f'<Choices choice="{el.get("choice", "single")}">' + (
             f' value="{el.get("value")}" (labels from the task data)' if dynamic else ""
         )
-        return Control(name, kind, labels, multiple, "nominal", True, note)
+        return Control(name, kind, labels, multiple, "nominal", True, note, to)
     if kind == "taxonomy":  # several paths may be chosen unless maxUsages="1"
         multiple = el.get("maxUsages", "") != "1"
         note = "<Taxonomy>" if multiple else '<Taxonomy maxUsages="1">'
-        return Control(name, kind, _paths(el) or None, multiple, "nominal", True, note)
+        return Control(name, kind, _paths(el) or None, multiple, "nominal", True, note, to)
     if kind == "rating":
         top = el.get("maxRating", "5")
-        return Control(name, kind, None, False, "ordinal", True, f'<Rating maxRating="{top}">')
+        note = f'<Rating maxRating="{top}">'
+        return Control(name, kind, None, False, "ordinal", True, note, to)
     if kind == "number":
         bounds = " ".join(f'{k}="{el.get(k)}"' for k in ("min", "max") if el.get(k) is not None)
-        return Control(name, kind, None, False, "interval", True, f"<Number {bounds}>".strip())
-    return Control(name, kind, None, False, None, False, "<TextArea>: free text")
+        return Control(name, kind, None, False, "interval", True, f"<Number {bounds}>".strip(), to)
+    return Control(name, kind, None, False, None, False, "<TextArea>: free text", to)
 
 
 def _choices(el: Element) -> tuple[str, ...] | None:
