@@ -88,7 +88,7 @@ def test_every_report_format_shows_the_models(written: Path) -> None:
         "0.650 (n=20)",
     ]
     assert '<table id="model-labels">' in html
-    suite = ET.parse(written / "junit.xml").getroot().find("testsuite[@name='models']")
+    suite = ET.parse(written / "junit.xml").getroot().find("testsuite[@name='model-predictions']")
     assert suite is not None and suite.get("failures") == "0"
     cases = {c.get("name"): c.findtext("system-out") for c in suite.iter("testcase")}
     assert set(cases) == {"model-v1", "model-v2"}
@@ -114,7 +114,7 @@ def test_predictions_given_by_id_only_are_listed_as_not_compared(tmp_path: Path)
     assert "13 model prediction(s) are given by id only" in (out / "report.html").read_text(
         encoding="utf-8"
     )
-    suite = ET.parse(out / "junit.xml").getroot().find("testsuite[@name='models']")
+    suite = ET.parse(out / "junit.xml").getroot().find("testsuite[@name='model-predictions']")
     assert suite is not None and suite.get("skipped") == "1"
 
 

@@ -60,7 +60,7 @@ class JUnitWriter:
             models = ET.SubElement(
                 suites,
                 "testsuite",
-                name="models",
+                name="model-predictions",
                 tests=str(len(rows) + bool(note)),
                 failures="0",
                 errors="0",
@@ -68,12 +68,18 @@ class JUnitWriter:
             )
             if note:
                 case = ET.SubElement(
-                    models, "testcase", classname="iaa-gate.models", name="predictions by id"
+                    models,
+                    "testcase",
+                    classname="iaa-gate.model-predictions",
+                    name="predictions by id",
                 )
                 ET.SubElement(case, "skipped", message=note)
             for row in rows:
                 case = ET.SubElement(
-                    models, "testcase", classname=f"iaa-gate.models.{row[0]}", name=row[1]
+                    models,
+                    "testcase",
+                    classname=f"iaa-gate.model-predictions.{row[0]}",
+                    name=row[1],
                 )
                 ET.SubElement(case, "system-out").text = "; ".join(
                     f"{k}: {v}" for k, v in zip(MODEL_COLUMNS[2:], row[2:], strict=True)
