@@ -138,3 +138,25 @@ def test_the_review_file_carries_the_consensus(tmp_path: Path) -> None:
     entry = got[0]["meta"]["iaa"]["fields"]["choice"]["consensus"]
     assert entry == {"label": "A", "posterior": 0.6667, "method": "majority", "tie": False}
     assert got[4]["meta"]["iaa"]["fields"]["choice"]["consensus"]["tie"] is True
+
+
+def test_regions_in_pixels_are_drawn_in_percent() -> None:
+    """Boxes read with ``original_width``/``original_height`` are in pixels; Label Studio draws
+    percent of the image."""
+    box = parse_label_config(
+        '<View><Image name="img" value="$image"/>'
+        '<RectangleLabels name="box" toName="img"><Label value="Car"/></RectangleLabels></View>'
+    )[0]
+    region = {"label": "Car", "x": 100, "y": 50, "width": 200, "height": 25}
+    pixels = {**region, "original_width": 1000, "original_height": 500}
+    [item] = result_items(box, Consensus([pixels], 0.9, "m"), "img")
+    assert item["value"] == {
+        "x": 10.0,
+        "y": 10.0,
+        "width": 20.0,
+        "height": 5.0,
+        "rotation": 0.0,
+        "rectanglelabels": ["Car"],
+    }
+    [item] = result_items(box, Consensus([region], 0.9, "m"), "img")
+    assert (item["value"]["x"], item["value"]["width"]) == (100.0, 200.0)

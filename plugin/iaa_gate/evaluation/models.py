@@ -99,10 +99,16 @@ def _num(x: float | None) -> float | None:
 
 
 def _truth(
-    name: str, result: FieldResult, cfg: Any, anns: list[Annotation], refs: list[Annotation]
+    name: str,
+    result: FieldResult,
+    cfg: Any,
+    anns: list[Annotation],
+    refs: list[Annotation],
+    names: dict[str, str] | None = None,
 ) -> FieldTruth | None:
+    """:func:`field_truth` of ``anns`` (their annotators named by ``names``) against ``refs``."""
     tasks = sorted({a.task_id for a in anns}, key=str)
-    data = Dataset("predictions", anns, tasks)
+    data = Dataset("predictions", anns, tasks, annotator_names=names or {})
     return field_truth(name, result.kind, result.level, cfg, data, refs)
 
 
@@ -113,6 +119,7 @@ def field_models(
     predictions: list[Annotation],
     humans: list[Annotation],
     started_from: dict[tuple[TaskId, int | str], str],
+    names: dict[str, str] | None = None,
 ) -> dict[str, Any] | None:
     """One field's model section (None: no model predicted this field)."""
     cfg = config.fields[name]
@@ -141,7 +148,7 @@ def field_models(
         "ties": ties,
     }
     people = _canonical(humans, name)
-    by_annotator = _truth(name, result, cfg, people, refs)
+    by_annotator = _truth(name, result, cfg, people, refs, names)
     out["annotators"] = [
         {"annotator": a.name, "n_tasks": a.n_tasks, "agreement": _num(a.agreement)}
         for a in (by_annotator.annotators if by_annotator is not None else [])
@@ -211,7 +218,15 @@ def models_section(
     humans = list(dataset.annotations)
     fields = {}
     for name, result in results.items():
-        section = field_models(name, result, config, predictions, humans, dataset.started_from)
+        section = field_models(
+            name,
+            result,
+            config,
+            predictions,
+            humans,
+            dataset.started_from,
+            dataset.annotator_names,
+        )
         if section is not None:
             fields[name] = section
     return {

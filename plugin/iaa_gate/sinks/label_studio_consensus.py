@@ -39,6 +39,17 @@ DRAWN = SPAN_KINDS | BOX_KINDS | POLYGON_KINDS | KEYPOINT_KINDS
 whose offsets are XPath-relative, time series) are counted as not drawn."""
 
 
+BOX_KEYS = ("x", "y", "width", "height")
+
+
+def _scale(region: dict[str, Any]) -> tuple[float, float]:
+    """Pixels per percent of the image (1, 1: the region is in percent already)."""
+    w, h = region.get("original_width"), region.get("original_height")
+    if isinstance(w, (int, float)) and isinstance(h, (int, float)) and w > 0 and h > 0:
+        return w / 100.0, h / 100.0
+    return 1.0, 1.0
+
+
 class NotDrawable(ValueError):
     """A consensus that cannot be written in the control's result shape (the reason)."""
 
@@ -46,20 +57,22 @@ class NotDrawable(ValueError):
 def _region_value(kind: str, region: dict[str, Any]) -> dict[str, Any]:
     """One consensus region (``label`` and the geometry keys of the report's regions: ``start``
     and ``end`` (characters), ``x``/``y``/``width``/``height``/``rotation`` (percent of the
-    image), ``points`` or keypoint ``x``/``y``) as a result ``value``."""
+    image, or pixels when the region gives ``original_width`` and ``original_height``, as
+    boxes read with them are), ``points`` or keypoint ``x``/``y``) as a result ``value``."""
+    scale = _scale(region)
     if kind in SPAN_KINDS:
         value: dict[str, Any] = {"start": int(region["start"]), "end": int(region["end"])}
         if "text" in region:
             value["text"] = region["text"]
     elif kind in BOX_KINDS:
-        value = {k: float(region[k]) for k in ("x", "y", "width", "height")}
+        value = {k: float(region[k]) / scale[i % 2] for i, k in enumerate(BOX_KEYS)}
         value["rotation"] = float(region.get("rotation") or 0.0)
     elif kind in POLYGON_KINDS:
-        value = {"points": [[float(x), float(y)] for x, y in region["points"]]}
+        value = {"points": [[x / scale[0], y / scale[1]] for x, y in region["points"]]}
     elif kind in KEYPOINT_KINDS:
-        value = {"x": float(region["x"]), "y": float(region["y"])}
+        value = {"x": float(region["x"]) / scale[0], "y": float(region["y"]) / scale[1]}
         if "width" in region:
-            value["width"] = float(region["width"])
+            value["width"] = float(region["width"]) / scale[0]
     else:
         raise NotDrawable(f"{kind} regions cannot be drawn from their offsets")
     label = region.get("label")
@@ -132,6 +145,8 @@ class ConsensusPredictions:
     """Writes the consensus predictions of one run into the pulled ``source`` project."""
 
     source: LabelStudioProject
+    ties: int = 0
+    """Disputed answers of the last plan whose best answers tie: no proposal."""
 
     def controls(self) -> dict[str, Control]:
         """The labeling config's controls by name (each with its ``to_name``)."""
