@@ -121,3 +121,50 @@ def test_predictions_given_by_id_only_are_listed_as_not_compared(tmp_path: Path)
 def test_no_predictions_no_section(tmp_path: Path) -> None:
     doc = iaa_gate.evaluate(ROOT.parent / "examples" / "label-studio-ner" / "iaa-gate.yaml")
     assert doc.document["models"] is None
+
+
+def _span(rid: str, start: int, end: int, label: str) -> dict[str, Any]:
+    value = {"start": start, "end": end, "text": "Ann went to IBM"[start:end], "labels": [label]}
+    return {"id": rid, "from_name": "ner", "to_name": "text", "type": "labels", "value": value}
+
+
+def test_a_region_field_is_compared_by_matched_region_f1(tmp_path: Path) -> None:
+    """Consensus regions (as the adjudication fills them) against a model's spans: the F1 an
+    annotator gets against ground truth."""
+    both = [_span("a", 0, 3, "PER"), _span("b", 12, 15, "ORG")]
+    tasks = [
+        {
+            "id": t,
+            "data": {"text": "Ann went to IBM"},
+            "annotations": [{"id": t * 10 + a, "completed_by": a, "result": both} for a in (1, 2)],
+            "predictions": [
+                {"id": t, "model_version": "v1", "result": both if t == 1 else both[:1]}
+            ],
+        }
+        for t in (1, 2)
+    ]
+    (tmp_path / "export.json").write_text(json.dumps(tasks), encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "version: 1\nsource: {type: label-studio-export, path: export.json}\nfields: {ner: {}}\n",
+        encoding="utf-8",
+    )
+    config = iaa_gate.load_config(tmp_path / "c.yaml")
+    from iaa_gate.evaluation.models import models_section
+    from iaa_gate.evaluation.results import Consensus
+    from iaa_gate.pipeline import make_source
+
+    dataset = make_source(config).load()
+    outcome = iaa_gate.evaluate(config)
+    regions = [
+        {"label": "PER", "start": 0, "end": 3},
+        {"label": "ORG", "start": 12, "end": 15},
+    ]
+    for u in outcome.results["ner"].units:
+        u.consensus = Consensus(regions, 0.9, "dawid-skene")
+    section = models_section(outcome.results, dataset, config)
+    assert section is not None
+    f = section["fields"]["ner"]
+    assert f["comparison"].startswith("pairwise F1 of matched regions")
+    [v1] = f["versions"]
+    assert v1["n_tasks"] == 2 and v1["agreement"] == pytest.approx((1 + 2 / 3) / 2, abs=1e-6)
+    assert [a["agreement"] for a in f["annotators"]] == [1.0, 1.0]
