@@ -160,3 +160,23 @@ def test_regions_in_pixels_are_drawn_in_percent() -> None:
     }
     [item] = result_items(box, Consensus([region], 0.9, "m"), "img")
     assert (item["value"]["x"], item["value"]["width"]) == (100.0, 200.0)
+
+
+def test_the_consensus_summary_reads_as_words() -> None:
+    from iaa_gate.sinks.report.format import consensus_text
+    from iaa_gate.sinks.report.markdown import MarkdownWriter
+
+    summary = {"model_version": "iaa-gate-consensus", "dry_run": False, "planned": 4}
+    summary |= {"created": 3, "replaced": 0, "deleted": 1, "unchanged": 0, "ties": 1, "failed": 0}
+    text = consensus_text({"consensus": summary})
+    assert text == (
+        "consensus predictions (iaa-gate-consensus): planned 4, created 3, replaced 0, "
+        "deleted 1, unchanged 0, ties 1, failed 0"
+    )
+    assert consensus_text({"done": 1}) is None
+    import iaa_gate
+
+    case = Path(__file__).parent / "corpus" / "model-predictions-two-versions" / "iaa-gate.yaml"
+    doc = iaa_gate.evaluate(case).document
+    doc["writeback"] = {"target": "label-studio", "dry_run": False, "consensus": summary}
+    assert "consensus predictions (iaa-gate-consensus): planned 4" in MarkdownWriter().render(doc)

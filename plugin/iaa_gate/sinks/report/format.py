@@ -122,3 +122,13 @@ def model_note(models: dict[str, Any] | None) -> str | None:
         "compared: export the predictions in full (an export snapshot with "
         "serialization_options.predictions.only_id false) or read the project live"
     )
+
+
+def consensus_text(writeback: dict[str, Any] | None) -> str | None:
+    """The consensus predictions written back, in a line (None: none were asked for)."""
+    c = (writeback or {}).get("consensus")
+    if not c:
+        return None
+    keys = ("planned", "created", "replaced", "deleted", "unchanged", "ties", "failed")
+    head = "would change" if c["dry_run"] else "consensus predictions"
+    return f"{head} ({c['model_version']}): " + ", ".join(f"{k} {c[k]}" for k in keys)

@@ -9,6 +9,7 @@ from .format import (
     MODEL_COLUMNS,
     change_text,
     confused_pairs,
+    consensus_text,
     fmt,
     model_label_rows,
     model_note,
@@ -194,6 +195,8 @@ class MarkdownWriter:
                     if not isinstance(v, (dict, list))
                 ),
             ]
+            if consensus_text(wb):
+                out += ["", md(consensus_text(wb))]
         return "\n".join(out) + "\n"
 
     def _coefficients(self, coefs: dict[str, Any]) -> list[str]:
