@@ -180,3 +180,28 @@ def test_the_consensus_summary_reads_as_words() -> None:
     doc = iaa_gate.evaluate(case).document
     doc["writeback"] = {"target": "label-studio", "dry_run": False, "consensus": summary}
     assert "consensus predictions (iaa-gate-consensus): planned 4" in MarkdownWriter().render(doc)
+
+
+def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:
+    """An own prediction on a task outside the round is left alone, as the flags are."""
+    from pydantic import SecretStr
+
+    from iaa_gate.adapters.label_studio.project import LabelStudioProject, PulledTask
+    from iaa_gate.model import RoundFilter
+    from iaa_gate.sinks.label_studio_consensus import ConsensusPredictions
+
+    source = LabelStudioProject("http://127.0.0.1:9", SecretStr("token-123456"), 1)
+    own = {"id": 5, "model_version": "iaa-gate-consensus", "score": 0.5, "result": []}
+    source.tasks = {t: PulledTask({}, None, [own]) for t in (1, 2, 3)}
+    agreed = UnitResult(1, "agreed", 1.0, {"a": "A", "b": "A"})
+    results: Any = {"f": SimpleNamespace(units=[agreed], disputed=[])}
+    every = ConsensusPredictions(source).plan(results, [])
+    assert every == {1: None, 2: None, 3: None}
+    in_round = ConsensusPredictions(source, RoundFilter(task_ids=frozenset({1, 2})))
+    assert in_round.plan(results, []) == {1: None, 2: None}
+    from datetime import datetime, timezone
+
+    dated = ConsensusPredictions(
+        source, RoundFilter(start=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    )
+    assert dated.plan(results, []) == {1: None}

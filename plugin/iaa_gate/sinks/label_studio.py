@@ -238,7 +238,7 @@ class LabelStudioFlags:
         if self.config.view is not None:
             summary.update(self._view(disputed, dry_run=dry_run, warnings=summary["warnings"]))
         if self.config.consensus:
-            summary["consensus"] = ConsensusPredictions(self.source).apply(
+            summary["consensus"] = ConsensusPredictions(self.source, self.round).apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
         return summary

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters.label_studio.client import LabelStudioError
@@ -25,7 +25,7 @@ from ..adapters.label_studio.label_config import Control, parse_label_config
 from ..adapters.label_studio.project import LabelStudioProject
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
 from ..evaluation.results import Consensus, FieldResult
-from ..model import TaskId
+from ..model import RoundFilter, TaskId
 
 MODEL_VERSION = CONSENSUS_MODEL_VERSION
 """The ``model_version`` of iaa-gate's own predictions: the only ones it writes or deletes."""
@@ -145,6 +145,7 @@ class ConsensusPredictions:
     """Writes the consensus predictions of one run into the pulled ``source`` project."""
 
     source: LabelStudioProject
+    round: RoundFilter = field(default_factory=RoundFilter)
     ties: int = 0
     """Disputed answers of the last plan whose best answers tie: no proposal."""
 
@@ -158,7 +159,9 @@ class ConsensusPredictions:
         self, results: dict[str, FieldResult], warnings: list[str]
     ) -> dict[TaskId, Proposal | None]:
         """Each task in scope → its wanted proposal (None: it should have none): disputed tasks
-        with a settled consensus, and every task that has an own prediction now."""
+        with a settled consensus, and every task in scope that has an own prediction now. In
+        scope, as for the flags: the tasks evaluated in this run and, without a date window,
+        every pulled task of the round."""
         controls = self.controls()
         items: dict[TaskId, list[dict[str, Any]]] = {}
         scores: dict[TaskId, list[float]] = {}
@@ -190,8 +193,12 @@ class ConsensusPredictions:
         plan: dict[TaskId, Proposal | None] = {
             t: Proposal(found, min(scores[t])) for t, found in items.items()
         }
+        evaluated = {u.id for r in results.values() for u in r.units}
+        dated = self.round.start is not None or self.round.end is not None
         for task, pulled in self.source.tasks.items():
-            if pulled.predictions and task not in plan:
+            if not pulled.predictions or task in plan:
+                continue
+            if task in evaluated or (not dated and self.round.keeps_task(task)):
                 plan[task] = None
         self.ties = ties
         return plan
