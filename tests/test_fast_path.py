@@ -48,6 +48,8 @@ def _same(a: Dataset | str, b: Dataset | str) -> None:
     assert a.stats == b.stats
     assert a.texts == b.texts
     assert a.field_kinds() == b.field_kinds()
+    assert (a.predictions, a.started_from) == (b.predictions, b.started_from)
+    assert a.prediction_ids_only == b.prediction_ids_only
 
 
 @pytest.mark.parametrize("path", EXPORTS, ids=lambda p: str(p.relative_to(ROOT)))

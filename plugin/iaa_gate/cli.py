@@ -251,6 +251,8 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
 
 
 def _summary(outcome: Any, out: Any) -> None:
+    from .sinks.report.format import consensus_text
+
     doc = outcome.document
     inp = doc["input"]
     src = doc["source"].get("path") or f"{doc['source']['url']} project {doc['source']['project']}"
@@ -315,6 +317,9 @@ def _summary(outcome: Any, out: Any) -> None:
             + ", ".join(f"{k} {v}" for k, v in wb.items() if not isinstance(v, (dict, list))),
             file=out,
         )
+        consensus = consensus_text(wb)
+        if consensus:
+            print(f"    {consensus}", file=out)
         changes = wb.get("changes") or []
         for c in changes[:50]:  # --dry-run: what would change
             was, now = c["was"] or "no entry", c["now"] or "entry removed"
@@ -435,7 +440,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         failed = outcome.verdict.value == "fail" or (
             args.fail_on_warn and outcome.verdict.value == "warn"
         )
-        incomplete = wb.get("failed") or wb.get("view") == "failed"
+        incomplete = (
+            wb.get("failed")
+            or wb.get("view") == "failed"
+            or (wb.get("consensus") or {}).get("failed")
+        )
         code = ExitCode.GATE_FAILED if failed else ExitCode.OK
         code = ExitCode.WRITEBACK_FAILED if incomplete and not failed else code
         if args.json:

@@ -385,6 +385,17 @@ class WriteBackConfig(Strict):
         min_length=1,
         description="title of the Data Manager tab showing the disputed tasks; null: no tab",
     )
+    consensus: bool = Field(
+        default=False,
+        description="Label Studio: also write each disputed task's consensus as a prediction "
+        "(model_version iaa-gate-consensus), replacing only iaa-gate's own; needs enabled",
+    )
+
+    @model_validator(mode="after")
+    def _consensus_needs_enabled(self) -> WriteBackConfig:
+        if self.consensus and not self.enabled:
+            raise ValueError("writeback.consensus needs writeback.enabled: true")
+        return self
 
 
 class GroundTruthConfig(Strict):

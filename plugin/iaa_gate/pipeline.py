@@ -23,6 +23,8 @@ from .evaluation.document import (
     field_document,
 )
 from .evaluation.gate import Check, Verdict, field_checks, worst
+from .evaluation.majority import fill_majority
+from .evaluation.models import models_section
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
 from .sinks.report import Disputed, build_document, write_reports
@@ -118,6 +120,7 @@ def evaluate(
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
     dataset = apply_round(dataset, rf)
     results = analyse(dataset, config)
+    fill_majority(results)  # the stand-in consensus, until Dawid–Skene fills it
     for name, result in results.items():
         result.ground_truth = ground_truth.field_truth(
             name, result.kind, result.level, config.fields[name], dataset, refs
@@ -144,6 +147,7 @@ def evaluate(
         generated_at=generated_at,
     )
     report.ground_truth = _truth_summary(config, refs)
+    report.models = models_section(results, dataset, config)
     if previous is not None:
         rounds = config.history.rounds if config.history else 10
         trend = compare(as_json_data(report), previous, list(history), rounds)

@@ -291,7 +291,8 @@ class Report(msgspec.Struct):
     ``generated_at`` (UTC, ISO 8601), the overall ``verdict``, the ``source`` (never a secret)
     and ``round``, what was read (``input``), each field's report, the fields present but not
     evaluated (``not_evaluated``: name → control type), and, when there are any, the
-    ``writeback`` summary, the ``trend`` since the last round and the ``ground_truth`` setup."""
+    ``writeback`` summary, the ``trend`` since the last round, the ``ground_truth`` setup and
+    the ``models`` (model predictions against the human consensus)."""
 
     schema_version: int
     tool: Tool
@@ -305,6 +306,8 @@ class Report(msgspec.Struct):
     writeback: dict[str, Any] | None = None
     trend: dict[str, Any] | None = None
     ground_truth: dict[str, Any] | None = None
+    models: dict[str, Any] | None = None
+    """Model predictions against the human consensus (see :mod:`.models`), when there are any."""
 
 
 def _plain(x: Any) -> Any:

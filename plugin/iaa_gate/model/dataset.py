@@ -61,6 +61,14 @@ class Dataset:
     """Field → multi-select, as the labeling config declares it (when the source knows it)."""
     texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
     """(task, region field) → the text its spans index into (the continuum of unitizing alpha)."""
+    predictions: list[Annotation] = field(default_factory=list)
+    """Model predictions (Label Studio ``predictions``), one per task and model version, the
+    ``annotator`` being the ``model_version``: a reference, never ratings in agreement."""
+    started_from: dict[tuple[TaskId, int | str], str] = field(default_factory=dict)
+    """(task, annotation id) → the model version of the prediction the annotation started from
+    (Label Studio ``parent_prediction``)."""
+    prediction_ids_only: int = 0
+    """Predictions the source names by id only, so they could not be read."""
 
     _cols: tuple[int, int, Columns] | None = field(
         default=None, init=False, repr=False, compare=False

@@ -33,6 +33,7 @@ from ..core.errors import UsageError
 from ..evaluation.results import FieldResult
 from ..model import RoundFilter, TaskId
 from . import Sink, register
+from .label_studio_consensus import ConsensusPredictions
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""
@@ -236,6 +237,10 @@ class LabelStudioFlags:
             summary.update(self._write(changes))
         if self.config.view is not None:
             summary.update(self._view(disputed, dry_run=dry_run, warnings=summary["warnings"]))
+        if self.config.consensus:
+            summary["consensus"] = ConsensusPredictions(self.source, self.round).apply(
+                results, dry_run=dry_run, warnings=summary["warnings"]
+            )
         return summary
 
     def _write_one(self, change: Change) -> str:

@@ -38,6 +38,8 @@ class _Keys(msgspec.Struct):
     label: Any = _UNSET
     _task_hash: Any = _UNSET
     meta: msgspec.Raw = _UNSET
+    _annotator_id: Any = None
+    _session_id: Any = None
 
 
 _NAMES = _Keys.__struct_fields__[:4]
@@ -69,20 +71,53 @@ def _meta(meta: msgspec.Raw | None, iaa: bytes) -> bytes:
 
 @dataclass
 class ProdigyReviewFile:
-    """Reads the source ``db-out`` file again and keeps the lines of disputed units."""
+    """Reads the source ``db-out`` file again and keeps the lines of disputed units.
+
+    Each disputed field's entry in ``meta.iaa`` carries its ``consensus`` (the proposed
+    ``label``, its ``posterior``, the ``method`` and whether it is a ``tie``). A unit with a
+    settled consensus also gets one more line: a copy of an answer that gives it, as the
+    session :data:`CONSENSUS_SESSION`. ``prodigy review`` groups a manual view's answers by
+    input and pre-selects the version most answers share, so the added answer makes the
+    consensus that version (and shows it as the session's proposal); a tie adds none."""
 
     source: Path
     out: Path
 
     def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> dict[str, Any]:
         disputed: dict[TaskId, dict[str, Any]] = {}
+        chosen: dict[TaskId, str] = {}  # a unit → the annotator whose answer is the consensus
         for name, result in results.items():
             for u in result.disputed:
-                disputed.setdefault(u.id, {})[name] = {"score": u.score, "labels": u.labels}
-        count = 0
+                entry = {"score": u.score, "labels": u.labels}
+                c = u.consensus
+                if c is not None:
+                    entry["consensus"] = {
+                        "label": c.value,
+                        "posterior": round(c.posterior, 4),
+                        "method": c.method,
+                        "tie": c.tie,
+                    }
+                    giving = sorted(k for k, v in u.labels.items() if v == c.value)
+                    if not c.tie and giving and u.id not in chosen:
+                        chosen[u.id] = giving[0]
+                disputed.setdefault(u.id, {})[name] = entry
+        count = proposals = 0
 
         def flagged() -> Iterator[bytes]:
-            """Each line of a disputed unit, with its ``meta.iaa``, streamed."""
+            """Each line of a disputed unit, with its ``meta.iaa``, streamed; after the first
+            answer giving a unit's consensus, its copy as the consensus session."""
+            nonlocal count, proposals
+            for line in lines():
+                yield line
+                if not pending:
+                    continue
+                task = pending.pop()
+                proposals += 1
+                yield _proposal(line, disputed[task])
+
+        pending: list[TaskId] = []
+
+        def lines() -> Iterator[bytes]:
             nonlocal count
             iaa: dict[TaskId, bytes] = {}  # each disputed example's meta.iaa, encoded
             tail: dict[TaskId, bytes] = {}  # and the end of its lines that have no meta
@@ -109,6 +144,10 @@ class ProdigyReviewFile:
                         iaa[task] = _ENCODE.encode({"status": "disputed", "fields": disputed[task]})
                         tail[task] = b',"meta":' + _meta(None, iaa[task]) + b"}\n"
                     count += 1
+                    who = keys._annotator_id or keys._session_id
+                    if chosen.get(task) is not None and str(who) == chosen[task]:
+                        del chosen[task]
+                        pending.append(task)
                     if keys.meta is _UNSET:  # a new last key
                         yield line.rstrip()[:-1] + tail[task]
                     else:
@@ -125,6 +164,7 @@ class ProdigyReviewFile:
             "target": str(self.out),
             "disputed_examples": len(disputed),
             "lines": count,
+            "consensus_lines": proposals,
             "dry_run": dry_run,
             "warnings": [],
         }
@@ -144,6 +184,20 @@ class ProdigyReviewFile:
         meta = dict(meta) if isinstance(meta, dict) else {"original": meta}
         ex["meta"] = {**meta, "iaa": {"status": "disputed", "fields": disputed[task]}}
         return [json.dumps(ex, ensure_ascii=False).encode()]
+
+
+CONSENSUS_SESSION = "iaa-gate-consensus"
+"""The ``_annotator_id`` and ``_session_id`` of the answer proposing a unit's consensus."""
+
+
+def _proposal(line: bytes, fields: dict[str, Any]) -> bytes:
+    """A flagged line copied as the consensus session's answer (``meta.iaa.proposal``)."""
+    parts = _OBJECT.decode(line)
+    parts["_annotator_id"] = parts["_session_id"] = msgspec.Raw(_ENCODE.encode(CONSENSUS_SESSION))
+    iaa = {"status": "disputed", "fields": fields, "proposal": True}
+    meta = parts.get("meta")
+    parts["meta"] = msgspec.Raw(_meta(meta, _ENCODE.encode(iaa)))
+    return _ENCODE.encode(parts) + b"\n"
 
 
 def review_file(config: Config, out_dir: Path, source: Source, options: ReadOptions) -> Sink | None:

@@ -27,9 +27,11 @@ from .label_config import declared_multiple, parse_label_config
 from .rules import (
     LABEL_KEYS,
     MAX_NUMBER,
+    References,
     TaskError,
     Where,
     annotator_id,
+    model_version,
     needs_label,
     plain_id,
     region_labels,
@@ -160,6 +162,7 @@ class _Part:
     problems: list[Problem] = field(default_factory=list)
     first_seen: dict[str, int] = field(default_factory=dict)
     texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
+    refs: References = field(default_factory=References)
 
     def join(self, later: _Part) -> bool:
         """Append the part read after this one; False (nothing changed) when a task id occurs
@@ -175,6 +178,7 @@ class _Part:
         self.names.update(later.names)
         self.first_seen.update(later.first_seen)
         self.texts = later.texts | self.texts
+        self.refs.join(later.refs)
         return True
 
 
@@ -217,7 +221,15 @@ def parse_tasks(
     stats = part.stats
     kept, stats.superseded = part.cols.latest()
     return Dataset.of_columns(
-        source, kept, part.task_ids, annotator_names=part.names, stats=stats, texts=part.texts
+        source,
+        kept,
+        part.task_ids,
+        annotator_names=part.names,
+        stats=stats,
+        texts=part.texts,
+        predictions=part.refs.predictions,
+        started_from=part.refs.started_from,
+        prediction_ids_only=part.refs.ids_only,
     )
 
 
@@ -279,11 +291,14 @@ def _read(
         try:
             if index and type(task) is msgspec.Raw:
                 try:
-                    task_id = read_task(task, cols, stats, names, texts, include_ground_truth)
+                    task_id = read_task(
+                        task, cols, stats, names, texts, include_ground_truth, part.refs
+                    )
                     anns: list[Annotation] = []
                 except Unusual:
                     task = json.loads(bytes(task))
                     task_id, anns = _task(task, index, stats, names, texts)
+                    _references(task, task_id, part.refs)
             else:
                 if type(task) is msgspec.Raw:
                     task = json.loads(bytes(task))
@@ -292,6 +307,7 @@ def _read(
                         source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
                     )
                 task_id, anns = _task(task, index, stats, names, texts)
+                _references(task, task_id, part.refs)
             if str(task_id) in first_seen:
                 raise TaskError(
                     f"task {task_id}",
@@ -354,6 +370,30 @@ def _task(
     return task_id, out
 
 
+def _references(task: dict[str, Any], task_id: TaskId, refs: References) -> None:
+    """The task's model ``predictions`` and its annotations' ``parent_prediction`` into
+    ``refs``. A prediction's result is read with the same rules as an annotation's."""
+    raw = task.get("predictions")
+    if raw is None:
+        return
+    if not isinstance(raw, list):
+        raise TaskError(f"task {task_id}", "'predictions' must be a list")
+    read: list[tuple[Any, Any, dict[str, FieldValue]] | int | str] = []
+    for pred in raw:
+        if plain_id(pred):
+            read.append(pred)
+            continue
+        if not isinstance(pred, dict):
+            raise TaskError(f"task {task_id}", "a prediction is not an object or an id")
+        if model_version(pred.get("model_version")) is None:
+            continue
+        ann = {"id": pred.get("id"), "completed_by": "model", "result": pred.get("result")}
+        fields = _annotation(task_id, ann, {}, what="prediction").fields
+        read.append((pred.get("id"), pred.get("model_version"), fields))
+    anns = [a for a in task.get("annotations") or () if isinstance(a, dict)]
+    refs.add(task_id, read, [(a.get("id"), a.get("parent_prediction")) for a in anns])
+
+
 def _skip(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annotation | None:
     """A skipped annotation, which supersedes the annotator's earlier ones (None: no annotator,
     so it supersedes nothing)."""
@@ -374,8 +414,10 @@ def _annotation(
     names: dict[str, str],
     data: dict[str, Any] | None = None,
     texts: dict[tuple[TaskId, str], str] | None = None,
+    *,
+    what: str = "annotation",
 ) -> Annotation:
-    where = Where(f"task {task_id}, annotation {ann.get('id')}")
+    where = Where(f"task {task_id}, {what} {ann.get('id')}")
     annotator = annotator_id(task_id, ann, names)
     result = ann.get("result")
     if result is None:

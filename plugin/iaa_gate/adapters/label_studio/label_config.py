@@ -207,7 +207,7 @@ def _control(
         note = f'<Choices choice="{el.get("choice", "single")}">' + (
             f' value="{el.get("value")}" (labels from the task data)' if dynamic else ""
         )
-        return Control(name, kind, labels, multiple, "nominal", True, note)
+        return Control(name, kind, labels, multiple, "nominal", True, note, to)
     if kind == "ranker" and not per_region:
         buckets = tuple(str(b.get("name")) for b in el if _tag(b) == "bucket" and b.get("name"))
         note = "<Ranker>: " + (
@@ -217,19 +217,21 @@ def _control(
         )
         return Control(name, kind, None, False, "ordinal", True, note, to)
     if kind == "pairwise":
-        return Control(name, kind, ("left", "right"), False, "nominal", True, "<Pairwise>")
+        return Control(name, kind, ("left", "right"), False, "nominal", True, "<Pairwise>", to)
     if kind == "taxonomy":  # several paths may be chosen unless maxUsages="1"
         multiple = el.get("maxUsages", "") != "1"
         note = "<Taxonomy>" if multiple else '<Taxonomy maxUsages="1">'
-        return Control(name, kind, _paths(el) or None, multiple, "nominal", True, note)
+        return Control(name, kind, _paths(el) or None, multiple, "nominal", True, note, to)
     if kind == "rating":
         top = el.get("maxRating", "5")
-        return Control(name, kind, None, False, "ordinal", True, f'<Rating maxRating="{top}">')
+        note = f'<Rating maxRating="{top}">'
+        return Control(name, kind, None, False, "ordinal", True, note, to)
     if kind == "number":
         bounds = " ".join(f'{k}="{el.get(k)}"' for k in ("min", "max") if el.get(k) is not None)
-        return Control(name, kind, None, False, "interval", True, f"<Number {bounds}>".strip())
+        note = f"<Number {bounds}>".strip()
+        return Control(name, kind, None, False, "interval", True, note, to)
     if kind == "textarea":
-        return Control(name, kind, None, False, None, False, "<TextArea>: free text")
+        return Control(name, kind, None, False, None, False, "<TextArea>: free text", to)
     return _listed(el, kind, name, f"iaa-gate does not read <{el.tag}> answers", to)
 
 

@@ -28,6 +28,7 @@ from ...model import Dataset, TaskId
 from .client import LabelStudioClient, progress_bar
 from .export import parse_tasks
 from .label_config import declared_multiple, parse_label_config
+from .rules import CONSENSUS_MODEL_VERSION
 
 if TYPE_CHECKING:
     from .config import LabelStudioSource
@@ -39,17 +40,23 @@ ANNOTATION_FIELDS = (
     "ground_truth",
     "created_at",
     "updated_at",
+    "parent_prediction",
+    "model_version",
+    "score",
 )
-"""Annotation fields :func:`parse_tasks` reads; ``id`` is shared with the task."""
+"""Annotation and prediction fields :func:`parse_tasks` reads (``id`` and ``result`` are shared
+with the task, ``model_version`` and ``score`` are the predictions')."""
 PullMethod = Literal["tasks", "export"]
 
 
 @dataclass
 class PulledTask:
-    """What write-back needs of a pulled task: its ``meta`` and (when pulled) ``data``."""
+    """What write-back needs of a pulled task: its ``meta``, (when pulled) ``data``, and
+    iaa-gate's own consensus ``predictions`` on it (:data:`CONSENSUS_MODEL_VERSION`)."""
 
     meta: dict[str, Any]
     data: dict[str, Any] | None = None
+    predictions: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -216,7 +223,7 @@ class LabelStudioProject:
 
     def include(self) -> str:
         """The ``include`` list: task fields, then the annotation fields parse_tasks reads."""
-        task = ["id", "annotations"]
+        task = ["id", "annotations", "predictions"]
         task += ["meta"] if self.pull_meta else []
         task += ["data"] if self.pull_data or _has_spans(self.label_config) else []
         return ",".join([*task, *ANNOTATION_FIELDS])
@@ -225,9 +232,16 @@ class LabelStudioProject:
         for task in tasks:
             if isinstance(task, dict) and isinstance(task.get("id"), (int, str)):
                 meta, data = task.get("meta"), task.get("data")
+                preds = task.get("predictions")
+                own = [
+                    p
+                    for p in (preds if isinstance(preds, list) else [])
+                    if isinstance(p, dict) and p.get("model_version") == CONSENSUS_MODEL_VERSION
+                ]
                 self.tasks[task["id"]] = PulledTask(
                     meta if isinstance(meta, dict) else {},
                     data if isinstance(data, dict) and self.pull_data else None,
+                    own,
                 )
             yield task
 
@@ -295,7 +309,11 @@ class LabelStudioProject:
             snap = self.api.call(
                 "creating an export snapshot",
                 lambda o: exports.create(
-                    id=pid, title="iaa-gate", task_filter_options=filters, request_options=o
+                    id=pid,
+                    title="iaa-gate",
+                    task_filter_options=filters,
+                    serialization_options={"predictions": {"only_id": False}},
+                    request_options=o,
                 ),
                 timeout=600,
             )

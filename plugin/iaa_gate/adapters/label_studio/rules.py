@@ -3,12 +3,16 @@ general parser (:mod:`.export`): each is written once here and called from both.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from ...core.errors import Problem
-from ...model import TaskId
+from ...model import Annotation, FieldValue, TaskId
 
+CONSENSUS_MODEL_VERSION = "iaa-gate-consensus"
+"""The ``model_version`` of the predictions iaa-gate writes (the consensus): never read as a
+model's predictions."""
 MAX_NUMBER = 1e150
 """Largest rating or number magnitude: squared differences of larger ones overflow."""
 
@@ -81,3 +85,59 @@ def region_labels(kind: str, value: dict[str, Any]) -> Any:
 def needs_label(kind: str) -> bool:
     """Whether a region of this control type must carry a label (``…labels`` controls)."""
     return kind.endswith("labels")
+
+
+NO_MODEL_VERSION = "(no model_version)"
+"""The model version of a prediction that names none."""
+
+
+def model_version(version: Any) -> str | None:
+    """The name a prediction's ``model_version`` is read under (None: iaa-gate's own consensus
+    prediction, which is no model's and is not read)."""
+    name = str(version) if version not in (None, "") else NO_MODEL_VERSION
+    return None if name == CONSENSUS_MODEL_VERSION else name
+
+
+@dataclass
+class References:
+    """Model predictions read from tasks: ``predictions`` (one per task and model version, the
+    last listed; the annotator is the model version), ``started_from`` ((task, annotation id)
+    → the model version of its ``parent_prediction``) and ``ids_only``, predictions named by id
+    only (Label Studio's default export), which cannot be read."""
+
+    predictions: list[Annotation] = field(default_factory=list)
+    started_from: dict[tuple[TaskId, int | str], str] = field(default_factory=dict)
+    ids_only: int = 0
+
+    def add(
+        self,
+        task_id: TaskId,
+        predictions: Iterable[tuple[Any, Any, dict[str, FieldValue]] | int | str],
+        parents: Iterable[tuple[Any, Any]],
+    ) -> None:
+        """One task's predictions, each ``(id, model_version, fields)`` or a bare id, and its
+        annotations' ``(id, parent_prediction)`` (an id, or the prediction object)."""
+        versions: dict[Any, str] = {}
+        latest: dict[str, Annotation] = {}
+        for p in predictions:
+            if not isinstance(p, tuple):
+                self.ids_only += 1
+                continue
+            pid, version, fields = p
+            name = model_version(version)
+            if name is None:
+                continue
+            latest[name] = Annotation(task_id, name, fields, annotation_id=pid)
+            if plain_id(pid):
+                versions[pid] = name
+        self.predictions += latest.values()
+        for ann_id, parent in parents:
+            if isinstance(parent, dict):
+                parent = parent.get("id")
+            if plain_id(parent) and parent in versions and plain_id(ann_id):
+                self.started_from[task_id, ann_id] = versions[parent]
+
+    def join(self, later: References) -> None:
+        self.predictions += later.predictions
+        self.started_from.update(later.started_from)
+        self.ids_only += later.ids_only

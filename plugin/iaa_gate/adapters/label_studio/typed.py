@@ -18,7 +18,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
-from .rules import MAX_NUMBER, TaskError, annotator_id, plain_id
+from .rules import MAX_NUMBER, References, TaskError, annotator_id, model_version, plain_id
 
 
 class Unusual(Exception):
@@ -64,12 +64,20 @@ class _Annotation(msgspec.Struct, gc=False):
     created_at: datetime | None = None
     updated_at: datetime | None = None
     ground_truth: Any = None
+    parent_prediction: Any = None
+
+
+class _Prediction(msgspec.Struct, gc=False):
+    id: Any = None
+    model_version: Any = None
+    result: list[_Result] | None = None
 
 
 class _Task(msgspec.Struct, gc=False):
     id: Any = None
     annotations: list[_Annotation] | None = None
     data: msgspec.Raw = msgspec.Raw()
+    predictions: list[_Prediction | int | str] | None = None
 
 
 DECODER = msgspec.json.Decoder(_Task)
@@ -98,6 +106,7 @@ def read_task(
     names: dict[str, str],
     texts: dict[tuple[TaskId, str], str],
     include_ground_truth: bool,
+    refs: References,
 ) -> TaskId:
     """Append task ``raw``'s annotations to ``cols``; returns the task id. Raises
     :class:`Unusual` (having changed nothing) when the general parser must read it."""
@@ -121,12 +130,21 @@ def read_task(
                     text = _text(data if isinstance(data, dict) else {}, anns, name)
                     if text is not None:
                         found[name] = text
+        predictions = [
+            (p.id, p.model_version, _fields(p.result or [], set()))
+            if isinstance(p, _Prediction)
+            else p
+            for p in task.predictions or ()
+            if not isinstance(p, _Prediction) or model_version(p.model_version) is not None
+        ]
     except Unusual:
         cols.rollback(mark)
         raise
     for name, text in found.items():
         texts[task_id, name] = text
     names.update(new_names)
+    if task.predictions or any(a.parent_prediction is not None for a in anns):
+        refs.add(task_id, predictions, [(a.id, a.parent_prediction) for a in anns])
     stats.annotations += len(anns)
     stats.cancelled += counts[0]
     stats.empty += counts[1]

@@ -71,3 +71,77 @@ def proposal(c: dict[str, Any] | None) -> str:
         )
         v = shown or "nothing"
     return f"{'tie: ' if c['tie'] else ''}{v} ({c['posterior']:.2f})"
+
+
+MODEL_COLUMNS = (
+    "field",
+    "model version",
+    "tasks",
+    "agreement with consensus",
+    "annotators (mean)",
+    "started from it",
+    "did not",
+)
+"""The columns of the model predictions table (:func:`model_rows`)."""
+
+
+def _group(g: dict[str, Any] | None) -> str:
+    """Human–prediction agreement of one group of annotations, with its count."""
+    if not g or not g["n"]:
+        return "—"
+    return f"{fmt(g['agreement'])} (n={g['n']})"
+
+
+def model_rows(models: dict[str, Any] | None) -> list[tuple[str, ...]]:
+    """One row of text per field and model version, in :data:`MODEL_COLUMNS` order: its
+    agreement with the human consensus, the annotators' mean against the same consensus, and
+    the human–prediction agreement of annotations that started from the prediction or not."""
+    rows: list[tuple[str, ...]] = []
+    for name, f in (models or {}).get("fields", {}).items():
+        people = [a["agreement"] for a in f["annotators"] if a["agreement"] is not None]
+        mean = sum(people) / len(people) if people else None
+        for v in f["versions"]:
+            rows.append(
+                (
+                    name,
+                    v["model_version"],
+                    str(v["n_tasks"]),
+                    fmt(v["agreement"]),
+                    fmt(mean),
+                    _group(v.get("started_from_it")),
+                    _group(v.get("not_started_from_it")),
+                )
+            )
+    return rows
+
+
+def model_label_rows(models: dict[str, Any] | None) -> list[tuple[str, str, str, str, str]]:
+    """``(field, model version, label, tasks, agreement)`` per consensus label."""
+    return [
+        (name, v["model_version"], label, str(rec["n_tasks"]), fmt(rec["agreement"]))
+        for name, f in (models or {}).get("fields", {}).items()
+        for v in f["versions"]
+        for label, rec in v.get("labels", {}).items()
+    ]
+
+
+def model_note(models: dict[str, Any] | None) -> str | None:
+    """Why some model predictions were not compared (None: all were read)."""
+    n = (models or {}).get("ids_only") or 0
+    if not n:
+        return None
+    return (
+        f"{n} model prediction(s) are given by id only in the source, so they were not "
+        "compared: export the predictions in full (an export snapshot with "
+        "serialization_options.predictions.only_id false) or read the project live"
+    )
+
+
+def consensus_text(writeback: dict[str, Any] | None) -> str | None:
+    """The consensus predictions written back, in a line (None: none were asked for)."""
+    c = (writeback or {}).get("consensus")
+    if not c:
+        return None
+    keys = ("planned", "created", "replaced", "deleted", "unchanged", "ties", "failed")
+    head = "would change" if c["dry_run"] else "consensus predictions"
+    return f"{head} ({c['model_version']}): " + ", ".join(f"{k} {c[k]}" for k in keys)

@@ -20,7 +20,19 @@ from markupsafe import Markup
 from ...adapters import registry
 from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
-from .format import ICON_TEXT, change_text, confused_pairs, fmt, plain, proposal, round_text
+from .format import (
+    ICON_TEXT,
+    MODEL_COLUMNS,
+    change_text,
+    confused_pairs,
+    fmt,
+    model_label_rows,
+    model_note,
+    model_rows,
+    plain,
+    proposal,
+    round_text,
+)
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the first in review order
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
@@ -158,6 +170,10 @@ class HtmlWriter:
             task_url=task_url,
             span_lines=span_lines,
             confused_pairs=confused_pairs,
+            model_columns=MODEL_COLUMNS,
+            model_rows=model_rows(doc.get("models")),
+            model_label_rows=model_label_rows(doc.get("models")),
+            model_note=model_note(doc.get("models")),
             label_colors=label_colors,
             disagreement_kinds=disagreement_kinds,
             proposal=proposal,

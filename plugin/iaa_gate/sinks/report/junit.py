@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from ...evaluation.document import Disputed
+from .format import MODEL_COLUMNS, model_note, model_rows
 
 
 class JUnitWriter:
@@ -63,6 +64,35 @@ class JUnitWriter:
                     skipped, "testcase", classname="iaa-gate.not-evaluated", name=name
                 )
                 ET.SubElement(case, "skipped", message=f"{name} ({why}): not evaluated")
+        rows, note = model_rows(doc.get("models")), model_note(doc.get("models"))
+        if rows or note:  # a reference, never a gate: cases pass, their figures in system-out
+            models = ET.SubElement(
+                suites,
+                "testsuite",
+                name="model-predictions",
+                tests=str(len(rows) + bool(note)),
+                failures="0",
+                errors="0",
+                skipped=str(int(bool(note))),
+            )
+            if note:
+                case = ET.SubElement(
+                    models,
+                    "testcase",
+                    classname="iaa-gate.model-predictions",
+                    name="predictions by id",
+                )
+                ET.SubElement(case, "skipped", message=note)
+            for row in rows:
+                case = ET.SubElement(
+                    models,
+                    "testcase",
+                    classname=f"iaa-gate.model-predictions.{row[0]}",
+                    name=row[1],
+                )
+                ET.SubElement(case, "system-out").text = "; ".join(
+                    f"{k}: {v}" for k, v in zip(MODEL_COLUMNS[2:], row[2:], strict=True)
+                )
         ET.indent(suites)
         return (
             '<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -5,7 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from ...evaluation.document import Disputed
-from .format import change_text, confused_pairs, fmt, plain, proposal, round_text
+from .format import (
+    MODEL_COLUMNS,
+    change_text,
+    confused_pairs,
+    consensus_text,
+    fmt,
+    model_label_rows,
+    model_note,
+    model_rows,
+    plain,
+    proposal,
+    round_text,
+)
 
 MAX_DISPUTED = 50  # disputed tasks shown per field: the first in review order
 ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
@@ -98,6 +110,35 @@ def _truth(gt: dict[str, Any] | None) -> list[str]:
     return out
 
 
+def _models(models: dict[str, Any] | None) -> list[str]:
+    """Each model version against the human consensus (the annotators beside it)."""
+    rows, note = model_rows(models), model_note(models)
+    if not rows and not note:
+        return []
+    out = [
+        "",
+        "## Model predictions",
+        "",
+        "Each model version against the human consensus, compared as an annotator is with "
+        "ground truth; the annotators' own agreement with that consensus is beside it (they "
+        "are part of it, so it leans high). Predictions are never ratings in the agreement "
+        "above. *Started from it*: agreement with the prediction of annotations that started "
+        "from it, against those on the same tasks that did not.",
+        "",
+        "| " + " | ".join(MODEL_COLUMNS) + " |",
+        "|" + "---|" * len(MODEL_COLUMNS),
+    ]
+    out += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows]
+    if note:
+        out += ["", f"Not evaluated: {md(note)}."]
+    labels = model_label_rows(models)
+    if labels:
+        out += ["", "| field | model version | consensus label | tasks | agreement |"]
+        out += ["|---|---|---|---|---|"]
+        out += ["| " + " | ".join(md(c) for c in row) + " |" for row in labels]
+    return out
+
+
 class MarkdownWriter:
     filename = "report.md"
 
@@ -142,6 +183,7 @@ class MarkdownWriter:
                 "",
             ]
             out += [f"- {md(k)} ({md(v)})" for k, v in doc["not_evaluated"].items()]
+        out += _models(doc.get("models"))
         wb = doc.get("writeback")
         if wb:
             out += [
@@ -154,6 +196,8 @@ class MarkdownWriter:
                     if not isinstance(v, (dict, list))
                 ),
             ]
+            if consensus_text(wb):
+                out += ["", md(consensus_text(wb))]
         return "\n".join(out) + "\n"
 
     def _coefficients(self, coefs: dict[str, Any]) -> list[str]:

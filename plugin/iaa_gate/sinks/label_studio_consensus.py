@@ -1,0 +1,294 @@
+"""The consensus as a Label Studio prediction on each disputed task (``writeback.consensus``).
+
+A reviewer opening a disputed task sees the proposed answer drawn, as a prediction with
+``model_version`` :data:`MODEL_VERSION` and the consensus posterior as its ``score``, and accepts
+or fixes it. Each task has at most one such prediction, holding one result per disputed field
+with a settled consensus (a tie proposes nothing); its score is the lowest posterior of them,
+and each result item carries its own field's posterior as ``score``.
+
+iaa-gate owns only predictions of :data:`MODEL_VERSION`: a re-run replaces its own prediction
+in place (``PATCH``) when the proposal changed, deletes it when the task is no longer disputed,
+and never touches another prediction or anything else of the task. Like the flags, the plan is
+made from the pulled tasks and each task's predictions are read again right before a write; a
+task whose own prediction is already as wanted is not written (idempotent).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.label_config import Control, parse_label_config
+from ..adapters.label_studio.project import LabelStudioProject
+from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
+from ..evaluation.results import Consensus, FieldResult
+from ..model import RoundFilter, TaskId
+
+MODEL_VERSION = CONSENSUS_MODEL_VERSION
+"""The ``model_version`` of iaa-gate's own predictions: the only ones it writes or deletes."""
+
+SPAN_KINDS = frozenset({"labels"})
+BOX_KINDS = frozenset({"rectanglelabels", "rectangle"})
+POLYGON_KINDS = frozenset({"polygonlabels", "polygon"})
+KEYPOINT_KINDS = frozenset({"keypointlabels", "keypoint"})
+DRAWN = SPAN_KINDS | BOX_KINDS | POLYGON_KINDS | KEYPOINT_KINDS
+"""Region controls whose consensus regions are drawn; others (HyperText and paragraph spans,
+whose offsets are XPath-relative, time series) are counted as not drawn."""
+
+
+BOX_KEYS = ("x", "y", "width", "height")
+
+
+def _scale(region: dict[str, Any]) -> tuple[float, float]:
+    """Pixels per percent of the image (1, 1: the region is in percent already)."""
+    w, h = region.get("original_width"), region.get("original_height")
+    if isinstance(w, (int, float)) and isinstance(h, (int, float)) and w > 0 and h > 0:
+        return w / 100.0, h / 100.0
+    return 1.0, 1.0
+
+
+class NotDrawable(ValueError):
+    """A consensus that cannot be written in the control's result shape (the reason)."""
+
+
+def _region_value(kind: str, region: dict[str, Any]) -> dict[str, Any]:
+    """One consensus region (``label`` and the geometry keys of the report's regions: ``start``
+    and ``end`` (characters), ``x``/``y``/``width``/``height``/``rotation`` (percent of the
+    image, or pixels when the region gives ``original_width`` and ``original_height``, as
+    boxes read with them are), ``points`` or keypoint ``x``/``y``) as a result ``value``."""
+    scale = _scale(region)
+    if kind in SPAN_KINDS:
+        value: dict[str, Any] = {"start": int(region["start"]), "end": int(region["end"])}
+        if "text" in region:
+            value["text"] = region["text"]
+    elif kind in BOX_KINDS:
+        value = {k: float(region[k]) / scale[i % 2] for i, k in enumerate(BOX_KEYS)}
+        value["rotation"] = float(region.get("rotation") or 0.0)
+    elif kind in POLYGON_KINDS:
+        value = {"points": [[x / scale[0], y / scale[1]] for x, y in region["points"]]}
+    elif kind in KEYPOINT_KINDS:
+        value = {"x": float(region["x"]) / scale[0], "y": float(region["y"]) / scale[1]}
+        if "width" in region:
+            value["width"] = float(region["width"]) / scale[0]
+    else:
+        raise NotDrawable(f"{kind} regions cannot be drawn from their offsets")
+    label = region.get("label")
+    if needs_label(kind):
+        if not label:
+            raise NotDrawable(f"a {kind} region needs a label")
+        value[kind] = [label]
+    return value
+
+
+def result_items(control: Control, consensus: Consensus, to_name: str) -> list[dict[str, Any]]:
+    """The Label Studio ``result`` items proposing ``consensus`` for field ``control``.
+
+    Scalar controls give one item (``choices``: a label or a label list; ``taxonomy``: paths
+    written ``"a / b"``; ``rating``, ``number``; ``textarea``); region controls one item per
+    consensus region, ids ``iaa-<field>-<n>``. Raises :class:`NotDrawable`."""
+    kind, name, v = control.kind, control.name, consensus.value
+    base = {"from_name": name, "to_name": to_name, "type": kind, "origin": "prediction"}
+    score = round(float(consensus.posterior), 4)
+    if kind == "choices":
+        labels = [v] if isinstance(v, str) else list(v)
+        return [{**base, "value": {"choices": labels}, "score": score}]
+    if kind == "taxonomy":
+        paths = [v] if isinstance(v, str) else list(v)
+        return [{**base, "value": {"taxonomy": [p.split(" / ") for p in paths]}, "score": score}]
+    if kind in ("rating", "number"):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise NotDrawable(f"a {kind} consensus must be a number, not {v!r}")
+        n: float | int = int(v) if kind == "rating" or float(v).is_integer() else float(v)
+        return [{**base, "value": {kind: n}, "score": score}]
+    if kind == "textarea":
+        return [{**base, "value": {"text": [str(v)]}, "score": score}]
+    if not isinstance(v, list):
+        raise NotDrawable(f"a {kind} consensus must be a list of regions")
+    return [
+        {**base, "id": f"iaa-{name}-{i}", "value": _region_value(kind, r), "score": score}
+        for i, r in enumerate(v)
+    ]
+
+
+@dataclass
+class Proposal:
+    """What one task's own prediction should hold: ``result`` items and ``score``."""
+
+    result: list[dict[str, Any]]
+    score: float
+
+    def body(self) -> dict[str, Any]:
+        return {"result": self.result, "score": self.score, "model_version": MODEL_VERSION}
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, allow_nan=False))
+
+
+def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
+    """Whether an existing prediction already holds ``proposal``."""
+    if proposal is None:
+        return False
+    score = prediction.get("score")
+    return (
+        isinstance(score, (int, float))
+        and abs(float(score) - proposal.score) < 1e-9
+        and _plain(prediction.get("result")) == _plain(proposal.result)
+    )
+
+
+@dataclass
+class ConsensusPredictions:
+    """Writes the consensus predictions of one run into the pulled ``source`` project."""
+
+    source: LabelStudioProject
+    round: RoundFilter = field(default_factory=RoundFilter)
+    ties: int = 0
+    """Disputed answers of the last plan whose best answers tie: no proposal."""
+
+    def controls(self) -> dict[str, Control]:
+        """The labeling config's controls by name (each with its ``to_name``)."""
+        if not self.source.label_config:
+            return {}
+        return {c.name: c for c in parse_label_config(self.source.label_config)}
+
+    def plan(
+        self, results: dict[str, FieldResult], warnings: list[str]
+    ) -> dict[TaskId, Proposal | None]:
+        """Each task in scope → its wanted proposal (None: it should have none): disputed tasks
+        with a settled consensus, and every task in scope that has an own prediction now. In
+        scope, as for the flags: the tasks evaluated in this run and, without a date window,
+        every pulled task of the round."""
+        controls = self.controls()
+        items: dict[TaskId, list[dict[str, Any]]] = {}
+        scores: dict[TaskId, list[float]] = {}
+        ties = undrawn = 0
+        for name in sorted(results):
+            control = controls.get(name)
+            for u in results[name].disputed:
+                c = u.consensus
+                if c is None or u.id not in self.source.tasks:
+                    continue
+                if c.tie:
+                    ties += 1
+                    continue
+                try:
+                    if control is None or not control.to_name:
+                        raise NotDrawable(f"field {name!r} is not in the labeling config")
+                    found = result_items(control, c, control.to_name)
+                except (NotDrawable, KeyError, TypeError, ValueError) as exc:
+                    undrawn += 1
+                    if undrawn == 1:
+                        warnings.append(
+                            f"consensus of task {u.id}, field {name!r} not written: {exc}"
+                        )
+                    continue
+                items.setdefault(u.id, []).extend(found)
+                scores.setdefault(u.id, []).append(round(float(c.posterior), 4))
+        if undrawn > 1:
+            warnings.append(f"{undrawn} consensus answer(s) in all could not be written")
+        plan: dict[TaskId, Proposal | None] = {
+            t: Proposal(found, min(scores[t])) for t, found in items.items()
+        }
+        evaluated = {u.id for r in results.values() for u in r.units}
+        dated = self.round.start is not None or self.round.end is not None
+        for task, pulled in self.source.tasks.items():
+            if not pulled.predictions or task in plan:
+                continue
+            if task in evaluated or (not dated and self.round.keeps_task(task)):
+                plan[task] = None
+        self.ties = ties
+        return plan
+
+    def apply(
+        self, results: dict[str, FieldResult], *, dry_run: bool, warnings: list[str]
+    ) -> dict[str, Any]:
+        """Write the plan; the counts: ``created``, ``replaced``, ``deleted``, ``unchanged``,
+        ``ties`` (disputed answers with no settled proposal), ``failed``."""
+        plan = self.plan(results, warnings)
+        counts = {"created": 0, "replaced": 0, "deleted": 0, "unchanged": 0, "failed": 0}
+        changes: list[tuple[TaskId, Proposal | None]] = []
+        for task, proposal in sorted(plan.items(), key=lambda kv: (isinstance(kv[0], str), kv[0])):
+            own = self.source.tasks[task].predictions
+            if len(own) == 1 and _same(own[0], proposal):
+                counts["unchanged"] += 1
+            else:
+                changes.append((task, proposal))
+        if not dry_run:
+            for task, proposal in changes:
+                try:
+                    outcome = self._write_one(task, proposal)
+                except LabelStudioError as exc:
+                    counts["failed"] += 1
+                    warnings.append(
+                        f"consensus prediction of task {task} not written: {exc.message}"
+                    )
+                    continue
+                for key in outcome:
+                    counts[key] += 1
+        out: dict[str, Any] = {
+            "model_version": MODEL_VERSION,
+            "dry_run": dry_run,
+            "planned": len(changes),
+            "proposals": sum(p is not None for p in plan.values()),
+            "ties": self.ties,
+            **counts,
+        }
+        if dry_run:
+            out["changes"] = [
+                {"id": t, "now": "proposal" if p is not None else "none"} for t, p in changes
+            ]
+        return out
+
+    def _write_one(self, task: TaskId, proposal: Proposal | None) -> list[str]:
+        """Read the task's own predictions again, then make them exactly ``proposal``: the
+        first is replaced in place (or kept when it already holds it), any other is deleted."""
+        api = self.source.api
+        listed = api.request(
+            "GET",
+            "api/predictions/",
+            f"reading the predictions of task {task}",
+            params={"task": task},
+        )
+        own = sorted(
+            (
+                p
+                for p in listed or []
+                if isinstance(p, dict)
+                and p.get("model_version") == MODEL_VERSION
+                and p.get("task") in (task, None)
+            ),
+            key=lambda p: int(p["id"]),
+        )
+        done: list[str] = []
+        keep = own[:1] if proposal is not None else []
+        for extra in own[len(keep) :]:
+            api.request(
+                "DELETE",
+                f"api/predictions/{extra['id']}/",
+                f"deleting a prediction of task {task}",
+                absent=(404,),
+            )
+            done.append("deleted")
+        if proposal is None:
+            self.source.tasks[task].predictions = []
+            return done
+        doing = f"writing the consensus prediction of task {task}"
+        if keep and _same(keep[0], proposal):
+            kept = keep[0]
+            done = done or ["unchanged"]
+        elif keep:
+            kept = api.request(
+                "PATCH", f"api/predictions/{keep[0]['id']}/", doing, body=proposal.body()
+            )
+            done.append("replaced")
+        else:
+            kept = api.request(
+                "POST", "api/predictions/", doing, body={"task": task, **proposal.body()}
+            )
+            done.append("created")
+        self.source.tasks[task].predictions = [kept] if isinstance(kept, dict) else []
+        return done
