@@ -30,11 +30,15 @@ class FieldColumn:
         self, row: int, value: tuple[str, ...] | float | str, regions: RegionSet | None
     ) -> None:
         self.rows.append(row)
-        self.codes.append(intern(self.index, self.values, value))
+        self.codes.append(self.code(value))
         if regions is not None and self.regions is None:
             self.regions = [None] * (len(self.rows) - 1)
         if self.regions is not None:
             self.regions.append(regions)
+
+    def code(self, value: tuple[str, ...] | float | str) -> int:
+        """The code of ``value`` in :attr:`values` (added if new)."""
+        return intern(self.index, self.values, value)
 
     def row_array(self) -> Any:
         return _numpy(self.rows)
