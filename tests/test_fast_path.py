@@ -377,3 +377,65 @@ def test_a_plain_prodigy_file_is_read_without_a_per_line_decode(
     assert calls == []
     assert ds.stats.annotations == 170 and ds.stats.ignored == 6
     assert set(ds.field_kinds()) == {"choice", "classification"}
+
+
+def _prodigy_lines(n: int) -> list[dict[str, Any]]:
+    options = [{"id": x} for x in "ABC"]
+    return [
+        {
+            "_input_hash": t,
+            "_task_hash": -t,
+            "_view_id": "choice",
+            "options": options,
+            "accept": ["ABC"[(t * a) % 3]],
+            "answer": "accept",
+            "_annotator_id": f"a{a}",
+            "_timestamp": 1_700_000_000 + t,
+            "config": {"choice_style": "multiple" if t == n - 1 else "single"},
+        }
+        for t in range(n)
+        for a in range(3)
+    ]
+
+
+@pytest.mark.parametrize("odd", [None, 10, 250], ids=["clean", "odd-first-half", "odd-second-half"])
+@pytest.mark.parametrize("skip", [False, True])
+def test_two_processes_read_a_prodigy_file_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, odd: int | None, skip: bool
+) -> None:
+    """A forked child reads the second half; an odd line there (a span view, a bad line) makes
+    this process read that half itself: the dataset, counts, line numbers and errors are the
+    ones reading in one process gives."""
+    lines: list[Any] = _prodigy_lines(100)
+    if odd is not None:
+        lines[odd] = "{bad"
+        lines[odd + 3] = {
+            "_input_hash": 1,
+            "answer": "accept",
+            "_view_id": "ner_manual",
+            "_annotator_id": "a9",
+            "spans": [],
+            "text": "x",
+        }
+    path = tmp_path / "db.jsonl"
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+
+    def read(workers: int) -> Dataset | str:
+        try:
+            return ProdigyJSONL(path, skip_invalid=skip, workers=workers).load()
+        except InputError as exc:
+            return str(exc)
+
+    one = read(1)
+    monkeypatch.setattr(_prodigy_source, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(_prodigy_source, "BLOCK", 4000)
+    monkeypatch.setattr(_prodigy_source, "can_fork", lambda: True)
+    forks: list[int] = []
+    real = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real())
+    _same(read(2), one)
+    assert forks == [1]
+    if odd is None:
+        assert isinstance(one, Dataset) and one.declared_multiple == {"choice": True}
+    elif not skip:
+        assert f"line {odd + 1}:" in str(one)

@@ -281,6 +281,14 @@ def intern(index: dict[Any, int], table: list[Any], key: Any) -> int:
     return i
 
 
+def intern_all(index: dict[Any, int], table: list[Any], keys: list[Any]) -> Any:
+    """:func:`intern` of each of ``keys`` in order, as an int64 array (a loop in C)."""
+    new = [k for k in dict.fromkeys(keys) if k not in index]
+    index.update(zip(new, range(len(table), len(table) + len(new)), strict=True))
+    table += new
+    return np.fromiter(map(index.__getitem__, keys), np.int64, len(keys))
+
+
 _DTYPES = {"q": np.int64, "d": np.float64, "b": np.int8}
 
 

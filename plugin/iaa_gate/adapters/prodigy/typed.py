@@ -9,14 +9,13 @@ which gives the same answer or the precise error (the two are tested to agree).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
 import numpy as np
 from msgspec import UNSET, field
 
-from ...model import Columns, FieldColumn, SourceStats, TaskId
+from ...model import Columns, FieldColumn, SourceStats, TaskId, intern_all
 from .rules import (
     BINARY_VIEWS,
     IMAGE_VIEWS,
@@ -219,16 +218,17 @@ def read_block(
         None if a == "ignore" else (ids[acc] if a == "accept" else (REJECT,)) if c else _BINARY[a]
         for a, acc, c in zip(answers, accepts, choice, strict=True)
     ]
-    if any(
+    if not all(choice) and any(
         v not in BINARY_VIEWS
         for v, c, i in zip(views, choice, ignored, strict=True)
         if not c and not i
     ):
         return None  # manual views other than choice: the per-line readers
-    checked: dict[tuple[bytes, tuple[int | str, ...]], None] = dict.fromkeys(
-        (bytes(e.options), e.accept)
-        for e, c, a in zip(exs, choice, answers, strict=True)
-        if c and a == "accept" and len(e.options)
+    listed = [
+        i for i, e in enumerate(exs) if len(e.options) and choice[i] and answers[i] == "accept"
+    ]
+    checked = dict.fromkeys(
+        zip([bytes(exs[i].options) for i in listed], [accepts[i] for i in listed], strict=True)
     )
     for raw, acc in checked:
         try:
@@ -260,8 +260,8 @@ def read_block(
     stats.ignored += n - len(rated)
     stats.empty += sum(1 for i in rated if choice[i] and not chosen[i])
     base = len(cols)
-    cols.task.frombytes(_indices(cols.slot, units))
-    cols.annotator.frombytes(_indices(cols.who, whos))
+    cols.task.frombytes(intern_all(cols.task_index, cols.tasks, units).tobytes())
+    cols.annotator.frombytes(intern_all(cols.annotator_index, cols.annotators, whos).tobytes())
     cols.created.frombytes(when.tobytes())
     cols.updated.frombytes(when.tobytes())
     cols.ground_truth.frombytes(bytes(n))
@@ -273,12 +273,8 @@ def read_block(
         if col is None:
             col = cols.fields[view] = FieldColumn("choices")
         col.rows.frombytes((np.array(mine, dtype=np.int64) + base).tobytes())
-        col.codes.frombytes(_indices(col.code, [chosen[i] for i in mine]))
+        values = (
+            [chosen[i] for i in mine] if mine is not rated else [c for c in chosen if c is not None]
+        )
+        col.codes.frombytes(intern_all(col.index, col.values, values).tobytes())
     return units
-
-
-def _indices(index: Callable[[Any], int], keys: list[Any]) -> bytes:
-    """Each of ``keys``' index (``index`` is called once per distinct key, in order of first
-    appearance), as int64 bytes."""
-    at = {k: index(k) for k in dict.fromkeys(keys)}
-    return np.fromiter(map(at.__getitem__, keys), np.int64, len(keys)).tobytes()
