@@ -24,7 +24,7 @@ from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, worst
-from .results import FieldResult, FieldTruth
+from .results import FieldResult, FieldTruth, UnitTable, unit_scores
 
 SCHEMA_VERSION = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
@@ -362,12 +362,16 @@ def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
 
 def disputed_tasks(name: str, result: FieldResult) -> list[DisputedTask]:
     """Every disputed task of field ``name``, by task id."""
-    units = [u for u in result.units if u.status == "disputed"]
+    if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
+        ids, scores, labels = result.units.columns("disputed")
+        tasks = [DisputedTask(name, *t) for t in zip(ids, scores, labels, strict=True)]
+    else:
+        tasks = [DisputedTask(name, u.id, u.score, u.labels, u.details) for u in result.disputed]
     try:
-        units.sort(key=attrgetter("id"))  # ids all numbers or all text
+        tasks.sort(key=attrgetter("id"))  # ids all numbers or all text
     except TypeError:  # both: numbers first, as everywhere in the report
-        units.sort(key=lambda u: _id_key(u.id))
-    return [DisputedTask(name, u.id, u.score, u.labels, u.details) for u in units]  # no NaN
+        tasks.sort(key=lambda t: _id_key(t.id))
+    return tasks  # no NaN
 
 
 def lowest_scores(tasks: list[DisputedTask], n: int) -> list[DisputedTask]:
@@ -385,7 +389,7 @@ def field_document(
 ) -> FieldReport:
     """One field of the report; ``disputed``: its :func:`disputed_tasks`."""
     lowest = result.lowest_category
-    scores = np.fromiter(map(attrgetter("score"), result.units), np.float64, len(result.units))
+    scores = unit_scores(result.units)
     too_few = int(np.count_nonzero(np.isnan(scores)))  # a task too few annotators rated: NaN
     return FieldReport(
         kind=result.kind,
