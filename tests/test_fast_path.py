@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from iaa_gate.adapters.label_studio import export as lse
 from iaa_gate.adapters.label_studio.export import LabelStudioExport, parse_tasks
+from iaa_gate.adapters.prodigy import source as _prodigy_source
 from iaa_gate.adapters.prodigy import typed as _prodigy_typed
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.core.errors import InputError
@@ -163,8 +164,14 @@ def test_fast_path_agrees_with_the_general_parser(
     _same(_read(tasks, fast=True, workers=2, **kw), _read(tasks, fast=False, **kw))
 
 
-def _prodigy(path: Path, *, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Dataset | str:
+def _prodigy(
+    path: Path, *, fast: bool, monkeypatch: pytest.MonkeyPatch, blocks: bool = True
+) -> Dataset | str:
+    """``fast``: the typed paths (``blocks``: the column-wise block reader first, else line by
+    line); else the general parser alone."""
     with monkeypatch.context() as m:
+        if not fast or not blocks:
+            m.setattr(_prodigy_source, "read_block", lambda *a: None)
         if not fast:
 
             def general(self: Any, line: bytes) -> Any:
@@ -213,7 +220,9 @@ def test_prodigy_fast_path_agrees_with_the_general_parser(
     text = [x if isinstance(x, str) else json.dumps(x) for x in lines]
     path.write_text("\n".join(text) + "\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
-        _same(_prodigy(path, fast=True, monkeypatch=mp), _prodigy(path, fast=False, monkeypatch=mp))
+        general = _prodigy(path, fast=False, monkeypatch=mp)
+        _same(_prodigy(path, fast=True, monkeypatch=mp), general)
+        _same(_prodigy(path, fast=True, monkeypatch=mp, blocks=False), general)
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("examples/prodigy/*.jsonl")), ids=str)
@@ -285,3 +294,150 @@ def test_a_library_call_never_forks_unless_asked(monkeypatch: pytest.MonkeyPatch
     assert forks == []
     _same(_read(tasks, fast=True, workers=2), one)
     assert forks == [1]
+
+
+CLEAN = st.fixed_dictionaries(
+    {
+        "_input_hash": st.one_of(st.integers(1, 3), st.just("h")),
+        "answer": st.sampled_from(["accept", "reject", "ignore"]),
+        "_annotator_id": st.sampled_from(["a", "b", ""]),
+        "_session_id": st.sampled_from(["s", "a"]),
+    },
+    optional={
+        "_task_hash": st.one_of(st.integers(-3, 3), st.just("t"), st.just(True)),
+        "_view_id": st.sampled_from(["choice", "classification", "ner", "blocks"]),
+        "_timestamp": st.one_of(st.integers(0, 2_000_000_000), st.none(), st.just(1 << 41)),
+        "label": st.sampled_from(["POS", 3]),
+        "accept": st.lists(st.sampled_from(["A", "B", 1]), max_size=2),
+        "options": st.one_of(st.just([{"id": "A"}, {"id": "B"}, {"id": 1}]), st.none()),
+        "config": st.sampled_from([{"choice_style": "multiple"}, {"choice_style": "single"}, {}]),
+    },
+)
+"""Lines the column-wise block reader mostly takes whole (a few rules fail now and then)."""
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(st.one_of(CLEAN, st.just("{bad")), min_size=1, max_size=12),
+    block=st.sampled_from([1, 200, 1 << 24]),
+)
+def test_prodigy_block_reader_agrees_with_the_general_parser(
+    lines: list[Any], block: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Blocks of any size (one line to the whole file), each read column-wise or, when a line
+    needs it, line by line: the same dataset, counts and errors as the general parser."""
+    path = tmp_path_factory.mktemp("p") / "db.jsonl"
+    text = [x if isinstance(x, str) else json.dumps(x) for x in lines]
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        general = _prodigy(path, fast=False, monkeypatch=mp)
+        mp.setattr(_prodigy_source, "BLOCK", block)
+        _same(_prodigy(path, fast=True, monkeypatch=mp), general)
+
+
+def test_a_plain_prodigy_file_is_read_without_a_per_line_decode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shape of the common case: ``db-out`` lines of a choice or a binary view are read
+    block by block (one msgspec decode per line, no per-line reader call)."""
+    calls: list[bytes] = []
+    line_reader = _prodigy_typed.LineReader.__call__
+    monkeypatch.setattr(
+        _prodigy_typed.LineReader,
+        "__call__",
+        lambda self, raw: calls.append(raw) or line_reader(self, raw),
+    )
+    options = [{"id": x} for x in "ABC"]
+    lines = [
+        {
+            "_input_hash": t,
+            "_task_hash": -t,
+            "_view_id": "choice",
+            "options": options,
+            "accept": ["ABC"[(t + a) % 3]],
+            "answer": "accept",
+            "_annotator_id": f"a{a}",
+            "_timestamp": 1_700_000_000 + t,
+            "config": {"choice_style": "single"},
+        }
+        for t in range(50)
+        for a in range(3)
+    ] + [
+        {
+            "_input_hash": t,
+            "_task_hash": t,
+            "_view_id": "classification",
+            "label": "POS",
+            "answer": ("accept", "reject", "ignore")[t % 3],
+            "_session_id": "s",
+        }
+        for t in range(20)
+    ]
+    path = tmp_path / "db.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    ds = ProdigyJSONL(path).load()
+    assert calls == []
+    assert ds.stats.annotations == 170 and ds.stats.ignored == 6
+    assert set(ds.field_kinds()) == {"choice", "classification"}
+
+
+def _prodigy_lines(n: int) -> list[dict[str, Any]]:
+    options = [{"id": x} for x in "ABC"]
+    return [
+        {
+            "_input_hash": t,
+            "_task_hash": -t,
+            "_view_id": "choice",
+            "options": options,
+            "accept": ["ABC"[(t * a) % 3]],
+            "answer": "accept",
+            "_annotator_id": f"a{a}",
+            "_timestamp": 1_700_000_000 + t,
+            "config": {"choice_style": "multiple" if t == n - 1 else "single"},
+        }
+        for t in range(n)
+        for a in range(3)
+    ]
+
+
+@pytest.mark.parametrize("odd", [None, 10, 250], ids=["clean", "odd-first-half", "odd-second-half"])
+@pytest.mark.parametrize("skip", [False, True])
+def test_two_processes_read_a_prodigy_file_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, odd: int | None, skip: bool
+) -> None:
+    """A forked child reads the second half; an odd line there (a span view, a bad line) makes
+    this process read that half itself: the dataset, counts, line numbers and errors are the
+    ones reading in one process gives."""
+    lines: list[Any] = _prodigy_lines(100)
+    if odd is not None:
+        lines[odd] = "{bad"
+        lines[odd + 3] = {
+            "_input_hash": 1,
+            "answer": "accept",
+            "_view_id": "ner_manual",
+            "_annotator_id": "a9",
+            "spans": [],
+            "text": "x",
+        }
+    path = tmp_path / "db.jsonl"
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+
+    def read(workers: int) -> Dataset | str:
+        try:
+            return ProdigyJSONL(path, skip_invalid=skip, workers=workers).load()
+        except InputError as exc:
+            return str(exc)
+
+    one = read(1)
+    monkeypatch.setattr(_prodigy_source, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(_prodigy_source, "BLOCK", 4000)
+    monkeypatch.setattr(_prodigy_source, "can_fork", lambda: True)
+    forks: list[int] = []
+    real = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real())
+    _same(read(2), one)
+    assert forks == [1]
+    if odd is None:
+        assert isinstance(one, Dataset) and one.declared_multiple == {"choice": True}
+    elif not skip:
+        assert f"line {odd + 1}:" in str(one)

@@ -24,7 +24,7 @@ from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, worst
-from .results import Consensus, FieldResult, FieldTruth, Skill
+from .results import Consensus, FieldResult, FieldTruth, Skill, unit_scores
 
 SCHEMA_VERSION = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
@@ -407,7 +407,7 @@ def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
 def disputed_tasks(name: str, result: FieldResult) -> list[DisputedTask]:
     """Every disputed task of field ``name``, in review order (:data:`REVIEW_ORDER`), ties by
     task id."""
-    units = [u for u in result.units if u.status == "disputed"]
+    units = [u for u in result.disputed]
     try:
         units.sort(key=attrgetter("id"))  # ids all numbers or all text
     except TypeError:  # both: numbers first, as everywhere in the report
@@ -456,7 +456,7 @@ def field_document(
 ) -> FieldReport:
     """One field of the report; ``disputed``: its :func:`disputed_tasks`."""
     lowest = result.lowest_category
-    scores = np.fromiter(map(attrgetter("score"), result.units), np.float64, len(result.units))
+    scores = unit_scores(result.units)
     too_few = int(np.count_nonzero(np.isnan(scores)))  # a task too few annotators rated: NaN
     return FieldReport(
         kind=result.kind,

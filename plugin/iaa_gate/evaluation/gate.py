@@ -9,7 +9,7 @@ from enum import Enum
 from ..config import FieldConfig, Threshold
 from ..metrics import Undefined, undefined_reason
 from . import ground_truth
-from .results import FieldResult
+from .results import FieldResult, status_count
 
 
 class Verdict(str, Enum):
@@ -91,9 +91,9 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
         value = lowest[1] if lowest else math.nan
         label = f"lowest category agreement ({lowest[0]})" if lowest else "category agreement"
         checks.append(_threshold(result.name, "category", label, value, t.category, t.on_undefined))
-    evaluated = [u for u in result.units if u.status != "too_few"]
+    evaluated = len(result.units) - status_count(result.units, "too_few")
     if evaluated:
-        share = 1 - len(result.disputed) / len(evaluated)
+        share = 1 - status_count(result.units, "disputed") / evaluated
         checks.append(
             _threshold(
                 result.name,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
+
+import numpy as np
 
 from .. import metrics
-from ..model import TaskId
+from ..model import FloatArray, TaskId
 from .coefficients import Estimate
 
 
@@ -145,7 +148,8 @@ class FieldResult:
     - ``category_method``: how per-category agreement is computed (``category_agreement`` or
       ``specific_agreement``); ``categories``: label → its agreement (0–1, NaN: undefined);
     - ``coincidence``: the coincidence matrix for the heatmap (None: too many values);
-    - ``annotators``: each :class:`AnnotatorResult`; ``units``: each :class:`UnitResult`;
+    - ``annotators``: each :class:`AnnotatorResult`; ``units``: each :class:`UnitResult` (a
+      :class:`UnitTable` for scalar fields: arrays, objects made when asked for);
     - ``coefficients``: name → :class:`Estimate`, the suite of coefficients with intervals;
     - ``pairwise``: annotator × annotator agreement (rows and columns in ``annotators`` order);
     - ``ground_truth``: agreement with references (None without them);
@@ -165,7 +169,7 @@ class FieldResult:
     categories: dict[str, float]
     coincidence: dict[str, Any] | None
     annotators: list[AnnotatorResult]
-    units: list[UnitResult] = field(default_factory=list)
+    units: Sequence[UnitResult] = field(default_factory=list)
     coefficients: dict[str, Estimate] = field(default_factory=dict)
     pairwise: metrics.PairwiseAgreement | None = None  # annotators in ``annotators`` order
     ground_truth: FieldTruth | None = None
@@ -178,9 +182,116 @@ class FieldResult:
 
     @property
     def disputed(self) -> list[UnitResult]:
-        return [u for u in self.units if u.status == "disputed"]
+        return with_status(self.units, "disputed")
 
     @property
     def lowest_category(self) -> tuple[str, float] | None:
         defined = [(k, v) for k, v in self.categories.items() if not math.isnan(v)]
         return min(defined, key=lambda kv: kv[1]) if defined else None
+
+
+STATUSES = ("agreed", "disputed", "too_few")
+"""The unit statuses, in the order of their codes in :attr:`UnitTable.status`."""
+
+
+class UnitTable(Sequence[UnitResult]):
+    """The units of one field, column-wise: unit ``i`` is task ``ids[i]``, its status
+    ``STATUSES[status[i]]`` and score ``score[i]`` (NaN: too few ratings); its labels are
+    ``names[who[k]] → shown[what[k]]`` for ``k`` in ``start[i]:end[i]`` (rows in label order).
+
+    A :class:`UnitResult` is made only when one is asked for (by index or iteration), and kept,
+    so a unit changed through it stays changed; counts, scores and the disputed units are read
+    from the arrays."""
+
+    def __init__(
+        self,
+        ids: list[TaskId],
+        status: np.ndarray[Any, np.dtype[np.int8]],
+        score: np.ndarray[Any, np.dtype[np.float64]],
+        spans: tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]],
+        labels: tuple[
+            list[str],
+            np.ndarray[Any, np.dtype[np.int64]],
+            list[Any],
+            np.ndarray[Any, np.dtype[np.int64]],
+        ],
+    ) -> None:
+        self.ids, self.status, self.score = ids, status, score
+        self.start, self.end = spans
+        self.names, self.who, self.shown, self.what = labels
+        self._made: dict[int, UnitResult] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, i: int) -> UnitResult: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[UnitResult]: ...
+    def __getitem__(self, i: int | slice) -> UnitResult | list[UnitResult]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        u = self._made.get(i)
+        if u is None:
+            u = self._made[i] = self._make(i)
+        return u
+
+    def __iter__(self) -> Iterator[UnitResult]:
+        return (self[i] for i in range(len(self)))
+
+    def _make(self, i: int) -> UnitResult:
+        s, e = int(self.start[i]), int(self.end[i])
+        names, shown = self.names, self.shown
+        labels = {names[a]: shown[c] for a, c in zip(self.who[s:e], self.what[s:e], strict=True)}
+        return UnitResult(self.ids[i], STATUSES[self.status[i]], float(self.score[i]), labels)
+
+    def count_status(self, status: str) -> int:
+        """How many units have ``status``."""
+        return int(np.count_nonzero(self.status == STATUSES.index(status)))
+
+    def with_status(self, status: str) -> list[UnitResult]:
+        """The units with ``status``, in order."""
+        return [self[i] for i in self._where(status)]
+
+    def columns(self, status: str) -> tuple[list[TaskId], list[float], list[dict[str, Any]]]:
+        """The ids, scores and labels of the units with ``status``, in order, made in bulk
+        (no :class:`UnitResult`)."""
+        at = self._where(status)
+        if not at:
+            return [], [], []
+        rows = np.array(at, dtype=np.int64)
+        ids, score = self.ids, self.score[rows].tolist()
+        who = [self.names[a] for a in self.who]
+        what = [self.shown[c] for c in self.what]
+        spans = zip(self.start[rows].tolist(), self.end[rows].tolist(), strict=True)
+        labels = [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
+        return [ids[i] for i in at], score, labels
+
+    def _where(self, status: str) -> list[int]:
+        at: list[int] = np.flatnonzero(self.status == STATUSES.index(status)).tolist()
+        return at
+
+
+def status_count(units: Sequence[UnitResult], status: str) -> int:
+    """How many of ``units`` have ``status`` (from the arrays of a :class:`UnitTable`)."""
+    if isinstance(units, UnitTable):
+        return units.count_status(status)
+    return sum(1 for u in units if u.status == status)
+
+
+def with_status(units: Sequence[UnitResult], status: str) -> list[UnitResult]:
+    """The units with ``status``, in order."""
+    if isinstance(units, UnitTable):
+        return units.with_status(status)
+    return [u for u in units if u.status == status]
+
+
+def unit_scores(units: Sequence[UnitResult]) -> FloatArray:
+    """Each unit's score ``(units,)``, NaN for too few ratings."""
+    if isinstance(units, UnitTable):
+        return units.score
+    return np.fromiter((u.score for u in units), np.float64, len(units))

@@ -4,6 +4,7 @@ matrix through the coefficients into a :class:`FieldResult`."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..model import Dataset
 from . import consensus
 from .coefficients import Estimate, compute, default_coefficients, interpreted
 from .matrix import RatingsMatrix, ratings_matrix
-from .results import AnnotatorResult, FieldResult, Skill, UnitResult
+from .results import AnnotatorResult, FieldResult, Skill, UnitResult, UnitTable
 
 MAX_COINCIDENCE_VALUES = 30
 
@@ -105,7 +106,7 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
 
 
 def propose(
-    matrix: RatingsMatrix, level: str, names: list[str], units: list[UnitResult]
+    matrix: RatingsMatrix, level: str, names: list[str], units: Sequence[UnitResult]
 ) -> Skill | None:
     """Dawid–Skene on a nominal or multi-select field: fill ``units``' consensus and priority,
     return the annotators' skill (None for other levels)."""
@@ -125,7 +126,7 @@ def matrix_result(
     level: str,
     names: list[str],
     cfg: FieldConfig,
-    units: list[UnitResult],
+    units: Sequence[UnitResult],
     scale: np.ndarray[Any, np.dtype[np.float64]] | None = None,
 ) -> FieldResult:
     """A field's result from its ratings matrix; ``names``: display names of its annotators,
@@ -269,9 +270,9 @@ def _units(
     level: str,
     cfg: FieldConfig,
     scale: np.ndarray[Any, np.dtype[np.float64]] | None,
-) -> list[UnitResult]:
+) -> UnitTable:
     """Every task someone answered this field on, with its score and status (by the share of
-    pairs within ``disputed_tolerance`` when set)."""
+    pairs within ``disputed_tolerance`` when set), as arrays."""
     cols = dataset.columns()
     col = cols.fields[matrix.field]
     rows, codes = col.row_array(), col.code_array()
@@ -285,29 +286,32 @@ def _units(
     task, ann = cols.array("task")[rows], cols.array("annotator")[rows]
     order = np.lexsort((rank[ann], task))  # by task, then annotator name: rows in label order
     task = task[order]
-    who = [names[a] for a in ann[order].tolist()]
-    what = [shown[c] for c in codes[order].tolist()]
-    starts = np.flatnonzero(np.diff(task, prepend=-1)).tolist()
-    ends = [*starts[1:], len(what)]
-    given = {
-        t: dict(zip(who[s:e], what[s:e], strict=True))
-        for t, s, e in zip(task[starts].tolist(), starts, ends, strict=True)
-    }
+    starts = np.flatnonzero(np.diff(task, prepend=-1))
+    ends = np.append(starts[1:], len(task))
     tolerance = cfg.thresholds.disputed_tolerance
     if tolerance is not None and scale is not None:
         scores = metrics.tolerance_scores(scale, tolerance)
     else:
         scores = metrics.item_scores(matrix.coded, level)
     bar = cfg.thresholds.disputed_below
-    status = np.where(np.isnan(scores), "too_few", np.where(scores < bar, "disputed", "agreed"))
-    score_list: list[float] = scores.tolist()
-    status_list: list[str] = status.tolist()
+    status = np.where(np.isnan(scores), 2, np.where(scores < bar, 1, 0)).astype(np.int8)
     slot = cols.task_index
-    return [
-        UnitResult(task, st, score, labels)
-        for task, score, st in zip(matrix.unit_ids, score_list, status_list, strict=True)
-        if (labels := given.get(slot.get(task, -1))) is not None
-    ]
+    unit_slot = np.fromiter((slot.get(t, -1) for t in matrix.unit_ids), np.int64)
+    group = np.searchsorted(task[starts], unit_slot)  # the unit's rows, if it has any
+    found = group < len(starts)
+    found[found] = task[starts[group[found]]] == unit_slot[found]
+    kept = np.flatnonzero(found)
+    ids = (
+        matrix.unit_ids if len(kept) == len(found) else [matrix.unit_ids[i] for i in kept.tolist()]
+    )
+    group = group[kept]
+    return UnitTable(
+        list(ids),
+        status[kept],
+        scores[kept],
+        (starts[group], ends[group]),
+        (names, ann[order].tolist(), shown, codes[order].tolist()),
+    )
 
 
 def _shown(v: tuple[str, ...] | float | str, multiple: bool) -> Any:

@@ -4,7 +4,7 @@
 ``columns``: the column store sources append to; ``dataset``: :class:`Dataset` and round filters.
 """
 
-from .columns import Columns, FieldColumn, intern
+from .columns import Columns, FieldColumn, intern, intern_all
 from .dataset import Dataset, LazyAnnotations, RoundFilter, apply_round, task_mask
 from .records import (
     Annotation,
@@ -34,6 +34,7 @@ __all__ = [
     "Value",
     "apply_round",
     "intern",
+    "intern_all",
     "normalise_text",
     "task_mask",
 ]

@@ -30,11 +30,15 @@ class FieldColumn:
         self, row: int, value: tuple[str, ...] | float | str, regions: RegionSet | None
     ) -> None:
         self.rows.append(row)
-        self.codes.append(intern(self.index, self.values, value))
+        self.codes.append(self.code(value))
         if regions is not None and self.regions is None:
             self.regions = [None] * (len(self.rows) - 1)
         if self.regions is not None:
             self.regions.append(regions)
+
+    def code(self, value: tuple[str, ...] | float | str) -> int:
+        """The code of ``value`` in :attr:`values` (added if new)."""
+        return intern(self.index, self.values, value)
 
     def row_array(self) -> Any:
         return _numpy(self.rows)
@@ -275,6 +279,14 @@ def intern(index: dict[Any, int], table: list[Any], key: Any) -> int:
         i = index[key] = len(table)
         table.append(key)
     return i
+
+
+def intern_all(index: dict[Any, int], table: list[Any], keys: list[Any]) -> Any:
+    """:func:`intern` of each of ``keys`` in order, as an int64 array (a loop in C)."""
+    new = [k for k in dict.fromkeys(keys) if k not in index]
+    index.update(zip(new, range(len(table), len(table) + len(new)), strict=True))
+    table += new
+    return np.fromiter(map(index.__getitem__, keys), np.int64, len(keys))
 
 
 _DTYPES = {"q": np.int64, "d": np.float64, "b": np.int8}

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import pickle
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,6 +16,8 @@ from typing import Any
 import msgspec
 
 from ...core.errors import InputError, Problem, unreadable
+from ...core.fork import can_fork as _can_fork
+from ...core.fork import in_child as _fork
 from ...kinds import REGION_SHAPES, SCALAR_KINDS
 from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
@@ -231,38 +230,6 @@ def parse_tasks(
         started_from=part.refs.started_from,
         prediction_ids_only=part.refs.ids_only,
     )
-
-
-def _can_fork() -> bool:
-    return sys.platform == "linux" and (os.cpu_count() or 1) > 1
-
-
-def _fork(work: Callable[[], _Part]) -> Callable[[], _Part | None]:
-    """Run ``work`` in a forked child; the returned function waits for its result (None when
-    the child failed: the caller then does the work itself)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 1
-        try:
-            os.close(read_end)
-            with os.fdopen(write_end, "wb") as out:
-                pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
-
-    def result() -> _Part | None:
-        with os.fdopen(read_end, "rb") as f:
-            try:
-                part: _Part | None = pickle.load(f)
-            except Exception:  # the child died or sent nothing usable
-                part = None
-        _, status = os.waitpid(pid, 0)
-        return part if status == 0 else None
-
-    return result
 
 
 def _read(

@@ -16,7 +16,9 @@ class ProdigyAdapter(FileAdapter):
     def open(self, settings: ProdigySource, options: ReadOptions) -> Source:
         from .source import ProdigyJSONL
 
-        return ProdigyJSONL(settings.path, skip_invalid=settings.skip_invalid)
+        return ProdigyJSONL(
+            settings.path, skip_invalid=settings.skip_invalid, workers=options.workers
+        )
 
 
 register(ProdigyAdapter())

@@ -9,12 +9,13 @@ which gives the same answer or the precise error (the two are tested to agree).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
+import numpy as np
 from msgspec import UNSET, field
 
-from ...model import Columns, FieldColumn, SourceStats, TaskId
+from ...model import Columns, FieldColumn, SourceStats, TaskId, intern_all
 from .rules import (
     BINARY_VIEWS,
     IMAGE_VIEWS,
@@ -160,3 +161,120 @@ class LineReader:
             if unknown_option(chosen, ids) is not None:
                 raise Unusual  # the general parser names it
         return chosen
+
+
+class _Line(msgspec.Struct, gc=False):
+    """A line as :func:`read_block` takes it: stricter than :class:`_Example` (an int time, a
+    known answer, an id list), so that msgspec's type check does most of the line rules."""
+
+    input_hash: int | str = field(name="_input_hash")
+    answer: Literal["accept", "reject", "ignore"]
+    task_hash: Any = field(name="_task_hash", default=None)
+    view_id: str = field(name="_view_id", default="classification")
+    annotator_id: Any = field(name="_annotator_id", default=None)
+    session_id: Any = field(name="_session_id", default=None)
+    timestamp: int | None = field(name="_timestamp", default=None)
+    label: Any = None
+    accept: tuple[int | str, ...] = ()
+    options: msgspec.Raw = msgspec.Raw()
+    config: _Config | None = None
+
+
+_LINE = msgspec.json.Decoder(_Line)
+_BINARY = {"accept": ("accept",), "reject": ("reject",)}
+
+
+def read_block(
+    lines: list[bytes], cols: Columns, stats: SourceStats, styles: dict[str, bool]
+) -> list[TaskId] | None:
+    """Append the answers of ``lines`` (one JSON object each) to ``cols`` column-wise, as
+    :class:`LineReader` would line by line; returns their units. None, having changed nothing,
+    when any line needs the per-line readers (they then read the block). Per line this does
+    only msgspec's decode and a few list comprehensions; the rules are those of
+    :mod:`.rules`, applied once per distinct value where they depend on one."""
+    try:
+        exs = [_LINE.decode(x) for x in lines]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    n = len(exs)
+    views = [e.view_id for e in exs]
+    answers = [e.answer for e in exs]
+    whos = [e.annotator_id or e.session_id for e in exs]
+    try:
+        if any(type(a) is not str for a in dict.fromkeys(whos)):
+            return None
+    except TypeError:  # an unhashable id
+        return None
+    if any(not v or v in SPAN_VIEWS or v in IMAGE_VIEWS for v in dict.fromkeys(views)):
+        return None
+    when = np.array([e.timestamp for e in exs], dtype=np.float64)
+    if not (np.abs(when[~np.isnan(when)]) < 1 << 40).all():
+        return None  # what timestamp() makes of very large times: the per-line readers
+    choice = [len(e.options) > 0 or v == "choice" for e, v in zip(exs, views, strict=True)]
+    ignored = [a == "ignore" for a in answers]
+    accepts = [e.accept for e in exs]
+    ids = {a: tuple(str(x) for x in a) for a in dict.fromkeys(accepts)}
+    chosen: list[tuple[str, ...] | None] = [
+        None if a == "ignore" else (ids[acc] if a == "accept" else (REJECT,)) if c else _BINARY[a]
+        for a, acc, c in zip(answers, accepts, choice, strict=True)
+    ]
+    if not all(choice) and any(
+        v not in BINARY_VIEWS
+        for v, c, i in zip(views, choice, ignored, strict=True)
+        if not c and not i
+    ):
+        return None  # manual views other than choice: the per-line readers
+    listed = [
+        i for i, e in enumerate(exs) if len(e.options) and choice[i] and answers[i] == "accept"
+    ]
+    checked = dict.fromkeys(
+        zip([bytes(exs[i].options) for i in listed], [accepts[i] for i in listed], strict=True)
+    )
+    for raw, acc in checked:
+        try:
+            options = _OPTIONS.decode(raw)
+        except msgspec.ValidationError:
+            return None
+        if options is not None and unknown_option(ids[acc], {str(o.id) for o in options}):
+            return None
+    units: list[TaskId] = list(
+        map(
+            unit_of,
+            [e.input_hash for e in exs],
+            views,
+            [e.label for e in exs],
+            [e.task_hash for e in exs],
+        )
+    )
+    # every rule holds: append
+    rated = [i for i in range(n) if not ignored[i]]
+    recipes = [exs[i].config for i in rated if choice[i]]
+    declared = [
+        None if r is None or type(r.choice_style) is not str else r.choice_style for r in recipes
+    ]
+    for view, style in dict.fromkeys(
+        zip([views[i] for i in rated if choice[i]], declared, strict=True)
+    ):
+        note_choice_style(styles, view, style)  # a non-text style says nothing, like None
+    stats.annotations += n
+    stats.ignored += n - len(rated)
+    stats.empty += sum(1 for i in rated if choice[i] and not chosen[i])
+    base = len(cols)
+    cols.task.frombytes(intern_all(cols.task_index, cols.tasks, units).tobytes())
+    cols.annotator.frombytes(intern_all(cols.annotator_index, cols.annotators, whos).tobytes())
+    cols.created.frombytes(when.tobytes())
+    cols.updated.frombytes(when.tobytes())
+    cols.ground_truth.frombytes(bytes(n))
+    cols.skipped.frombytes(np.array(ignored, dtype=np.int8).tobytes())
+    cols.annotation_ids += [e.task_hash for e in exs]
+    for view in dict.fromkeys(views[i] for i in rated):
+        mine = [i for i in rated if views[i] == view] if len(set(views)) > 1 else rated
+        col = cols.fields.get(view)
+        if col is None:
+            col = cols.fields[view] = FieldColumn("choices")
+        col.rows.frombytes((np.array(mine, dtype=np.int64) + base).tobytes())
+        values = (
+            [chosen[i] for i in mine] if mine is not rated else [c for c in chosen if c is not None]
+        )
+        col.codes.frombytes(intern_all(col.index, col.values, values).tobytes())
+    return units

@@ -1,0 +1,75 @@
+"""Per-unit results kept as arrays (issue 17): a scalar field's units are a ``UnitTable``, and
+what is read from its arrays (counts, scores, the disputed tasks) is what the objects say."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iaa_gate.config import parse_config
+from iaa_gate.evaluation import document, results
+from iaa_gate.evaluation.scalar import analyse_field
+from iaa_gate.model import Annotation, Dataset, FieldValue
+
+rows = st.lists(
+    st.tuples(
+        st.one_of(st.integers(1, 15), st.sampled_from(["t1", "t2"])),  # task
+        st.sampled_from(["a", "b", "c", "d"]),
+        st.one_of(st.sampled_from(["A", "B", "C"]), st.just(None)),  # None: an empty choice
+    ),
+    max_size=50,
+    unique_by=lambda x: (x[0], x[1]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=rows, bar=st.sampled_from([0.5, 0.8, 1.0]), multiple=st.booleans())
+def test_the_unit_table_says_what_its_objects_say(
+    rows: list[tuple[Any, str, str | None]], bar: float, multiple: bool
+) -> None:
+    anns = [
+        Annotation(task, who, {"f": FieldValue("choices", () if v is None else (v,))}, None, None)
+        for task, who, v in rows
+    ]
+    if not anns:
+        return
+    ds = Dataset("x.json", anns, list(dict.fromkeys(r[0] for r in rows)))
+    cfg = parse_config(
+        {
+            "source": {"type": "label-studio-export", "path": "x.json"},
+            "fields": {"f": {"multiple": multiple, "thresholds": {"disputed_below": bar}}},
+        }
+    ).fields["f"]
+    result = analyse_field(ds, "f", cfg)
+    table = result.units
+    assert isinstance(table, results.UnitTable)
+    objects = list(table)  # the straightforward reading: one object per unit
+    for status in results.STATUSES:
+        assert results.status_count(table, status) == results.status_count(objects, status)
+        assert table.with_status(status) == [u for u in objects if u.status == status]
+    np.testing.assert_array_equal(results.unit_scores(table), results.unit_scores(objects))
+    plain = results.FieldResult(**{**result.__dict__, "units": objects})
+    assert document.disputed_tasks("f", result) == document.disputed_tasks("f", plain)
+    for u in objects:  # every answered task, with each annotator's label, in name order
+        assert list(u.labels) == sorted(u.labels)
+        given_ = {w: v for t, w, v in rows if t == u.id and v is not None}
+        assert {k: (x if isinstance(x, str) else x[0]) for k, x in u.labels.items()} == given_
+
+
+def test_disputed_tasks_make_no_unit_object() -> None:
+    """The shape of the fast path: listing 1,000 disputed tasks makes no ``UnitResult``."""
+    anns = [
+        Annotation(t, who, {"f": FieldValue("choices", (label,))}, None, None)
+        for t in range(1000)
+        for who, label in (("a", "A"), ("b", "B"))
+    ]
+    ds = Dataset("x.json", anns, list(range(1000)))
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"f": {}}}
+    ).fields["f"]
+    result = analyse_field(ds, "f", cfg)
+    assert len(document.disputed_tasks("f", result)) == 1000
+    assert isinstance(result.units, results.UnitTable) and result.units._made == {}
