@@ -134,6 +134,8 @@ class Service:
             lambda: (
                 metric(self.url, 'iaa_gate_events_total{outcome="applied"}') >= applied
                 and metric(self.url, "iaa_gate_queue_length") == 0
+                and metric(self.url, "iaa_gate_tasks_to_write") == 0
+                and metric(self.url, "iaa_gate_busy") == 0
             )
         )
 
@@ -205,7 +207,7 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
         ls.annotations.create(id=ids[i], result=result(i, j), completed_by=who[j])
         submit.append(time.perf_counter() - s)
 
-    with ThreadPoolExecutor(max_workers=8) as pool:
+    with ThreadPoolExecutor(max_workers=3) as pool:
         list(pool.map(send, range(n)))
     achieved = n / (time.perf_counter() - t0)
     svc.drained(n)

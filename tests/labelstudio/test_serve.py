@@ -76,8 +76,8 @@ class Served:
 
     def settled(self) -> None:
         """Wait until the queue is empty and no flag is left to write."""
-        self.wait(lambda: "iaa_gate_queue_length 0" in self.get("/metrics"), "an empty queue")
-        time.sleep(0.3)  # the worker's step after the last event
+        idle = ("iaa_gate_queue_length 0", "iaa_gate_busy 0", "iaa_gate_tasks_to_write 0")
+        self.wait(lambda: all(m in self.get("/metrics") for m in idle), "an idle service")
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)

@@ -57,6 +57,8 @@ class Counters:
     applied: int = 0
     flags_written: int = 0
     reconciles: int = 0
+    to_write: int = 0
+    busy: bool = False
     lag_buckets: list[int] = field(default_factory=lambda: [0] * len(LAG_BUCKETS))
     lag_sum: float = 0.0
     lag_count: int = 0
@@ -177,6 +179,13 @@ class Service:
     def step(self, state: State) -> bool:
         """Apply the queued events, then refresh; whether flags are still to be written."""
         rows = state.inbox()
+        self.counters.busy = True
+        try:
+            return self._step(state, rows)
+        finally:
+            self.counters.busy = False
+
+    def _step(self, state: State, rows: list[tuple[int, float, bytes]]) -> bool:
         if rows:
             with state.transaction():
                 for _, received, body in rows:
@@ -191,7 +200,9 @@ class Service:
         dirty = state.dirty()
         if not rows and not dirty and self.outcome is not None:
             return False
-        return self.refresh(state, dirty)
+        left = self.refresh(state, dirty)
+        self.counters.to_write = len(state.dirty())
+        return left
 
     def reconcile(self, state: State) -> None:
         """Pull every task of the project and apply the pull as a snapshot, then refresh."""
