@@ -212,6 +212,12 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
     achieved = n / (time.perf_counter() - t0)
     svc.drained(n)
     time.sleep(1.0)
+    patch = []  # reference: Label Studio's own GET + PATCH of a task's meta, under the same load
+    for k in range(20):
+        s = time.perf_counter()
+        server.api("GET", f"/api/tasks/{ids[-1]}/")
+        server.api("PATCH", f"/api/tasks/{ids[-1]}/", {"meta": {"bench": k}})
+        patch.append(time.perf_counter() - s)
     q = svc.quantiles()
     count = metric(svc.url, "iaa_gate_flag_lag_seconds_count")
     rss = svc.rss()
@@ -227,6 +233,10 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
         f"  Label Studio's annotation POST (webhook delivery inside): p50 "
         f"{statistics.median(submit) * 1000:.0f} ms, p95 "
         f"{sorted(submit)[int(0.95 * len(submit))] * 1000:.0f} ms"
+    )
+    print(
+        f"  reference: one GET + PATCH of a task by a plain client, same load: p50 "
+        f"{statistics.median(patch) * 1000:.0f} ms"
     )
     print(f"  service peak RSS {rss:.0f} MiB; report equal to the batch run: {same(live, ref)}")
     print(f"  reference: iaa-gate run with write-back on the same project: {wall:.1f} s")
