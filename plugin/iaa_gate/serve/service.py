@@ -43,6 +43,8 @@ LAG_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 """Upper bounds (seconds) of the event → flag lag histogram."""
 RECENT = 1000
 """Lags kept for the p50/p95 of ``/metrics`` (the latest ones)."""
+MIN_SECRET = 16
+"""Shortest webhook secret accepted."""
 RETRY_AFTER = 1.0
 """Seconds before tasks whose flags could not be written are tried again."""
 
@@ -86,6 +88,11 @@ def serve_settings(config: Config) -> tuple[LabelStudioSource, ServeConfig]:
         raise UsageError(
             "iaa-gate serve needs a serve: section with at least the webhook secret",
             hint="add serve: {secret: ${IAA_GATE_WEBHOOK_SECRET}}",
+        )
+    if len(serve.secret.get_secret_value()) < MIN_SECRET:
+        raise UsageError(
+            f"serve.secret is shorter than {MIN_SECRET} characters",
+            hint="generate one (openssl rand -hex 24) and pass it as ${IAA_GATE_WEBHOOK_SECRET}",
         )
     if src.view is not None:
         raise UsageError(
