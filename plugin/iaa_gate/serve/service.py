@@ -45,6 +45,9 @@ RECENT = 1000
 """Lags kept for the p50/p95 of ``/metrics`` (the latest ones)."""
 MIN_SECRET = 16
 """Shortest webhook secret accepted."""
+WRITE_BATCH = 200
+"""Most tasks written per step (a reconcile writes all): newer events are applied and scored
+between batches, so a burst does not hold back the flags of the next submissions."""
 RETRY_AFTER = 1.0
 """Seconds before tasks whose flags could not be written are tried again."""
 
@@ -61,6 +64,7 @@ class Counters:
     reconciles: int = 0
     to_write: int = 0
     busy: bool = False
+    deferred: int = 0
     lag_buckets: list[int] = field(default_factory=lambda: [0] * len(LAG_BUCKETS))
     lag_sum: float = 0.0
     lag_count: int = 0
@@ -133,6 +137,7 @@ class Service:
         self.declared: dict[str, bool] = {}
         self.project_id: int | None = None
         self.thread: threading.Thread | None = None
+        self.deferred: set[int] = set()  # tasks to write left for the next step
 
     # -- life cycle -----------------------------------------------------------------------------
 
@@ -152,11 +157,17 @@ class Service:
             next_pull = 0.0
             while not self.stopping.is_set():
                 if time.monotonic() >= next_pull:
-                    self.reconcile(state)
                     next_pull = time.monotonic() + self.settings.reconcile_every
+                    try:
+                        self.reconcile(state)
+                    except LabelStudioError as exc:  # the server is away: try again soon
+                        log.warning("reconcile failed: %s", exc.message)
+                        next_pull = time.monotonic() + min(60.0, self.settings.reconcile_every)
                     self.ready.set()
                 pending = self.step(state)
-                wait = RETRY_AFTER if pending else next_pull - time.monotonic()
+                wait = next_pull - time.monotonic()
+                if pending:  # flags not written (the server failed) or not yet (a burst)
+                    wait = 0.0 if self.counters.deferred else RETRY_AFTER
                 self.wake.wait(timeout=max(0.0, min(wait, self.settings.reconcile_every)))
                 self.wake.clear()
         except IaaGateError as exc:
@@ -208,7 +219,7 @@ class Service:
         if not rows and not dirty and self.outcome is not None:
             return False
         left = self.refresh(state, dirty)
-        self.counters.to_write = len(state.dirty())
+        self.counters.to_write = len(set(state.dirty()) | self.deferred)
         return left
 
     def reconcile(self, state: State) -> None:
@@ -302,6 +313,7 @@ class Service:
         self, state: State, outcome: Outcome, dirty: dict[int, float], *, full: bool
     ) -> bool:
         assert self.sink is not None
+        self.counters.deferred, self.deferred = 0, set()
         key = self.sink.config.meta_key
         wanted = entries(outcome.results, self.sink.digest)
         shown = state.all_meta(key)
@@ -309,9 +321,11 @@ class Service:
         def status(entry: Any) -> Any:
             return entry.get("status") if isinstance(entry, dict) else None
 
-        todo = {t for t in dirty if t in shown}
-        todo |= {t for t, e in shown.items() if full or status(e) != status(wanted.get(t))}
-        pulled = state.task_meta(todo)
+        changed = sorted((t for t in dirty if t in shown), key=lambda t: dirty[t])
+        flipped = [t for t, e in shown.items() if full or status(e) != status(wanted.get(t))]
+        todo = list(dict.fromkeys([*changed, *flipped]))  # the oldest changes first
+        deferred = set(todo[WRITE_BATCH:]) if not full else set()
+        pulled = state.task_meta(t for t in todo if t not in deferred)
         data_flags = self.sink.config.data_flags
         self.project.tasks = {
             t: PulledTask(meta, data if data_flags else None) for t, (meta, data) in pulled.items()
@@ -345,7 +359,7 @@ class Service:
                     continue
                 if change is not None:
                     state.set_meta(int(t), task.meta, task.data if change.data else None)
-            settled = [t for t in dirty if t not in left]
+            settled = [t for t in dirty if t not in left and t not in deferred]
             state.clean(settled)
         when = now()
         for t in settled:
@@ -355,7 +369,9 @@ class Service:
             log.warning("write-back: %s", warning)
         if left:
             self._reread(state, left)
-        return bool(left)
+        self.counters.deferred = len(deferred)
+        self.deferred = deferred
+        return bool(left or deferred)
 
     def _reread(self, state: State, tasks: set[int]) -> None:
         """Read ``tasks`` again (their meta changed in Label Studio), so the next try merges
