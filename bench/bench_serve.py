@@ -114,7 +114,11 @@ class Service:
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
-        self.wait(lambda: json.loads(get(self.url + "/healthz")).get("status") == "ok")
+        try:
+            self.wait(lambda: json.loads(get(self.url + "/healthz")).get("status") == "ok")
+        except BaseException:
+            self.stop()
+            raise
 
     def wait(self, ok: Any, timeout: float = 600) -> None:
         deadline = time.monotonic() + timeout
@@ -153,8 +157,9 @@ class Service:
         return float("nan")
 
     def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
 
 
 def users(ls: Any, n: int = 3) -> list[int]:

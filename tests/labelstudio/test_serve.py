@@ -54,7 +54,11 @@ class Served:
         self.log = log
         with log.open("ab") as out:
             self.proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
-        self.wait(lambda: self.get("/healthz").get("status") == "ok", "the service to start")
+        try:
+            self.wait(lambda: self.get("/healthz").get("status") == "ok", "the service to start")
+        except BaseException:
+            self.stop()
+            raise
 
     def get(self, path: str) -> Any:
         try:
