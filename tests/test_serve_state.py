@@ -98,8 +98,7 @@ def test_a_snapshot_replaces_what_was_missed(tmp_path: Path) -> None:
             "annotations": [_ann(9, 13, 3, "C", "2026-01-01T00:00:09Z")],
         },
     ]
-    with state.transaction():
-        changed = state.snapshot(pulled, 20.0)
+    changed = state.snapshot(pulled, 20.0)
     assert changed == {10, 13}  # annotation 2 deleted while away, task 13 new; task 11 gone
     assert [int(json.loads(d)["id"]) for d in state.task_documents()] == [10, 13]
     assert state.all_meta("iaa") == {10: {"status": "agreed"}, 13: None}

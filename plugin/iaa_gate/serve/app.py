@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -94,13 +95,16 @@ def create_app(service: Service) -> Starlette:
         outcome = service.snapshot()
         if outcome is None:
             return JSONResponse({"error": _missing()}, status_code=503)
-        return Response(JsonWriter().render(outcome.document), media_type="application/json")
+        # rendered off the event loop: a large report must not hold back webhooks
+        body = await run_in_threadpool(JsonWriter().render, outcome.document)
+        return Response(body, media_type="application/json")
 
     async def report_html(request: Request) -> Response:
         outcome = service.snapshot()
         if outcome is None:
             return PlainTextResponse(f"iaa-gate serve: {_missing()}", status_code=503)
-        return HTMLResponse(HtmlWriter().render(outcome.document, outcome.disputed))
+        page = await run_in_threadpool(HtmlWriter().render, outcome.document, outcome.disputed)
+        return HTMLResponse(page)
 
     async def healthz(request: Request) -> Response:
         ready = service.ready.is_set()

@@ -35,7 +35,7 @@ from ..model import Dataset
 from ..pipeline import Outcome, evaluate
 from ..sinks.label_studio import LabelStudioFlags, entries
 from .events import BadEvent, Event, parse_event
-from .state import State, now
+from .state import CHUNK, State, now
 
 log = logging.getLogger("iaa_gate.serve")
 
@@ -204,9 +204,10 @@ class Service:
             self.counters.busy = False
 
     def _step(self, state: State, rows: list[tuple[int, float, bytes]]) -> bool:
-        if rows:
+        for start in range(0, len(rows), CHUNK):  # short transactions: webhooks wait less
+            chunk = rows[start : start + CHUNK]
             with state.transaction():
-                for _, received, body in rows:
+                for _, received, body in chunk:
                     try:
                         event = parse_event(json.loads(body))
                     except (ValueError, BadEvent):
@@ -214,7 +215,7 @@ class Service:
                     if self.accepts(event):
                         state.apply(event, received)
                         self.counters.applied += 1
-                state.done(rows[-1][0])
+                state.done(chunk[-1][0])
         dirty = state.dirty()
         if not rows and not dirty and self.outcome is not None:
             return False
@@ -226,8 +227,7 @@ class Service:
         """Pull every task of the project and apply the pull as a snapshot, then refresh."""
         started = now()
         tasks = list(self.pull())
-        with state.transaction():
-            changed = state.snapshot(tasks, started)
+        changed = state.snapshot(tasks, started)
         self.counters.reconciles += 1
         state.put("reconciled_at", str(started))
         log.info("reconciled %d task(s) from the project, %d changed", len(tasks), len(changed))

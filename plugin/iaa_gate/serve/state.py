@@ -43,6 +43,10 @@ CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+CHUNK = 200
+"""Events or pulled tasks applied per transaction."""
+
+
 def _dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
 
@@ -106,32 +110,39 @@ class State:
         self._mark(changed, received)
         return changed
 
-    def snapshot(self, tasks: Iterable[dict[str, Any]], received: float) -> set[int]:
-        """Make the state equal to a full pull of the project (inside :meth:`transaction`):
-        tasks missing from it are deleted, each pulled task's annotations replace the stored
-        ones (deleted ids stay deleted). Returns the tasks whose annotations changed."""
+    def snapshot(self, tasks: list[dict[str, Any]], received: float) -> set[int]:
+        """Make the state equal to a full pull of the project: tasks missing from it are
+        deleted, each pulled task's annotations replace the stored ones (deleted ids stay
+        deleted). Returns the tasks whose annotations changed. Committed :data:`CHUNK` tasks
+        at a time, so a webhook waits for the write lock only briefly; an interrupted snapshot
+        is redone by the next one."""
         changed: set[int] = set()
-        seen: set[int] = set()
-        for task in tasks:
-            tid = int(task["id"])
-            seen.add(tid)
-            anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
-            self._task(task, pulled=True)
-            ids = {int(a["id"]) for a in anns}
-            stored = self.db.execute("SELECT id FROM annotations WHERE task = ?", (tid,))
-            for (aid,) in stored.fetchall():
-                if aid not in ids:
-                    self.db.execute("DELETE FROM annotations WHERE id = ?", (aid,))
-                    changed.add(tid)
-            for ann in anns:
-                if self._annotation({**ann, "task": tid}):
-                    changed.add(tid)
-        alive = self.db.execute("SELECT id FROM tasks WHERE deleted = 0").fetchall()
-        for (tid,) in alive:
-            if tid not in seen:
-                changed |= self._delete_task(tid)
-        self._mark(changed, received)
+        for start in range(0, len(tasks), CHUNK):
+            with self.transaction():
+                part = {t for task in tasks[start : start + CHUNK] if (t := self._pulled(task))}
+                self._mark(part, received)
+            changed |= part
+        seen = {int(task["id"]) for task in tasks}
+        with self.transaction():
+            for (tid,) in self.db.execute("SELECT id FROM tasks WHERE deleted = 0").fetchall():
+                if tid not in seen:
+                    self._delete_task(tid)
         return changed
+
+    def _pulled(self, task: dict[str, Any]) -> int | None:
+        """Store a pulled task and its annotations; its id if its annotations changed."""
+        tid, changed = int(task["id"]), False
+        anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+        self._task(task, pulled=True)
+        ids = {int(a["id"]) for a in anns}
+        stored = self.db.execute("SELECT id FROM annotations WHERE task = ?", (tid,))
+        for (aid,) in stored.fetchall():
+            if aid not in ids:
+                self.db.execute("DELETE FROM annotations WHERE id = ?", (aid,))
+                changed = True
+        for ann in anns:
+            changed = self._annotation({**ann, "task": tid}) or changed
+        return tid if changed else None
 
     def _task(self, task: dict[str, Any], *, pulled: bool = False) -> None:
         """Keep a task's body. An event's body only fills a task not known yet (or known only
