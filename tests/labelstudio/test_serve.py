@@ -319,8 +319,10 @@ def test_kill_9_restart_reconciles_and_gate_notifies(
                 _annotate(ls_client, task, who, label, 1 + S.index(label))
     finally:
         served.stop()
-    with serving(config, log) as served:  # restart: the reconcile on start brings them back
+    # restart (registering again updates the one webhook): the reconcile brings the rest back
+    with serving(config, log, "--register") as served:
         served.settled()
+        assert len(ls_client.webhooks.list(project=str(pid))) == 1
         _wait_for(lambda: _status(label_studio, ids[-1]) == "disputed", "flags after restart")
         _same(served.get("/report.json"), _batch(config, tmp_path))
         # the flags in Label Studio are the batch's: a batch write-back has nothing to write
