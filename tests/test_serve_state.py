@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,7 @@ def test_a_snapshot_replaces_what_was_missed(tmp_path: Path) -> None:
             "annotations": [_ann(9, 13, 3, "C", "2026-01-01T00:00:09Z")],
         },
     ]
-    changed = state.snapshot(pulled, 20.0)
+    changed = state.snapshot(pulled, time.time())
     assert changed == {10, 13}  # annotation 2 deleted while away, task 13 new; task 11 gone
     assert [int(json.loads(d)["id"]) for d in state.task_documents()] == [10, 13]
     assert state.all_meta("iaa") == {10: {"status": "agreed"}, 13: None}
@@ -128,3 +129,18 @@ def test_the_project_is_read_from_the_payload_or_the_annotation() -> None:
     }
     assert parse_event(event).project == 4
     assert parse_event({"action": "PROJECT_UPDATED"}).project is None
+
+
+def test_what_arrives_while_the_pull_runs_survives_the_snapshot(tmp_path: Path) -> None:
+    state = State(tmp_path / "s.db")
+    with state.transaction():
+        state.apply(parse_event(EVENTS[0]), 0.0)  # annotation 1 on task 10, before the pull
+    started = time.time()
+    time.sleep(0.01)
+    with state.transaction():  # during the pull: annotation 2, and a new task 14
+        state.apply(parse_event(EVENTS[1]), 1.0)
+        state.apply(parse_event(_created(_ann(7, 14, 1, "A", "2026-01-01T00:00:07Z"))), 1.0)
+    pulled = [{"id": 10, "data": {}, "meta": {}, "annotations": []}]  # taken before both
+    state.snapshot(pulled, started)
+    ids = state.db.execute("SELECT id FROM annotations ORDER BY id").fetchall()
+    assert ids == [(2,), (7,)]  # 1 was deleted before the pull; 2 and 7 are newer than it

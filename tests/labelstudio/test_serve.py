@@ -76,7 +76,10 @@ class Served:
             if ok():
                 return
             time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}:\n{self.log.read_text()[-3000:]}")
+        metrics = [m for m in str(self.get("/metrics")).splitlines() if not m.startswith("#")]
+        raise AssertionError(
+            f"timed out waiting for {what}:\n{self.log.read_text()[-3000:]}\n{metrics[:8]}"
+        )
 
     def settled(self) -> None:
         """Wait until the queue is empty and no flag is left to write."""

@@ -1,12 +1,13 @@
 """The worker: applies queued events to the state, re-scores, writes flags, gates.
 
-One thread owns the work; the web app only appends webhook bodies to the state's inbox and wakes
-it. Each step takes every queued event at once (so events of one task coalesce), applies them in
-one transaction, evaluates the whole state exactly as a batch run evaluates a pull of the
-project, and writes flags for the tasks whose annotations changed and for the tasks whose status
-changed with them (alpha's expected disagreement is project-wide). On start, and every
-``serve.reconcile_every`` seconds, it pulls the project and applies the pull as a snapshot: what
-a lost webhook or a kill -9 missed comes back then.
+One thread owns the state; the web app only appends webhook bodies to the state's inbox and
+wakes it. Each step takes every queued event at once (so events of one task coalesce), applies
+them in short transactions, evaluates the whole state exactly as a batch run evaluates a pull of
+the project, and writes flags for the tasks whose annotations changed and for the tasks whose
+status changed with them (alpha's expected disagreement is project-wide). A second thread pulls
+the project on start and every ``serve.reconcile_every`` seconds; the worker applies each pull
+as a snapshot between steps, so what a lost webhook or a kill -9 missed comes back, and events
+are not held back while the pull runs.
 """
 
 from __future__ import annotations
@@ -136,39 +137,59 @@ class Service:
         self.names: dict[str, str] = {}
         self.declared: dict[str, bool] = {}
         self.project_id: int | None = None
-        self.thread: threading.Thread | None = None
+        self.threads: list[threading.Thread] = []
+        self.pulled: tuple[float, list[dict[str, Any]]] | None = None  # for the worker
         self.deferred: set[int] = set()  # tasks to write left for the next step
 
     # -- life cycle -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._run, name="iaa-gate-serve", daemon=True)
-        self.thread.start()
+        """Start the worker and the puller threads."""
+        for target, name in ((self._run, "iaa-gate-serve"), (self._pulling, "iaa-gate-pull")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self.threads.append(thread)
 
     def stop(self) -> None:
         self.stopping.set()
         self.wake.set()
-        if self.thread is not None:
-            self.thread.join(timeout=30)
+        for thread in self.threads:
+            thread.join(timeout=30)
+
+    def _pulling(self) -> None:
+        """The puller: pull the project now and every ``reconcile_every`` seconds, and hand each
+        pull to the worker, which goes on applying events while a pull runs."""
+        every = self.settings.reconcile_every
+        while not self.stopping.is_set():
+            started = now()
+            try:
+                tasks = list(self.pull())
+            except LabelStudioError as exc:  # the server is away: try again soon
+                log.warning("reconcile failed: %s", exc.message)
+                self.stopping.wait(min(60.0, every))
+                continue
+            except Exception:  # a bug: keep the traceback, stop pulling
+                log.exception("the puller stopped by an internal error")
+                return
+            with self.lock:
+                self.pulled = (started, tasks)
+            self.wake.set()
+            self.stopping.wait(every)
 
     def _run(self) -> None:
         state = State(self.settings.state)
         try:
-            next_pull = 0.0
             while not self.stopping.is_set():
-                if time.monotonic() >= next_pull:
-                    next_pull = time.monotonic() + self.settings.reconcile_every
-                    try:
-                        self.reconcile(state)
-                    except LabelStudioError as exc:  # the server is away: try again soon
-                        log.warning("reconcile failed: %s", exc.message)
-                        next_pull = time.monotonic() + min(60.0, self.settings.reconcile_every)
+                with self.lock:
+                    pulled, self.pulled = self.pulled, None
+                if pulled is not None:
+                    self.reconcile(state, *pulled)
                     self.ready.set()
                 pending = self.step(state)
-                wait = next_pull - time.monotonic()
+                wait = 60.0
                 if pending:  # flags not written (the server failed) or not yet (a burst)
                     wait = 0.0 if self.counters.deferred else RETRY_AFTER
-                self.wake.wait(timeout=max(0.0, min(wait, self.settings.reconcile_every)))
+                self.wake.wait(timeout=wait)
                 self.wake.clear()
         except IaaGateError as exc:
             self.error = str(exc)
@@ -219,14 +240,11 @@ class Service:
         dirty = state.dirty()
         if not rows and not dirty and self.outcome is not None:
             return False
-        left = self.refresh(state, dirty)
-        self.counters.to_write = len(set(state.dirty()) | self.deferred)
-        return left
+        return self.refresh(state, dirty)
 
-    def reconcile(self, state: State) -> None:
-        """Pull every task of the project and apply the pull as a snapshot, then refresh."""
-        started = now()
-        tasks = list(self.pull())
+    def reconcile(self, state: State, started: float, tasks: list[dict[str, Any]]) -> None:
+        """Apply a pull of every task of the project that began at ``started`` as a snapshot,
+        then refresh (writing every flag that differs from the batch's)."""
         changed = state.snapshot(tasks, started)
         self.counters.reconciles += 1
         state.put("reconciled_at", str(started))
@@ -287,6 +305,7 @@ class Service:
             with self.lock:
                 self.outcome, self.problem = None, str(exc)
             state.clean(dirty)
+            self.counters.to_write = 0
             return False
         self.problem = None
         scored = time.perf_counter()
@@ -301,6 +320,7 @@ class Service:
             self.outcome = outcome
             outcome.report.writeback = self.writeback
         self._gate(state, outcome)
+        self.counters.to_write = len(set(state.dirty()) | self.deferred)
         log.debug(
             "%d task(s) changed: evaluated in %.0f ms, flags in %.0f ms",
             len(dirty),
