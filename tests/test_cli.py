@@ -182,7 +182,9 @@ def test_validate_config_lists_every_error(tmp_path: Path, capsys) -> None:
         assert expected in err
 
 
-def test_validate_example_configs(capsys) -> None:
+def test_validate_example_configs(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "token")  # examples/serve reads both
+    monkeypatch.setenv("IAA_GATE_WEBHOOK_SECRET", "secret")
     for path in (ROOT / "examples").glob("*/iaa-gate.yaml"):
         assert run("validate-config", str(path)) == 0
     assert run("validate-config", str(ROOT / "config" / "iaa-gate.example.yaml")) == 0

@@ -432,9 +432,8 @@ class ServeConfig(Strict):
     """``iaa-gate serve``: live agreement from a Label Studio project's webhooks."""
 
     secret: SecretStr = Field(
-        description="shared secret Label Studio sends in the X-IAA-Gate-Secret header: "
-        "use ${IAA_GATE_WEBHOOK_SECRET}",
-        min_length=8,
+        description="shared secret Label Studio sends in the X-IAA-Gate-Secret header "
+        "(16 characters or more): use ${IAA_GATE_WEBHOOK_SECRET}",
     )
     state: Path = Field(
         default=Path("iaa-gate-serve.sqlite3"), description="the state database (SQLite, WAL)"

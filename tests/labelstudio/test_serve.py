@@ -54,7 +54,11 @@ class Served:
         self.log = log
         with log.open("ab") as out:
             self.proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
-        self.wait(lambda: self.get("/healthz").get("status") == "ok", "the service to start")
+        try:
+            self.wait(lambda: self.get("/healthz").get("status") == "ok", "the service to start")
+        except BaseException:
+            self.stop()
+            raise
 
     def get(self, path: str) -> Any:
         try:
@@ -72,12 +76,15 @@ class Served:
             if ok():
                 return
             time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}:\n{self.log.read_text()[-3000:]}")
+        metrics = [m for m in str(self.get("/metrics")).splitlines() if not m.startswith("#")]
+        raise AssertionError(
+            f"timed out waiting for {what}:\n{self.log.read_text()[-3000:]}\n{metrics[:8]}"
+        )
 
     def settled(self) -> None:
         """Wait until the queue is empty and no flag is left to write."""
-        self.wait(lambda: "iaa_gate_queue_length 0" in self.get("/metrics"), "an empty queue")
-        time.sleep(0.3)  # the worker's step after the last event
+        idle = ("iaa_gate_queue_length 0", "iaa_gate_busy 0", "iaa_gate_tasks_to_write 0")
+        self.wait(lambda: all(m in self.get("/metrics") for m in idle), "an idle service")
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
@@ -315,8 +322,10 @@ def test_kill_9_restart_reconciles_and_gate_notifies(
                 _annotate(ls_client, task, who, label, 1 + S.index(label))
     finally:
         served.stop()
-    with serving(config, log) as served:  # restart: the reconcile on start brings them back
+    # restart (registering again updates the one webhook): the reconcile brings the rest back
+    with serving(config, log, "--register") as served:
         served.settled()
+        assert len(ls_client.webhooks.list(project=str(pid))) == 1
         _wait_for(lambda: _status(label_studio, ids[-1]) == "disputed", "flags after restart")
         _same(served.get("/report.json"), _batch(config, tmp_path))
         # the flags in Label Studio are the batch's: a batch write-back has nothing to write

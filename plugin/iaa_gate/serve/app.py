@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -94,13 +95,16 @@ def create_app(service: Service) -> Starlette:
         outcome = service.snapshot()
         if outcome is None:
             return JSONResponse({"error": _missing()}, status_code=503)
-        return Response(JsonWriter().render(outcome.document), media_type="application/json")
+        # rendered off the event loop: a large report must not hold back webhooks
+        body = await run_in_threadpool(JsonWriter().render, outcome.document)
+        return Response(body, media_type="application/json")
 
     async def report_html(request: Request) -> Response:
         outcome = service.snapshot()
         if outcome is None:
             return PlainTextResponse(f"iaa-gate serve: {_missing()}", status_code=503)
-        return HTMLResponse(HtmlWriter().render(outcome.document, outcome.disputed))
+        page = await run_in_threadpool(HtmlWriter().render, outcome.document, outcome.disputed)
+        return HTMLResponse(page)
 
     async def healthz(request: Request) -> Response:
         ready = service.ready.is_set()
@@ -150,6 +154,12 @@ def prometheus(service: Service, queued: int) -> str:
         "# HELP iaa_gate_queue_length Events acknowledged, not yet applied.",
         "# TYPE iaa_gate_queue_length gauge",
         f"iaa_gate_queue_length {queued}",
+        "# HELP iaa_gate_tasks_to_write Tasks changed whose flags are not written yet.",
+        "# TYPE iaa_gate_tasks_to_write gauge",
+        f"iaa_gate_tasks_to_write {c.to_write}",
+        "# HELP iaa_gate_busy 1 while the worker applies events or writes flags.",
+        "# TYPE iaa_gate_busy gauge",
+        f"iaa_gate_busy {int(c.busy)}",
         "# HELP iaa_gate_flags_written_total Tasks whose flags were written.",
         "# TYPE iaa_gate_flags_written_total counter",
         f"iaa_gate_flags_written_total {c.flags_written}",

@@ -1,7 +1,8 @@
 """The project's webhook: created or updated by ``--register``, removed by ``--unregister``.
 
-The service's webhook is the one of the project whose URL is the service's; there is at most one
-(copies from a race are removed). Shutdown leaves it in place: events sent while the service is
+The service's webhook is the project's webhook that sends the secret header (or posts to the
+service's URL); there is at most one (copies from a race are removed), and its URL follows the
+service's. Shutdown leaves it in place: events sent while the service is
 down are lost by Label Studio (it never retries) and come back with the next reconcile.
 """
 
@@ -17,15 +18,18 @@ HEADER = "X-IAA-Gate-Secret"
 
 
 def _mine(project: LabelStudioProject, url: str) -> list[Any]:
-    hooks = project.api.call(
-        "listing the project's webhooks",
-        lambda o: project.api.sdk().webhooks.list(
-            project=str(project.project_id), request_options=o
-        ),
-    )
-    return sorted(
-        (h for h in hooks if h.url == url and h.project == project.project_id), key=lambda h: h.id
-    )
+    """The project's webhooks that are the service's: sending its secret header, or to ``url``
+    (oldest first)."""
+
+    def send(options: dict[str, Any]) -> list[Any]:
+        hooks = project.api.sdk().webhooks.list(
+            project=str(project.project_id), request_options=options
+        )
+        return list(hooks)
+
+    hooks = project.api.call("listing the project's webhooks", send)
+    mine = [h for h in hooks if h.url == url or HEADER in (getattr(h, "headers", None) or {})]
+    return sorted((h for h in mine if h.project == project.project_id), key=lambda h: h.id)
 
 
 def register(project: LabelStudioProject, url: str, secret: str) -> tuple[int, str]:

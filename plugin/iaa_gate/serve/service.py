@@ -1,12 +1,13 @@
 """The worker: applies queued events to the state, re-scores, writes flags, gates.
 
-One thread owns the work; the web app only appends webhook bodies to the state's inbox and wakes
-it. Each step takes every queued event at once (so events of one task coalesce), applies them in
-one transaction, evaluates the whole state exactly as a batch run evaluates a pull of the
-project, and writes flags for the tasks whose annotations changed and for the tasks whose status
-changed with them (alpha's expected disagreement is project-wide). On start, and every
-``serve.reconcile_every`` seconds, it pulls the project and applies the pull as a snapshot: what
-a lost webhook or a kill -9 missed comes back then.
+One thread owns the state; the web app only appends webhook bodies to the state's inbox and
+wakes it. Each step takes every queued event at once (so events of one task coalesce), applies
+them in short transactions, evaluates the whole state exactly as a batch run evaluates a pull of
+the project, and writes flags for the tasks whose annotations changed and for the tasks whose
+status changed with them (alpha's expected disagreement is project-wide). A second thread pulls
+the project on start and every ``serve.reconcile_every`` seconds; the worker applies each pull
+as a snapshot between steps, so what a lost webhook or a kill -9 missed comes back, and events
+are not held back while the pull runs.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ..model import Dataset
 from ..pipeline import Outcome, evaluate
 from ..sinks.label_studio import LabelStudioFlags, entries
 from .events import BadEvent, Event, parse_event
-from .state import State, now
+from .state import CHUNK, State, now
 
 log = logging.getLogger("iaa_gate.serve")
 
@@ -43,6 +44,11 @@ LAG_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 """Upper bounds (seconds) of the event → flag lag histogram."""
 RECENT = 1000
 """Lags kept for the p50/p95 of ``/metrics`` (the latest ones)."""
+MIN_SECRET = 16
+"""Shortest webhook secret accepted."""
+WRITE_BATCH = 200
+"""Most tasks written per step (a reconcile writes all): newer events are applied and scored
+between batches, so a burst does not hold back the flags of the next submissions."""
 RETRY_AFTER = 1.0
 """Seconds before tasks whose flags could not be written are tried again."""
 
@@ -57,6 +63,9 @@ class Counters:
     applied: int = 0
     flags_written: int = 0
     reconciles: int = 0
+    to_write: int = 0
+    busy: bool = False
+    deferred: int = 0
     lag_buckets: list[int] = field(default_factory=lambda: [0] * len(LAG_BUCKETS))
     lag_sum: float = 0.0
     lag_count: int = 0
@@ -84,6 +93,11 @@ def serve_settings(config: Config) -> tuple[LabelStudioSource, ServeConfig]:
         raise UsageError(
             "iaa-gate serve needs a serve: section with at least the webhook secret",
             hint="add serve: {secret: ${IAA_GATE_WEBHOOK_SECRET}}",
+        )
+    if len(serve.secret.get_secret_value()) < MIN_SECRET:
+        raise UsageError(
+            f"serve.secret is shorter than {MIN_SECRET} characters",
+            hint="generate one (openssl rand -hex 24) and pass it as ${IAA_GATE_WEBHOOK_SECRET}",
         )
     if src.view is not None:
         raise UsageError(
@@ -123,32 +137,59 @@ class Service:
         self.names: dict[str, str] = {}
         self.declared: dict[str, bool] = {}
         self.project_id: int | None = None
-        self.thread: threading.Thread | None = None
+        self.threads: list[threading.Thread] = []
+        self.pulled: tuple[float, list[dict[str, Any]]] | None = None  # for the worker
+        self.deferred: set[int] = set()  # tasks to write left for the next step
 
     # -- life cycle -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._run, name="iaa-gate-serve", daemon=True)
-        self.thread.start()
+        """Start the worker and the puller threads."""
+        for target, name in ((self._run, "iaa-gate-serve"), (self._pulling, "iaa-gate-pull")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self.threads.append(thread)
 
     def stop(self) -> None:
         self.stopping.set()
         self.wake.set()
-        if self.thread is not None:
-            self.thread.join(timeout=30)
+        for thread in self.threads:
+            thread.join(timeout=30)
+
+    def _pulling(self) -> None:
+        """The puller: pull the project now and every ``reconcile_every`` seconds, and hand each
+        pull to the worker, which goes on applying events while a pull runs."""
+        every = self.settings.reconcile_every
+        while not self.stopping.is_set():
+            started = now()
+            try:
+                tasks = list(self.pull())
+            except LabelStudioError as exc:  # the server is away: try again soon
+                log.warning("reconcile failed: %s", exc.message)
+                self.stopping.wait(min(60.0, every))
+                continue
+            except Exception:  # a bug: keep the traceback, stop pulling
+                log.exception("the puller stopped by an internal error")
+                return
+            with self.lock:
+                self.pulled = (started, tasks)
+            self.wake.set()
+            self.stopping.wait(every)
 
     def _run(self) -> None:
         state = State(self.settings.state)
         try:
-            next_pull = 0.0
             while not self.stopping.is_set():
-                if time.monotonic() >= next_pull:
-                    self.reconcile(state)
-                    next_pull = time.monotonic() + self.settings.reconcile_every
+                with self.lock:
+                    pulled, self.pulled = self.pulled, None
+                if pulled is not None:
+                    self.reconcile(state, *pulled)
                     self.ready.set()
                 pending = self.step(state)
-                wait = RETRY_AFTER if pending else next_pull - time.monotonic()
-                self.wake.wait(timeout=max(0.0, min(wait, self.settings.reconcile_every)))
+                wait = 60.0
+                if pending:  # flags not written (the server failed) or not yet (a burst)
+                    wait = 0.0 if self.counters.deferred else RETRY_AFTER
+                self.wake.wait(timeout=wait)
                 self.wake.clear()
         except IaaGateError as exc:
             self.error = str(exc)
@@ -177,9 +218,17 @@ class Service:
     def step(self, state: State) -> bool:
         """Apply the queued events, then refresh; whether flags are still to be written."""
         rows = state.inbox()
-        if rows:
+        self.counters.busy = True
+        try:
+            return self._step(state, rows)
+        finally:
+            self.counters.busy = False
+
+    def _step(self, state: State, rows: list[tuple[int, float, bytes]]) -> bool:
+        for start in range(0, len(rows), CHUNK):  # short transactions: webhooks wait less
+            chunk = rows[start : start + CHUNK]
             with state.transaction():
-                for _, received, body in rows:
+                for _, received, body in chunk:
                     try:
                         event = parse_event(json.loads(body))
                     except (ValueError, BadEvent):
@@ -187,18 +236,16 @@ class Service:
                     if self.accepts(event):
                         state.apply(event, received)
                         self.counters.applied += 1
-                state.done(rows[-1][0])
+                state.done(chunk[-1][0])
         dirty = state.dirty()
         if not rows and not dirty and self.outcome is not None:
             return False
         return self.refresh(state, dirty)
 
-    def reconcile(self, state: State) -> None:
-        """Pull every task of the project and apply the pull as a snapshot, then refresh."""
-        started = now()
-        tasks = list(self.pull())
-        with state.transaction():
-            changed = state.snapshot(tasks, started)
+    def reconcile(self, state: State, started: float, tasks: list[dict[str, Any]]) -> None:
+        """Apply a pull of every task of the project that began at ``started`` as a snapshot,
+        then refresh (writing every flag that differs from the batch's)."""
+        changed = state.snapshot(tasks, started)
         self.counters.reconciles += 1
         state.put("reconciled_at", str(started))
         log.info("reconciled %d task(s) from the project, %d changed", len(tasks), len(changed))
@@ -258,6 +305,7 @@ class Service:
             with self.lock:
                 self.outcome, self.problem = None, str(exc)
             state.clean(dirty)
+            self.counters.to_write = 0
             return False
         self.problem = None
         scored = time.perf_counter()
@@ -272,6 +320,7 @@ class Service:
             self.outcome = outcome
             outcome.report.writeback = self.writeback
         self._gate(state, outcome)
+        self.counters.to_write = len(set(state.dirty()) | self.deferred)
         log.debug(
             "%d task(s) changed: evaluated in %.0f ms, flags in %.0f ms",
             len(dirty),
@@ -284,6 +333,7 @@ class Service:
         self, state: State, outcome: Outcome, dirty: dict[int, float], *, full: bool
     ) -> bool:
         assert self.sink is not None
+        self.counters.deferred, self.deferred = 0, set()
         key = self.sink.config.meta_key
         wanted = entries(outcome.results, self.sink.digest)
         shown = state.all_meta(key)
@@ -291,9 +341,11 @@ class Service:
         def status(entry: Any) -> Any:
             return entry.get("status") if isinstance(entry, dict) else None
 
-        todo = {t for t in dirty if t in shown}
-        todo |= {t for t, e in shown.items() if full or status(e) != status(wanted.get(t))}
-        pulled = state.task_meta(todo)
+        changed = sorted((t for t in dirty if t in shown), key=lambda t: dirty[t])
+        flipped = [t for t, e in shown.items() if full or status(e) != status(wanted.get(t))]
+        todo = list(dict.fromkeys([*changed, *flipped]))  # the oldest changes first
+        deferred = set(todo[WRITE_BATCH:]) if not full else set()
+        pulled = state.task_meta(t for t in todo if t not in deferred)
         data_flags = self.sink.config.data_flags
         self.project.tasks = {
             t: PulledTask(meta, data if data_flags else None) for t, (meta, data) in pulled.items()
@@ -327,7 +379,7 @@ class Service:
                     continue
                 if change is not None:
                     state.set_meta(int(t), task.meta, task.data if change.data else None)
-            settled = [t for t in dirty if t not in left]
+            settled = [t for t in dirty if t not in left and t not in deferred]
             state.clean(settled)
         when = now()
         for t in settled:
@@ -337,7 +389,9 @@ class Service:
             log.warning("write-back: %s", warning)
         if left:
             self._reread(state, left)
-        return bool(left)
+        self.counters.deferred = len(deferred)
+        self.deferred = deferred
+        return bool(left or deferred)
 
     def _reread(self, state: State, tasks: set[int]) -> None:
         """Read ``tasks`` again (their meta changed in Label Studio), so the next try merges

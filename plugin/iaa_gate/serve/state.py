@@ -33,14 +33,19 @@ from .events import Event
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, received REAL, body BLOB);
 CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, body TEXT NOT NULL,
-                                  deleted INTEGER NOT NULL DEFAULT 0);
+                                  deleted INTEGER NOT NULL DEFAULT 0, seen REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS annotations (id INTEGER PRIMARY KEY, task INTEGER NOT NULL,
-                                        updated TEXT NOT NULL, body TEXT NOT NULL);
+                                        updated TEXT NOT NULL, body TEXT NOT NULL,
+                                        seen REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS annotations_task ON annotations (task);
 CREATE TABLE IF NOT EXISTS gone (id INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS dirty (task INTEGER PRIMARY KEY, since REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+CHUNK = 200
+"""Events or pulled tasks applied per transaction."""
 
 
 def _dump(value: Any) -> str:
@@ -106,44 +111,61 @@ class State:
         self._mark(changed, received)
         return changed
 
-    def snapshot(self, tasks: Iterable[dict[str, Any]], received: float) -> set[int]:
-        """Make the state equal to a full pull of the project (inside :meth:`transaction`):
-        tasks missing from it are deleted, each pulled task's annotations replace the stored
-        ones (deleted ids stay deleted). Returns the tasks whose annotations changed."""
+    def snapshot(self, tasks: list[dict[str, Any]], started: float) -> set[int]:
+        """Bring the state to a full pull of the project that began at ``started`` (local
+        time): what the state learnt before then and the pull lacks is removed (a task, an
+        annotation), each pulled annotation is kept unless the state has a later version or
+        its deletion, a pulled task body replaces one stored before then. Events applied
+        while the pull ran are newer than it and stay. Returns the tasks whose annotations
+        changed. Committed :data:`CHUNK` tasks at a time, so a webhook waits for the write
+        lock only briefly; an interrupted snapshot is redone by the next one."""
         changed: set[int] = set()
-        seen: set[int] = set()
-        for task in tasks:
-            tid = int(task["id"])
-            seen.add(tid)
-            anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
-            self._task(task, pulled=True)
-            ids = {int(a["id"]) for a in anns}
-            stored = self.db.execute("SELECT id FROM annotations WHERE task = ?", (tid,))
-            for (aid,) in stored.fetchall():
-                if aid not in ids:
-                    self.db.execute("DELETE FROM annotations WHERE id = ?", (aid,))
-                    changed.add(tid)
-            for ann in anns:
-                if self._annotation({**ann, "task": tid}):
-                    changed.add(tid)
-        alive = self.db.execute("SELECT id FROM tasks WHERE deleted = 0").fetchall()
-        for (tid,) in alive:
-            if tid not in seen:
-                changed |= self._delete_task(tid)
-        self._mark(changed, received)
+        for start in range(0, len(tasks), CHUNK):
+            with self.transaction():
+                part = tasks[start : start + CHUNK]
+                done = {t for task in part if (t := self._pulled(task, started))}
+                self._mark(done, started)
+            changed |= done
+        pulled = {int(task["id"]) for task in tasks}
+        with self.transaction():
+            rows = self.db.execute(
+                "SELECT id FROM tasks WHERE deleted = 0 AND seen < ?", (started,)
+            )
+            for (tid,) in rows.fetchall():
+                if tid not in pulled:
+                    self._delete_task(tid)
         return changed
 
-    def _task(self, task: dict[str, Any], *, pulled: bool = False) -> None:
+    def _pulled(self, task: dict[str, Any], started: float) -> int | None:
+        """Store a pulled task and its annotations; its id if its annotations changed."""
+        tid, changed = int(task["id"]), False
+        anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+        self._task(task, pulled=started)
+        ids = {int(a["id"]) for a in anns}
+        stored = self.db.execute(
+            "SELECT id FROM annotations WHERE task = ? AND seen < ?", (tid, started)
+        )
+        for (aid,) in stored.fetchall():
+            if aid not in ids:
+                self.db.execute("DELETE FROM annotations WHERE id = ?", (aid,))
+                changed = True
+        for ann in anns:
+            changed = self._annotation({**ann, "task": tid}) or changed
+        return tid if changed else None
+
+    def _task(self, task: dict[str, Any], *, pulled: float | None = None) -> None:
         """Keep a task's body. An event's body only fills a task not known yet (or known only
         by id): it was serialised when the annotation was saved, and may predate flags written
-        since; a pull replaces it."""
+        since; a pull that began at ``pulled`` replaces a body stored before then."""
         tid = int(task["id"])
         body = {"id": tid, "data": task.get("data") or {}, "meta": task.get("meta") or {}}
-        known = "" if pulled else f" AND body = '{_dump({'id': tid})}'"
+        newer, args = "seen < ?", [pulled]
+        if pulled is None:
+            newer, args = f"body = '{_dump({'id': tid})}'", []
         self.db.execute(
-            "INSERT INTO tasks (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET "
-            f"body = excluded.body WHERE deleted = 0{known}",
-            (tid, _dump(body)),
+            "INSERT INTO tasks (id, body, seen) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+            f"body = excluded.body, seen = excluded.seen WHERE deleted = 0 AND {newer}",
+            (tid, _dump(body), now(), *args),
         )
 
     def _annotation(self, ann: dict[str, Any]) -> bool:
@@ -154,7 +176,8 @@ class State:
         if self.db.execute("SELECT deleted FROM tasks WHERE id = ?", (tid,)).fetchone() == (1,):
             return False
         self.db.execute(
-            "INSERT OR IGNORE INTO tasks (id, body) VALUES (?, ?)", (tid, _dump({"id": tid}))
+            "INSERT OR IGNORE INTO tasks (id, body, seen) VALUES (?, ?, ?)",
+            (tid, _dump({"id": tid}), now()),
         )
         keep = {k: ann.get(k) for k in ANNOTATION_KEYS if k in ann}
         updated, body = str(ann.get("updated_at") or ""), _dump(keep)
@@ -164,8 +187,9 @@ class State:
         if old is not None and (old[0] > updated or old[1] == body):
             return False
         self.db.execute(
-            "INSERT OR REPLACE INTO annotations (id, task, updated, body) VALUES (?, ?, ?, ?)",
-            (aid, tid, updated, body),
+            "INSERT OR REPLACE INTO annotations (id, task, updated, body, seen) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (aid, tid, updated, body, now()),
         )
         return True
 
@@ -179,9 +203,9 @@ class State:
 
     def _delete_task(self, tid: int) -> set[int]:
         self.db.execute(
-            "INSERT INTO tasks (id, body, deleted) VALUES (?, ?, 1) "
+            "INSERT INTO tasks (id, body, deleted, seen) VALUES (?, ?, 1, ?) "
             "ON CONFLICT (id) DO UPDATE SET deleted = 1",
-            (tid, _dump({"id": tid})),
+            (tid, _dump({"id": tid}), now()),
         )
         self.db.execute(
             "INSERT OR IGNORE INTO gone (id) SELECT id FROM annotations WHERE task = ?", (tid,)
@@ -242,7 +266,9 @@ class State:
         body["meta"] = meta
         if data is not None:
             body["data"] = data
-        self.db.execute("UPDATE tasks SET body = ? WHERE id = ?", (_dump(body), tid))
+        self.db.execute(
+            "UPDATE tasks SET body = ?, seen = ? WHERE id = ?", (_dump(body), now(), tid)
+        )
 
     def dirty(self) -> dict[int, float]:
         return {int(t): float(s) for t, s in self.db.execute("SELECT task, since FROM dirty")}
