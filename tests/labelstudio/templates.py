@@ -152,7 +152,7 @@ def _per_region(c: Control) -> bool:
 
 
 def _per_message(c: Control) -> bool:
-    return c.note.endswith("chat message")
+    return "on each chat message" in c.note
 
 
 def annotation_result(controls: list[Control], i: int) -> list[dict[str, Any]]:
@@ -232,9 +232,7 @@ def export(xml: str, annotators: int = 3, tasks: int = 3) -> list[dict[str, Any]
     """A Label Studio JSON export of ``tasks`` tasks for the labeling config ``xml``, each
     annotated alike by ``annotators`` annotators."""
     controls = parse_label_config(xml)
-    if any(c.kind == "chat" for c in controls) is False and any(
-        c.note.endswith("chat message") for c in controls
-    ):
+    if any(c.kind == "chat" for c in controls) is False and any(_per_message(c) for c in controls):
         controls = [
             *controls,
             Control(
@@ -245,7 +243,7 @@ def export(xml: str, annotators: int = 3, tasks: int = 3) -> list[dict[str, Any]
                 None,
                 False,
                 "<Chat>",
-                next(c.to_name for c in controls if c.note.endswith("chat message")),
+                next(c.to_name for c in controls if _per_message(c)),
             ),
         ]
     out = []

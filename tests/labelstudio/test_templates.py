@@ -30,8 +30,6 @@ from .templates import export, templates
 REFUSED = {
     # every control is one iaa-gate does not score; init names each with its reason
     "chat/chat_eval": "chat: messages an annotator writes in a chat are free text",
-    "chat/chat_red_team": "an answer about one chat message",
-    "chat/chatbot": "an answer about one chat message",
     "computer-vision/pdf_ocr": "OCR labels on PDF pages",
     "computer-vision/semantic-segmentation-with-masks": "brush masks (RLE) are not compared",
     "videos/video-object-tracking": "video object tracks",
@@ -48,7 +46,9 @@ EVALUATED = {
     "audio-speech-processing/speaker-segmentation",
     "audio-speech-processing/speech-transcription",
     "chat/chat_llm_eval",
+    "chat/chat_red_team",
     "chat/chat_rlhf",
+    "chat/chatbot",
     "community-contributions/breast-cancer-mammogram-classification",
     "community-contributions/html-ner-tagging-person-and-organization",
     "community-contributions/ner-tagging-invoices-bio-format",

@@ -38,8 +38,8 @@ register(
     ),
     _listed(
         "permessage",
-        "an answer about one chat message (its result id is the message's) is not scored per "
-        "(task, message) yet, and is never read as one answer per task",
+        "an answer about one chat message (its result id is the message's) of a control type "
+        "iaa-gate does not score per message; it is never read as one answer per task",
     ),
     _listed(
         "relations",
