@@ -356,3 +356,65 @@ def test_rankings_are_scored_over_task_item_units_with_w_and_tau_b(write_json: A
     bad = [ranking(1, {"rank": ["a", "a"]})]
     with pytest.raises(InputError, match="an item occurs twice in the ranking"):
         load(write_json, bad)
+
+
+def test_pairwise_position_bias_per_annotator(write_json: Any, tmp_path: Any) -> None:
+    """How often each annotator picks the left item: in the result, report.json and
+    report.md; an explicit tie (a third value) counts for neither side."""
+    from iaa_gate.cli import main
+
+    picks = {1: ["left", "left", "left", "right"], 2: ["left", "right", "tie", "right"]}
+    tasks = [
+        task(
+            t + 1,
+            *(
+                ann(
+                    u,
+                    [
+                        {
+                            "id": f"p{t}",
+                            "from_name": "pw",
+                            "to_name": "left",
+                            "type": "pairwise",
+                            "value": {"selected": picks[u][t]},
+                        }
+                    ],
+                )
+                for u in picks
+            ),
+        )
+        for t in range(4)
+    ]
+    path = write_json(tasks)
+    ds = LabelStudioExport(path).load()
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"pw": {}}}
+    )
+    got = {a.id: a.left_share for a in analyse(ds, cfg)["pw"].annotators}
+    assert got == {"1": pytest.approx(3 / 4), "2": pytest.approx(1 / 3)}
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"source: {{type: label-studio-export, path: {path}}}\nfields: {{pw: {{}}}}\n"
+    )
+    main(
+        [
+            "run",
+            "-c",
+            str(config),
+            "--out",
+            str(tmp_path / "r"),
+            "-q",
+            "--format",
+            "json",
+            "--format",
+            "markdown",
+        ]
+    )
+    import json
+
+    doc = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert [a["left_share"] for a in doc["fields"]["pw"]["annotators"]] == [
+        0.75,
+        pytest.approx(1 / 3),
+    ]
+    assert "picks left" in (tmp_path / "r" / "report.md").read_text()

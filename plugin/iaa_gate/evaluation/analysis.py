@@ -9,6 +9,7 @@ from ..kinds import REGION_SHAPES, SCALAR_KINDS, registry
 from ..kinds import kind as registered
 from ..model import Dataset
 from .messages import message_result
+from .pairwise import with_position_bias
 from .ranking import ranking_result
 from .regions import RegionFields
 from .results import FieldResult
@@ -40,7 +41,7 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
     if problems:
         raise InputError(dataset.source, problems, hint="check the names and options under fields:")
     regions = RegionFields(dataset, config, kinds)
-    return {
+    results = {
         name: regions.result(name, cfg)
         if regions.covers(name)
         else (ranking_result if kinds[name] == "ranker" else message_result)(dataset, name, cfg)
@@ -48,6 +49,10 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
         else analyse_field(dataset, name, cfg)
         for name, cfg in config.fields.items()
     }
+    for name in results:
+        if kinds[name] == "pairwise":
+            results[name] = with_position_bias(dataset, name, results[name])
+    return results
 
 
 def why_not(kind: str) -> str:

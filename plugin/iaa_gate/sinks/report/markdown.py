@@ -219,11 +219,15 @@ class MarkdownWriter:
             out += ["", "Most confused pairs (coincidences): " + "; ".join(confusions) + "."]
         if f["annotators"]:
             offsets = any(a.get("mean_offset") is not None for a in f["annotators"])
+            lefts = any(a.get("left_share") is not None for a in f["annotators"])
             out += [
                 "",
                 "| annotator | tasks shared | pair agreement | alpha without | change | outlier |"
-                + (" mean offset |" if offsets else ""),
-                "|---|---|---|---|---|---|" + ("---|" if offsets else ""),
+                + (" mean offset |" if offsets else "")
+                + (" picks left |" if lefts else ""),
+                "|---|---|---|---|---|---|"
+                + ("---|" if offsets else "")
+                + ("---|" if lefts else ""),
             ]
             for a in f["annotators"]:
                 gain = "—" if a["alpha_gain"] is None else f"{a['alpha_gain']:+.3f}"
@@ -231,6 +235,7 @@ class MarkdownWriter:
                     f"| {md(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
                     f"{fmt(a['alpha_without'])} | {gain} | {'**yes**' if a['outlier'] else ''} |"
                     + (f" {signed(a.get('mean_offset'))} |" if offsets else "")
+                    + (f" {fmt(a.get('left_share'))} |" if lefts else "")
                 )
             if offsets:
                 out += [
