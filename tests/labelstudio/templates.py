@@ -88,7 +88,7 @@ def _region(c: Control, kind: str, i: int, rid: str, answer: int) -> list[dict[s
             "rotation": 0,
             "ellipselabels": [label],
         },
-        "brushlabels": {"format": "rle", "rle": [0, 0, 0, 4, 255, 255], "brushlabels": [label]},
+        "brushlabels": {"format": "rle", "rle": brush_rle(i), "brushlabels": [label]},
         "timeserieslabels": {
             "start": 10 * i,
             "end": 10 * i + 5,
@@ -122,7 +122,25 @@ def _region(c: Control, kind: str, i: int, rid: str, answer: int) -> list[dict[s
     if value is None:
         raise AssertionError(f"no Label Studio result shape for {kind} regions")
     extra = size if kind not in ("timeserieslabels", "timelinelabels", "videorectangle") else {}
+    if kind == "brushlabels":
+        extra = {"original_width": BRUSH_SIZE[0], "original_height": BRUSH_SIZE[1]}
     return [{**base, **extra, "value": value}]
+
+
+BRUSH_SIZE = (40, 30)
+"""The image size of generated brush masks (Label Studio's encoder is slow on large ones)."""
+
+
+def brush_rle(i: int) -> list[int]:
+    """A rectangle mask on a :data:`BRUSH_SIZE` image, where task ``i`` puts it, in Label
+    Studio's RLE (its SDK's encoder)."""
+    import numpy as np
+    from label_studio_sdk.converter.brush import encode_rle
+
+    width, height = BRUSH_SIZE
+    mask = np.zeros((height, width), dtype=np.uint8)
+    mask[5 + i : 15 + i, 8 : 20 + i] = 255
+    return [int(b) for b in encode_rle(np.repeat(mask.ravel(), 4))]
 
 
 def _scalar(c: Control, i: int) -> dict[str, Any] | None:

@@ -31,7 +31,6 @@ REFUSED = {
     # every control is one iaa-gate does not score; init names each with its reason
     "chat/chat_eval": "chat: messages an annotator writes in a chat are free text",
     "computer-vision/pdf_ocr": "OCR labels on PDF pages",
-    "computer-vision/semantic-segmentation-with-masks": "brush masks (RLE) are not compared",
     "videos/video-object-tracking": "video object tracks",
 }
 """Templates with no control iaa-gate can score → a phrase of the reason ``init`` gives."""
@@ -62,6 +61,7 @@ EVALUATED = {
     "computer-vision/multipage-documents",
     "computer-vision/object-detection-with-bounding-boxes",
     "computer-vision/optical-character-recognition",
+    "computer-vision/semantic-segmentation-with-masks",
     "computer-vision/semantic-segmentation-with-polygons",
     "computer-vision/visual-genome",
     "computer-vision/visual-question-answering",

@@ -1,4 +1,4 @@
-"""Region fields (spans, boxes, polygons, keypoints) and their per-region attributes.
+"""Region fields (spans, boxes, polygons, keypoints, masks) and their per-region attributes.
 
 The model's region table goes through the region metrics into the same :class:`FieldResult` as
 any field, so the gate, the reports and the write-back treat it alike:

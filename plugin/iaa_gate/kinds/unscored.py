@@ -18,8 +18,6 @@ _CHAT = "messages an annotator writes in a chat are free text, not compared"
 register(
     _listed("ellipselabels", _ELLIPSE),
     _listed("ellipse", _ELLIPSE),
-    _listed("brushlabels", _MASK),
-    _listed("brush", _MASK),
     _listed("bitmasklabels", _MASK),
     _listed("bitmask", _MASK),
     _listed("magicwand", _MASK),

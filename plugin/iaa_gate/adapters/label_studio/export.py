@@ -25,6 +25,7 @@ from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
 from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
+from .brush import BrushError, bounds, mask_runs
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
 from .rules import (
@@ -550,6 +551,9 @@ def _regions(
             here = where.at(name, f"region {rid!r}")
             _ranges(rs, str(rid), value, here)
             continue
+        elif rs.shape == "mask" and _pixels(item):
+            here = where.at(name, f"region {rid!r}")
+            geometry, points = _mask(item, value, here)
         else:
             here = where.at(name, f"region {rid!r}")
             geometry, points = _geometry(rs.shape, kind, value, here)
@@ -640,6 +644,8 @@ def _geometry(
         return [*box, _number({"rotation": rotation}, "rotation", here)], None
     if shape == "keypoint":
         return [_number(value, "x", here), _number(value, "y", here)], None
+    if shape == "mask":
+        raise TaskError(here, "a brush mask needs the image size (original_width and height)")
     pts = value.get("points")
     if (
         not isinstance(pts, list)
@@ -655,6 +661,22 @@ def _geometry(
     xs, ys = [float(p[0]) for p in pts], [float(p[1]) for p in pts]
     bbox = [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
     return bbox, list(zip(xs, ys, strict=True))
+
+
+def _mask(
+    item: dict[str, Any], value: dict[str, Any], here: Where
+) -> tuple[list[float], list[tuple[float, float]]]:
+    """A brush region: its pixel box and its runs of mask pixels, decoded from ``value.rle``
+    (Label Studio's ``format: rle``) for the image of ``original_width`` × ``original_height``."""
+    width, height = int(item["original_width"]), int(item["original_height"])
+    if value.get("format", "rle") != "rle":
+        raise TaskError(here, f"brush format {value.get('format')!r}: only 'rle' is read")
+    try:
+        runs = mask_runs(value.get("rle"), width, height)
+    except BrushError as exc:
+        raise TaskError(here, f"the brush mask cannot be decoded: {exc}") from None
+    starts, ends = runs[:, 0].tolist(), runs[:, 1].tolist()
+    return bounds(runs, width), [(float(a), float(b)) for a, b in zip(starts, ends, strict=True)]
 
 
 def _pixels(item: dict[str, Any]) -> bool:
