@@ -6,6 +6,7 @@ from __future__ import annotations
 import tracemalloc
 from typing import Any
 
+import krippendorff
 import numpy as np
 import pytest
 
@@ -129,6 +130,14 @@ def test_masks_are_matched_one_to_one_by_pixel_iou(write_json: Any) -> None:
     )
     got = analyse(ds, cfg)["tag"]
     assert got.coefficients["f1"].value == pytest.approx(0.5)  # 2 of 4 regions matched
+    # pixel-level alpha, as characters on spans: every pixel a unit, "outside" a value
+    pixels = np.array(
+        [m.ravel() for m in (mask(0, 8), mask(2, 8))]
+        + [m.ravel() for m in (mask(0, 6), mask(3, 12))]
+    )
+    data = np.hstack([pixels[:2], pixels[2:]]).astype(float)  # (annotators, units)
+    ref = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    assert got.alpha == pytest.approx(ref)
     assert [u.score for u in got.units] == [pytest.approx(1.0), pytest.approx(0.0)]
     bad = [{"id": 1, "data": {}, "annotations": [ann(1, [{**region("a", mask(0, 8)),
                                                           "original_width": 21}])]}]  # fmt: skip

@@ -27,6 +27,7 @@ from ..kinds import REGION_SHAPES
 from ..metrics import Coded, Undefined, code_dtype
 from ..model import Dataset, TaskId
 from .coefficients import Estimate, compute, interpreted
+from .masks import pixel_alpha
 from .matrix import RatingsMatrix, RegionTable, region_table
 from .results import AnnotatorResult, FieldResult, UnitResult
 from .scalar import field_level, matrix_result
@@ -182,8 +183,10 @@ def _clusters(m: Matched, cfg: FieldConfig) -> Coded:
 
 def _alpha(m: Matched, cfg: FieldConfig, clusters: Coded) -> tuple[Estimate, dict[str, Any] | None]:
     """The field's alpha. Spans: nominal alpha over the characters of the tasks whose text is
-    known, plus unitizing alpha; other shapes: nominal alpha over ``clusters`` with its
-    bootstrap."""
+    known, plus unitizing alpha; masks: over the pixels of their images; other shapes: nominal
+    alpha over ``clusters`` with its bootstrap."""
+    if m.regions.kind == "mask":  # pixel-level, as characters on spans
+        return _estimate("alpha", pixel_alpha(m.regions), cfg), None
     if m.regions.kind != "span":
         est = compute(
             "alpha",
@@ -312,7 +315,8 @@ def _describe(m: Matched, r: int) -> dict[str, Any]:
     elif reg.kind == "polygon" and reg.points is not None:
         out["points"] = reg.points[r].round(4).tolist()
     else:
-        keys = ("x", "y", "width", "height", "rotation")[: len(geo)]
+        last = "pixels" if reg.kind == "mask" else "rotation"  # a mask: its image's pixels
+        keys = ("x", "y", "width", "height", last)[: len(geo)]
         out.update(zip(keys, geo, strict=False))
     return out
 

@@ -28,10 +28,10 @@ from ..core.plugins import load_all
 Family = Literal["scalar", "region", "items", "listed"]
 Comparison = Literal["exact", "named", "regions", "none"]
 
-GEOMETRY_WIDTH = {"span": 2, "box": 5, "polygon": 4, "keypoint": 2, "mask": 4}
+GEOMETRY_WIDTH = {"span": 2, "box": 5, "polygon": 4, "keypoint": 2, "mask": 5}
 """Numbers per region in a geometry row: span ``[start, end)``; box ``[x, y, width, height,
-rotation]``; polygon and mask their bounding box ``[x, y, width, height]``; keypoint
-``[x, y]``."""
+rotation]``; polygon its bounding box ``[x, y, width, height]``; mask its pixel box and the
+image's pixel count ``[x, y, width, height, pixels]``; keypoint ``[x, y]``."""
 
 
 class FieldKind(Protocol):

@@ -50,7 +50,7 @@ def extents(kind: Kind, geometry: FloatArray, points: Sequence[FloatArray] | Non
             cx, cy = c[..., 0], c[..., 1]
             out[turned] = np.column_stack([cx.min(1), cx.max(1), cy.min(1), cy.max(1)])
         return out
-    if kind == "mask":  # geometry: the pixel box [x, y, width, height]
+    if kind == "mask":  # geometry: the pixel box [x, y, width, height] (then the image's pixels)
         x, y, w, h = geometry[:, 0], geometry[:, 1], geometry[:, 2], geometry[:, 3]
         return np.column_stack([x, x + w, y, y + h])
     if points is None:

@@ -60,7 +60,8 @@ class Regions:
     ``geometry``: ``(n, d)`` float: span ``[start, end)`` (end exclusive; characters or tokens),
     box ``[x, y, width, height, rotation]`` (rotation in degrees clockwise about the top-left
     corner; give pixels, or any units with the same scale on x and y, when boxes are rotated),
-    keypoint ``[x, y]``; mask its pixel box ``[x, y, width, height]``; polygon: unused (may
+    keypoint ``[x, y]``; mask its pixel box and the image's pixel count ``[x, y, width,
+    height, pixels]``; polygon: unused (may
     hold anything, e.g. ``(n, 0)``).
     ``rated``: ``(units, annotators)`` bool, the annotator submitted the unit (even with no region).
     ``points``: polygons: ``n`` vertex arrays ``(k, 2)``; masks: ``n`` run arrays ``(k, 2)``
@@ -98,7 +99,7 @@ class Regions:
                 raise ValueError("mask regions need one (k, 2) run array per region")
             pts = tuple(np.asarray(p, dtype=np.float64).reshape(-1, 2) for p in self.points)
             set_(self, "points", pts)
-            geometry = geometry.reshape(n, 4)
+            geometry = geometry.reshape(n, 5)
         elif self.kind in _WIDTH:
             geometry = geometry.reshape(n, width)
         else:

@@ -666,7 +666,8 @@ def _geometry(
 def _mask(
     item: dict[str, Any], value: dict[str, Any], here: Where
 ) -> tuple[list[float], list[tuple[float, float]]]:
-    """A brush region: its pixel box and its runs of mask pixels, decoded from ``value.rle``
+    """A brush region: its pixel box and the image's pixel count, and its runs of mask pixels,
+    decoded from ``value.rle``
     (Label Studio's ``format: rle``) for the image of ``original_width`` × ``original_height``."""
     width, height = int(item["original_width"]), int(item["original_height"])
     if value.get("format", "rle") != "rle":
@@ -676,7 +677,8 @@ def _mask(
     except BrushError as exc:
         raise TaskError(here, f"the brush mask cannot be decoded: {exc}") from None
     starts, ends = runs[:, 0].tolist(), runs[:, 1].tolist()
-    return bounds(runs, width), [(float(a), float(b)) for a, b in zip(starts, ends, strict=True)]
+    box = [*bounds(runs, width), float(width * height)]
+    return box, [(float(a), float(b)) for a, b in zip(starts, ends, strict=True)]
 
 
 def _pixels(item: dict[str, Any]) -> bool:
