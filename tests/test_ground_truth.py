@@ -145,9 +145,9 @@ def test_a_kind_without_a_comparison_is_not_evaluated() -> None:
     cfg = parse_config({"source": {"type": "prodigy", "path": "x.jsonl"}, "fields": {"f": {}}})
     data = rating_dataset()
     refs = [a for a in data.annotations if a.annotator == "lead"]
-    got = field_truth("f", "brushlabels", "nominal", cfg.fields["f"], data, refs)
+    got = field_truth("f", "ellipselabels", "nominal", cfg.fields["f"], data, refs)
     assert got is not None and got.annotators == [] and got.n_tasks == 4
-    assert got.comparison.startswith("not evaluated: no ground-truth comparison for brushlabels")
+    assert got.comparison.startswith("not evaluated: no ground-truth comparison for ellipselabels")
 
 
 def spans(*regions: tuple[int, int, str]) -> RegionSet:

@@ -88,61 +88,88 @@ def test_labels_without_bounds_or_region_is_refused_by_region(write_json: Any) -
         load(write_json, bad)
 
 
-def test_chat_per_message_answers_are_listed_never_task_level(write_json: Any) -> None:
-    def result(user: int, relevance: list[str]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = [
+def chat(user: int, relevance: list[str], date: str = "ok") -> list[dict[str, Any]]:
+    """A chat_rlhf-like result: a conversation-level rating, and per message a ``chatmessage``
+    result and the ``relevance`` answer sharing its id (ids differ per annotator)."""
+    out: list[dict[str, Any]] = [
+        {
+            "id": f"r{user}",
+            "from_name": "rating",
+            "to_name": "chat",
+            "type": "rating",
+            "value": {"rating": 4},
+        },
+    ]
+    for n, rel in enumerate(relevance):
+        mid = f"m{user}-{n}"
+        role = ("user", "assistant")[n % 2]
+        out.append(
             {
-                "id": "r",
-                "from_name": "rating",
+                "id": mid,
+                "from_name": "chat",
                 "to_name": "chat",
-                "type": "rating",
-                "value": {"rating": 4},
-            },
-        ]
-        for n, rel in enumerate(relevance):
-            mid = f"m{n}"
-            out.append(
-                {
-                    "id": mid,
-                    "from_name": "chat",
-                    "to_name": "chat",
-                    "type": "chatmessage",
-                    "value": {"chatmessage": {"role": "assistant", "content": "hi"}},
-                }
-            )
-            out.append(
-                {
-                    "id": mid,
-                    "from_name": "relevance",
-                    "to_name": "chat",
-                    "type": "choices",
-                    "value": {"choices": [rel]},
-                }
-            )
-        return out
+                "type": "chatmessage",
+                "value": {"chatmessage": {"role": role, "content": f"message {n}"}},
+            }
+        )
+        out.append(
+            {
+                "id": mid,
+                "from_name": "relevance",
+                "to_name": "chat",
+                "type": "choices",
+                "value": {"choices": [rel]},
+            }
+        )
+        out.append(
+            {
+                "id": mid,
+                "from_name": "when",
+                "to_name": "chat",
+                "type": "datetime",
+                "value": {"datetime": date},
+            }
+        )
+    return out
 
-    ds = load(
-        write_json,
-        [
-            task(
-                1,
-                ann(1, result(1, ["Relevant", "Not"])),
-                ann(2, result(2, ["Relevant", "Relevant"])),
-            )
-        ],
-    )
+
+def test_chat_per_message_answers_are_scored_per_task_and_message(write_json: Any) -> None:
+    """Each message is a unit, never one answer per task (where the last message's answer
+    would overwrite the others); alpha checked against krippendorff over (task, message)."""
+    answers = {
+        1: [["A", "B"], ["A", "B"], ["A", "C"]],
+        2: [["B", "B", "A"], ["B", "B", "A"], ["B", "A", "A"]],
+    }
+    tasks = [
+        task(t, *(ann(u + 1, chat(u + 1, rel)) for u, rel in enumerate(rows)), data={"chat": []})
+        for t, rows in answers.items()
+    ]
+    ds = load(write_json, tasks)
     kinds = ds.field_kinds()
-    assert kinds["rating"] == "rating" and kinds["relevance"] == "permessage"
+    assert kinds["rating"] == "rating" and kinds["relevance"] == "message:choices"
+    assert kinds["when"] == "permessage"  # a control type not scored per message: listed
     cfg = parse_config(
-        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"rating": {}}}
+        {
+            "source": {"type": "label-studio-export", "path": "x.json"},
+            "fields": {"rating": {}, "relevance": {}},
+        }
     )
     listed = not_evaluated(ds, cfg)
-    assert listed["relevance"].startswith("permessage: an answer about one chat message")
+    assert listed["when"].startswith("permessage: an answer about one chat message")
     assert listed["chat"].startswith("chatmessage: ")
+    got = analyse(ds, cfg)["relevance"]
+    units = [row for rows in answers.values() for row in zip(*rows, strict=True)]
+    code = {"A": 0.0, "B": 1.0, "C": 2.0}
+    data = np.array([[code[x] for x in row] for row in units]).T
+    ref = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    assert got.alpha == pytest.approx(ref) and got.alpha < 1
+    assert [u.id for u in got.units] == [1, 2] and got.units[0].status == "disputed"
+    # the disputed task names the message each answer is about
+    assert got.units[0].labels["3"] == {"user: message 0": "A", "assistant: message 1": "C"}
     wrong = parse_config(
-        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"relevance": {}}}
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"when": {}}}
     )
-    with pytest.raises(InputError, match=r"relevance.*permessage.*not scored per"):
+    with pytest.raises(InputError, match=r"when.*permessage.*not score per message"):
         analyse(ds, wrong)
 
 
@@ -256,10 +283,10 @@ def test_init_lists_every_control_with_its_reason() -> None:
     assert controls["pw"].evaluated and controls["tl"].evaluated and controls["rank"].evaluated
     assert "not matched per frame" in str(controls["box"].reason)
     assert str(controls["videoLabels"].reason).startswith("it labels box regions: video object")
-    assert "brush masks" in str(controls["mask"].reason)
+    assert controls["mask"].evaluated  # brush masks: matched by pixel IoU
     assert controls["odd"].reason == "iaa-gate does not read <MysteryControl> answers"
     text = starting_config(list(controls.values()), {"type": "label-studio-export"}, origin="x")
-    for name in ("videoLabels", "box", "mask", "odd"):
+    for name in ("videoLabels", "box", "odd"):
         assert f"#   {name} (<" in text and str(controls[name].reason) in text
     only_video = [controls["videoLabels"], controls["box"]]
     with pytest.raises(InputError, match="no control of the labeling config can be evaluated"):
@@ -329,3 +356,65 @@ def test_rankings_are_scored_over_task_item_units_with_w_and_tau_b(write_json: A
     bad = [ranking(1, {"rank": ["a", "a"]})]
     with pytest.raises(InputError, match="an item occurs twice in the ranking"):
         load(write_json, bad)
+
+
+def test_pairwise_position_bias_per_annotator(write_json: Any, tmp_path: Any) -> None:
+    """How often each annotator picks the left item: in the result, report.json and
+    report.md; an explicit tie (a third value) counts for neither side."""
+    from iaa_gate.cli import main
+
+    picks = {1: ["left", "left", "left", "right"], 2: ["left", "right", "tie", "right"]}
+    tasks = [
+        task(
+            t + 1,
+            *(
+                ann(
+                    u,
+                    [
+                        {
+                            "id": f"p{t}",
+                            "from_name": "pw",
+                            "to_name": "left",
+                            "type": "pairwise",
+                            "value": {"selected": picks[u][t]},
+                        }
+                    ],
+                )
+                for u in picks
+            ),
+        )
+        for t in range(4)
+    ]
+    path = write_json(tasks)
+    ds = LabelStudioExport(path).load()
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"pw": {}}}
+    )
+    got = {a.id: a.left_share for a in analyse(ds, cfg)["pw"].annotators}
+    assert got == {"1": pytest.approx(3 / 4), "2": pytest.approx(1 / 3)}
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"source: {{type: label-studio-export, path: {path}}}\nfields: {{pw: {{}}}}\n"
+    )
+    main(
+        [
+            "run",
+            "-c",
+            str(config),
+            "--out",
+            str(tmp_path / "r"),
+            "-q",
+            "--format",
+            "json",
+            "--format",
+            "markdown",
+        ]
+    )
+    import json
+
+    doc = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert [a["left_share"] for a in doc["fields"]["pw"]["annotators"]] == [
+        0.75,
+        pytest.approx(1 / 3),
+    ]
+    assert "picks left" in (tmp_path / "r" / "report.md").read_text()

@@ -130,12 +130,12 @@ def test_per_region_attribute_is_never_a_task_level_field(write_json: Any) -> No
 
 
 def test_unsupported_region_type_in_config_is_refused(write_json: Any) -> None:
-    brush = {"id": "m", "from_name": "mask", "type": "brushlabels", "value": {"rle": [1]}}
-    tasks = [task(1, ann(1, [brush]), ann(2, [brush]))]
+    oval = {"id": "m", "from_name": "oval", "type": "ellipselabels", "value": {"x": 1, "y": 2}}
+    tasks = [task(1, ann(1, [oval]), ann(2, [oval]))]
     with pytest.raises(
-        InputError, match="'mask' is a brushlabels control, which iaa-gate cannot evaluate"
+        InputError, match="'oval' is a ellipselabels control, which iaa-gate cannot evaluate"
     ):
-        outcome(write_json, {"mask": {}}, tasks)
+        outcome(write_json, {"oval": {}}, tasks)
 
 
 def box(rid: str, x: float, label: str = "Car") -> dict[str, Any]:

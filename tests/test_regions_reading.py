@@ -166,9 +166,9 @@ def test_malformed_regions_are_refused_by_name(
 
 
 def test_unknown_region_type_is_listed_not_read(write_json: Any) -> None:
-    brush = {"id": "b", "from_name": "mask", "type": "brushlabels", "value": {"rle": [1, 2]}}
-    ds = load(write_json, [task(1, ann(1, [brush, span("a", 0, 3, "PER")]))])
-    assert ds.field_kinds() == {"mask": "brushlabels", "ner": "labels"}
+    oval = {"id": "b", "from_name": "oval", "type": "ellipselabels", "value": {"x": 1, "y": 2}}
+    ds = load(write_json, [task(1, ann(1, [oval, span("a", 0, 3, "PER")]))])
+    assert ds.field_kinds() == {"oval": "ellipselabels", "ner": "labels"}
 
 
 def prodigy_line(**kw: Any) -> dict[str, Any]:

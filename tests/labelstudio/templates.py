@@ -37,10 +37,10 @@ def _label(c: Control, i: int) -> str:
     return labels[i % len(labels)]
 
 
-def _region(c: Control, kind: str, i: int, rid: str) -> list[dict[str, Any]]:
+def _region(c: Control, kind: str, i: int, rid: str, answer: int) -> list[dict[str, Any]]:
     """The result items of one region of control ``c`` in task ``i`` (``kind``: the tool's
-    result type)."""
-    label = _label(c, i)
+    result type), labelled with answer number ``answer``."""
+    label = _label(c, answer)
     base = {"id": rid, "from_name": c.name, "to_name": c.to_name, "type": kind}
     box = {"x": 10.0 + i, "y": 20.0, "width": 30.0, "height": 15.0, "rotation": 0}
     size = {"original_width": 800, "original_height": 600, "image_rotation": 0}
@@ -88,7 +88,7 @@ def _region(c: Control, kind: str, i: int, rid: str) -> list[dict[str, Any]]:
             "rotation": 0,
             "ellipselabels": [label],
         },
-        "brushlabels": {"format": "rle", "rle": [0, 0, 0, 4, 255, 255], "brushlabels": [label]},
+        "brushlabels": {"format": "rle", "rle": brush_rle(i), "brushlabels": [label]},
         "timeserieslabels": {
             "start": 10 * i,
             "end": 10 * i + 5,
@@ -122,7 +122,25 @@ def _region(c: Control, kind: str, i: int, rid: str) -> list[dict[str, Any]]:
     if value is None:
         raise AssertionError(f"no Label Studio result shape for {kind} regions")
     extra = size if kind not in ("timeserieslabels", "timelinelabels", "videorectangle") else {}
+    if kind == "brushlabels":
+        extra = {"original_width": BRUSH_SIZE[0], "original_height": BRUSH_SIZE[1]}
     return [{**base, **extra, "value": value}]
+
+
+BRUSH_SIZE = (40, 30)
+"""The image size of generated brush masks (Label Studio's encoder is slow on large ones)."""
+
+
+def brush_rle(i: int) -> list[int]:
+    """A rectangle mask on a :data:`BRUSH_SIZE` image, where task ``i`` puts it, in Label
+    Studio's RLE (its SDK's encoder)."""
+    import numpy as np
+    from label_studio_sdk.converter.brush import encode_rle
+
+    width, height = BRUSH_SIZE
+    mask = np.zeros((height, width), dtype=np.uint8)
+    mask[5 + i : 15 + i, 8 : 20 + i] = 255
+    return [int(b) for b in encode_rle(np.repeat(mask.ravel(), 4))]
 
 
 def _scalar(c: Control, i: int) -> dict[str, Any] | None:
@@ -133,7 +151,7 @@ def _scalar(c: Control, i: int) -> dict[str, Any] | None:
     if c.kind == "taxonomy":
         return {"taxonomy": [_label(c, i).split(" / ")]}
     if c.kind == "rating":
-        return {"rating": 1 + i}
+        return {"rating": 1 + i % 5}
     if c.kind == "number":
         return {"number": 2 + i}
     if c.kind == "textarea":
@@ -152,11 +170,13 @@ def _per_region(c: Control) -> bool:
 
 
 def _per_message(c: Control) -> bool:
-    return c.note.endswith("chat message")
+    return "on each chat message" in c.note
 
 
-def annotation_result(controls: list[Control], i: int) -> list[dict[str, Any]]:
-    """One annotator's result list for task ``i`` (the same for every annotator)."""
+def annotation_result(controls: list[Control], i: int, answer: int) -> list[dict[str, Any]]:
+    """One annotator's result list for task ``i``: regions where task ``i`` puts them, every
+    label, choice, rating or text the ``answer``-th one (``answer == i`` for every annotator
+    who agrees)."""
     out: list[dict[str, Any]] = []
     regions: dict[str, dict[str, Any]] = {}  # control → the shape item of its region
     scored_with = {t: c for c in controls for t in c.scored_with}
@@ -167,7 +187,7 @@ def annotation_result(controls: list[Control], i: int) -> list[dict[str, Any]]:
         if c.kind == "chat":
             out.append(_message(c, i))
             continue
-        value = _scalar(c, i)
+        value = _scalar(c, answer)
         if value is not None:
             out.append(
                 {
@@ -179,10 +199,10 @@ def annotation_result(controls: list[Control], i: int) -> list[dict[str, Any]]:
                 }
             )
             continue
-        items = _region(c, c.kind, i, f"{c.name}-r{i}")
+        items = _region(c, c.kind, i, f"{c.name}-r{i}", answer)
         if c.name in scored_with:  # the <Labels> naming this tool's regions
             lab = scored_with[c.name]
-            labelled = {**items[0]["value"], "labels": [_label(lab, i)]}
+            labelled = {**items[0]["value"], "labels": [_label(lab, answer)]}
             items.append({**items[0], "from_name": lab.name, "type": "labels", "value": labelled})
         regions[c.name] = items[0]
         out += items
@@ -195,7 +215,7 @@ def annotation_result(controls: list[Control], i: int) -> list[dict[str, Any]]:
                     "from_name": c.name,
                     "to_name": c.to_name,
                     "type": c.kind,
-                    "value": _scalar(c, i) or {},
+                    "value": _scalar(c, answer) or {},
                 }
             )
         elif _per_region(c):
@@ -212,7 +232,7 @@ def annotation_result(controls: list[Control], i: int) -> list[dict[str, Any]]:
                         **shape,
                         "from_name": attr or c.name,
                         "type": c.kind,
-                        "value": {**value, **(_scalar(c, i) or {})},
+                        "value": {**value, **(_scalar(c, answer) or {})},
                     }
                 )
     return out
@@ -228,13 +248,15 @@ def _message(c: Control, i: int) -> dict[str, Any]:
     }
 
 
-def export(xml: str, annotators: int = 3, tasks: int = 3) -> list[dict[str, Any]]:
+def export(
+    xml: str, annotators: int = 3, tasks: int = 3, disagree: frozenset[int] = frozenset()
+) -> list[dict[str, Any]]:
     """A Label Studio JSON export of ``tasks`` tasks for the labeling config ``xml``, each
-    annotated alike by ``annotators`` annotators."""
+    annotated alike by ``annotators`` annotators, except that on the tasks numbered in
+    ``disagree`` (from 0) the last annotator gives the next task's answers in the same
+    places."""
     controls = parse_label_config(xml)
-    if any(c.kind == "chat" for c in controls) is False and any(
-        c.note.endswith("chat message") for c in controls
-    ):
+    if any(c.kind == "chat" for c in controls) is False and any(_per_message(c) for c in controls):
         controls = [
             *controls,
             Control(
@@ -245,7 +267,7 @@ def export(xml: str, annotators: int = 3, tasks: int = 3) -> list[dict[str, Any]
                 None,
                 False,
                 "<Chat>",
-                next(c.to_name for c in controls if c.note.endswith("chat message")),
+                next(c.to_name for c in controls if _per_message(c)),
             ),
         ]
     out = []
@@ -254,7 +276,9 @@ def export(xml: str, annotators: int = 3, tasks: int = 3) -> list[dict[str, Any]
             {
                 "id": 100 * i + a,
                 "completed_by": a + 1,
-                "result": annotation_result(controls, i),
+                "result": annotation_result(
+                    controls, i, i + 1 if a == annotators - 1 and i in disagree else i
+                ),
                 "was_cancelled": False,
                 "ground_truth": False,
                 "created_at": "2024-05-01T10:00:00Z",

@@ -8,12 +8,15 @@ from ..core.errors import InputError
 from ..kinds import REGION_SHAPES, SCALAR_KINDS, registry
 from ..kinds import kind as registered
 from ..model import Dataset
+from .messages import message_result
+from .pairwise import with_position_bias
 from .ranking import ranking_result
 from .regions import RegionFields
 from .results import FieldResult
 from .scalar import analyse_field, kind_problems
 
-RANKING_KINDS = frozenset(k.name for k in registry().values() if k.family == "ranking")
+ITEM_KINDS = frozenset(k.name for k in registry().values() if k.family == "items")
+"""Kinds scored over (task, item) units: rankings, per-message answers."""
 
 
 def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
@@ -29,7 +32,7 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
             )
         elif kinds[name] in SCALAR_KINDS:
             problems += kind_problems(name, kinds[name], config.fields[name])
-        elif kinds[name] not in REGION_SHAPES and kinds[name] not in RANKING_KINDS:
+        elif kinds[name] not in REGION_SHAPES and kinds[name] not in ITEM_KINDS:
             problems.append(
                 f"field {name!r} is a {kinds[name]} control, which iaa-gate cannot evaluate "
                 f"({why_not(kinds[name])}); remove it from fields (it is then listed as not "
@@ -38,14 +41,18 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
     if problems:
         raise InputError(dataset.source, problems, hint="check the names and options under fields:")
     regions = RegionFields(dataset, config, kinds)
-    return {
+    results = {
         name: regions.result(name, cfg)
         if regions.covers(name)
-        else ranking_result(dataset, name, cfg)
-        if kinds[name] in RANKING_KINDS
+        else (ranking_result if kinds[name] == "ranker" else message_result)(dataset, name, cfg)
+        if kinds[name] in ITEM_KINDS
         else analyse_field(dataset, name, cfg)
         for name, cfg in config.fields.items()
     }
+    for name in results:
+        if kinds[name] == "pairwise":
+            results[name] = with_position_bias(dataset, name, results[name])
+    return results
 
 
 def why_not(kind: str) -> str:
@@ -60,9 +67,7 @@ def not_evaluated(dataset: Dataset, config: Config) -> dict[str, str]:
     """Fields present in the data but not in the config: name → control type, and for a
     control iaa-gate cannot score, ``": "`` and the reason."""
     return {
-        k: v
-        if v in SCALAR_KINDS or v in REGION_SHAPES or v in RANKING_KINDS
-        else f"{v}: {why_not(v)}"
+        k: v if v in SCALAR_KINDS or v in REGION_SHAPES or v in ITEM_KINDS else f"{v}: {why_not(v)}"
         for k, v in dataset.field_kinds().items()
         if k not in config.fields
     }

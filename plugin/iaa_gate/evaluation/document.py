@@ -143,8 +143,9 @@ class LowestCategory(msgspec.Struct):
     rate: float
 
 
-class AnnotatorReport(msgspec.Struct):
-    """One annotator of a field (see :class:`~iaa_gate.evaluation.results.AnnotatorResult`)."""
+class AnnotatorReport(msgspec.Struct, omit_defaults=True):
+    """One annotator of a field (see :class:`~iaa_gate.evaluation.results.AnnotatorResult`);
+    ``left_share`` only on pairwise preference fields."""
 
     id: str
     name: str
@@ -154,6 +155,7 @@ class AnnotatorReport(msgspec.Struct):
     alpha_gain: float | None
     outlier: bool
     mean_offset: float | None
+    left_share: float | None = None
 
 
 class Pairwise(msgspec.Struct):
@@ -489,6 +491,7 @@ def field_document(
                 alpha_gain=num(a.alpha_gain),
                 outlier=a.outlier,
                 mean_offset=num(a.mean_offset),
+                left_share=num(a.left_share),
             )
             for a in result.annotators
         ],

@@ -235,9 +235,10 @@ class RegionTable:
 
     Per region: ``unit``, ``annotator`` (row/column indices), ``label`` (code into ``labels``, -1
     none), ``geometry`` ``(n, d)`` (see :data:`GEOMETRY_WIDTH`), ``region_ids`` (source ids),
-    ``points`` (polygons: ``(k, 2)`` vertices each). ``rated``: ``(units, annotators)`` the
-    annotator answered the task, even with no region (a skip is not an answer). ``texts``:
-    ``(units,)`` the text spans index into, ``None`` where unknown. Relations, per relation:
+    ``points`` (polygons: ``(k, 2)`` vertices each; masks: ``(k, 2)`` runs of pixels).
+    ``rated``: ``(units, annotators)`` the annotator answered the task, even with no region (a
+    skip is not an answer). ``texts``: ``(units,)`` the text spans index into, ``None`` where
+    unknown. Relations, per relation:
     ``rel_from``/``rel_to`` (region rows) and ``rel_label`` (code into ``rel_labels``).
     ``attributes``: per-region attribute → (control type, region rows, values).
     """
@@ -339,6 +340,9 @@ def region_table(
         if shape == "polygon":
             points += [np.asarray(p, dtype=np.float64) for p in s.points]
             coords += _bounds(s) if s.shape == "box" else s.coords
+        elif shape == "mask":  # points: runs of mask pixels
+            points += [np.asarray(p, dtype=np.float64).reshape(-1, 2) for p in s.points]
+            coords += s.coords
         else:
             coords += s.coords
         if s.relations:
@@ -375,7 +379,7 @@ def region_table(
         labels=label_table,
         geometry=np.asarray(coords, dtype=np.float64).reshape(-1, width),
         region_ids=region_ids,
-        points=points if shape == "polygon" else None,
+        points=points if shape in ("polygon", "mask") else None,
         rated=rated,
         texts=[dataset.texts.get((t, name)) for t in unit_ids],
         rel_from=np.asarray([f for f, _, _ in rel], dtype=np.int64),

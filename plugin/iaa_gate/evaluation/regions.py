@@ -1,4 +1,4 @@
-"""Region fields (spans, boxes, polygons, keypoints) and their per-region attributes.
+"""Region fields (spans, boxes, polygons, keypoints, masks) and their per-region attributes.
 
 The model's region table goes through the region metrics into the same :class:`FieldResult` as
 any field, so the gate, the reports and the write-back treat it alike:
@@ -35,6 +35,7 @@ from ..metrics.regions import NO_LABEL, UNMATCHED, canonical_rank
 from ..model import Dataset, TaskId
 from . import consensus
 from .coefficients import Estimate, compute, interpreted
+from .masks import pixel_alpha
 from .matrix import RatingsMatrix, RegionTable, region_table
 from .results import AnnotatorResult, FieldResult, Skill, UnitResult
 from .scalar import field_level, matrix_result
@@ -294,8 +295,10 @@ def _region(
 
 def _alpha(m: Matched, cfg: FieldConfig, clusters: Coded) -> tuple[Estimate, dict[str, Any] | None]:
     """The field's alpha. Spans: nominal alpha over the characters of the tasks whose text is
-    known, plus unitizing alpha; other shapes: nominal alpha over ``clusters`` with its
-    bootstrap."""
+    known, plus unitizing alpha; masks: over the pixels of their images; other shapes: nominal
+    alpha over ``clusters`` with its bootstrap."""
+    if m.regions.kind == "mask":  # pixel-level, as characters on spans
+        return _estimate("alpha", pixel_alpha(m.regions), cfg), None
     if m.regions.kind != "span":
         est = compute(
             "alpha",
@@ -424,7 +427,8 @@ def _describe(m: Matched, r: int) -> dict[str, Any]:
     elif reg.kind == "polygon" and reg.points is not None:
         out["points"] = reg.points[r].round(4).tolist()
     else:
-        keys = ("x", "y", "width", "height", "rotation")[: len(geo)]
+        last = "pixels" if reg.kind == "mask" else "rotation"  # a mask: its image's pixels
+        keys = ("x", "y", "width", "height", last)[: len(geo)]
         out.update(zip(keys, geo, strict=False))
     return out
 

@@ -55,7 +55,9 @@ class AnnotatorResult:
     (positive: the field agrees more without them; NaN where either is undefined);
     ``outlier``: ``alpha_gain`` reaches ``thresholds.annotator_gain``; ``mean_offset``: rating
     and number fields only, how far their ratings lie above (+) or below (−) the mean of the
-    others on the same units, in scale points (None elsewhere)."""
+    others on the same units, in scale points (None elsewhere); ``left_share``: pairwise
+    preference fields only, the share of their left/right choices that pick the left item
+    (position bias: 0.5 is none; None elsewhere)."""
 
     id: str
     name: str
@@ -65,6 +67,7 @@ class AnnotatorResult:
     alpha_gain: float
     outlier: bool
     mean_offset: float | None = None
+    left_share: float | None = None
 
 
 @dataclass(frozen=True)

@@ -25,20 +25,22 @@ from typing import Literal, Protocol
 
 from ..core.plugins import load_all
 
-Family = Literal["scalar", "region", "ranking", "listed"]
+Family = Literal["scalar", "region", "items", "listed"]
 Comparison = Literal["exact", "named", "regions", "none"]
 
-GEOMETRY_WIDTH = {"span": 2, "box": 5, "polygon": 4, "keypoint": 2}
+GEOMETRY_WIDTH = {"span": 2, "box": 5, "polygon": 4, "keypoint": 2, "mask": 5}
 """Numbers per region in a geometry row: span ``[start, end)``; box ``[x, y, width, height,
-rotation]``; polygon its bounding box ``[x, y, width, height]``; keypoint ``[x, y]``."""
+rotation]``; polygon its bounding box ``[x, y, width, height]``; mask its pixel box and the
+image's pixel count ``[x, y, width, height, pixels]``; keypoint ``[x, y]``."""
 
 
 class FieldKind(Protocol):
     """What the rest of iaa-gate asks of a field kind.
 
     ``name``: the control type; ``family``: ``scalar`` (one value per unit: ratings matrix and
-    coefficients), ``region`` (regions matched one to one), ``ranking`` (items ranked per
-    task: units are (task, item)) or ``listed`` (known, not scored);
+    coefficients), ``region`` (regions matched one to one), ``items`` (answers about several
+    items of a task: a ranking's items, a chat's messages; units are (task, item)) or
+    ``listed`` (known, not scored);
     ``default_level``: the level of measurement when the config sets none (``None``: not
     evaluated unless the config names the field); ``shape``: a region kind's geometry (a key of
     :data:`GEOMETRY_WIDTH`); ``distances``: distances that apply to this kind only;

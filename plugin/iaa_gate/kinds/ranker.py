@@ -21,4 +21,4 @@ def ranks(groups: tuple[str, ...]) -> dict[str, float]:
     return {item: float(r) for r, group in enumerate(groups, 1) for item in group.split(TIE)}
 
 
-register(Kind("ranker", "ranking", default_level="ordinal", comparison="none"))
+register(Kind("ranker", "items", default_level="ordinal", comparison="none"))

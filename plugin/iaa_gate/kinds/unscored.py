@@ -18,8 +18,6 @@ _CHAT = "messages an annotator writes in a chat are free text, not compared"
 register(
     _listed("ellipselabels", _ELLIPSE),
     _listed("ellipse", _ELLIPSE),
-    _listed("brushlabels", _MASK),
-    _listed("brush", _MASK),
     _listed("bitmasklabels", _MASK),
     _listed("bitmask", _MASK),
     _listed("magicwand", _MASK),
@@ -38,8 +36,8 @@ register(
     ),
     _listed(
         "permessage",
-        "an answer about one chat message (its result id is the message's) is not scored per "
-        "(task, message) yet, and is never read as one answer per task",
+        "an answer about one chat message (its result id is the message's) of a control type "
+        "iaa-gate does not score per message; it is never read as one answer per task",
     ),
     _listed(
         "relations",

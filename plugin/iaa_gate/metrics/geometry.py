@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from ._base import FloatArray
 
-Kind = Literal["span", "box", "polygon", "keypoint"]
+Kind = Literal["span", "box", "polygon", "keypoint", "mask"]
 Int64Array = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -50,6 +50,9 @@ def extents(kind: Kind, geometry: FloatArray, points: Sequence[FloatArray] | Non
             cx, cy = c[..., 0], c[..., 1]
             out[turned] = np.column_stack([cx.min(1), cx.max(1), cy.min(1), cy.max(1)])
         return out
+    if kind == "mask":  # geometry: the pixel box [x, y, width, height] (then the image's pixels)
+        x, y, w, h = geometry[:, 0], geometry[:, 1], geometry[:, 2], geometry[:, 3]
+        return np.column_stack([x, x + w, y, y + h])
     if points is None:
         raise ValueError("polygon regions need their points")
     return np.array(
@@ -105,6 +108,23 @@ def span_iou(a: FloatArray, b: FloatArray) -> FloatArray:
     union = (a[:, 1] - a[:, 0]) + (b[:, 1] - b[:, 0]) - inter
     same = np.all(a == b, axis=1)
     return np.where(union > 0, inter / np.where(union > 0, union, 1.0), same.astype(np.float64))
+
+
+def mask_iou(runs: Sequence[FloatArray], i: Int64Array, j: Int64Array) -> FloatArray:
+    """IoU of mask pairs ``(p,)``: masks as sorted, disjoint runs ``(k, 2)`` ``[start, end)``
+    of pixel indices; two empty masks have IoU 1."""
+    out = np.empty(i.size, dtype=np.float64)
+    for n, (a, b) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
+        ra, rb = runs[a], runs[b]
+        lo = np.searchsorted(rb[:, 1], ra[:, 0], side="right")  # first run of b ending after
+        hi = np.searchsorted(rb[:, 0], ra[:, 1], side="left")  # runs of b starting before
+        k, m = group_pairs(lo.astype(np.int64) - 1, hi.astype(np.int64))
+        inter = np.clip(
+            np.minimum(ra[k, 1], rb[m, 1]) - np.maximum(ra[k, 0], rb[m, 0]), 0.0, None
+        ).sum()
+        union = (ra[:, 1] - ra[:, 0]).sum() + (rb[:, 1] - rb[:, 0]).sum() - inter
+        out[n] = inter / union if union > 0 else 1.0
+    return out
 
 
 def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:

@@ -36,6 +36,7 @@ from .geometry import (
     extents,
     group_pairs,
     keypoint_similarity,
+    mask_iou,
     polygon_iou,
     polygon_shapes,
     span_iou,
@@ -59,9 +60,12 @@ class Regions:
     ``geometry``: ``(n, d)`` float: span ``[start, end)`` (end exclusive; characters or tokens),
     box ``[x, y, width, height, rotation]`` (rotation in degrees clockwise about the top-left
     corner; give pixels, or any units with the same scale on x and y, when boxes are rotated),
-    keypoint ``[x, y]``; polygon: unused (may hold anything, e.g. ``(n, 0)``).
+    keypoint ``[x, y]``; mask its pixel box and the image's pixel count ``[x, y, width,
+    height, pixels]``; polygon: unused (may
+    hold anything, e.g. ``(n, 0)``).
     ``rated``: ``(units, annotators)`` bool, the annotator submitted the unit (even with no region).
-    ``points``: polygons only, ``n`` vertex arrays ``(k, 2)``.
+    ``points``: polygons: ``n`` vertex arrays ``(k, 2)``; masks: ``n`` run arrays ``(k, 2)``
+    ``[start, end)`` of row-major pixel indices, sorted and disjoint (IoU counts pixels).
 
     Nested and overlapping regions of one annotator are kept as they are. A region on a unit its
     annotator did not rate raises ``ValueError``.
@@ -90,10 +94,18 @@ class Regions:
                 raise ValueError("polygon regions need one (k, 2) vertex array per region")
             set_(self, "points", tuple(np.asarray(p, dtype=np.float64) for p in self.points))
             geometry = geometry.reshape(n, -1) if geometry.size else np.zeros((n, 0))
+        elif self.kind == "mask":
+            if self.points is None or len(self.points) != n:
+                raise ValueError("mask regions need one (k, 2) run array per region")
+            pts = tuple(np.asarray(p, dtype=np.float64).reshape(-1, 2) for p in self.points)
+            set_(self, "points", pts)
+            geometry = geometry.reshape(n, 5)
         elif self.kind in _WIDTH:
             geometry = geometry.reshape(n, width)
         else:
-            raise ValueError(f"unknown region kind {self.kind!r}: use span, box, polygon, keypoint")
+            raise ValueError(
+                f"unknown region kind {self.kind!r}: use span, box, polygon, keypoint, mask"
+            )
         set_(self, "geometry", geometry)
         self._check(n)
 
@@ -194,7 +206,14 @@ def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
     i, j = candidate_pairs(regions.unit, bounds, reach, ann)
     flip = ann[i] > ann[j]
     i, j = np.where(flip, j, i), np.where(flip, i, j)
-    if kind == "polygon":
+    if kind == "mask":
+        runs = regions.points or ()
+        sim = mask_iou(runs, i, j)
+        exact = np.array(
+            [np.array_equal(runs[a], runs[b]) for a, b in zip(i.tolist(), j.tolist(), strict=True)],
+            dtype=bool,
+        )
+    elif kind == "polygon":
         import shapely
 
         shapes = polygon_shapes(regions.points or ())
@@ -266,11 +285,11 @@ def canonical_rank(regions: Regions, idx: Int64Array | None = None) -> Int64Arra
     if sel.size == 0:
         return np.empty(0, dtype=np.int64)
     geo = regions.geometry[sel]
-    if regions.kind == "polygon":
+    if regions.kind in ("polygon", "mask"):
         pts = [(regions.points or ())[k] for k in sel.tolist()]
         geo = np.column_stack(
             [
-                extents("polygon", geo, pts),
+                extents(regions.kind, geo, pts),
                 [len(p) for p in pts],
                 [p.sum() for p in pts],
                 [float((p * p).sum()) for p in pts],

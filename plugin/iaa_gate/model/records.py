@@ -27,12 +27,13 @@ FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 class RegionSet:
     """The regions one annotator drew in one field of one task (possibly none: "nothing here").
 
-    ``shape``: span, box, polygon or keypoint. Per region ``i``: ``ids[i]`` (the source's region
-    id), ``labels[i]`` (``""``: no label; a region with several labels is one row per label),
-    ``coords[i*d:(i+1)*d]`` (``d = GEOMETRY_WIDTH[shape]``), ``points[i]`` (polygons: the
-    vertices). ``attributes``: per-region attribute → (control type, [(region index, value)]).
-    ``relations``: ``(from id, to id, label)``. ``dropped_relations``: relations whose other end is
-    in another field (not evaluated).
+    ``shape``: span, box, polygon, keypoint or mask. Per region ``i``: ``ids[i]`` (the source's
+    region id), ``labels[i]`` (``""``: no label; a region with several labels is one row per
+    label), ``coords[i*d:(i+1)*d]`` (``d = GEOMETRY_WIDTH[shape]``), ``points[i]`` (polygons:
+    the vertices; masks: the ``(start, end)`` runs of mask pixels, row-major). ``attributes``:
+    per-region attribute → (control type, [(region index, value)]). ``relations``: ``(from id,
+    to id, label)``. ``dropped_relations``: relations whose other end is in another field (not
+    evaluated).
     """
 
     shape: str

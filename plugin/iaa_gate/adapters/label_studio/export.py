@@ -19,8 +19,12 @@ from ...core.errors import InputError, Problem, unreadable
 from ...core.fork import can_fork as _can_fork
 from ...core.fork import in_child as _fork
 from ...kinds import REGION_SHAPES, SCALAR_KINDS
+from ...kinds.messages import ANSWERED
+from ...kinds.messages import encode as encode_messages
+from ...kinds.messages import kind_of as message_kind
 from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
+from .brush import BrushError, bounds, mask_runs
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declared_multiple, parse_label_config
 from .rules import (
@@ -398,7 +402,8 @@ def _annotation(
     regions = _regions(result, where, tool_labels)
     fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
     owner = {rid: name for name, (_, rs) in regions.items() for rid in rs.ids}
-    messages = {item.get("id") for item in result if item.get("type") == "chatmessage"}
+    messages = _messages(result)
+    per_message: dict[str, tuple[str, dict[str, Any]]] = {}
     for item in result:
         name, kind = item.get("from_name"), item.get("type")
         if kind == "relation":
@@ -413,8 +418,15 @@ def _annotation(
             if tool_labels[id(item)] not in REGION_SHAPES:
                 fields.setdefault(name, FieldValue(tool_labels[id(item)], ""))
             continue
-        if item.get("id") in messages and kind != "chatmessage":
-            fields[name] = FieldValue("permessage", "")  # listed: never one answer per task
+        if item.get("id") in messages and kind != "chatmessage":  # about one chat message
+            value = item.get("value")
+            answered = kind in ANSWERED or kind == "textarea"
+            fv = _field_value(kind, value, where.at(name)) if answered else None
+            if not isinstance(value, dict) or fv is None:
+                fields[name] = FieldValue("permessage", "")  # listed, never one task answer
+                continue
+            answer = list(fv.value) if isinstance(fv.value, tuple) else fv.value
+            per_message.setdefault(name, (kind, {}))[1][messages[item["id"]]] = answer
             continue
         value = item.get("value")
         if not isinstance(value, dict):
@@ -437,6 +449,8 @@ def _annotation(
         if name in fields and fv.kind not in SCALAR_KINDS:
             continue  # other region controls (brushes, ellipses…): listed, not evaluated
         fields[name] = fv
+    for name, (kind, answers) in per_message.items():
+        fields[name] = FieldValue(message_kind(kind), encode_messages(answers))
     if data is not None and texts is not None:
         for name, (kind, _) in regions.items():
             if REGION_SHAPES[kind] == "span" and (task_id, name) not in texts:
@@ -452,6 +466,24 @@ def _annotation(
         ground_truth=bool(ann.get("ground_truth")),
         annotation_id=ann.get("id"),
     )
+
+
+def _messages(result: list[dict[str, Any]]) -> dict[Any, str]:
+    """The chat messages of an annotation: ``chatmessage`` result id → the message's key,
+    ``role: content`` (``(n)`` appended to the n-th of equal messages), the same for every
+    annotator of a conversation."""
+    out: dict[Any, str] = {}
+    seen: dict[str, int] = {}
+    for item in result:
+        value = item.get("value")
+        if item.get("type") != "chatmessage" or not isinstance(value, dict):
+            continue
+        message = value.get("chatmessage")
+        message = message if isinstance(message, dict) else {}
+        key = f"{message.get('role', '?')}: {message.get('content', '')}"
+        seen[key] = seen.get(key, 0) + 1
+        out[item.get("id")] = key if seen[key] == 1 else f"{key} ({seen[key]})"
+    return out
 
 
 _GEOMETRY_KEYS = ("start", "end", "x", "y", "points", "globalOffsets")
@@ -528,6 +560,9 @@ def _regions(
             here = where.at(name, f"region {rid!r}")
             _ranges(rs, str(rid), value, here)
             continue
+        elif rs.shape == "mask" and _pixels(item):
+            here = where.at(name, f"region {rid!r}")
+            geometry, points = _mask(item, value, here)
         else:
             here = where.at(name, f"region {rid!r}")
             geometry, points = _geometry(rs.shape, kind, value, here)
@@ -618,6 +653,8 @@ def _geometry(
         return [*box, _number({"rotation": rotation}, "rotation", here)], None
     if shape == "keypoint":
         return [_number(value, "x", here), _number(value, "y", here)], None
+    if shape == "mask":
+        raise TaskError(here, "a brush mask needs the image size (original_width and height)")
     pts = value.get("points")
     if (
         not isinstance(pts, list)
@@ -633,6 +670,24 @@ def _geometry(
     xs, ys = [float(p[0]) for p in pts], [float(p[1]) for p in pts]
     bbox = [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
     return bbox, list(zip(xs, ys, strict=True))
+
+
+def _mask(
+    item: dict[str, Any], value: dict[str, Any], here: Where
+) -> tuple[list[float], list[tuple[float, float]]]:
+    """A brush region: its pixel box and the image's pixel count, and its runs of mask pixels,
+    decoded from ``value.rle``
+    (Label Studio's ``format: rle``) for the image of ``original_width`` × ``original_height``."""
+    width, height = int(item["original_width"]), int(item["original_height"])
+    if value.get("format", "rle") != "rle":
+        raise TaskError(here, f"brush format {value.get('format')!r}: only 'rle' is read")
+    try:
+        runs = mask_runs(value.get("rle"), width, height)
+    except BrushError as exc:
+        raise TaskError(here, f"the brush mask cannot be decoded: {exc}") from None
+    starts, ends = runs[:, 0].tolist(), runs[:, 1].tolist()
+    box = [*bounds(runs, width), float(width * height)]
+    return box, [(float(a), float(b)) for a, b in zip(starts, ends, strict=True)]
 
 
 def _pixels(item: dict[str, Any]) -> bool:

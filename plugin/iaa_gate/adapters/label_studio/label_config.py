@@ -15,6 +15,8 @@ import yaml
 
 from ...core.errors import InputError
 from ...kinds import REGION_SHAPES, registry
+from ...kinds.messages import ANSWERED
+from ...kinds.messages import kind_of as message_kind
 
 _SCALAR = [k for k in registry().values() if k.family == "scalar" and k.default_level]
 EVALUATED = {k.name: k.default_level for k in _SCALAR if k.evaluated_by_default}
@@ -123,8 +125,13 @@ def _attach_per_region(controls: list[Control], objects: dict[str, str]) -> list
             out.append(c)
             continue
         if objects.get(c.to_name) == "chat":
-            note = f"<{c.kind}> on each chat message"
-            out.append(replace(c, note=note, reason=_REGISTRY["permessage"].reason))
+            note = f"<{c.kind}> on each chat message: units are (task, message)"
+            if c.kind in ANSWERED:
+                scale = ANSWERED[c.kind]
+                out.append(replace(c, note=note, level=scale, evaluated=True, reason=None))
+            else:
+                known = _REGISTRY.get(message_kind(c.kind)) or _REGISTRY["permessage"]
+                out.append(replace(c, note=note, reason=known.reason))
             continue
         owners = [r for r in controls if r.kind in _REGION_KINDS and r.to_name == c.to_name]
         scored = [r.name for r in owners if r.evaluated]

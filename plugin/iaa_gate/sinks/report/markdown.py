@@ -265,13 +265,16 @@ class MarkdownWriter:
             offsets = any(a.get("mean_offset") is not None for a in f["annotators"])
             skill = f.get("skill")
             accuracy = {a["id"]: a["accuracy"] for a in skill["annotators"]} if skill else {}
+            lefts = any(a.get("left_share") is not None for a in f["annotators"])
             out += [
                 "",
                 "| annotator | tasks shared | pair agreement | alpha without | change | outlier |"
                 + (" mean offset |" if offsets else "")
+                + (" picks left |" if lefts else "")
                 + (" accuracy (Dawid–Skene) |" if skill else ""),
                 "|---|---|---|---|---|---|"
                 + ("---|" if offsets else "")
+                + ("---|" if lefts else "")
                 + ("---|" if skill else ""),
             ]
             for a in f["annotators"]:
@@ -280,6 +283,7 @@ class MarkdownWriter:
                     f"| {md(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
                     f"{fmt(a['alpha_without'])} | {gain} | {'**yes**' if a['outlier'] else ''} |"
                     + (f" {signed(a.get('mean_offset'))} |" if offsets else "")
+                    + (f" {fmt(a.get('left_share'))} |" if lefts else "")
                     + (f" {fmt(accuracy.get(a['id']))} |" if skill else "")
                 )
             out += _skill(skill)
