@@ -67,6 +67,7 @@ def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, 
     assert {p.name for p in tmp_path.iterdir()} == {
         "report.json",
         "disputed-tasks.jsonl",
+        "consensus.jsonl",
         "report.md",
         "report.html",
         "junit.xml",

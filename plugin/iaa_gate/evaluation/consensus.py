@@ -141,6 +141,29 @@ def label_sets(
     return skill(fits, codes, ["absent", "present"], ids, names, "label")
 
 
+def median(coded: Coded, units: list[UnitResult], unit_ids: list[Any], shown: Any) -> None:
+    """An ordered field (ordinal, interval, ratio; codes in value order): each unit's median
+    rating (method ``median``), its posterior the share of ratings equal to it, a tie when an
+    even number of ratings has two different middle values (the lower is shown)."""
+    codes = coded.codes.astype(np.int64)
+    n = np.count_nonzero(codes >= 0, axis=1)
+    ordered = np.sort(np.where(codes >= 0, codes, np.iinfo(np.int64).max), axis=1)
+    rows = np.arange(len(codes))
+    lo = ordered[rows, np.maximum(n - 1, 0) // 2]
+    hi = ordered[rows, n // 2]
+    share = np.count_nonzero(codes == lo[:, None], axis=1) / np.maximum(n, 1)
+    values = coded.values.tolist()
+    index = {t: i for i, t in enumerate(unit_ids)}
+    for u in units:
+        i = index.get(u.id)
+        if i is None or not n[i]:
+            continue
+        p = round(float(share[i]), 6)
+        u.consensus = Consensus(shown(values[lo[i]]), p, "median", bool(lo[i] != hi[i]))
+        if u.status == "disputed":
+            u.priority = round(1.0 - p, 6)
+
+
 def group_median(
     group: np.ndarray[Any, np.dtype[np.int64]], values: np.ndarray[Any, np.dtype[np.float64]]
 ) -> np.ndarray[Any, np.dtype[np.float64]]:

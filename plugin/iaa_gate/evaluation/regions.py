@@ -247,9 +247,10 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
         region = _region(m, u, best[c], median[c], example.get(c))
         region.update(posterior=round(float(posterior[c]), 6), tie=bool(tie[c]))
         value[u].append(region)
+    for regions in value:  # in reading order: by start, or top-left corner
+        regions.sort(key=lambda d: tuple(d.get(k, 0) for k in ("start", "end", "y", "x")))
     index = {t: i for i, t in enumerate(m.table.unit_ids)}
-    pairable = reg.rated.sum(axis=1) >= 1
-    consensus.assign(units, index, value, low, ties, pairable)
+    consensus.assign(units, index, value, low, ties, np.asarray(reg.rated.any(axis=1)))
     return consensus.skill(
         [fit], [cl.coded.codes], classes, m.table.annotators, m.names, "matched region"
     )

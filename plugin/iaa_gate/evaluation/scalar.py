@@ -108,7 +108,11 @@ def propose(
     matrix: RatingsMatrix, level: str, names: list[str], units: list[UnitResult]
 ) -> Skill | None:
     """Dawid–Skene on a nominal or multi-select field: fill ``units``' consensus and priority,
-    return the annotators' skill (None for other levels)."""
+    return the annotators' skill; an ordered field (ordinal, interval, ratio) gets the median
+    rating and no skill; other levels neither."""
+    if level in ("ordinal", "interval", "ratio") and not matrix.multiple:
+        consensus.median(matrix.coded, units, matrix.unit_ids, lambda v: _shown(v, False))
+        return None
     if matrix.multiple:
         labels = sorted({x for v in matrix.coded.values for x in v})
         presence = {lab: matrix.label_presence(lab).codes for lab in labels}
