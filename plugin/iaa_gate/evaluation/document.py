@@ -284,6 +284,7 @@ class FieldReport(msgspec.Struct):
     disputed: DisputedReport
     regions: dict[str, Any] | None
     skill: SkillReport | None = None
+    categories_used: dict[str, Any] | None = None
 
 
 class Report(msgspec.Struct):
@@ -506,6 +507,7 @@ def field_document(
         ),
         regions=result.regions,
         skill=_skill(result.skill),
+        categories_used=result.categories_used,
     )
 
 

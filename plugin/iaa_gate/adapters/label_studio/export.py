@@ -22,7 +22,7 @@ from ...core.errors import InputError, Problem, unreadable
 from ...kinds import REGION_SHAPES, SCALAR_KINDS
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
-from .label_config import declared_multiple, parse_label_config
+from .label_config import declared_multiple, declared_scales, parse_label_config
 from .rules import (
     LABEL_KEYS,
     MAX_NUMBER,
@@ -62,6 +62,7 @@ class LabelStudioExport:
                 ) from None
             controls = parse_label_config(xml, str(self.label_config))
             dataset.declared_multiple = declared_multiple(controls)
+            dataset.declared_scale = declared_scales(controls)
         return dataset
 
     def _parse(self) -> Dataset:

@@ -43,6 +43,8 @@ class Control:
     evaluated: bool
     note: str
     to_name: str = ""
+    scale: tuple[float, ...] | None = None
+    """Rating controls: the declared scale 1 … ``maxRating``."""
 
 
 def _parse_xml(text: str) -> Element:
@@ -142,7 +144,9 @@ def _control(el: Element, kind: str, name: str) -> Control:
         return Control(name, kind, _paths(el) or None, multiple, "nominal", True, note)
     if kind == "rating":
         top = el.get("maxRating", "5")
-        return Control(name, kind, None, False, "ordinal", True, f'<Rating maxRating="{top}">')
+        note = f'<Rating maxRating="{top}">'
+        scale = tuple(float(x) for x in range(1, int(top) + 1)) if top.isdigit() else None
+        return Control(name, kind, None, False, "ordinal", True, note, scale=scale)
     if kind == "number":
         bounds = " ".join(f'{k}="{el.get(k)}"' for k in ("min", "max") if el.get(k) is not None)
         return Control(name, kind, None, False, "interval", True, f"<Number {bounds}>".strip())
@@ -192,6 +196,11 @@ def fields_config(controls: list[Control]) -> dict[str, dict[str, Any]]:
             entry["labels"] = list(c.labels)
         out[c.name] = entry
     return out
+
+
+def declared_scales(controls: list[Control]) -> dict[str, tuple[float, ...]]:
+    """Rating controls → their declared scale (1 … maxRating)."""
+    return {c.name: c.scale for c in controls if c.scale is not None}
 
 
 def declared_multiple(controls: list[Control]) -> dict[str, bool]:

@@ -71,3 +71,9 @@ def proposal(c: dict[str, Any] | None) -> str:
         )
         v = shown or "nothing"
     return f"{'tie: ' if c['tie'] else ''}{v} ({c['posterior']:.2f})"
+
+
+def categories_text(used: dict[str, Any]) -> str:
+    """The categories an ordered field's kappa family and AC2 use, and where they come from:
+    "1, 2, 3, 4, 5 (from the labeling config's maxRating)"."""
+    return ", ".join(str(v) for v in used["values"]) + f" (from {used['source']})"

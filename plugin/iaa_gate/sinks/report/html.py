@@ -20,7 +20,16 @@ from markupsafe import Markup
 from ...adapters import registry
 from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
-from .format import ICON_TEXT, change_text, confused_pairs, fmt, plain, proposal, round_text
+from .format import (
+    ICON_TEXT,
+    categories_text,
+    change_text,
+    confused_pairs,
+    fmt,
+    plain,
+    proposal,
+    round_text,
+)
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the first in review order
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
@@ -161,6 +170,7 @@ class HtmlWriter:
             label_colors=label_colors,
             disagreement_kinds=disagreement_kinds,
             proposal=proposal,
+            categories_text=categories_text,
             skill_accuracy=skill_accuracy,
             max_rows=MAX_ROWS,
             script=Markup(script),

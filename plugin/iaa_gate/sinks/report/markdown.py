@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...evaluation.document import Disputed
-from .format import change_text, confused_pairs, fmt, plain, proposal, round_text
+from .format import (
+    categories_text,
+    change_text,
+    confused_pairs,
+    fmt,
+    plain,
+    proposal,
+    round_text,
+)
 
 MAX_DISPUTED = 50  # disputed tasks shown per field: the first in review order
 ICON = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail"}
@@ -202,6 +210,9 @@ class MarkdownWriter:
                 f"| {md(c['message'])} |"
             )
         out += self._coefficients(f["coefficients"])
+        used = f.get("categories_used")
+        if used:
+            out += ["", f"The kappa family and AC2 use the categories {md(categories_text(used))}."]
         if f.get("regions"):
             out += _regions(f["regions"])
         if f["categories"]:
