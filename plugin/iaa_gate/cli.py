@@ -227,6 +227,8 @@ def _summary(outcome: Any, out: Any) -> None:
         if ci.get("lower") is not None:
             alpha += f" [{ci['lower']:.3f}, {ci['upper']:.3f}]"
         print(f"  {name:<{width}}  alpha {alpha:<24} {SYMBOL[f['verdict']]}", file=out)
+        if f.get("small_sample"):
+            print(f"  {'':<{width}}    {f['small_sample']}", file=out)
         for c in f["checks"]:
             if c["verdict"] != "pass":
                 print(f"  {'':<{width}}    {c['verdict']}: {c['message']}", file=out)

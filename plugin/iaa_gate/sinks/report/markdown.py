@@ -164,7 +164,7 @@ class MarkdownWriter:
             ]
         return "\n".join(out) + "\n"
 
-    def _coefficients(self, coefs: dict[str, Any]) -> list[str]:
+    def _coefficients(self, coefs: dict[str, Any], small: bool = False) -> list[str]:
         if not coefs:
             return []
         out = [
@@ -176,6 +176,8 @@ class MarkdownWriter:
             interval = "—"
             if c["lower"] is not None and c["upper"] is not None:
                 interval = f"{fmt(c['lower'])} – {fmt(c['upper'])} ({c['confidence']:.0%})"
+                if small:
+                    interval += ", small sample"
             interp = c["interpretation"] or "—"
             if c["interpretation"] and c["scale"]:
                 interp += f" ({c['scale'].replace('_', ' & ')})"
@@ -198,6 +200,8 @@ class MarkdownWriter:
             f"Krippendorff's alpha ({f['level']}): **{alpha}** over {f['n_pairable']} tasks "
             f"with two or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
         )
+        if f.get("small_sample"):
+            out += ["", f"**{md(f['small_sample'][0].upper() + f['small_sample'][1:])}.**"]
         out += [
             "",
             "| check | value | fail below | warn below | verdict | why |",
@@ -209,7 +213,7 @@ class MarkdownWriter:
                 f"| {ICON[c['verdict']]} "
                 f"| {md(c['message'])} |"
             )
-        out += self._coefficients(f["coefficients"])
+        out += self._coefficients(f["coefficients"], bool(f.get("small_sample")))
         used = f.get("categories_used")
         if used:
             out += ["", f"The kappa family and AC2 use the categories {md(categories_text(used))}."]
