@@ -160,6 +160,7 @@ def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult
     if relations is not None:
         coefficients["relations_f1"] = _estimate("relations_f1", relations.f1, cfg)
     raters = reg.rated.sum(axis=1)
+    base = metrics.krippendorff_alpha(clusters)  # what "alpha without" changes from
     units = _units(m, clustered, cfg, relations)
     skill = _propose(m, clustered, units)
     return FieldResult(
@@ -176,10 +177,10 @@ def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult
         category_method="pairwise_f1",
         categories=dict(scores.by_label),
         coincidence=_coincidence(clusters),
-        annotators=_annotators(m, scores, clusters, cfg),
+        annotators=_annotators(m, scores, clusters, cfg, base),
         units=units,
         coefficients=coefficients,
-        regions=_section(m, scores, strict, relations, spans),
+        regions=_section(m, scores, strict, relations, spans, base),
         skill=skill,
     )
 
@@ -353,19 +354,28 @@ def _relations(m: Matched) -> metrics.PairwiseF1 | None:
 
 
 def _coincidence(coded: Coded) -> dict[str, Any] | None:
+    """The coincidences of the matched-region labels, without the categories that never pair
+    (e.g. an all-zero "(no label)" when every region has a label)."""
     if not 0 < coded.n_values <= 30:
         return None
     o, values = metrics.coincidence_matrix(coded)
-    return {"labels": [str(v) for v in values], "matrix": o.round(6).tolist()}
+    used = (o.sum(axis=0) + o.sum(axis=1)) > 0
+    if not used.any():
+        return None
+    kept = o[np.ix_(used, used)]
+    return {
+        "labels": [str(v) for v, u in zip(values, used, strict=True) if u],
+        "matrix": kept.round(6).tolist(),
+    }
 
 
 def _annotators(
-    m: Matched, scores: metrics.RegionScores, coded: Coded, cfg: FieldConfig
+    m: Matched, scores: metrics.RegionScores, coded: Coded, cfg: FieldConfig, alpha: float
 ) -> list[AnnotatorResult]:
     """Per annotator: tasks rated, F1 with the others (pooled pairs, weighted by shared tasks),
     and the matched-region alpha over ``coded`` clusters without their column (for spans too:
-    it is far cheaper than character alpha, and a sloppy annotator shows the same way)."""
-    alpha = metrics.krippendorff_alpha(coded)
+    it is far cheaper than character alpha, and a sloppy annotator shows the same way); the
+    change is from ``alpha``, the matched-region alpha with everyone (the report shows it)."""
     out = []
     bar = cfg.thresholds.annotator_gain
     n_ann = len(m.names)
@@ -551,8 +561,10 @@ def _section(
     strict: float,
     relations: metrics.PairwiseF1 | None,
     spans: dict[str, Any] | None,
+    base: float,
 ) -> dict[str, Any]:
-    """The region-specific part of the report."""
+    """The region-specific part of the report; ``base``: the matched-region alpha that each
+    annotator's "alpha without" changes from (``annotator_alpha``)."""
     cfg = m.cfg.matching
 
     def num(x: float) -> float | None:
@@ -583,6 +595,12 @@ def _section(
         "relations_not_evaluated": m.table.dropped_relations,
         "unitizing_alpha": None,
         "attributes": sorted(m.table.attributes),
+        "annotator_alpha": {
+            "what": "matched-region alpha (nominal over clusters of regions matched label-free, "
+            '"(unmatched)" a category): each annotator\'s "alpha without" and its change '
+            "are measured from it",
+            "value": num(base),
+        },
     }
     if spans is not None:
         out["unitizing_alpha"] = {

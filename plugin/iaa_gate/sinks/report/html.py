@@ -22,6 +22,8 @@ from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
 from .format import (
     ICON_TEXT,
+    alpha_name,
+    alpha_without_note,
     categories_text,
     change_text,
     confused_pairs,
@@ -171,6 +173,8 @@ class HtmlWriter:
             disagreement_kinds=disagreement_kinds,
             proposal=proposal,
             categories_text=categories_text,
+            alpha_name=alpha_name,
+            alpha_without_note=alpha_without_note,
             skill_accuracy=skill_accuracy,
             max_rows=MAX_ROWS,
             script=Markup(script),

@@ -6,6 +6,8 @@ from typing import Any
 
 from ...evaluation.document import Disputed
 from .format import (
+    alpha_name,
+    alpha_without_note,
     categories_text,
     change_text,
     confused_pairs,
@@ -197,7 +199,7 @@ class MarkdownWriter:
         if f["alpha_undefined_reason"]:
             alpha += f" ({md(f['alpha_undefined_reason'])})"
         out.append(
-            f"Krippendorff's alpha ({f['level']}): **{alpha}** over {f['n_pairable']} tasks "
+            f"{md(alpha_name(f))}: **{alpha}** over {f['n_pairable']} tasks "
             f"with two or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
         )
         if f.get("small_sample"):
@@ -253,6 +255,9 @@ class MarkdownWriter:
                     + (f" {signed(a.get('mean_offset'))} |" if offsets else "")
                     + (f" {fmt(accuracy.get(a['id']))} |" if skill else "")
                 )
+            note = alpha_without_note(f)
+            if note:
+                out += ["", md(note)]
             out += _skill(skill)
             if offsets:
                 out += [
