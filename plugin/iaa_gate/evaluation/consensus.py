@@ -37,8 +37,15 @@ def skill(
     basis: str,
 ) -> Skill:
     """The :class:`Skill` of one fit (or several, averaged: one per label), ``codes`` the
-    ``(units, annotators)`` each was fitted on; ``ids``, ``names``: the annotators'."""
+    ``(units, annotators)`` each was fitted on; ``ids``, ``names``: the annotators'. Classes
+    nobody gave (e.g. "(no label)" when every region has one) are left out of the matrices."""
     confusion = np.mean([f.confusion for f in fits], axis=0)
+    given = np.zeros(len(classes), dtype=bool)  # classes nobody gave are left out
+    for c in codes:
+        given[np.unique(c[c >= 0]).astype(np.int64)] = True
+    if given.any() and confusion.ndim == 3:
+        confusion = confusion[:, given][:, :, given]
+        classes = [c for c, g in zip(classes, given, strict=True) if g]
     with np.errstate(invalid="ignore"):
         accuracy = np.nanmean([f.accuracy for f in fits], axis=0) if fits else np.zeros(0)
     answered = sum(np.count_nonzero(c >= 0, axis=0) for c in codes)
