@@ -273,9 +273,15 @@ def _summary(outcome: Any, out: Any) -> None:
             print(f"    note: {note}", file=out)
     wb = doc.get("writeback")
     if wb:
+        from .sinks.report.format import plain  # words, never a Python repr
+
         print(
             "  write-back: "
-            + ", ".join(f"{k} {v}" for k, v in wb.items() if not isinstance(v, (dict, list))),
+            + ", ".join(
+                f"{k.replace('_', ' ')} {plain(v)}"
+                for k, v in wb.items()
+                if not isinstance(v, (dict, list))
+            ),
             file=out,
         )
         changes = wb.get("changes") or []
