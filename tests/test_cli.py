@@ -67,6 +67,7 @@ def test_example_warns_and_writes_every_format(ls_config: Path, tmp_path: Path, 
     assert {p.name for p in tmp_path.iterdir()} == {
         "report.json",
         "disputed-tasks.jsonl",
+        "consensus.jsonl",
         "report.md",
         "report.html",
         "junit.xml",
@@ -290,22 +291,25 @@ def test_report_never_echoes_url_credentials() -> None:
     }
 
 
-def test_write_back_summaries_show_no_python_reprs(examples: Path, tmp_path: Path) -> None:
-    """The Prodigy review file's summary in report.md and report.html reads as words ("dry run:
-    no"), never a Python ``False`` or ``None`` (issue 14)."""
+def test_write_back_summaries_show_no_python_reprs(
+    examples: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Prodigy review file's summary in the terminal, report.md and report.html reads as
+    words ("dry run no"), never a Python ``False`` or ``None`` (issue 14)."""
     code = run(
         "run",
         "-c",
         str(examples / "prodigy" / "iaa-gate.yaml"),
         "--out",
         str(tmp_path),
-        "-q",
         "--format",
         "markdown",
         "--format",
         "html",
     )
     assert code == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "write-back:" in x)
+    assert "dry run no" in line and "False" not in line and "None" not in line
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     section = md.split("## Write-back", 1)[1]
     assert "dry run: no" in section and "False" not in section and "None" not in section

@@ -83,6 +83,7 @@ def test_task_content_never_names_a_file(tmp_path: Path) -> None:
     assert files == [
         "in/c.yaml",
         "in/export.json",
+        "in/out/consensus.jsonl",
         "in/out/disputed-tasks.jsonl",
         "in/out/junit.xml",
         "in/out/report.html",

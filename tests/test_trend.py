@@ -134,7 +134,7 @@ def test_json_summary_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[st
     s = summary["fields"]["sentiment"]
     assert s["alpha_change"] == 0.0 and s["alpha"] == pytest.approx(0.7625, abs=1e-4)
     assert s["problems"][0]["check"] == "alpha" and s["problems"][0]["verdict"] == "warn"
-    names = ("report.json", "disputed-tasks.jsonl", "report.md")
+    names = ("report.json", "disputed-tasks.jsonl", "consensus.jsonl", "report.md")
     assert summary["reports"] == [str(tmp_path / "out" / n) for n in names]
     assert s["ground_truth_lowest"]["name"] == "5" and s["ground_truth_lowest"]["agreement"] == 0.5
     # a run that cannot be done still answers in JSON on stdout (and exits 2)

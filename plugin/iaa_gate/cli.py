@@ -268,6 +268,8 @@ def _summary(outcome: Any, out: Any) -> None:
         if ci.get("lower") is not None:
             alpha += f" [{ci['lower']:.3f}, {ci['upper']:.3f}]"
         print(f"  {name:<{width}}  alpha {alpha:<24} {SYMBOL[f['verdict']]}", file=out)
+        if f.get("small_sample"):
+            print(f"  {'':<{width}}    {f['small_sample']}", file=out)
         for c in f["checks"]:
             if c["verdict"] != "pass":
                 print(f"  {'':<{width}}    {c['verdict']}: {c['message']}", file=out)
@@ -312,9 +314,15 @@ def _summary(outcome: Any, out: Any) -> None:
             print(f"    note: {note}", file=out)
     wb = doc.get("writeback")
     if wb:
+        from .sinks.report.format import plain  # words, never a Python repr
+
         print(
             "  write-back: "
-            + ", ".join(f"{k} {v}" for k, v in wb.items() if not isinstance(v, (dict, list))),
+            + ", ".join(
+                f"{k.replace('_', ' ')} {plain(v)}"
+                for k, v in wb.items()
+                if not isinstance(v, (dict, list))
+            ),
             file=out,
         )
         consensus = consensus_text(wb)

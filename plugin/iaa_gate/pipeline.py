@@ -28,6 +28,7 @@ from .evaluation.models import models_section
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
 from .sinks.report import Disputed, build_document, write_reports
+from .sinks.report import consensus as consensus_file
 from .sinks.report.history import read_history, read_report, save_history
 
 
@@ -193,6 +194,9 @@ def run(
         outcome.written = write_reports(
             document, out_dir, list(config.report.formats), outcome.disputed
         )
+        if "json" in config.report.formats:  # the proposed answers, beside report.json
+            at = 1 + max(i for i, p in enumerate(outcome.written) if p.suffix.startswith(".json"))
+            outcome.written.insert(at, consensus_file.write(out_dir, outcome.results))
         if config.history is not None and not dry_run:
             save_history(document, config.history.dir, config.history.keep)
     except OSError as exc:

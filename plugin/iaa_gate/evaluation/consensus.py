@@ -37,8 +37,15 @@ def skill(
     basis: str,
 ) -> Skill:
     """The :class:`Skill` of one fit (or several, averaged: one per label), ``codes`` the
-    ``(units, annotators)`` each was fitted on; ``ids``, ``names``: the annotators'."""
+    ``(units, annotators)`` each was fitted on; ``ids``, ``names``: the annotators'. Classes
+    nobody gave (e.g. "(no label)" when every region has one) are left out of the matrices."""
     confusion = np.mean([f.confusion for f in fits], axis=0)
+    given = np.zeros(len(classes), dtype=bool)  # classes nobody gave are left out
+    for c in codes:
+        given[np.unique(c[c >= 0]).astype(np.int64)] = True
+    if given.any() and confusion.ndim == 3:
+        confusion = confusion[:, given][:, :, given]
+        classes = [c for c, g in zip(classes, given, strict=True) if g]
     with np.errstate(invalid="ignore"):
         accuracy = np.nanmean([f.accuracy for f in fits], axis=0) if fits else np.zeros(0)
     answered = sum(np.count_nonzero(c >= 0, axis=0) for c in codes)
@@ -139,6 +146,29 @@ def label_sets(
             chosen[i].append(label)
     assign(units, {t: i for i, t in enumerate(unit_ids)}, chosen, certain, tie, rated)
     return skill(fits, codes, ["absent", "present"], ids, names, "label")
+
+
+def median(coded: Coded, units: list[UnitResult], unit_ids: list[Any], shown: Any) -> None:
+    """An ordered field (ordinal, interval, ratio; codes in value order): each unit's median
+    rating (method ``median``), its posterior the share of ratings equal to it, a tie when an
+    even number of ratings has two different middle values (the lower is shown)."""
+    codes = coded.codes.astype(np.int64)
+    n = np.count_nonzero(codes >= 0, axis=1)
+    ordered = np.sort(np.where(codes >= 0, codes, np.iinfo(np.int64).max), axis=1)
+    rows = np.arange(len(codes))
+    lo = ordered[rows, np.maximum(n - 1, 0) // 2]
+    hi = ordered[rows, n // 2]
+    share = np.count_nonzero(codes == lo[:, None], axis=1) / np.maximum(n, 1)
+    values = coded.values.tolist()
+    index = {t: i for i, t in enumerate(unit_ids)}
+    for u in units:
+        i = index.get(u.id)
+        if i is None or not n[i]:
+            continue
+        p = round(float(share[i]), 6)
+        u.consensus = Consensus(shown(values[lo[i]]), p, "median", bool(lo[i] != hi[i]))
+        if u.status == "disputed":
+            u.priority = round(1.0 - p, 6)
 
 
 def group_median(

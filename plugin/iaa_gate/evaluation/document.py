@@ -23,7 +23,7 @@ from ..core.version import __version__
 from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
-from .gate import Check, Verdict, worst
+from .gate import Check, Verdict, small_sample, worst
 from .results import Consensus, FieldResult, FieldTruth, Skill, unit_scores
 
 SCHEMA_VERSION = 2
@@ -253,8 +253,10 @@ class FieldReport(msgspec.Struct):
     """One field of the report (the attributes of
     :class:`~iaa_gate.evaluation.results.FieldResult`, JSON-ready: undefined numbers are null
     with their reason), its ``checks`` and ``verdict``, the per-task tallies (``n_agreed``,
-    ``n_disputed``, ``n_too_few``) under ``disputed_below`` (and ``disputed_tolerance``), and
-    ``regions`` for region fields."""
+    ``n_disputed``, ``n_too_few``) under ``disputed_below`` (and ``disputed_tolerance``),
+    ``regions`` for region fields, ``skill`` (Dawid–Skene), ``categories_used`` (ordered fields:
+    the categories of the kappa family and AC2, and their source) and ``small_sample`` (why the
+    round is too small to judge, else null)."""
 
     kind: str
     level: str
@@ -286,6 +288,8 @@ class FieldReport(msgspec.Struct):
     disputed: DisputedReport
     regions: dict[str, Any] | None
     skill: SkillReport | None = None
+    categories_used: dict[str, Any] | None = None
+    small_sample: str | None = None
 
 
 class Report(msgspec.Struct):
@@ -512,6 +516,8 @@ def field_document(
         ),
         regions=result.regions,
         skill=_skill(result.skill),
+        categories_used=result.categories_used,
+        small_sample=small_sample(result),
     )
 
 

@@ -22,6 +22,22 @@ class Verdict(str, Enum):
         return ("pass", "warn", "fail").index(self.value)
 
 
+SMALL_SAMPLE = 10
+"""Fewer tasks with two or more ratings than this: too few to judge agreement."""
+
+
+def small_sample(result: FieldResult) -> str | None:
+    """Why the field's round is too small to judge (None: it is not)."""
+    n = result.n_pairable
+    if n >= SMALL_SAMPLE:
+        return None
+    tasks = "task" if n == 1 else "tasks"
+    return (
+        f"small sample: {n} {tasks} with two or more ratings, too few to judge "
+        f"(fewer than {SMALL_SAMPLE}); the intervals are wide and the verdict is provisional"
+    )
+
+
 def worst(verdicts: list[Verdict]) -> Verdict:
     return max(verdicts, key=lambda v: v.rank, default=Verdict.PASS)
 
@@ -135,4 +151,11 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
                 else "no outlier annotator",
             )
         )
-    return [c for c in checks if c is not None]
+    small = small_sample(result)
+    return [
+        c
+        if small is None or c.verdict == Verdict.PASS
+        else Check(c.field, c.name, c.value, c.fail, c.warn, c.verdict, f"{c.message} ({small})")
+        for c in checks
+        if c is not None
+    ]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -161,6 +161,7 @@ def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult
     if relations is not None:
         coefficients["relations_f1"] = _estimate("relations_f1", relations.f1, cfg)
     raters = reg.rated.sum(axis=1)
+    base = metrics.krippendorff_alpha(clusters)  # what "alpha without" changes from
     units = _units(m, clustered, cfg, relations)
     skill = _propose(m, clustered, units)
     return FieldResult(
@@ -177,10 +178,10 @@ def region_result(m: Matched, cfg: FieldConfig, dataset: Dataset) -> FieldResult
         category_method="pairwise_f1",
         categories=dict(scores.by_label),
         coincidence=_coincidence(clusters),
-        annotators=_annotators(m, scores, clusters, cfg),
+        annotators=_annotators(m, scores, clusters, cfg, base),
         units=units,
         coefficients=coefficients,
-        regions=_section(m, scores, strict, relations, spans),
+        regions=_section(m, scores, strict, relations, spans, base),
         skill=skill,
     )
 
@@ -240,17 +241,26 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
     n_units = reg.rated.shape[0]
     low, ties = consensus.least(cl.unit, posterior, tie, n_units)
     median = consensus.group_median(cl.clusters.cluster, reg.geometry.astype(np.float64))
+    median = median.round(4)
+    if reg.kind == "span":  # whole offsets (a median between two is rounded down)
+        median = np.floor(median).astype(np.int64)
+    geo = cast(list[list[Any]], median.tolist())
+    unit = cast(list[int], cl.unit.tolist())
     value: list[list[dict[str, Any]]] = [[] for _ in range(n_units)]
     shown = [c for c in range(cl.clusters.n) if best[c] != UNMATCHED]
     example = _examples(m, cl, shown, best)
+    p = cast(list[float], posterior.round(6).tolist())
+    t = cast(list[bool], tie.tolist())
+    place = Describer(m).place
     for c in shown:
-        u = int(cl.unit[c])
-        region = _region(m, u, best[c], median[c], example.get(c))
-        region.update(posterior=round(float(posterior[c]), 6), tie=bool(tie[c]))
-        value[u].append(region)
+        label = None if best[c] == NO_LABEL else best[c]
+        region = place({"label": label}, geo[c], unit[c], example.get(c))
+        region.update(posterior=p[c], tie=t[c])
+        value[unit[c]].append(region)
+    for regions in value:  # in reading order: by start, or top-left corner
+        regions.sort(key=lambda d: tuple(d.get(k, 0) for k in ("start", "end", "y", "x")))
     index = {t: i for i, t in enumerate(m.table.unit_ids)}
-    pairable = reg.rated.sum(axis=1) >= 1
-    consensus.assign(units, index, value, low, ties, pairable)
+    consensus.assign(units, index, value, low, ties, np.asarray(reg.rated.any(axis=1)))
     return consensus.skill(
         [fit], [cl.coded.codes], classes, m.table.annotators, m.names, "matched region"
     )
@@ -269,27 +279,6 @@ def _examples(m: Matched, cl: Clustered, shown: list[int], best: list[Any]) -> d
         label = reg.labels[reg.label[r]] if reg.label[r] >= 0 else NO_LABEL
         if c in want and c not in out and label == best[c]:
             out[c] = r
-    return out
-
-
-def _region(
-    m: Matched, u: int, label: str, geo: np.ndarray[Any, Any], example: int | None
-) -> dict[str, Any]:
-    """A consensus region: its label and the cluster's median geometry (a polygon: ``example``'s
-    points)."""
-    reg = m.regions
-    out: dict[str, Any] = {"label": None if label == NO_LABEL else label}
-    g = [round(float(x), 4) for x in geo]
-    if reg.kind == "span":
-        start, end = (int(x) if float(x).is_integer() else x for x in g)
-        out.update(start=start, end=end)
-        text = m.table.texts[u]
-        if text is not None:
-            out["text"] = text[int(g[0]) : int(g[1])]
-    elif reg.kind == "polygon" and reg.points is not None and example is not None:
-        out["points"] = reg.points[example].round(4).tolist()
-    else:
-        out.update(zip(("x", "y", "width", "height", "rotation")[: len(g)], g, strict=False))
     return out
 
 
@@ -370,19 +359,28 @@ def _relations(m: Matched) -> metrics.PairwiseF1 | None:
 
 
 def _coincidence(coded: Coded) -> dict[str, Any] | None:
+    """The coincidences of the matched-region labels, without the categories that never pair
+    (e.g. an all-zero "(no label)" when every region has a label)."""
     if not 0 < coded.n_values <= 30:
         return None
     o, values = metrics.coincidence_matrix(coded)
-    return {"labels": [str(v) for v in values], "matrix": o.round(6).tolist()}
+    used = (o.sum(axis=0) + o.sum(axis=1)) > 0
+    if not used.any():
+        return None
+    kept = o[np.ix_(used, used)]
+    return {
+        "labels": [str(v) for v, u in zip(values, used, strict=True) if u],
+        "matrix": kept.round(6).tolist(),
+    }
 
 
 def _annotators(
-    m: Matched, scores: metrics.RegionScores, coded: Coded, cfg: FieldConfig
+    m: Matched, scores: metrics.RegionScores, coded: Coded, cfg: FieldConfig, alpha: float
 ) -> list[AnnotatorResult]:
     """Per annotator: tasks rated, F1 with the others (pooled pairs, weighted by shared tasks),
     and the matched-region alpha over ``coded`` clusters without their column (for spans too:
-    it is far cheaper than character alpha, and a sloppy annotator shows the same way)."""
-    alpha = metrics.krippendorff_alpha(coded)
+    it is far cheaper than character alpha, and a sloppy annotator shows the same way); the
+    change is from ``alpha``, the matched-region alpha with everyone (the report shows it)."""
     out = []
     bar = cfg.thresholds.annotator_gain
     n_ann = len(m.names)
@@ -412,25 +410,43 @@ def _annotators(
     return out
 
 
-def _describe(m: Matched, r: int) -> dict[str, Any]:
-    """One region of :attr:`Matched.regions` for the report: id, label, geometry (and text)."""
-    reg, t = m.regions, m.table
-    row = int(m.kept[r])
-    label = reg.labels[reg.label[r]] if reg.label[r] >= 0 else None
-    out: dict[str, Any] = {"id": t.region_ids[row], "label": label}
-    geo = [round(float(x), 4) for x in reg.geometry[r]]
-    if reg.kind == "span":
-        out["start"], out["end"] = (int(x) if float(x).is_integer() else x for x in geo)
-        text = t.texts[int(reg.unit[r])]
-        if text is not None:
-            out["text"] = text[int(geo[0]) : int(geo[1])]
-    elif reg.kind == "polygon" and reg.points is not None:
-        out["points"] = reg.points[r].round(4).tolist()
-    else:
-        last = "pixels" if reg.kind == "mask" else "rotation"  # a mask: its image's pixels
-        keys = ("x", "y", "width", "height", last)[: len(geo)]
-        out.update(zip(keys, geo, strict=False))
-    return out
+class Describer:
+    """Regions of :attr:`Matched.regions` for the report: id, label, geometry (and text), with
+    the columns turned into Python lists once (a dict per region, ~1 µs each)."""
+
+    def __init__(self, m: Matched) -> None:
+        reg, t = m.regions, m.table
+        self.m = m
+        kept = cast(list[int], m.kept.tolist())
+        self.ids = [t.region_ids[row] for row in kept]
+        names = [*reg.labels, None]
+        self.labels = [names[x] for x in reg.label.tolist()]  # -1: None
+        geo = reg.geometry.round(4)
+        whole = reg.kind == "span" and bool(np.all(geo == np.floor(geo)))  # offsets as ints
+        self.geo = cast(list[list[Any]], (geo.astype(np.int64) if whole else geo).tolist())
+        self.unit = reg.unit.tolist()
+        self.kind = reg.kind
+
+    def __call__(self, r: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.ids[r], "label": self.labels[r]}
+        return self.place(out, self.geo[r], self.unit[r], r)
+
+    def place(self, out: dict[str, Any], geo: list[Any], u: int, r: int | None) -> dict[str, Any]:
+        """Add ``geo`` (one region's geometry, or a cluster's median) to ``out``; a polygon's
+        points are region ``r``'s."""
+        reg, t = self.m.regions, self.m.table
+        if self.kind == "span":
+            out["start"], out["end"] = geo[0], geo[1]
+            text = t.texts[u]
+            if text is not None:
+                out["text"] = text[int(geo[0]) : int(geo[1])]
+        elif self.kind == "polygon" and reg.points is not None:
+            if r is not None:
+                out["points"] = reg.points[r].round(4).tolist()
+        else:
+            last = "pixels" if self.kind == "mask" else "rotation"  # a mask: its image's pixels
+            out.update(zip(("x", "y", "width", "height", last)[: len(geo)], geo, strict=False))
+        return out
 
 
 def _shown(d: dict[str, Any]) -> str:
@@ -477,23 +493,33 @@ def _details(
     excerpt, each rater's regions and each disagreement with its kind, those of the lowest
     region first."""
     reg, t = m.regions, m.table
+    describe = Describer(m)
+    cluster_of = cl.clusters.cluster.tolist()
+    names = [m.names[a] for a in reg.annotator.tolist()]
     dis = metrics.disagreements(m.matching, units)
     order = np.argsort(reg.unit, kind="stable")
     starts = np.searchsorted(reg.unit[order], units)
     ends = np.searchsorted(reg.unit[order], units, side="right")
-    d_start = np.searchsorted(dis.unit, units)
-    d_end = np.searchsorted(dis.unit, units, side="right")
+    d_start = np.searchsorted(dis.unit, units).tolist()
+    d_end = np.searchsorted(dis.unit, units, side="right").tolist()
+    d_region, d_other, d_counterpart = (
+        dis.region.tolist(),
+        dis.other.tolist(),
+        dis.counterpart.tolist(),
+    )
+    d_kind = [metrics.KINDS[x] for x in dis.kind.tolist()]
     out: dict[int, dict[str, Any]] = {}
     for k, u in enumerate(units.tolist()):
         rows = order[starts[k] : ends[k]]
-        described = {int(r): _describe(m, int(r)) for r in rows}
+        rows = rows.tolist()
+        described = {r: describe(r) for r in rows}
         regions: dict[str, list[dict[str, Any]]] = {
             m.names[a]: [] for a in np.flatnonzero(reg.rated[u])
         }
         for r in rows:
-            regions[m.names[reg.annotator[r]]].append(described[int(r)])
+            regions[names[r]].append(described[r])
         c = int(cl.lowest[u])
-        members = [int(r) for r in rows if cl.clusters.cluster[r] == c]
+        members = [r for r in rows if cluster_of[r] == c]
         entry: dict[str, Any] = {
             "region": {
                 "score": round(float(cl.score[c]), 6),
@@ -515,15 +541,15 @@ def _details(
         first = set(members)
         found = sorted(
             range(d_start[k], d_end[k]),
-            key=lambda i: int(dis.region[i]) not in first and int(dis.counterpart[i]) not in first,
+            key=lambda i: d_region[i] not in first and d_counterpart[i] not in first,
         )
         entry["disagreements"] = [
             {
-                "kind": metrics.KINDS[dis.kind[i]],
-                "annotator": m.names[reg.annotator[dis.region[i]]],
-                "region": described[int(dis.region[i])],
-                "other": m.names[dis.other[i]],
-                "counterpart": described.get(int(dis.counterpart[i])),
+                "kind": d_kind[i],
+                "annotator": names[d_region[i]],
+                "region": described[d_region[i]],
+                "other": m.names[d_other[i]],
+                "counterpart": described.get(d_counterpart[i]),
             }
             for i in found
         ]
@@ -539,8 +565,10 @@ def _section(
     strict: float,
     relations: metrics.PairwiseF1 | None,
     spans: dict[str, Any] | None,
+    base: float,
 ) -> dict[str, Any]:
-    """The region-specific part of the report."""
+    """The region-specific part of the report; ``base``: the matched-region alpha that each
+    annotator's "alpha without" changes from (``annotator_alpha``)."""
     cfg = m.cfg.matching
 
     def num(x: float) -> float | None:
@@ -571,6 +599,12 @@ def _section(
         "relations_not_evaluated": m.table.dropped_relations,
         "unitizing_alpha": None,
         "attributes": sorted(m.table.attributes),
+        "annotator_alpha": {
+            "what": "matched-region alpha (nominal over clusters of regions matched label-free, "
+            '"(unmatched)" a category): each annotator\'s "alpha without" and its change '
+            "are measured from it",
+            "value": num(base),
+        },
     }
     if spans is not None:
         out["unitizing_alpha"] = {

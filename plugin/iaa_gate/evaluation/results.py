@@ -179,6 +179,9 @@ class FieldResult:
     regions: dict[str, Any] | None = None
     """Region fields: matching, F1 (strict, relaxed, per label), the annotator × annotator F1
     matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.evaluation.regions`)."""
+    categories_used: dict[str, Any] | None = None
+    """Ordered fields: the categories the kappa family and AC2 use (``values``) and where they
+    come from (``source``: labels, the labeling config's maxRating, or the values that occur)."""
     skill: Skill | None = None
     """Each annotator's Dawid–Skene accuracy and confusion matrix (None: not fitted, e.g. a
     numeric or free-text field; see :mod:`iaa_gate.evaluation.consensus`)."""

@@ -100,16 +100,52 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         )
     names = [dataset.display_name(a) for a in matrix.annotators]
     units = _units(dataset, matrix, level, cfg, scale)
-    result = matrix_result(matrix, level, names, cfg, units, scale)
+    declared, categories = declared_scale(dataset, matrix, level, cfg)
+    result = matrix_result(matrix, level, names, cfg, units, scale, declared)
+    result.categories_used = categories
     result.skill = propose(matrix, level, names, units)
     return result
+
+
+def declared_scale(
+    dataset: Dataset, matrix: RatingsMatrix, level: str, cfg: FieldConfig
+) -> tuple[Coded | None, dict[str, Any] | None]:
+    """An ordered field's codes on its declared scale, for the chance terms of the kappa family
+    and AC2 (None: the codes as they are), and which categories they use: ``values`` and
+    ``source`` (``labels``, the labeling config's ``maxRating``, or the values that occur)."""
+    if level not in ("ordinal", "interval", "ratio") or matrix.multiple:
+        return None, None
+    values = matrix.coded.values.tolist()
+    declared: list[Any] | None = None
+    source = "the values that occur (declare the scale with labels: to use every category)"
+    if cfg.labels and matrix.coded.values.dtype.kind != "f":
+        source = "labels"  # the value table is the label set already
+    elif cfg.labels:
+        try:
+            declared, source = [float(x) for x in cfg.labels], "labels"
+        except ValueError:
+            declared = None
+    elif matrix.field in dataset.declared_scale:
+        declared = list(dataset.declared_scale[matrix.field])
+        source = "the labeling config's maxRating"
+    if declared is None or not values or any(v not in declared for v in values):
+        shown = [_shown(v, False) for v in values]
+        return None, {"values": shown, "source": source}
+    index = np.array([declared.index(v) for v in values] + [-1], dtype=np.int64)
+    codes = index[matrix.coded.codes.astype(np.int64)]
+    scale_coded = Coded(codes, np.array(declared, dtype=np.float64))
+    return scale_coded, {"values": [_shown(v, False) for v in declared], "source": source}
 
 
 def propose(
     matrix: RatingsMatrix, level: str, names: list[str], units: Sequence[UnitResult]
 ) -> Skill | None:
     """Dawid–Skene on a nominal or multi-select field: fill ``units``' consensus and priority,
-    return the annotators' skill (None for other levels)."""
+    return the annotators' skill; an ordered field (ordinal, interval, ratio) gets the median
+    rating and no skill; other levels neither."""
+    if level in ("ordinal", "interval", "ratio") and not matrix.multiple:
+        consensus.median(matrix.coded, units, matrix.unit_ids, lambda v: _shown(v, False))
+        return None
     if matrix.multiple:
         labels = sorted({x for v in matrix.coded.values for x in v})
         presence = {lab: matrix.label_presence(lab).codes for lab in labels}
@@ -128,13 +164,15 @@ def matrix_result(
     cfg: FieldConfig,
     units: Sequence[UnitResult],
     scale: np.ndarray[Any, np.dtype[np.float64]] | None = None,
+    declared: Coded | None = None,
 ) -> FieldResult:
     """A field's result from its ratings matrix; ``names``: display names of its annotators,
-    ``scale``: numeric ratings for offsets (see :func:`_scale`)."""
+    ``scale``: numeric ratings for offsets (see :func:`_scale`); ``declared``: the codes on the
+    declared scale, for every coefficient but alpha (see :func:`declared_scale`)."""
     coded = matrix.coded
     n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
     n_paired = np.where(n_per_unit >= 2, n_per_unit, 0)  # the ratings alpha pairs
-    coefficients = _coefficients(coded, level, matrix.multiple, cfg)
+    coefficients = _coefficients(coded, level, matrix.multiple, cfg, declared)
     alpha = coefficients["alpha"].value  # computed once, with its interval
     return FieldResult(
         name=matrix.field,
@@ -158,7 +196,7 @@ def matrix_result(
 
 
 def _coefficients(
-    coded: Coded, level: str, multiple: bool, cfg: FieldConfig
+    coded: Coded, level: str, multiple: bool, cfg: FieldConfig, declared: Coded | None = None
 ) -> dict[str, Estimate]:
     chosen: list[str]
     if cfg.coefficients is not None:
@@ -175,7 +213,7 @@ def _coefficients(
     for name in names:
         est = compute(
             name,
-            coded,
+            coded if declared is None or name == "alpha" else declared,
             level,
             multiple=multiple,
             weights=cfg.weights,

@@ -59,6 +59,8 @@ class Dataset:
     stats: SourceStats = field(default_factory=SourceStats)
     declared_multiple: dict[str, bool] = field(default_factory=dict)
     """Field → multi-select, as the labeling config declares it (when the source knows it)."""
+    declared_scale: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    """Rating field → its declared scale (Label Studio: 1 … ``maxRating``), when known."""
     texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
     """(task, region field) → the text its spans index into (the continuum of unitizing alpha)."""
     predictions: list[Annotation] = field(default_factory=list)

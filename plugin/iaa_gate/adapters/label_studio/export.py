@@ -26,7 +26,7 @@ from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .brush import BrushError, bounds, mask_runs
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
-from .label_config import declared_multiple, parse_label_config
+from .label_config import declared_multiple, declared_scales, parse_label_config
 from .rules import (
     LABEL_KEYS,
     MAX_NUMBER,
@@ -68,6 +68,7 @@ class LabelStudioExport:
                 ) from None
             controls = parse_label_config(xml, str(self.label_config))
             dataset.declared_multiple = declared_multiple(controls)
+            dataset.declared_scale = declared_scales(controls)
         return dataset
 
     def _parse(self) -> Dataset:

@@ -51,6 +51,8 @@ class Control:
     to_name: str = ""
     reason: str | None = None
     scored_with: tuple[str, ...] = ()
+    scale: tuple[float, ...] | None = None
+    """Rating controls: the declared scale 1 … ``maxRating``."""
 
 
 def _parse_xml(text: str) -> Element:
@@ -232,7 +234,8 @@ def _control(
     if kind == "rating":
         top = el.get("maxRating", "5")
         note = f'<Rating maxRating="{top}">'
-        return Control(name, kind, None, False, "ordinal", True, note, to)
+        scale = tuple(float(x) for x in range(1, int(top) + 1)) if top.isdigit() else None
+        return Control(name, kind, None, False, "ordinal", True, note, to, scale=scale)
     if kind == "number":
         bounds = " ".join(f'{k}="{el.get(k)}"' for k in ("min", "max") if el.get(k) is not None)
         note = f"<Number {bounds}>".strip()
@@ -304,6 +307,11 @@ def fields_config(controls: list[Control]) -> dict[str, dict[str, Any]]:
             entry["labels"] = list(c.labels)
         out[c.name] = entry
     return out
+
+
+def declared_scales(controls: list[Control]) -> dict[str, tuple[float, ...]]:
+    """Rating controls → their declared scale (1 … maxRating)."""
+    return {c.name: c.scale for c in controls if c.scale is not None}
 
 
 def declared_multiple(controls: list[Control]) -> dict[str, bool]:

@@ -145,3 +145,35 @@ def consensus_text(writeback: dict[str, Any] | None) -> str | None:
     keys = ("planned", "created", "replaced", "deleted", "unchanged", "ties", "failed")
     head = "would change" if c["dry_run"] else "consensus predictions"
     return f"{head} ({c['model_version']}): " + ", ".join(f"{k} {c[k]}" for k in keys)
+
+
+def categories_text(used: dict[str, Any]) -> str:
+    """The categories an ordered field's kappa family and AC2 use, and where they come from:
+    "1, 2, 3, 4, 5 (from the labeling config's maxRating)"."""
+    return ", ".join(str(v) for v in used["values"]) + f" (from {used['source']})"
+
+
+def alpha_name(f: dict[str, Any]) -> str:
+    """What a field's alpha is, in words: region fields say per character or over matched
+    regions."""
+    shape = (f.get("regions") or {}).get("shape")
+    if shape == "span":
+        return (
+            "Krippendorff's alpha per character (nominal: each character a unit, labelled by "
+            "the span covering it)"
+        )
+    if shape:
+        return 'Krippendorff\'s alpha over matched regions (nominal, "(unmatched)" a category)'
+    return f"Krippendorff's alpha ({f['level']})"
+
+
+def alpha_without_note(f: dict[str, Any]) -> str | None:
+    """Region fields: what "alpha without" changes from (None elsewhere)."""
+    base = (f.get("regions") or {}).get("annotator_alpha")
+    if not base:
+        return None
+    return (
+        f"Alpha without (regions): the matched-region alpha without the annotator; the change is "
+        f"from the matched-region alpha with everyone, {fmt(base['value'])}"
+        + (" (not the per-character alpha above)." if f["regions"]["shape"] == "span" else ".")
+    )

@@ -32,8 +32,11 @@ class JUnitWriter:
                 skipped="0",
             )
             skill = f.get("skill")
-            if skill:  # each annotator's Dawid–Skene accuracy, beside the checks
+            if skill or f.get("small_sample"):
                 props = ET.SubElement(suite, "properties")
+            if f.get("small_sample"):
+                ET.SubElement(props, "property", name="small sample", value=f["small_sample"])
+            if skill:  # each annotator's Dawid–Skene accuracy, beside the checks
                 for a in skill["annotators"]:
                     value = "undefined" if a["accuracy"] is None else f"{a['accuracy']:.6g}"
                     ET.SubElement(

@@ -7,6 +7,9 @@ from typing import Any
 from ...evaluation.document import Disputed
 from .format import (
     MODEL_COLUMNS,
+    alpha_name,
+    alpha_without_note,
+    categories_text,
     change_text,
     confused_pairs,
     consensus_text,
@@ -200,7 +203,7 @@ class MarkdownWriter:
                 out += ["", md(consensus_text(wb))]
         return "\n".join(out) + "\n"
 
-    def _coefficients(self, coefs: dict[str, Any]) -> list[str]:
+    def _coefficients(self, coefs: dict[str, Any], small: bool = False) -> list[str]:
         if not coefs:
             return []
         out = [
@@ -212,6 +215,8 @@ class MarkdownWriter:
             interval = "—"
             if c["lower"] is not None and c["upper"] is not None:
                 interval = f"{fmt(c['lower'])} – {fmt(c['upper'])} ({c['confidence']:.0%})"
+                if small:
+                    interval += ", small sample"
             interp = c["interpretation"] or "—"
             if c["interpretation"] and c["scale"]:
                 interp += f" ({c['scale'].replace('_', ' & ')})"
@@ -231,9 +236,11 @@ class MarkdownWriter:
         if f["alpha_undefined_reason"]:
             alpha += f" ({md(f['alpha_undefined_reason'])})"
         out.append(
-            f"Krippendorff's alpha ({f['level']}): **{alpha}** over {f['n_pairable']} tasks "
+            f"{md(alpha_name(f))}: **{alpha}** over {f['n_pairable']} tasks "
             f"with two or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
         )
+        if f.get("small_sample"):
+            out += ["", f"**{md(f['small_sample'][0].upper() + f['small_sample'][1:])}.**"]
         out += [
             "",
             "| check | value | fail below | warn below | verdict | why |",
@@ -245,7 +252,10 @@ class MarkdownWriter:
                 f"| {ICON[c['verdict']]} "
                 f"| {md(c['message'])} |"
             )
-        out += self._coefficients(f["coefficients"])
+        out += self._coefficients(f["coefficients"], bool(f.get("small_sample")))
+        used = f.get("categories_used")
+        if used:
+            out += ["", f"The kappa family and AC2 use the categories {md(categories_text(used))}."]
         if f.get("regions"):
             out += _regions(f["regions"])
         if f["categories"]:
@@ -286,6 +296,9 @@ class MarkdownWriter:
                     + (f" {fmt(a.get('left_share'))} |" if lefts else "")
                     + (f" {fmt(accuracy.get(a['id']))} |" if skill else "")
                 )
+            note = alpha_without_note(f)
+            if note:
+                out += ["", md(note)]
             out += _skill(skill)
             if offsets:
                 out += [

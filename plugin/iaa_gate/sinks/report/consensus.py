@@ -1,0 +1,85 @@
+"""``consensus.jsonl``: the proposed answer of every task, one line per field and task, beside
+``report.json`` (written with the ``json`` format).
+
+A line: ``{"field", "id", "label", "posterior", "method", "disputed", "tie"}``. ``label`` is the
+field's own answer: a label, a number, the list of labels of a multi-select field, or for a
+region field the list of consensus regions (each a cluster's most probable label with its
+median boundaries or box, ``posterior`` and ``tie``; a polygon: one of its regions' points).
+``method`` says how it was found (``dawid-skene``, ``median``); ``tie``: the best answers are
+equally likely, so ``label`` is one of them and nothing is settled. Tasks without a proposal
+(too few ratings, a free-text field) have no line. Lines come by field name, then task id;
+keys sorted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ...core.files import write_atomic
+from ...evaluation.results import FieldResult
+
+FILENAME = "consensus.jsonl"
+
+
+class ConsensusLine(msgspec.Struct, gc=False):
+    """One line of :data:`FILENAME` (see the module docstring)."""
+
+    field: str
+    id: Any
+    label: Any
+    posterior: float
+    method: str
+    disputed: bool
+    tie: bool
+
+
+def _key(task: Any) -> tuple[int, Any]:
+    return (0, task) if isinstance(task, int) else (1, str(task))
+
+
+def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
+    """Every proposal of every field, by field name then task id."""
+    out = []
+    for name in sorted(results):
+        units = [u for u in results[name].units if u.consensus is not None]
+        units.sort(key=lambda u: _key(u.id))
+        out += [
+            ConsensusLine(
+                name,
+                u.id,
+                u.consensus.value,
+                u.consensus.posterior,
+                u.consensus.method,
+                u.status == "disputed",
+                u.consensus.tie,
+            )
+            for u in units
+            if u.consensus is not None
+        ]
+    return out
+
+
+def _plain(x: Any) -> Any:
+    """A numpy scalar as its Python value."""
+    item = getattr(x, "item", None)
+    if item is None:
+        raise TypeError(f"a {type(x).__name__} is not JSON data")
+    return item()
+
+
+_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=_plain)
+
+
+def render(results: dict[str, FieldResult]) -> bytes:
+    """The file's content."""
+    return _ENCODER.encode_lines(lines(results))
+
+
+def write(out_dir: Path, results: dict[str, FieldResult]) -> Path:
+    """Write :data:`FILENAME` into ``out_dir``; returns its path."""
+    path = out_dir / FILENAME
+    write_atomic(path, render(results))
+    return path
