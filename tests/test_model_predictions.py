@@ -168,3 +168,12 @@ def test_a_region_field_is_compared_by_matched_region_f1(tmp_path: Path) -> None
     [v1] = f["versions"]
     assert v1["n_tasks"] == 2 and v1["agreement"] == pytest.approx((1 + 2 / 3) / 2, abs=1e-6)
     assert [a["agreement"] for a in f["annotators"]] == [1.0, 1.0]
+
+
+def test_the_terminal_names_each_model_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "-c", str(CASE / "iaa-gate.yaml"), "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "model model-v1 vs the consensus on sentiment: 0.857 over 7 tasks" in printed
+    assert "model model-v2 vs the consensus on sentiment: 0.500 over 4 tasks" in printed
