@@ -35,7 +35,7 @@ def test_fill_majority_keeps_a_consensus_already_set() -> None:
     ]
     regions = UnitResult(1, "disputed", 0.5, {"a": ["PER [0, 3)"]})
     results: Any = {
-        "f": SimpleNamespace(units=units, regions=None),
+        "f": SimpleNamespace(units=units, regions=None, multiple=False),
         "ner": SimpleNamespace(units=[regions], regions={}),
     }
     fill_majority(results)
@@ -205,3 +205,21 @@ def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:
         source, RoundFilter(start=datetime(2026, 1, 1, tzinfo=timezone.utc))
     )
     assert dated.plan(results, []) == {1: None}
+
+
+def test_per_region_attributes_get_no_task_level_proposal() -> None:
+    """A per-region attribute (``ner.certainty``) has one value per region: the stand-in
+    proposes none, and the write-back never writes one as a task-level answer."""
+    config = (
+        '<View><Text name="text" value="$text"/>'
+        '<Labels name="ner" toName="text"><Label value="PER"/></Labels>'
+        '<Choices name="certainty" toName="text" perRegion="true">'
+        '<Choice value="high"/><Choice value="low"/></Choices></View>'
+    )
+    controls = {c.name: c for c in parse_label_config(config)}
+    with pytest.raises(NotDrawable, match="per-region attribute"):
+        result_items(controls["ner.certainty"], Consensus(["high"], 0.9, "m"), "text")
+    unit = UnitResult(1, "disputed", 0.5, {"a": ["high", "low"], "b": ["high", "high"]})
+    results: Any = {"ner.certainty": SimpleNamespace(units=[unit], regions=None, multiple=False)}
+    fill_majority(results)
+    assert unit.consensus is None

@@ -90,6 +90,8 @@ def result_items(control: Control, consensus: Consensus, to_name: str) -> list[d
     written ``"a / b"``; ``rating``, ``number``; ``textarea``); region controls one item per
     consensus region, ids ``iaa-<field>-<n>``. Raises :class:`NotDrawable`."""
     kind, name, v = control.kind, control.name, consensus.value
+    if control.note.endswith("scored on matched regions"):
+        raise NotDrawable("a per-region attribute is proposed with its region, not on its own")
     base = {"from_name": name, "to_name": to_name, "type": kind, "origin": "prediction"}
     score = round(float(consensus.posterior), 4)
     if kind == "choices":
