@@ -160,6 +160,21 @@ def test_regions_in_pixels_are_drawn_in_percent() -> None:
     }
     [item] = result_items(box, Consensus([region], 0.9, "m"), "img")
     assert (item["value"]["x"], item["value"]["width"]) == (100.0, 200.0)
+    # the task's image size, from its annotations' results; each region scored by its own
+    # posterior (a cluster's), else the field's
+    [item] = result_items(
+        box, Consensus([{**region, "posterior": 0.6}], 0.9, "m"), "img", (1000, 500)
+    )
+    assert (item["value"]["x"], item["value"]["height"], item["score"]) == (10.0, 5.0, 0.6)
+
+
+def test_the_pull_keeps_each_task_s_image_size() -> None:
+    from iaa_gate.adapters.label_studio.project import image_size_of
+
+    box = {"type": "rectanglelabels", "original_width": 640, "original_height": 480}
+    assert image_size_of([{"result": [{"type": "choices"}, box]}]) == (640.0, 480.0)
+    assert image_size_of([{"result": [{"original_width": 0, "original_height": 4}]}]) is None
+    assert image_size_of(None) is None
 
 
 def test_the_consensus_summary_reads_as_words() -> None:
