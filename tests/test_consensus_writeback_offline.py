@@ -238,3 +238,24 @@ def test_per_region_attributes_get_no_task_level_proposal() -> None:
     results: Any = {"ner.certainty": SimpleNamespace(units=[unit], regions=None, multiple=False)}
     fill_majority(results)
     assert unit.consensus is None
+
+
+def test_a_tie_proposes_nothing_and_an_old_proposal_goes() -> None:
+    from pydantic import SecretStr
+
+    from iaa_gate.adapters.label_studio.project import LabelStudioProject, PulledTask
+    from iaa_gate.sinks.label_studio_consensus import ConsensusPredictions
+
+    source = LabelStudioProject("http://127.0.0.1:9", SecretStr("token-123456"), 1)
+    source.label_config = CONFIG
+    own = {"id": 5, "model_version": "iaa-gate-consensus", "score": 0.5, "result": []}
+    source.tasks = {1: PulledTask({}, None, [own]), 2: PulledTask({}, None, [])}
+    tie = UnitResult(1, "disputed", 0.0, {}, consensus=Consensus(["A"], 0.5, "m", tie=True))
+    settled = UnitResult(2, "disputed", 0.3, {}, consensus=Consensus(["B"], 0.7, "m"))
+    results: Any = {"topics": SimpleNamespace(units=[tie, settled], disputed=[tie, settled])}
+    sink = ConsensusPredictions(source)
+    plan = sink.plan(results, [])
+    assert plan[1] is None and sink.ties == 1
+    proposal = plan[2]
+    assert proposal is not None and proposal.score == 0.7
+    assert [i["value"] for i in proposal.result] == [{"choices": ["B"]}]
