@@ -35,7 +35,7 @@ def test_fill_majority_keeps_a_consensus_already_set() -> None:
     ]
     regions = UnitResult(1, "disputed", 0.5, {"a": ["PER [0, 3)"]})
     results: Any = {
-        "f": SimpleNamespace(units=units, regions=None),
+        "f": SimpleNamespace(units=units, regions=None, multiple=False),
         "ner": SimpleNamespace(units=[regions], regions={}),
     }
     fill_majority(results)
@@ -160,6 +160,21 @@ def test_regions_in_pixels_are_drawn_in_percent() -> None:
     }
     [item] = result_items(box, Consensus([region], 0.9, "m"), "img")
     assert (item["value"]["x"], item["value"]["width"]) == (100.0, 200.0)
+    # the task's image size, from its annotations' results; each region scored by its own
+    # posterior (a cluster's), else the field's
+    [item] = result_items(
+        box, Consensus([{**region, "posterior": 0.6}], 0.9, "m"), "img", (1000, 500)
+    )
+    assert (item["value"]["x"], item["value"]["height"], item["score"]) == (10.0, 5.0, 0.6)
+
+
+def test_the_pull_keeps_each_task_s_image_size() -> None:
+    from iaa_gate.adapters.label_studio.project import image_size_of
+
+    box = {"type": "rectanglelabels", "original_width": 640, "original_height": 480}
+    assert image_size_of([{"result": [{"type": "choices"}, box]}]) == (640.0, 480.0)
+    assert image_size_of([{"result": [{"original_width": 0, "original_height": 4}]}]) is None
+    assert image_size_of(None) is None
 
 
 def test_the_consensus_summary_reads_as_words() -> None:
@@ -205,3 +220,42 @@ def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:
         source, RoundFilter(start=datetime(2026, 1, 1, tzinfo=timezone.utc))
     )
     assert dated.plan(results, []) == {1: None}
+
+
+def test_per_region_attributes_get_no_task_level_proposal() -> None:
+    """A per-region attribute (``ner.certainty``) has one value per region: the stand-in
+    proposes none, and the write-back never writes one as a task-level answer."""
+    config = (
+        '<View><Text name="text" value="$text"/>'
+        '<Labels name="ner" toName="text"><Label value="PER"/></Labels>'
+        '<Choices name="certainty" toName="text" perRegion="true">'
+        '<Choice value="high"/><Choice value="low"/></Choices></View>'
+    )
+    controls = {c.name: c for c in parse_label_config(config)}
+    with pytest.raises(NotDrawable, match="per-region attribute"):
+        result_items(controls["ner.certainty"], Consensus(["high"], 0.9, "m"), "text")
+    unit = UnitResult(1, "disputed", 0.5, {"a": ["high", "low"], "b": ["high", "high"]})
+    results: Any = {"ner.certainty": SimpleNamespace(units=[unit], regions=None, multiple=False)}
+    fill_majority(results)
+    assert unit.consensus is None
+
+
+def test_a_tie_proposes_nothing_and_an_old_proposal_goes() -> None:
+    from pydantic import SecretStr
+
+    from iaa_gate.adapters.label_studio.project import LabelStudioProject, PulledTask
+    from iaa_gate.sinks.label_studio_consensus import ConsensusPredictions
+
+    source = LabelStudioProject("http://127.0.0.1:9", SecretStr("token-123456"), 1)
+    source.label_config = CONFIG
+    own = {"id": 5, "model_version": "iaa-gate-consensus", "score": 0.5, "result": []}
+    source.tasks = {1: PulledTask({}, None, [own]), 2: PulledTask({}, None, [])}
+    tie = UnitResult(1, "disputed", 0.0, {}, consensus=Consensus(["A"], 0.5, "m", tie=True))
+    settled = UnitResult(2, "disputed", 0.3, {}, consensus=Consensus(["B"], 0.7, "m"))
+    results: Any = {"topics": SimpleNamespace(units=[tie, settled], disputed=[tie, settled])}
+    sink = ConsensusPredictions(source)
+    plan = sink.plan(results, [])
+    assert plan[1] is None and sink.ties == 1
+    proposal = plan[2]
+    assert proposal is not None and proposal.score == 0.7
+    assert [i["value"] for i in proposal.result] == [{"choices": ["B"]}]

@@ -139,7 +139,20 @@ ANNOTATIONS = st.fixed_dictionaries(
         "updated_at": STAMPS,
         "was_cancelled": st.booleans(),
         "ground_truth": st.one_of(st.booleans(), st.none()),
+        "parent_prediction": st.one_of(st.integers(1, 3), st.none(), st.just({"id": 2})),
     },
+)
+PREDICTIONS = st.one_of(
+    st.integers(1, 3),
+    st.sampled_from(["p", True, None]),
+    st.fixed_dictionaries(
+        {"id": st.integers(1, 3)},
+        optional={
+            "model_version": st.sampled_from(["v1", "v2", "", None, 7, "iaa-gate-consensus"]),
+            "result": st.one_of(st.lists(RESULTS, max_size=2), st.none(), st.just("x")),
+            "score": st.just(0.5),
+        },
+    ),
 )
 TASKS = st.lists(
     st.fixed_dictionaries(
@@ -148,6 +161,7 @@ TASKS = st.lists(
             "annotations": st.one_of(st.lists(ANNOTATIONS, max_size=4), st.none()),
             "completions": st.lists(ANNOTATIONS, max_size=2),
             "data": st.sampled_from([{"text": "abcdefghij"}, {"other": "x"}, "s", None]),
+            "predictions": st.one_of(st.lists(PREDICTIONS, max_size=3), st.none(), st.just(3)),
         },
     ),
     min_size=1,

@@ -251,7 +251,7 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
 
 
 def _summary(outcome: Any, out: Any) -> None:
-    from .sinks.report.format import consensus_text
+    from .sinks.report.format import consensus_text, model_note, model_rows
 
     doc = outcome.document
     inp = doc["input"]
@@ -307,6 +307,15 @@ def _summary(outcome: Any, out: Any) -> None:
             print(f"  {'':<{width}}    {trend_line(trend)}", file=out)
     if doc["not_evaluated"]:
         print(f"  not evaluated: {', '.join(doc['not_evaluated'])}", file=out)
+    for row in model_rows(doc.get("models")):
+        print(
+            f"  model {row[1]} vs the consensus on {row[0]}: {row[3]} over {row[2]} tasks "
+            f"(annotators {row[4]})",
+            file=out,
+        )
+    note = model_note(doc.get("models"))
+    if note:
+        print(f"  models not evaluated: {note}", file=out)
     if doc.get("trend"):
         prev = doc["trend"]["previous"]
         print(f"  compared with {prev['path']} ({prev['generated_at']})", file=out)

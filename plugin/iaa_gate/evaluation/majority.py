@@ -1,10 +1,11 @@
 """A stand-in consensus until the Dawid–Skene one lands: each unit's majority answer.
 
 :func:`fill_majority` sets :attr:`UnitResult.consensus` of every rated unit of every field whose
-ratings are whole answers (choices, ratings, numbers, taxonomy paths): the most frequent answer
-(``method="majority"``), its share of the unit's ratings as ``posterior``, and ``tie=True`` when
-two or more answers share the top count. Region fields are left without a consensus (their
-clusters are not visible in a :class:`UnitResult`). It never overwrites a consensus already set,
+ratings are whole answers (choices, ratings, numbers, taxonomy paths; not per-region attributes,
+whose values are per region): the most frequent answer (``method="majority"``), its share of the
+unit's ratings as ``posterior``, and ``tie=True`` when two or more answers share the top count.
+Region fields are left without a consensus (their clusters are not visible in a
+:class:`UnitResult`). It never overwrites a consensus already set,
 so the Dawid–Skene consensus replaces it by being filled first (or instead of this call).
 """
 
@@ -41,5 +42,9 @@ def fill_majority(results: dict[str, FieldResult]) -> None:
         if result.regions is not None:
             continue
         for u in result.units:
-            if u.consensus is None and u.status != "too_few":
-                u.consensus = majority(list(u.labels.values()))
+            if u.consensus is not None or u.status == "too_few":
+                continue
+            values = list(u.labels.values())
+            if not result.multiple and any(isinstance(v, list) for v in values):
+                continue  # a per-region attribute: one value per region, no task answer
+            u.consensus = majority(values)

@@ -42,24 +42,28 @@ whose offsets are XPath-relative, time series) are counted as not drawn."""
 BOX_KEYS = ("x", "y", "width", "height")
 
 
-def _scale(region: dict[str, Any]) -> tuple[float, float]:
-    """Pixels per percent of the image (1, 1: the region is in percent already)."""
+def _scale(region: dict[str, Any], size: tuple[float, float] | None) -> tuple[float, float]:
+    """Pixels per percent of the image: from the region's ``original_width`` and
+    ``original_height``, else the task's image ``size`` (1, 1: the region is in percent)."""
     w, h = region.get("original_width"), region.get("original_height")
     if isinstance(w, (int, float)) and isinstance(h, (int, float)) and w > 0 and h > 0:
         return w / 100.0, h / 100.0
-    return 1.0, 1.0
+    return (size[0] / 100.0, size[1] / 100.0) if size is not None else (1.0, 1.0)
 
 
 class NotDrawable(ValueError):
     """A consensus that cannot be written in the control's result shape (the reason)."""
 
 
-def _region_value(kind: str, region: dict[str, Any]) -> dict[str, Any]:
+def _region_value(
+    kind: str, region: dict[str, Any], size: tuple[float, float] | None
+) -> dict[str, Any]:
     """One consensus region (``label`` and the geometry keys of the report's regions: ``start``
     and ``end`` (characters), ``x``/``y``/``width``/``height``/``rotation`` (percent of the
-    image, or pixels when the region gives ``original_width`` and ``original_height``, as
-    boxes read with them are), ``points`` or keypoint ``x``/``y``) as a result ``value``."""
-    scale = _scale(region)
+    image, or pixels when the region or the task's image ``size`` gives the image's size, as
+    regions read with ``original_width`` are), ``points`` or keypoint ``x``/``y``) as a result
+    ``value``."""
+    scale = _scale(region, size)
     if kind in SPAN_KINDS:
         value: dict[str, Any] = {"start": int(region["start"]), "end": int(region["end"])}
         if "text" in region:
@@ -83,13 +87,22 @@ def _region_value(kind: str, region: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def result_items(control: Control, consensus: Consensus, to_name: str) -> list[dict[str, Any]]:
+def result_items(
+    control: Control,
+    consensus: Consensus,
+    to_name: str,
+    size: tuple[float, float] | None = None,
+) -> list[dict[str, Any]]:
     """The Label Studio ``result`` items proposing ``consensus`` for field ``control``.
 
     Scalar controls give one item (``choices``: a label or a label list; ``taxonomy``: paths
     written ``"a / b"``; ``rating``, ``number``; ``textarea``); region controls one item per
-    consensus region, ids ``iaa-<field>-<n>``. Raises :class:`NotDrawable`."""
+    consensus region, ids ``iaa-<field>-<n>``, each scored by its own ``posterior`` when it
+    has one; ``size``: the task's image size in pixels (see :func:`_region_value`). Raises
+    :class:`NotDrawable`."""
     kind, name, v = control.kind, control.name, consensus.value
+    if control.note.endswith("scored on matched regions"):
+        raise NotDrawable("a per-region attribute is proposed with its region, not on its own")
     base = {"from_name": name, "to_name": to_name, "type": kind, "origin": "prediction"}
     score = round(float(consensus.posterior), 4)
     if kind == "choices":
@@ -108,7 +121,12 @@ def result_items(control: Control, consensus: Consensus, to_name: str) -> list[d
     if not isinstance(v, list):
         raise NotDrawable(f"a {kind} consensus must be a list of regions")
     return [
-        {**base, "id": f"iaa-{name}-{i}", "value": _region_value(kind, r), "score": score}
+        {
+            **base,
+            "id": f"iaa-{name}-{i}",
+            "value": _region_value(kind, r, size),
+            "score": round(float(r.get("posterior", score)), 4),
+        }
         for i, r in enumerate(v)
     ]
 
@@ -178,7 +196,8 @@ class ConsensusPredictions:
                 try:
                     if control is None or not control.to_name:
                         raise NotDrawable(f"field {name!r} is not in the labeling config")
-                    found = result_items(control, c, control.to_name)
+                    size = self.source.tasks[u.id].image_size
+                    found = result_items(control, c, control.to_name, size)
                 except (NotDrawable, KeyError, TypeError, ValueError) as exc:
                     undrawn += 1
                     if undrawn == 1:

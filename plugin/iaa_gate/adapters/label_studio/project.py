@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from pydantic import SecretStr
 
@@ -51,12 +51,15 @@ PullMethod = Literal["tasks", "export"]
 
 @dataclass
 class PulledTask:
-    """What write-back needs of a pulled task: its ``meta``, (when pulled) ``data``, and
-    iaa-gate's own consensus ``predictions`` on it (:data:`CONSENSUS_MODEL_VERSION`)."""
+    """What write-back needs of a pulled task: its ``meta``, (when pulled) ``data``,
+    iaa-gate's own consensus ``predictions`` on it (:data:`CONSENSUS_MODEL_VERSION`) and the
+    ``image_size`` its annotations' regions give (``original_width``, ``original_height`` in
+    pixels; None: not given), which turns regions read in pixels back into percent."""
 
     meta: dict[str, Any]
     data: dict[str, Any] | None = None
     predictions: list[dict[str, Any]] = field(default_factory=list)
+    image_size: tuple[float, float] | None = None
 
 
 @dataclass
@@ -243,6 +246,7 @@ class LabelStudioProject:
                     meta if isinstance(meta, dict) else {},
                     data if isinstance(data, dict) and self.pull_data else None,
                     own,
+                    image_size_of(task.get("annotations")),
                 )
             yield task
 
@@ -345,6 +349,27 @@ class LabelStudioProject:
                 bar.update(1)
         finally:
             bar.close()
+
+
+def image_size_of(annotations: Any) -> tuple[float, float] | None:
+    """The first ``(original_width, original_height)`` (both positive) among the results of
+    ``annotations`` (None: no result gives one)."""
+    for ann in annotations if isinstance(annotations, list) else ():
+        result = ann.get("result") if isinstance(ann, dict) else None
+        for item in result if isinstance(result, list) else ():
+            if not isinstance(item, dict):
+                continue
+            w, h = item.get(SIZE_KEYS[0]), item.get(SIZE_KEYS[1])
+            if _positive(w) and _positive(h):
+                return float(w), float(h)
+    return None
+
+
+def _positive(v: Any) -> TypeGuard[int | float]:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+
+SIZE_KEYS = ("original_width", "original_height")
 
 
 def _has_spans(label_config: str) -> bool:

@@ -18,7 +18,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
-from .rules import MAX_NUMBER, References, TaskError, annotator_id, model_version, plain_id
+from .rules import MAX_NUMBER, References, TaskError, annotator_id, plain_id
 
 
 class Unusual(Exception):
@@ -131,11 +131,8 @@ def read_task(
                     if text is not None:
                         found[name] = text
         predictions = [
-            (p.id, p.model_version, _fields(p.result or [], set()))
-            if isinstance(p, _Prediction)
-            else p
+            (p.id, p.model_version, _prediction(p.result)) if isinstance(p, _Prediction) else p
             for p in task.predictions or ()
-            if not isinstance(p, _Prediction) or model_version(p.model_version) is not None
         ]
     except Unusual:
         cols.rollback(mark)
@@ -243,6 +240,15 @@ def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | floa
     if n is not None and not abs(n) <= MAX_NUMBER:
         raise Unusual
     return None if n is None else float(n)
+
+
+def _prediction(result: list[_Result] | None) -> dict[str, FieldValue]:
+    """A prediction's fields, as :func:`_fields` reads them (one scalar result, the common
+    case, without building its region tables)."""
+    if result and len(result) == 1 and result[0].type in SCALARS:
+        v = _scalar(result[0])
+        return {} if v is None else {result[0].from_name: FieldValue(result[0].type, v)}
+    return _fields(result or [], set())
 
 
 def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
