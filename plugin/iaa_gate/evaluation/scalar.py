@@ -13,7 +13,7 @@ from .. import metrics
 from ..config import COEFFICIENT_THRESHOLDS, FieldConfig
 from ..core.errors import InputError
 from ..kinds import registry
-from ..metrics import Coded
+from ..metrics import Coded, LevelArg
 from ..model import Dataset
 from .coefficients import Estimate, compute, default_coefficients, interpreted
 from .matrix import RatingsMatrix, ratings_matrix
@@ -98,8 +98,9 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
             hint=f"remove fields.{name}.thresholds.disputed_tolerance",
         )
     names = [dataset.display_name(a) for a in matrix.annotators]
-    units = _units(dataset, matrix, level, cfg, scale)
-    return matrix_result(matrix, level, names, cfg, units, scale)
+    distance = metrics.tabulate(coded.values, level)  # free text: its edit distances once
+    units = _units(dataset, matrix, distance, cfg, scale)
+    return matrix_result(matrix, level, names, cfg, units, scale, distance)
 
 
 def matrix_result(
@@ -109,13 +110,16 @@ def matrix_result(
     cfg: FieldConfig,
     units: Sequence[UnitResult],
     scale: np.ndarray[Any, np.dtype[np.float64]] | None = None,
+    distance: LevelArg | None = None,
 ) -> FieldResult:
     """A field's result from its ratings matrix; ``names``: display names of its annotators,
-    ``scale``: numeric ratings for offsets (see :func:`_scale`)."""
+    ``scale``: numeric ratings for offsets (see :func:`_scale`), ``distance``: what the metrics
+    use for ``level`` when it is not the name (a :class:`~iaa_gate.metrics.Tabulated` one)."""
+    metric = level if distance is None else distance
     coded = matrix.coded
     n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
     n_paired = np.where(n_per_unit >= 2, n_per_unit, 0)  # the ratings alpha pairs
-    coefficients = _coefficients(coded, level, matrix.multiple, cfg)
+    coefficients = _coefficients(coded, level, matrix.multiple, cfg, metric)
     alpha = coefficients["alpha"].value  # computed once, with its interval
     return FieldResult(
         name=matrix.field,
@@ -131,7 +135,7 @@ def matrix_result(
         category_method=cfg.category_method,
         categories=_categories(matrix, level, cfg.category_method, cfg.labels),
         coincidence=_coincidence(matrix),
-        annotators=_annotators(matrix, level, alpha, names, cfg, scale),
+        annotators=_annotators(matrix, metric, alpha, names, cfg, scale),
         units=units,
         coefficients=coefficients,
         pairwise=metrics.pairwise_agreement(coded),
@@ -139,7 +143,7 @@ def matrix_result(
 
 
 def _coefficients(
-    coded: Coded, level: str, multiple: bool, cfg: FieldConfig
+    coded: Coded, level: str, multiple: bool, cfg: FieldConfig, metric: LevelArg
 ) -> dict[str, Estimate]:
     chosen: list[str]
     if cfg.coefficients is not None:
@@ -157,7 +161,7 @@ def _coefficients(
         est = compute(
             name,
             coded,
-            level,
+            metric,
             multiple=multiple,
             weights=cfg.weights,
             confidence=cfg.confidence,
@@ -217,7 +221,7 @@ def _scale(matrix: RatingsMatrix, level: str) -> np.ndarray[Any, np.dtype[np.flo
 
 def _annotators(
     matrix: RatingsMatrix,
-    level: str,
+    level: LevelArg,
     alpha: float,
     names: list[str],
     cfg: FieldConfig,
@@ -248,7 +252,7 @@ def _annotators(
 def _units(
     dataset: Dataset,
     matrix: RatingsMatrix,
-    level: str,
+    level: LevelArg,
     cfg: FieldConfig,
     scale: np.ndarray[Any, np.dtype[np.float64]] | None,
 ) -> UnitTable:
