@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
+from . import progress
+
 T = TypeVar("T")
 
 
@@ -26,7 +28,7 @@ def in_child(work: Callable[[], T]) -> Callable[[], T | None]:
         code = 1
         try:
             os.close(read_end)
-            with os.fdopen(write_end, "wb") as out:
+            with os.fdopen(write_end, "wb") as out, progress.reporting(None):  # one bar: ours
                 pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:

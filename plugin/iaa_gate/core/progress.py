@@ -10,10 +10,12 @@ only: no global state, and threads or tasks of other callers see none.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
 
 
 class Step(Protocol):
@@ -53,6 +55,19 @@ def step(what: str, total: int, unit: str = "it", estimate: float | None = None)
     """Announce a step of ``total`` items; a silent one when nobody listens."""
     listener = _LISTENER.get()
     return _SILENT if listener is None else listener(what, total, unit, estimate)
+
+
+def counted(items: Iterable[T], done: Step, every: int = 4096) -> Iterator[T]:
+    """``items``, advancing ``done`` every ``every`` items (and closing it at the end)."""
+    n = 0
+    try:
+        for n, item in enumerate(items, 1):
+            if not n % every:
+                done.advance(every)
+            yield item
+        done.advance(n % every)
+    finally:
+        done.close()
 
 
 def listening() -> bool:

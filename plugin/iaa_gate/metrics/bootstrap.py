@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core import progress
 from . import distance as dist
 from ._base import CodeArray, Coded, FloatArray, Undefined, as_float_ratings, encode, row_blocks
 from .alpha import TABLE_MAX, LevelArg, krippendorff_alpha, n_ratings, unit_disagreement
@@ -191,13 +192,26 @@ def _draw_alphas(estimator: _Estimator, rng: np.random.Generator, replicates: in
     grouped = estimator.grouped() if isinstance(estimator, _Linear) else None
     if grouped is None:
         blocks = _weight_blocks(rng, replicates, estimator.n_units)
-        return np.concatenate([estimator(w) for w in blocks])
+        shown = replicates * estimator.n_units >= PROGRESS_CELLS
+        done = progress.step("bootstrap", replicates, "replicates") if shown else None
+        alphas = []
+        for w in blocks:
+            alphas.append(estimator(w))
+            if done is not None:
+                done.advance(len(w))
+        if done is not None:
+            done.close()
+        return np.concatenate(alphas)
     total = int(grouped.sizes.sum())
     shares = grouped.sizes / total
     step = max(1, CELLS // grouped.n_units)
     sizes = [min(step, replicates - start) for start in range(0, replicates, step)]
     draws = (rng.multinomial(total, shares, size=b) for b in sizes)
     return np.concatenate([grouped(d.astype(np.float64)) for d in draws])
+
+
+PROGRESS_CELLS = 50_000_000
+"""Replicates × units from which the bootstrap reports its progress (a few seconds' work)."""
 
 
 def _weight_blocks(rng: np.random.Generator, replicates: int, n_units: int) -> Iterator[FloatArray]:
