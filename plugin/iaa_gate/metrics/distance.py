@@ -180,14 +180,44 @@ class Tabulated:
 
 def tabulate(values: npt.NDArray[Any], level: str) -> str | Tabulated:
     """``level`` as the metrics should use it for a field whose distinct values are ``values``:
-    the Levenshtein distance over :data:`TABULATE_MIN` texts or more becomes a
-    :class:`Tabulated` table, its n(n − 1)/2 edit distances computed once (a field's alpha,
-    its interval, each annotator's alpha without them and the per-task scores all read it; each
-    used to compute them again). Announced as a progress step with an up-front estimate."""
-    if level != "levenshtein" or len(values) < TABULATE_MIN:
+    the Levenshtein and hierarchical distances over :data:`TABULATE_MIN` values or more become
+    a :class:`Tabulated` table, computed once (a field's alpha, its interval, each annotator's
+    alpha without them and the per-task scores all read it; each used to compute it again, the
+    hierarchical one a Python call per pair). Announced as a progress step."""
+    make = {"levenshtein": levenshtein_table, "hierarchical": hierarchical_table}.get(level)
+    if make is None or len(values) < TABULATE_MIN:
         return level
-    texts = [str(v) for v in values]
-    return Tabulated(level, list(values), levenshtein_table(texts))
+    return Tabulated(level, list(values), make([str(v) for v in values]))
+
+
+def hierarchical_table(paths: list[str]) -> npt.NDArray[np.floating[Any]]:
+    """:func:`_hierarchical` between every two of ``paths`` ``(V, V)``, vectorised: each path's
+    node prefixes get ids (depth by depth), so the shared depth of two paths is the number of
+    depths whose prefix ids are equal. Cost O(V²·depth) in numpy; memory as
+    :func:`levenshtein_table`."""
+    split = [p.split(PATH_SEPARATOR) for p in paths]
+    n, depth = len(split), max((len(x) for x in split), default=0)
+    lengths = np.array([len(x) for x in split], dtype=np.float64)
+    prefix = np.empty((n, depth), dtype=np.int64)
+    for d in range(depth):
+        ids: dict[tuple[str, ...], int] = {}
+        prefix[:, d] = [
+            ids.setdefault(tuple(x[: d + 1]), len(ids)) if len(x) > d else -1 - i
+            for i, x in enumerate(split)
+        ]  # a path shorter than d + 1 shares nothing there (a negative id of its own)
+    table = np.zeros((n, n), dtype=np.float32 if n >= FLOAT32_FROM else np.float64)
+    done = progress.step(f"taxonomy distances between {n:,} distinct paths", n, "paths")
+    step = max(1, (1 << 22) // max(n * depth, 1))
+    try:
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            shared = (prefix[s:e, None, :] == prefix[None, :, :]).sum(axis=2)
+            table[s:e] = 1.0 - 2.0 * shared / (lengths[s:e, None] + lengths[None, :])
+            done.advance(e - s)
+    finally:
+        done.close()
+    np.fill_diagonal(table, 0.0)  # a path and itself (its own negative ids matched there)
+    return table
 
 
 def levenshtein_table(texts: list[str]) -> npt.NDArray[np.floating[Any]]:
