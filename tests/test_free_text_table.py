@@ -18,7 +18,7 @@ from nltk.metrics.distance import edit_distance
 from iaa_gate.config import parse_config
 from iaa_gate.core import progress
 from iaa_gate.evaluation.scalar import analyse_field
-from iaa_gate.metrics import distance
+from iaa_gate.metrics import alpha, bootstrap, distance
 from iaa_gate.model import Annotation, Dataset, FieldValue
 
 
@@ -89,6 +89,12 @@ def test_the_table_gives_what_computing_again_gives(texts: list[list[str | None]
         plain = _result(texts)
         mp.setattr(distance, "TABULATE_MIN", 1)
         tabulated = _result(texts)
+        for module in (alpha, bootstrap):  # values beyond the δ table: sums in blocks
+            mp.setattr(module, "TABLE_MAX", 1)
+        large = _result(texts)
+    np.testing.assert_allclose(large.alpha, plain.alpha, rtol=1e-12, equal_nan=True)
+    a, b = large.coefficients["alpha"], plain.coefficients["alpha"]
+    assert (a.lower, a.upper) == pytest.approx((b.lower, b.upper), nan_ok=True)
     np.testing.assert_allclose(tabulated.alpha, plain.alpha, rtol=1e-12, equal_nan=True)
     assert [(u.id, u.status) for u in tabulated.units] == [(u.id, u.status) for u in plain.units]
     np.testing.assert_allclose(

@@ -374,6 +374,8 @@ def _expected(
     distances on texts is the whole cost."""
     if table is not None:
         return float(counts @ table @ counts)
+    if isinstance(fn, dist.Tabulated):  # a field's table, computed once: one product with it
+        return fn.weighted_sum(values, counts)
     present = counts > 0
     vals, cnt = values[present], counts[present]
     total = 0.0

@@ -172,6 +172,13 @@ class Tabulated:
     def __call__(self, a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]:
         return np.asarray(self.table[self._at(a), self._at(b)], dtype=np.float64)
 
+    def weighted_sum(self, values: npt.NDArray[Any], counts: npt.NDArray[np.float64]) -> float:
+        """Σ_{v,v'} n_v n_v' δ²(v, v') over ``values`` with ``counts`` ``(V,)``: one product
+        with the table (the expected disagreement's sum, without gathering a V × V block)."""
+        full = np.zeros(len(self.table), dtype=self.table.dtype)
+        full[self._at(values)] = counts
+        return float(np.dot((self.table @ full).astype(np.float64), full.astype(np.float64)))
+
     def _at(self, x: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
         x = np.asarray(x, dtype=object)
         at = np.fromiter(map(self.index.__getitem__, x.ravel().tolist()), np.int64, x.size)
