@@ -361,6 +361,8 @@ def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
 
 
 def _delta_table(values: npt.NDArray[Any], fn: Callable[..., Any]) -> FloatArray:
+    if isinstance(fn, dist.Tabulated):
+        return np.asarray(fn.over(values), dtype=np.float64)
     return np.asarray(fn(values[:, None], values[None, :]), dtype=np.float64)
 
 

@@ -353,7 +353,7 @@ def _estimator(ratings: npt.ArrayLike | Coded, level: LevelArg) -> tuple[_Estima
         )
     ud = unit_disagreement(coded, level)
     pairable = ud.pairable
-    if coded.n_values > TABLE_MAX:
+    if coded.n_values > TABLE_MAX and not isinstance(fn, dist.Tabulated):
         return _Resampled(coded, pairable, level), ud.alpha()
     m = ud.n_ratings[pairable].astype(np.float64)
     per_unit = ud.observed[pairable] / (m - 1.0)
@@ -425,8 +425,10 @@ class _FixedDelta(_Linear):
         self.n_units = self.codes.shape[0]
         self.n_values = coded.n_values
         self.per_unit = per_unit
-        self.delta: FloatArray | None = None  # None: nominal, Σ n_v n_v' δ² = n² − Σ n_v²
-        if fn is not None:
+        self.delta: npt.NDArray[np.floating[Any]] | None = None  # None: nominal (n² − Σ n_v²)
+        if isinstance(fn, dist.Tabulated):  # a field's table (float32 when large): no copy
+            self.delta = fn.over(coded.values)
+        elif fn is not None:
             self.delta = np.asarray(
                 fn(coded.values[:, None], coded.values[None, :]), dtype=np.float64
             )
@@ -458,7 +460,8 @@ class _FixedDelta(_Linear):
         if self.delta is None:
             expected = n * n - np.einsum("bv,bv->b", n_v, n_v)
         else:
-            expected = np.einsum("bv,bv->b", n_v @ self.delta, n_v)
+            spread = (n_v.astype(self.delta.dtype) @ self.delta).astype(np.float64)
+            expected = np.einsum("bv,bv->b", spread, n_v)
         ok = (np.count_nonzero(n_v, axis=1) >= 2) & (expected > 0)
         return np.where(ok, 1.0 - (n - 1.0) * d_o / expected, np.nan)
 

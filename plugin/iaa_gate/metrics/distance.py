@@ -166,8 +166,16 @@ class Tabulated:
     about must be among ``values``."""
 
     def __init__(self, name: str, values: Sequence[Any], table: npt.NDArray[np.floating[Any]]):
-        self.name, self.table = name, table
+        self.name, self.table, self.values = name, table, list(values)
         self.index = {v: i for i, v in enumerate(values)}
+
+    def over(self, values: npt.NDArray[Any]) -> npt.NDArray[np.floating[Any]]:
+        """δ² between ``values`` ``(V, V)``: the table itself (no copy) when they are its
+        values in its order, else the rows and columns they pick."""
+        if len(values) == len(self.values) and list(values) == self.values:
+            return self.table
+        at = self._at(values)
+        return self.table[np.ix_(at, at)]
 
     def __call__(self, a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]:
         return np.asarray(self.table[self._at(a), self._at(b)], dtype=np.float64)
@@ -198,33 +206,39 @@ def tabulate(values: npt.NDArray[Any], level: str) -> str | Tabulated:
 
 
 def hierarchical_table(paths: list[str]) -> npt.NDArray[np.floating[Any]]:
-    """:func:`_hierarchical` between every two of ``paths`` ``(V, V)``, vectorised: each path's
-    node prefixes get ids (depth by depth), so the shared depth of two paths is the number of
-    depths whose prefix ids are equal. Cost O(V²·depth) in numpy; memory as
-    :func:`levenshtein_table`."""
+    """:func:`_hierarchical` between every two of ``paths`` ``(V, V)``, vectorised: sorted, two
+    paths share the smallest common prefix of the neighbours between them (a running minimum
+    of the sorted order's common-prefix lengths, one numpy pass per path). Cost O(V·depth) in
+    Python and O(V²) in numpy; memory as :func:`levenshtein_table`."""
     split = [p.split(PATH_SEPARATOR) for p in paths]
-    n, depth = len(split), max((len(x) for x in split), default=0)
-    lengths = np.array([len(x) for x in split], dtype=np.float64)
-    prefix = np.empty((n, depth), dtype=np.int64)
-    for d in range(depth):
-        ids: dict[tuple[str, ...], int] = {}
-        prefix[:, d] = [
-            ids.setdefault(tuple(x[: d + 1]), len(ids)) if len(x) > d else -1 - i
-            for i, x in enumerate(split)
-        ]  # a path shorter than d + 1 shares nothing there (a negative id of its own)
-    table = np.zeros((n, n), dtype=np.float32 if n >= FLOAT32_FROM else np.float64)
-    done = progress.step(f"taxonomy distances between {n:,} distinct paths", n, "paths")
-    step = max(1, (1 << 22) // max(n * depth, 1))
+    n = len(split)
+    order = sorted(range(n), key=split.__getitem__)
+    nodes = [split[i] for i in order]
+    lcp = np.zeros(n, dtype=np.float64)  # lcp[k]: nodes shared by sorted paths k − 1 and k
+    for k in range(1, n):
+        a, b = nodes[k - 1], nodes[k]
+        shared = 0
+        for p, q in zip(a, b, strict=False):
+            if p != q:
+                break
+            shared += 1
+        lcp[k] = shared
+    lengths = np.array([len(x) for x in nodes], dtype=np.float64)
+    dtype = np.float32 if n >= FLOAT32_FROM else np.float64
+    ranked = np.zeros((n, n), dtype=dtype)  # in sorted order, then mirrored and reordered
+    done = progress.step(f"taxonomy distances between {n:,} distinct paths", n - 1, "paths")
     try:
-        for s in range(0, n, step):
-            e = min(s + step, n)
-            shared = (prefix[s:e, None, :] == prefix[None, :, :]).sum(axis=2)
-            table[s:e] = 1.0 - 2.0 * shared / (lengths[s:e, None] + lengths[None, :])
-            done.advance(e - s)
+        for k in range(n - 1):
+            shared_later = np.minimum.accumulate(lcp[k + 1 :])
+            ranked[k, k + 1 :] = 1.0 - 2.0 * shared_later / (lengths[k] + lengths[k + 1 :])
+            if not k % 256:
+                done.advance(min(256, n - 1 - k))
     finally:
         done.close()
-    np.fill_diagonal(table, 0.0)  # a path and itself (its own negative ids matched there)
-    return table
+    ranked += ranked.T
+    place = np.empty(n, dtype=np.int64)
+    place[order] = np.arange(n)
+    return ranked[np.ix_(place, place)]
 
 
 def levenshtein_table(texts: list[str]) -> npt.NDArray[np.floating[Any]]:
