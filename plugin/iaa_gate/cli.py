@@ -445,7 +445,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .pipeline import run
 
         config = _override(load_config(args.config), args)
-        with _no_cyclic_gc():
+        from .core import progress
+
+        listener = None if args.quiet else progress.Terminal(bars=sys.stderr.isatty())
+        with _no_cyclic_gc(), progress.reporting(listener):
             outcome = run(
                 config,
                 dry_run=args.dry_run,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 from collections.abc import Callable
 from typing import TypeVar
+
+from . import progress
 
 T = TypeVar("T")
 
@@ -20,13 +21,15 @@ def in_child(work: Callable[[], T]) -> Callable[[], T | None]:
     """Run ``work`` in a forked child; the returned function waits for its result, pickled
     back through a pipe (None when the child failed: the caller then does the work itself).
     Call it also when the caller's own work fails, so no child is left behind."""
+    import pickle
+
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         code = 1
         try:
             os.close(read_end)
-            with os.fdopen(write_end, "wb") as out:
+            with os.fdopen(write_end, "wb") as out, progress.reporting(None):  # one bar: ours
                 pickle.dump(work(), out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:

@@ -90,7 +90,7 @@ class Estimate:
     ignores_order: bool = False
 
 
-def _weights(level: str, weights: str | None, values: Any) -> Any:
+def _weights(level: metrics.LevelArg, weights: str | None, values: Any) -> Any:
     """The configured weights, else the ``(K, K)`` Gwet weights of the level (None: nominal)."""
     if weights is not None or level not in LEVEL_WEIGHTS:
         return weights
@@ -103,7 +103,7 @@ def _weights(level: str, weights: str | None, values: Any) -> Any:
 def compute(
     name: str,
     coded: Coded,
-    level: str,
+    level: metrics.LevelArg,
     *,
     multiple: bool,
     weights: str | None,

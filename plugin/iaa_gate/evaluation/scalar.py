@@ -13,7 +13,7 @@ from .. import metrics
 from ..config import COEFFICIENT_THRESHOLDS, FieldConfig
 from ..core.errors import InputError
 from ..kinds import registry
-from ..metrics import Coded
+from ..metrics import Coded, LevelArg
 from ..model import Dataset
 from . import consensus
 from .coefficients import Estimate, compute, default_coefficients, interpreted
@@ -99,9 +99,10 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
             hint=f"remove fields.{name}.thresholds.disputed_tolerance",
         )
     names = [dataset.display_name(a) for a in matrix.annotators]
-    units = _units(dataset, matrix, level, cfg, scale)
+    distance = metrics.tabulate(coded.values, level)  # free text: its edit distances once
+    units = _units(dataset, matrix, distance, cfg, scale)
     declared, categories = declared_scale(dataset, matrix, level, cfg)
-    result = matrix_result(matrix, level, names, cfg, units, scale, declared)
+    result = matrix_result(matrix, level, names, cfg, units, scale, declared, distance)
     result.categories_used = categories
     result.skill = propose(matrix, level, names, units)
     return result
@@ -165,14 +166,18 @@ def matrix_result(
     units: Sequence[UnitResult],
     scale: np.ndarray[Any, np.dtype[np.float64]] | None = None,
     declared: Coded | None = None,
+    distance: LevelArg | None = None,
 ) -> FieldResult:
     """A field's result from its ratings matrix; ``names``: display names of its annotators,
     ``scale``: numeric ratings for offsets (see :func:`_scale`); ``declared``: the codes on the
-    declared scale, for every coefficient but alpha (see :func:`declared_scale`)."""
+    declared scale, for every coefficient but alpha (see :func:`declared_scale`); ``distance``:
+    what the metrics use for ``level`` when it is not the name (a
+    :class:`~iaa_gate.metrics.Tabulated` one)."""
+    metric = level if distance is None else distance
     coded = matrix.coded
     n_per_unit = np.count_nonzero(coded.codes >= 0, axis=1)
     n_paired = np.where(n_per_unit >= 2, n_per_unit, 0)  # the ratings alpha pairs
-    coefficients = _coefficients(coded, level, matrix.multiple, cfg, declared)
+    coefficients = _coefficients(coded, level, matrix.multiple, cfg, metric, declared)
     alpha = coefficients["alpha"].value  # computed once, with its interval
     return FieldResult(
         name=matrix.field,
@@ -188,7 +193,7 @@ def matrix_result(
         category_method=cfg.category_method,
         categories=_categories(matrix, level, cfg.category_method, cfg.labels),
         coincidence=_coincidence(matrix),
-        annotators=_annotators(matrix, level, alpha, names, cfg, scale),
+        annotators=_annotators(matrix, metric, alpha, names, cfg, scale),
         units=units,
         coefficients=coefficients,
         pairwise=metrics.pairwise_agreement(coded),
@@ -196,7 +201,12 @@ def matrix_result(
 
 
 def _coefficients(
-    coded: Coded, level: str, multiple: bool, cfg: FieldConfig, declared: Coded | None = None
+    coded: Coded,
+    level: str,
+    multiple: bool,
+    cfg: FieldConfig,
+    metric: LevelArg,
+    declared: Coded | None = None,
 ) -> dict[str, Estimate]:
     chosen: list[str]
     if cfg.coefficients is not None:
@@ -214,7 +224,7 @@ def _coefficients(
         est = compute(
             name,
             coded if declared is None or name == "alpha" else declared,
-            level,
+            metric,
             multiple=multiple,
             weights=cfg.weights,
             confidence=cfg.confidence,
@@ -274,7 +284,7 @@ def _scale(matrix: RatingsMatrix, level: str) -> np.ndarray[Any, np.dtype[np.flo
 
 def _annotators(
     matrix: RatingsMatrix,
-    level: str,
+    level: LevelArg,
     alpha: float,
     names: list[str],
     cfg: FieldConfig,
@@ -305,7 +315,7 @@ def _annotators(
 def _units(
     dataset: Dataset,
     matrix: RatingsMatrix,
-    level: str,
+    level: LevelArg,
     cfg: FieldConfig,
     scale: np.ndarray[Any, np.dtype[np.float64]] | None,
 ) -> UnitTable:

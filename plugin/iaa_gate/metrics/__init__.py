@@ -2,10 +2,10 @@
 
 from ._base import Coded, Undefined, code_dtype, encode, undefined_reason
 from .accumulator import AccumulatedAgreement, AlphaAccumulator
-from .alpha import UnitDisagreement, krippendorff_alpha, unit_disagreement
+from .alpha import LevelArg, UnitDisagreement, krippendorff_alpha, unit_disagreement
 from .bootstrap import AlphaBootstrap, alpha_bootstrap, alpha_replicates
 from .categories import category_agreement, coincidence_matrix, specific_agreement
-from .distance import Distance
+from .distance import Distance, Tabulated, tabulate
 from .gwet import fleiss_kappa_ci, gwet_ac1, gwet_ac1_ci, gwet_ac2, gwet_ac2_ci, gwet_weights
 from .interpret import (
     SCALES,
@@ -80,6 +80,7 @@ __all__ = [
     "Distance",
     "ItemAgreement",
     "KappaEstimate",
+    "LevelArg",
     "LightKappa",
     "PairwiseAgreement",
     "PairwiseF1",
@@ -87,6 +88,7 @@ __all__ = [
     "RegionScores",
     "Regions",
     "Relations",
+    "Tabulated",
     "Undefined",
     "UnitDisagreement",
     "UnitizingAlpha",
@@ -138,6 +140,7 @@ __all__ = [
     "scale_table",
     "scott_pi",
     "specific_agreement",
+    "tabulate",
     "tolerance_scores",
     "undefined_reason",
     "unit_disagreement",

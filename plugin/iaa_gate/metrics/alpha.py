@@ -361,6 +361,8 @@ def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
 
 
 def _delta_table(values: npt.NDArray[Any], fn: Callable[..., Any]) -> FloatArray:
+    if isinstance(fn, dist.Tabulated):
+        return np.asarray(fn.over(values), dtype=np.float64)
     return np.asarray(fn(values[:, None], values[None, :]), dtype=np.float64)
 
 
@@ -374,6 +376,8 @@ def _expected(
     distances on texts is the whole cost."""
     if table is not None:
         return float(counts @ table @ counts)
+    if isinstance(fn, dist.Tabulated):  # a field's table, computed once: one product with it
+        return fn.weighted_sum(values, counts)
     present = counts > 0
     vals, cnt = values[present], counts[present]
     total = 0.0

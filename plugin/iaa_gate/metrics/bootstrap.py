@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core import progress
 from . import distance as dist
 from ._base import CodeArray, Coded, FloatArray, Undefined, as_float_ratings, encode, row_blocks
 from .alpha import TABLE_MAX, LevelArg, krippendorff_alpha, n_ratings, unit_disagreement
@@ -191,13 +192,26 @@ def _draw_alphas(estimator: _Estimator, rng: np.random.Generator, replicates: in
     grouped = estimator.grouped() if isinstance(estimator, _Linear) else None
     if grouped is None:
         blocks = _weight_blocks(rng, replicates, estimator.n_units)
-        return np.concatenate([estimator(w) for w in blocks])
+        shown = replicates * estimator.n_units >= PROGRESS_CELLS
+        done = progress.step("bootstrap", replicates, "replicates") if shown else None
+        alphas = []
+        for w in blocks:
+            alphas.append(estimator(w))
+            if done is not None:
+                done.advance(len(w))
+        if done is not None:
+            done.close()
+        return np.concatenate(alphas)
     total = int(grouped.sizes.sum())
     shares = grouped.sizes / total
     step = max(1, CELLS // grouped.n_units)
     sizes = [min(step, replicates - start) for start in range(0, replicates, step)]
     draws = (rng.multinomial(total, shares, size=b) for b in sizes)
     return np.concatenate([grouped(d.astype(np.float64)) for d in draws])
+
+
+PROGRESS_CELLS = 50_000_000
+"""Replicates × units from which the bootstrap reports its progress (a few seconds' work)."""
 
 
 def _weight_blocks(rng: np.random.Generator, replicates: int, n_units: int) -> Iterator[FloatArray]:
@@ -339,7 +353,7 @@ def _estimator(ratings: npt.ArrayLike | Coded, level: LevelArg) -> tuple[_Estima
         )
     ud = unit_disagreement(coded, level)
     pairable = ud.pairable
-    if coded.n_values > TABLE_MAX:
+    if coded.n_values > TABLE_MAX and not isinstance(fn, dist.Tabulated):
         return _Resampled(coded, pairable, level), ud.alpha()
     m = ud.n_ratings[pairable].astype(np.float64)
     per_unit = ud.observed[pairable] / (m - 1.0)
@@ -411,8 +425,10 @@ class _FixedDelta(_Linear):
         self.n_units = self.codes.shape[0]
         self.n_values = coded.n_values
         self.per_unit = per_unit
-        self.delta: FloatArray | None = None  # None: nominal, Σ n_v n_v' δ² = n² − Σ n_v²
-        if fn is not None:
+        self.delta: npt.NDArray[np.floating[Any]] | None = None  # None: nominal (n² − Σ n_v²)
+        if isinstance(fn, dist.Tabulated):  # a field's table (float32 when large): no copy
+            self.delta = fn.over(coded.values)
+        elif fn is not None:
             self.delta = np.asarray(
                 fn(coded.values[:, None], coded.values[None, :]), dtype=np.float64
             )
@@ -444,7 +460,8 @@ class _FixedDelta(_Linear):
         if self.delta is None:
             expected = n * n - np.einsum("bv,bv->b", n_v, n_v)
         else:
-            expected = np.einsum("bv,bv->b", n_v @ self.delta, n_v)
+            spread = (n_v.astype(self.delta.dtype) @ self.delta).astype(np.float64)
+            expected = np.einsum("bv,bv->b", spread, n_v)
         ok = (np.count_nonzero(n_v, axis=1) >= 2) & (expected > 0)
         return np.where(ok, 1.0 - (n - 1.0) * d_o / expected, np.nan)
 

@@ -10,11 +10,14 @@ frequencies of all values and is handled inside :func:`~iaa_gate.metrics.krippen
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from ..core import progress
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
@@ -147,6 +150,134 @@ def levenshtein(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.f
             cols = rows  # unordered pair once and mirrors it (half the edit distances)
         return np.asarray(cdist(rows, cols, scorer=scorer, dtype=np.float64), dtype=np.float64)
     return _levenshtein_pairs(a, b)
+
+
+TABULATE_MIN = 256
+"""Distinct texts from which the Levenshtein distances of a field are computed once, as a table
+every coefficient, interval and score then reads (below, computing them again is cheap)."""
+
+FLOAT32_FROM = 4096
+"""Distinct texts from which the table holds float32 (4 bytes a pair: 10,000 texts, 400 MB)."""
+
+
+class Tabulated:
+    """A distance read from a table computed once: δ²(``values[i]``, ``values[j]``) is
+    ``table[i, j]`` ``(V, V)``. ``name``: the distance it tabulates. Every value it is asked
+    about must be among ``values``."""
+
+    def __init__(self, name: str, values: Sequence[Any], table: npt.NDArray[np.floating[Any]]):
+        self.name, self.table, self.values = name, table, list(values)
+        self.index = {v: i for i, v in enumerate(values)}
+
+    def over(self, values: npt.NDArray[Any]) -> npt.NDArray[np.floating[Any]]:
+        """δ² between ``values`` ``(V, V)``: the table itself (no copy) when they are its
+        values in its order, else the rows and columns they pick."""
+        if len(values) == len(self.values) and list(values) == self.values:
+            return self.table
+        at = self._at(values)
+        return self.table[np.ix_(at, at)]
+
+    def __call__(self, a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]:
+        return np.asarray(self.table[self._at(a), self._at(b)], dtype=np.float64)
+
+    def weighted_sum(self, values: npt.NDArray[Any], counts: npt.NDArray[np.float64]) -> float:
+        """Σ_{v,v'} n_v n_v' δ²(v, v') over ``values`` with ``counts`` ``(V,)``: one product
+        with the table (the expected disagreement's sum, without gathering a V × V block)."""
+        full = np.zeros(len(self.table), dtype=self.table.dtype)
+        full[self._at(values)] = counts
+        return float(np.dot((self.table @ full).astype(np.float64), full.astype(np.float64)))
+
+    def _at(self, x: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+        x = np.asarray(x, dtype=object)
+        at = np.fromiter(map(self.index.__getitem__, x.ravel().tolist()), np.int64, x.size)
+        return at.reshape(x.shape)
+
+
+def tabulate(values: npt.NDArray[Any], level: str) -> str | Tabulated:
+    """``level`` as the metrics should use it for a field whose distinct values are ``values``:
+    the Levenshtein and hierarchical distances over :data:`TABULATE_MIN` values or more become
+    a :class:`Tabulated` table, computed once (a field's alpha, its interval, each annotator's
+    alpha without them and the per-task scores all read it; each used to compute it again, the
+    hierarchical one a Python call per pair). Announced as a progress step."""
+    make = {"levenshtein": levenshtein_table, "hierarchical": hierarchical_table}.get(level)
+    if make is None or len(values) < TABULATE_MIN:
+        return level
+    return Tabulated(level, list(values), make([str(v) for v in values]))
+
+
+def hierarchical_table(paths: list[str]) -> npt.NDArray[np.floating[Any]]:
+    """:func:`_hierarchical` between every two of ``paths`` ``(V, V)``, vectorised: sorted, two
+    paths share the smallest common prefix of the neighbours between them (a running minimum
+    of the sorted order's common-prefix lengths, one numpy pass per path). Cost O(V·depth) in
+    Python and O(V²) in numpy; memory as :func:`levenshtein_table`."""
+    split = [p.split(PATH_SEPARATOR) for p in paths]
+    n = len(split)
+    order = sorted(range(n), key=split.__getitem__)
+    nodes = [split[i] for i in order]
+    lcp = np.zeros(n, dtype=np.float64)  # lcp[k]: nodes shared by sorted paths k − 1 and k
+    for k in range(1, n):
+        a, b = nodes[k - 1], nodes[k]
+        shared = 0
+        for p, q in zip(a, b, strict=False):
+            if p != q:
+                break
+            shared += 1
+        lcp[k] = shared
+    lengths = np.array([len(x) for x in nodes], dtype=np.float64)
+    dtype = np.float32 if n >= FLOAT32_FROM else np.float64
+    ranked = np.zeros((n, n), dtype=dtype)  # in sorted order, then mirrored and reordered
+    done = progress.step(f"taxonomy distances between {n:,} distinct paths", n - 1, "paths")
+    try:
+        for k in range(n - 1):
+            shared_later = np.minimum.accumulate(lcp[k + 1 :])
+            ranked[k, k + 1 :] = 1.0 - 2.0 * shared_later / (lengths[k] + lengths[k + 1 :])
+            if not k % 256:
+                done.advance(min(256, n - 1 - k))
+    finally:
+        done.close()
+    ranked += ranked.T
+    place = np.empty(n, dtype=np.int64)
+    place[order] = np.arange(n)
+    return ranked[np.ix_(place, place)]
+
+
+def levenshtein_table(texts: list[str]) -> npt.NDArray[np.floating[Any]]:
+    """The normalised Levenshtein distance between every two of ``texts`` ``(V, V)``, each
+    unordered pair measured once: triangular row blocks (a block against itself is one list,
+    which rapidfuzz measures once per pair and mirrors; against the later texts, mirrored
+    here). Memory: 8·V² bytes (4·V² from :data:`FLOAT32_FROM` texts)."""
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cdist
+
+    n = len(texts)
+    dtype = np.float32 if n >= FLOAT32_FROM else np.float64
+    scorer = Levenshtein.normalized_distance
+    table = np.zeros((n, n), dtype=dtype)
+    total = n * (n - 1) // 2
+    estimate = None
+    if progress.listening() and total > 1_000_000:  # measure the speed on a sample
+        sample = texts[:: max(1, n // 100)][:100]
+        t0 = time.perf_counter()
+        cdist(sample, sample, scorer=scorer, dtype=dtype)
+        pairs = len(sample) * (len(sample) - 1) // 2
+        estimate = total * (time.perf_counter() - t0) / max(pairs, 1)
+    done = progress.step(
+        f"Levenshtein distances between {n:,} distinct texts", total, "pairs", estimate
+    )
+    step = max(64, n // 100)
+    try:
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            block = texts[s:e]
+            table[s:e, s:e] = cdist(block, block, scorer=scorer, dtype=dtype)
+            if e < n:
+                later = cdist(block, texts[e:], scorer=scorer, dtype=dtype)
+                table[s:e, e:] = later
+                table[e:, s:e] = later.T
+            done.advance((e - s) * (e - s - 1) // 2 + (e - s) * (n - e))
+    finally:
+        done.close()
+    return table
 
 
 NAMED: dict[str, Distance] = {

@@ -7,7 +7,7 @@ import numpy.typing as npt
 
 from ._base import Coded, FloatArray, encode
 from .alpha import LevelArg, pairable_counts, unit_disagreement
-from .distance import NAMED
+from .distance import NAMED, Tabulated
 
 
 def item_scores(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") -> FloatArray:
@@ -45,6 +45,8 @@ def _largest_delta(coded: Coded, level: LevelArg) -> float:
     if fn is None:
         raise ValueError(f"unknown level {level!r}")
     vals = coded.values[present]
+    if isinstance(fn, Tabulated):  # the field's table: its largest entry among these values
+        return float(fn.over(vals).max())
     if level == "interval":
         v = vals.astype(np.float64)
         return float((v.max() - v.min()) ** 2)

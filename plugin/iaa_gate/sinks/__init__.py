@@ -49,7 +49,10 @@ def register(source_type: str, factory: SinkFactory) -> None:
 
 
 def writeback(config: Config, out_dir: Path, source: Source, options: ReadOptions) -> Sink | None:
-    """The write-back sink of this run (None: the source has none, or the config turns it off)."""
+    """The write-back sink of this run (None: the source has none, or the config turns it off;
+    then no sink module is loaded)."""
+    if not config.writeback.enabled:
+        return None
     load_all(__name__, __path__, packages=False)
     factory = _REGISTRY.get(config.source.type)
     return factory(config, out_dir, source, options) if factory else None

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from ...core import progress
 from ...core.errors import InputError, Problem, unreadable
 from ...core.fork import can_fork as _can_fork
 from ...core.fork import in_child as _fork
@@ -255,6 +256,8 @@ def _read(
         part.first_seen,
     )
     run = tasks if end is None else itertools.islice(tasks, start, end)
+    total = (len(tasks) if end is None else end) - start if isinstance(tasks, list) else 0
+    run = progress.counted(run, progress.step("read tasks", total, "tasks"))
     for index, task in enumerate(run, start):
         if len(part.problems) >= MAX_PROBLEMS:
             break

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...core import progress
 from ...core.errors import InputError, Problem, unreadable
 from ...core.fork import can_fork, in_child
 from ...model import (
@@ -142,7 +143,23 @@ class _Part:
         """Read the lines of bytes ``start`` to ``end`` (each at a line start); with
         ``blocks_only``, None as soon as a block needs the per-line readers."""
         read = LineReader(self.cols, self.stats, self.styles)
+        done = progress.step(f"read {path.name}", end - start, "B")
+        try:
+            return self._read(read, path, start, end, blocks_only, done)
+        finally:
+            done.close()
+
+    def _read(
+        self,
+        read: LineReader,
+        path: Path,
+        start: int,
+        end: int,
+        blocks_only: bool,
+        done: progress.Step,
+    ) -> _Part | None:
         for block in _blocks(path, start, end):
+            done.advance(len(block))
             if len(self.problems) >= MAX_PROBLEMS:
                 break
             lines = block.splitlines()

@@ -1,0 +1,67 @@
+"""Progress of long steps (issue 17): reading, the bootstrap and free-text distances announce
+their steps to a listener only; the library prints nothing unless asked, ``--quiet`` silences
+the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
+from iaa_gate.adapters.prodigy.source import ProdigyJSONL
+from iaa_gate.cli import main
+from iaa_gate.core import progress
+from iaa_gate.metrics import bootstrap
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.steps: list[list[Any]] = []
+
+    def __call__(self, what: str, total: int, unit: str, estimate: float | None) -> Any:
+        self.steps.append([what, total, unit, 0, False])
+        return self
+
+    def advance(self, n: int) -> None:
+        self.steps[-1][3] += n
+
+    def close(self) -> None:
+        self.steps[-1][4] = True
+
+
+def test_reading_reports_its_progress_to_a_listener_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = next((ROOT / "examples" / "prodigy").glob("*.jsonl"))
+    rec = Recorder()
+    with progress.reporting(rec):
+        ProdigyJSONL(path).load()
+        LabelStudioExport(ROOT / "examples" / "label-studio" / "export.json").load()
+    size = path.stat().st_size
+    tasks = len(json.loads((ROOT / "examples/label-studio/export.json").read_text()))
+    assert rec.steps == [
+        [f"read {path.name}", size, "B", size, True],
+        ["read tasks", tasks, "tasks", tasks, True],
+    ]
+    ProdigyJSONL(path).load()  # nobody listens
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_long_bootstrap_reports_its_replicates(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bootstrap, "PROGRESS_CELLS", 1)
+    rec = Recorder()
+    ratings = [[1, 2, 3], [1, 1, 2], [3, 3, 3], [2, 1, 1], [1, None, 2]] * 4
+    with progress.reporting(rec):
+        bootstrap.alpha_bootstrap(ratings, "interval", replicates=300)
+    assert rec.steps == [["bootstrap", 300, "replicates", 300, True]]
+
+
+def test_quiet_runs_print_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = ROOT / "examples" / "label-studio" / "iaa-gate.yaml"
+    main(["run", "-c", str(cfg), "--out", str(tmp_path), "-q"])
+    assert capsys.readouterr() == ("", "")
