@@ -11,13 +11,14 @@ priority is 1 − that probability: the less settled the answer, the sooner a pe
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..metrics import Coded
 from ..metrics.dawid_skene import DawidSkene, dawid_skene
-from .results import AnnotatorSkill, Consensus, Skill, UnitResult
+from .results import AnnotatorSkill, Consensus, Proposals, Skill, UnitResult, UnitTable
 
 METHOD = "dawid-skene"
 """How the proposals are found (``Consensus.method``, ``Skill.method``)."""
@@ -81,28 +82,33 @@ def proposals(
 
 
 def assign(
-    units: list[UnitResult],
+    units: Sequence[UnitResult],
     index: dict[Any, int],
     value: list[Any],
     posterior: np.ndarray[Any, Any],
     tie: np.ndarray[Any, Any],
     rated: np.ndarray[Any, Any],
+    method: str = METHOD,
 ) -> None:
     """Set each unit's consensus (row ``index[unit.id]``; rows not ``rated`` get none) and the
-    priority of disputed ones."""
+    priority of disputed ones; a :class:`UnitTable` keeps them as columns."""
+    proposals = Proposals(index, value, posterior, tie, rated, method)
+    if isinstance(units, UnitTable):
+        units.propose(proposals)
+        return
     for u in units:
         i = index.get(u.id)
         if i is None or not rated[i]:
             continue
         p = float(posterior[i])
-        u.consensus = Consensus(value[i], round(p, 6), METHOD, bool(tie[i]))
+        u.consensus = Consensus(value[i], round(p, 6), method, bool(tie[i]))
         if u.status == "disputed":
             u.priority = round(1.0 - p, 6)
 
 
 def nominal(
     coded: Coded,
-    units: list[UnitResult],
+    units: Sequence[UnitResult],
     unit_ids: list[Any],
     ids: list[str],
     names: list[str],
@@ -120,7 +126,7 @@ def nominal(
 
 def label_sets(
     presence: dict[str, np.ndarray[Any, Any]],
-    units: list[UnitResult],
+    units: Sequence[UnitResult],
     unit_ids: list[Any],
     ids: list[str],
     names: list[str],
@@ -148,7 +154,7 @@ def label_sets(
     return skill(fits, codes, ["absent", "present"], ids, names, "label")
 
 
-def median(coded: Coded, units: list[UnitResult], unit_ids: list[Any], shown: Any) -> None:
+def median(coded: Coded, units: Sequence[UnitResult], unit_ids: list[Any], shown: Any) -> None:
     """An ordered field (ordinal, interval, ratio; codes in value order): each unit's median
     rating (method ``median``), its posterior the share of ratings equal to it, a tie when an
     even number of ratings has two different middle values (the lower is shown)."""
@@ -160,15 +166,10 @@ def median(coded: Coded, units: list[UnitResult], unit_ids: list[Any], shown: An
     hi = ordered[rows, n // 2]
     share = np.count_nonzero(codes == lo[:, None], axis=1) / np.maximum(n, 1)
     values = coded.values.tolist()
+    shown_values = [shown(v) for v in values]
+    value = [shown_values[k] if m else None for k, m in zip(lo.tolist(), n.tolist(), strict=True)]
     index = {t: i for i, t in enumerate(unit_ids)}
-    for u in units:
-        i = index.get(u.id)
-        if i is None or not n[i]:
-            continue
-        p = round(float(share[i]), 6)
-        u.consensus = Consensus(shown(values[lo[i]]), p, "median", bool(lo[i] != hi[i]))
-        if u.status == "disputed":
-            u.priority = round(1.0 - p, 6)
+    assign(units, index, value, np.round(share, 6), lo != hi, n > 0, "median")
 
 
 def group_median(

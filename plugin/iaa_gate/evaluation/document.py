@@ -24,7 +24,7 @@ from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, small_sample, worst
-from .results import Consensus, FieldResult, FieldTruth, Skill, unit_scores
+from .results import Consensus, FieldResult, FieldTruth, Skill, UnitTable, unit_scores
 
 SCHEMA_VERSION = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
@@ -413,16 +413,25 @@ def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
 def disputed_tasks(name: str, result: FieldResult) -> list[DisputedTask]:
     """Every disputed task of field ``name``, in review order (:data:`REVIEW_ORDER`), ties by
     task id."""
-    units = [u for u in result.disputed]
+    if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
+        ids, scores, labels, proposed = result.units.columns("disputed")
+        tasks = [
+            DisputedTask(name, t, s, lab, None, p, _consensus(c))
+            for t, s, lab, (c, p) in zip(ids, scores, labels, proposed, strict=True)
+        ]
+    else:
+        tasks = [
+            DisputedTask(
+                name, u.id, u.score, u.labels, u.details, u.priority, _consensus(u.consensus)
+            )
+            for u in result.disputed
+        ]
     try:
-        units.sort(key=attrgetter("id"))  # ids all numbers or all text
+        tasks.sort(key=attrgetter("id"))  # ids all numbers or all text
     except TypeError:  # both: numbers first, as everywhere in the report
-        units.sort(key=lambda u: _id_key(u.id))
-    units.sort(key=lambda u: (-(u.priority if u.priority is not None else -1.0), u.score))
-    return [
-        DisputedTask(name, u.id, u.score, u.labels, u.details, u.priority, _consensus(u.consensus))
-        for u in units
-    ]  # no NaN
+        tasks.sort(key=lambda t: _id_key(t.id))
+    tasks.sort(key=lambda t: (-(t.priority if t.priority is not None else -1.0), t.score))
+    return tasks  # no NaN
 
 
 def _consensus(c: Consensus | None) -> dict[str, Any] | None:

@@ -196,6 +196,21 @@ class FieldResult:
         return min(defined, key=lambda kv: kv[1]) if defined else None
 
 
+@dataclass(frozen=True)
+class Proposals:
+    """The proposed answers of a field's units as columns: the unit of task ``t`` is row
+    ``index[t]`` (absent: none proposed); ``value`` its answer, ``posterior`` ``(rows,)`` its
+    probability, ``tie`` ``(rows,)`` whether it ties, ``rated`` ``(rows,)`` whether anyone rated
+    it (unrated rows get none); ``method`` as :attr:`Consensus.method`."""
+
+    index: dict[Any, int]
+    value: list[Any]
+    posterior: np.ndarray[Any, np.dtype[np.float64]]
+    tie: np.ndarray[Any, np.dtype[np.bool_]]
+    rated: np.ndarray[Any, np.dtype[np.bool_]]
+    method: str
+
+
 STATUSES = ("agreed", "disputed", "too_few")
 """The unit statuses, in the order of their codes in :attr:`UnitTable.status`."""
 
@@ -207,7 +222,7 @@ class UnitTable(Sequence[UnitResult]):
 
     A :class:`UnitResult` is made only when one is asked for (by index or iteration), and kept,
     so a unit changed through it stays changed; counts, scores and the disputed units are read
-    from the arrays."""
+    from the arrays. The proposed answers are columns too (:meth:`propose`)."""
 
     def __init__(
         self,
@@ -226,6 +241,7 @@ class UnitTable(Sequence[UnitResult]):
         self.start, self.end = spans
         self.names, self.who, self.shown, self.what = labels
         self._made: dict[int, UnitResult] = {}
+        self._proposed: Proposals | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -253,7 +269,27 @@ class UnitTable(Sequence[UnitResult]):
         s, e = int(self.start[i]), int(self.end[i])
         names, shown = self.names, self.shown
         labels = {names[a]: shown[c] for a, c in zip(self.who[s:e], self.what[s:e], strict=True)}
-        return UnitResult(self.ids[i], STATUSES[self.status[i]], float(self.score[i]), labels)
+        u = UnitResult(self.ids[i], STATUSES[self.status[i]], float(self.score[i]), labels)
+        u.consensus, u.priority = self._proposal(i)
+        return u
+
+    def propose(self, proposals: Proposals) -> None:
+        """Keep each unit's proposed answer as columns (see :class:`Proposals`); units already
+        made as objects take theirs at once."""
+        self._proposed = proposals
+        for i, u in self._made.items():
+            u.consensus, u.priority = self._proposal(i)
+
+    def _proposal(self, i: int) -> tuple[Consensus | None, float | None]:
+        """Unit ``i``'s consensus and, disputed, its priority (None, None: none proposed)."""
+        p = self._proposed
+        row = -1 if p is None else p.index.get(self.ids[i], -1)
+        if p is None or row < 0 or not p.rated[row]:
+            return None, None
+        posterior = float(p.posterior[row])
+        c = Consensus(p.value[row], round(posterior, 6), p.method, bool(p.tie[row]))
+        disputed = self.status[i] == STATUSES.index("disputed")
+        return c, round(1.0 - posterior, 6) if disputed else None
 
     def count_status(self, status: str) -> int:
         """How many units have ``status``."""
@@ -263,19 +299,26 @@ class UnitTable(Sequence[UnitResult]):
         """The units with ``status``, in order."""
         return [self[i] for i in self._where(status)]
 
-    def columns(self, status: str) -> tuple[list[TaskId], list[float], list[dict[str, Any]]]:
-        """The ids, scores and labels of the units with ``status``, in order, made in bulk
-        (no :class:`UnitResult`)."""
+    def columns(
+        self, status: str
+    ) -> tuple[
+        list[TaskId],
+        list[float],
+        list[dict[str, Any]],
+        list[tuple[Consensus | None, float | None]],
+    ]:
+        """The ids, scores, labels and (consensus, priority) of the units with ``status``, in
+        order, made in bulk (no :class:`UnitResult`)."""
         at = self._where(status)
         if not at:
-            return [], [], []
+            return [], [], [], []
         rows = np.array(at, dtype=np.int64)
         ids, score = self.ids, self.score[rows].tolist()
         who = [self.names[a] for a in self.who]
         what = [self.shown[c] for c in self.what]
         spans = zip(self.start[rows].tolist(), self.end[rows].tolist(), strict=True)
         labels = [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
-        return [ids[i] for i in at], score, labels
+        return [ids[i] for i in at], score, labels, [self._proposal(i) for i in at]
 
     def _where(self, status: str) -> list[int]:
         at: list[int] = np.flatnonzero(self.status == STATUSES.index(status)).tolist()
