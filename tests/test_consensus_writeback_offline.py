@@ -1,5 +1,5 @@
-"""The stand-in majority consensus, the consensus in each Label Studio control's result shape,
-and the consensus in the Prodigy review file (a tie proposes nothing)."""
+"""The majority reference consensus (tests/majority.py), the consensus in each Label Studio
+control's result shape, and the consensus in the Prodigy review file (a tie proposes nothing)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 
 from iaa_gate.adapters.label_studio.label_config import parse_label_config
 from iaa_gate.config import WriteBackConfig
-from iaa_gate.evaluation.majority import fill_majority, majority
 from iaa_gate.evaluation.results import Consensus, UnitResult
 from iaa_gate.sinks.label_studio_consensus import NotDrawable, result_items
 from iaa_gate.sinks.prodigy import CONSENSUS_SESSION, ProdigyReviewFile
+from majority import majority
 
 
 def test_majority_marks_ties_and_never_breaks_them_silently() -> None:
@@ -24,24 +24,6 @@ def test_majority_marks_ties_and_never_breaks_them_silently() -> None:
     assert three is not None and three.tie and three.posterior == pytest.approx(1 / 3)
     assert majority([["x", "y"], ["x", "y"], ["y"]]) == Consensus(["x", "y"], 2 / 3, "majority")
     assert majority([]) is None
-
-
-def test_fill_majority_keeps_a_consensus_already_set() -> None:
-    ds = Consensus("B", 0.9, "dawid-skene")
-    units = [
-        UnitResult(1, "disputed", 1 / 3, {"a": "A", "b": "A", "c": "B"}),
-        UnitResult(2, "disputed", 1 / 3, {"a": "A", "b": "A", "c": "B"}, consensus=ds),
-        UnitResult(3, "too_few", float("nan"), {"a": "A"}),
-    ]
-    regions = UnitResult(1, "disputed", 0.5, {"a": ["PER [0, 3)"]})
-    results: Any = {
-        "f": SimpleNamespace(units=units, regions=None, multiple=False),
-        "ner": SimpleNamespace(units=[regions], regions={}),
-    }
-    fill_majority(results)
-    assert units[0].consensus == Consensus("A", 2 / 3, "majority")
-    assert units[1].consensus is ds
-    assert units[2].consensus is None and regions.consensus is None
 
 
 CONFIG = """<View><Text name="text" value="$text"/>
@@ -223,8 +205,8 @@ def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:
 
 
 def test_per_region_attributes_get_no_task_level_proposal() -> None:
-    """A per-region attribute (``ner.certainty``) has one value per region: the stand-in
-    proposes none, and the write-back never writes one as a task-level answer."""
+    """A per-region attribute (``ner.certainty``) has one value per region: the write-back
+    never writes one as a task-level answer."""
     config = (
         '<View><Text name="text" value="$text"/>'
         '<Labels name="ner" toName="text"><Label value="PER"/></Labels>'
@@ -234,10 +216,6 @@ def test_per_region_attributes_get_no_task_level_proposal() -> None:
     controls = {c.name: c for c in parse_label_config(config)}
     with pytest.raises(NotDrawable, match="per-region attribute"):
         result_items(controls["ner.certainty"], Consensus(["high"], 0.9, "m"), "text")
-    unit = UnitResult(1, "disputed", 0.5, {"a": ["high", "low"], "b": ["high", "high"]})
-    results: Any = {"ner.certainty": SimpleNamespace(units=[unit], regions=None, multiple=False)}
-    fill_majority(results)
-    assert unit.consensus is None
 
 
 def test_a_tie_proposes_nothing_and_an_old_proposal_goes() -> None:

@@ -42,9 +42,9 @@ def test_predictions_are_never_ratings(written: Path) -> None:
 
 def _against_majority() -> dict[str, Any]:
     """The models section with every unit's consensus its majority answer (a tie marked)."""
-    from iaa_gate.evaluation.majority import majority
     from iaa_gate.evaluation.models import models_section
     from iaa_gate.pipeline import make_source
+    from majority import majority
 
     config = iaa_gate.load_config(CASE / "iaa-gate.yaml")
     outcome = iaa_gate.evaluate(config)

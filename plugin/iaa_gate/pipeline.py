@@ -23,7 +23,6 @@ from .evaluation.document import (
     field_document,
 )
 from .evaluation.gate import Check, Verdict, field_checks, worst
-from .evaluation.majority import fill_majority
 from .evaluation.models import models_section
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
@@ -121,7 +120,6 @@ def evaluate(
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
     dataset = apply_round(dataset, rf)
     results = analyse(dataset, config)
-    fill_majority(results)  # the stand-in consensus, until Dawid–Skene fills it
     for name, result in results.items():
         result.ground_truth = ground_truth.field_truth(
             name, result.kind, result.level, config.fields[name], dataset, refs

@@ -1,4 +1,6 @@
-"""A stand-in consensus until the Dawid–Skene one lands: each unit's majority answer.
+"""A fixed reference consensus for tests: each unit's majority answer (the run proposes by
+Dawid–Skene and medians, :mod:`iaa_gate.evaluation.consensus`; tests that check what is done
+with a consensus use this one so they do not depend on how it is found).
 
 :func:`fill_majority` sets :attr:`UnitResult.consensus` of every rated unit of every field whose
 ratings are whole answers (choices, ratings, numbers, taxonomy paths; not per-region attributes,
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .results import Consensus, FieldResult
+from iaa_gate.evaluation.results import Consensus
 
 
 def majority(values: list[Any]) -> Consensus | None:
@@ -33,18 +35,3 @@ def majority(values: list[Any]) -> Consensus | None:
     top = max(counts.values())
     best = sorted(k for k, n in counts.items() if n == top)
     return Consensus(first[best[0]], top / len(values), "majority", tie=len(best) > 1)
-
-
-def fill_majority(results: dict[str, FieldResult]) -> None:
-    """Set each rated unit's majority :class:`Consensus` (in place; region fields and units
-    with a consensus already are left as they are)."""
-    for result in results.values():
-        if result.regions is not None:
-            continue
-        for u in result.units:
-            if u.consensus is not None or u.status == "too_few":
-                continue
-            values = list(u.labels.values())
-            if not result.multiple and any(isinstance(v, list) for v in values):
-                continue  # a per-region attribute: one value per region, no task answer
-            u.consensus = majority(values)
