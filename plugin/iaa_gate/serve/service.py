@@ -237,6 +237,8 @@ class Service:
                         state.apply(event, received)
                         self.counters.applied += 1
                 state.done(chunk[-1][0])
+        if not self.ready.is_set():
+            return False  # scored and written after the first pull, with fresh task meta
         dirty = state.dirty()
         if not rows and not dirty and self.outcome is not None:
             return False
