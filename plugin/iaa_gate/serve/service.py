@@ -12,6 +12,7 @@ are not held back while the pull runs.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import math
@@ -20,6 +21,7 @@ import time
 import urllib.request
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -125,6 +127,7 @@ class Service:
             self.tab = LabelStudioFlags.for_run(self.project, config)
             no_tab = config.writeback.model_copy(update={"view": None})
             self.sink = replace(self.tab, config=no_tab)
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iaa-gate-tab")
         self.counters = Counters()
         self.outcome: Outcome | None = None
         self.writeback: dict[str, Any] | None = None
@@ -155,6 +158,7 @@ class Service:
         self.wake.set()
         for thread in self.threads:
             thread.join(timeout=30)
+        self.pool.shutdown(wait=True)
 
     def _pulling(self) -> None:
         """The puller: pull the project now and every ``reconcile_every`` seconds, and hand each
@@ -204,6 +208,10 @@ class Service:
     def connect(self) -> None:
         """Resolve the project; read its labeling config and user names (as a batch pull)."""
         self.project_id = self.project.resolve()
+        if self.tab is not None:  # its own view of the project: it writes no task
+            source = copy.copy(self.project)
+            source.tasks = {}
+            self.tab = replace(self.tab, source=source)
         self.names = self.project.annotator_names()
         if self.project.label_config:
             where = f"{self.project.where} labeling config"
@@ -237,6 +245,8 @@ class Service:
                         state.apply(event, received)
                         self.counters.applied += 1
                 state.done(chunk[-1][0])
+        if not self.ready.is_set():
+            return False  # scored and written after the first pull, with fresh task meta
         dirty = state.dirty()
         if not rows and not dirty and self.outcome is not None:
             return False
@@ -350,21 +360,17 @@ class Service:
         self.project.tasks = {
             t: PulledTask(meta, data if data_flags else None) for t, (meta, data) in pulled.items()
         }
+        disputed = sorted(t for t, e in wanted.items() if e["disputed"])
+        tab = None  # the tab, written alongside the tasks when the disputed set changed
+        if self.tab is not None and self.tab.config.view and disputed != self.disputed:
+            tab = self.pool.submit(self.tab.apply, outcome.results)
         try:
             changes, _, _ = self.sink.plan(outcome.results)
             summary = self.sink.apply(outcome.results)
-            disputed = sorted(t for t, e in wanted.items() if e["disputed"])
-            if self.tab is not None and self.tab.config.view and disputed != self.disputed:
-                tasks, self.project.tasks = self.project.tasks, {}
-                summary.update(
-                    {
-                        k: v
-                        for k, v in self.tab.apply(outcome.results).items()
-                        if k.startswith("view")
-                    }
-                )
-                self.project.tasks = tasks
-                self.disputed = None if summary.get("view") == "failed" else disputed
+            if tab is not None:
+                view = tab.result()
+                summary.update({k: v for k, v in view.items() if k.startswith("view")})
+                self.disputed = None if view.get("view") == "failed" else disputed
         except LabelStudioError as exc:
             log.warning("flags not written: %s", exc.message)
             return True
