@@ -30,7 +30,7 @@ import msgspec
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.config import LabelStudioSource
 from ..adapters.label_studio.export import parse_tasks
-from ..adapters.label_studio.label_config import declared_multiple, parse_label_config
+from ..adapters.label_studio.label_config import Control, declare, parse_label_config
 from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject, PulledTask
 from ..config import Config, ServeConfig
 from ..core.errors import IaaGateError, UsageError
@@ -138,7 +138,7 @@ class Service:
         self.stopping = threading.Event()
         self.lock = threading.Lock()
         self.names: dict[str, str] = {}
-        self.declared: dict[str, bool] = {}
+        self.controls: list[Control] = []
         self.project_id: int | None = None
         self.threads: list[threading.Thread] = []
         self.pulled: tuple[float, list[dict[str, Any]]] | None = None  # for the worker
@@ -215,7 +215,7 @@ class Service:
         self.names = self.project.annotator_names()
         if self.project.label_config:
             where = f"{self.project.where} labeling config"
-            self.declared = declared_multiple(parse_label_config(self.project.label_config, where))
+            self.controls = parse_label_config(self.project.label_config, where)
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -298,8 +298,8 @@ class Service:
             skip_invalid=getattr(src, "skip_invalid", False),
         )
         dataset.annotator_names = {**self.names, **dataset.annotator_names}
-        if self.declared:
-            dataset.declared_multiple = dict(self.declared)
+        if self.controls:
+            declare(dataset, self.controls)
         return dataset
 
     def refresh(self, state: State, dirty: dict[int, float], *, full: bool = False) -> bool:

@@ -27,7 +27,7 @@ from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .brush import BrushError, bounds, mask_runs
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
-from .label_config import declared_multiple, declared_scales, parse_label_config
+from .label_config import declare, parse_label_config
 from .rules import (
     LABEL_KEYS,
     MAX_NUMBER,
@@ -68,8 +68,7 @@ class LabelStudioExport:
                     hint="check source.label_config",
                 ) from None
             controls = parse_label_config(xml, str(self.label_config))
-            dataset.declared_multiple = declared_multiple(controls)
-            dataset.declared_scale = declared_scales(controls)
+            declare(dataset, controls)
         return dataset
 
     def _parse(self) -> Dataset:

@@ -17,6 +17,7 @@ from ...core.errors import InputError
 from ...kinds import REGION_SHAPES, registry
 from ...kinds.messages import ANSWERED
 from ...kinds.messages import kind_of as message_kind
+from ...model import Dataset
 
 _SCALAR = [k for k in registry().values() if k.family == "scalar" and k.default_level]
 EVALUATED = {k.name: k.default_level for k in _SCALAR if k.evaluated_by_default}
@@ -317,6 +318,14 @@ def declared_scales(controls: list[Control]) -> dict[str, tuple[float, ...]]:
 def declared_multiple(controls: list[Control]) -> dict[str, bool]:
     """Choice and taxonomy controls → whether they take several labels."""
     return {c.name: c.multiple for c in controls if c.kind in ("choices", "taxonomy")}
+
+
+def declare(dataset: Dataset, controls: list[Control]) -> None:
+    """Set on ``dataset`` what the labeling config declares: which fields take several labels
+    and the rating scales (every reader of a Label Studio source calls this, so an export with
+    its labeling config, a live pull and the live service read a project alike)."""
+    dataset.declared_multiple = declared_multiple(controls)
+    dataset.declared_scale = declared_scales(controls)
 
 
 def _yaml(value: Any) -> str:

@@ -27,7 +27,7 @@ from ...core.redact import redact_url
 from ...model import Dataset, TaskId
 from .client import LabelStudioClient, progress_bar
 from .export import parse_tasks
-from .label_config import declared_multiple, declared_scales, parse_label_config
+from .label_config import declare, parse_label_config
 from .rules import CONSENSUS_MODEL_VERSION
 
 if TYPE_CHECKING:
@@ -221,8 +221,7 @@ class LabelStudioProject:
         dataset.annotator_names = {**names, **dataset.annotator_names}
         if self.label_config:
             controls = parse_label_config(self.label_config, f"{self.where} labeling config")
-            dataset.declared_multiple = declared_multiple(controls)
-            dataset.declared_scale = declared_scales(controls)
+            declare(dataset, controls)
         return dataset
 
     def include(self) -> str:
