@@ -418,3 +418,30 @@ def test_pairwise_position_bias_per_annotator(write_json: Any, tmp_path: Any) ->
         pytest.approx(1 / 3),
     ]
     assert "picks left" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_answers_about_unscored_regions_are_listed_not_refused(write_json: Any) -> None:
+    """A per-region choice on an ellipse (a region iaa-gate lists) is Label Studio's normal
+    output: listed with its reason, never an error and never a task-level answer."""
+    oval = {
+        "id": "e",
+        "from_name": "oval",
+        "to_name": "image",
+        "type": "ellipselabels",
+        "value": {"x": 5, "y": 5, "radiusX": 2, "radiusY": 1, "ellipselabels": ["Cell"]},
+    }
+    kind = {
+        "id": "e",
+        "from_name": "kind",
+        "to_name": "image",
+        "type": "choices",
+        "value": {"x": 5, "y": 5, "radiusX": 2, "radiusY": 1, "choices": ["Round"]},
+    }
+    stars = {"id": "s", "from_name": "stars", "type": "rating", "value": {"rating": 3}}
+    ds = load(write_json, [task(1, ann(1, [oval, kind, stars]), ann(2, [oval, kind, stars]))])
+    assert ds.field_kinds() == {"kind": "perregion", "oval": "ellipselabels", "stars": "rating"}
+    source = {"type": "label-studio-export", "path": "x.json"}
+    cfg = parse_config({"source": source, "fields": {"stars": {}}})
+    listed = not_evaluated(ds, cfg)
+    assert listed["kind"].startswith("perregion: an answer about one region of a control")
+    assert listed["oval"] == "ellipselabels: ellipse regions are not matched yet"

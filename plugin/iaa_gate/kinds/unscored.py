@@ -40,6 +40,11 @@ register(
         "iaa-gate does not score per message; it is never read as one answer per task",
     ),
     _listed(
+        "perregion",
+        "an answer about one region of a control iaa-gate does not evaluate (an ellipse, a "
+        "video track…): it is not scored, and never read as one answer per task",
+    ),
+    _listed(
         "relations",
         "relations are scored with the span field they connect",
     ),

@@ -19,7 +19,7 @@ from ...core import progress
 from ...core.errors import InputError, Problem, unreadable
 from ...core.fork import can_fork as _can_fork
 from ...core.fork import in_child as _fork
-from ...kinds import REGION_SHAPES, SCALAR_KINDS
+from ...kinds import LISTED_KINDS, REGION_SHAPES, SCALAR_KINDS
 from ...kinds.messages import ANSWERED
 from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
@@ -407,6 +407,11 @@ def _annotation(
     owner = {rid: name for name, (_, rs) in regions.items() for rid in rs.ids}
     messages = _messages(result)
     per_message: dict[str, tuple[str, dict[str, Any]]] = {}
+    unscored = {  # regions of controls iaa-gate lists (ellipses, video tracks…)
+        item.get("id")
+        for item in result
+        if str(item.get("type")).lower() in LISTED_KINDS - {"chatmessage", "datetime"}
+    }
     for item in result:
         name, kind = item.get("from_name"), item.get("type")
         if kind == "relation":
@@ -430,6 +435,9 @@ def _annotation(
                 continue
             answer = list(fv.value) if isinstance(fv.value, tuple) else fv.value
             per_message.setdefault(name, (kind, {}))[1][messages[item["id"]]] = answer
+            continue
+        if item.get("id") in unscored and kind in SCALAR_KINDS:  # about an unscored region
+            fields[name] = FieldValue("perregion", "")
             continue
         value = item.get("value")
         if not isinstance(value, dict):

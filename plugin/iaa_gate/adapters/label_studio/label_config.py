@@ -26,7 +26,7 @@ LISTED = {k.name: k.default_level for k in _SCALAR if not k.evaluated_by_default
 """Control tags listed but not evaluated by default (free text)."""
 REGION_TAGS = frozenset(k.name for k in registry().values() if k.family in ("region", "listed"))
 """Span and region controls; those in ``kinds.REGION_SHAPES`` are evaluated by region matching,
-the others (brushes, ellipses, video) are listed as not evaluated."""
+the others (ellipses, video tracks…) are listed as not evaluated, with the reason."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def _attach_per_region(controls: list[Control], objects: dict[str, str]) -> list
                 known = _REGISTRY.get(message_kind(c.kind)) or _REGISTRY["permessage"]
                 out.append(replace(c, note=note, reason=known.reason))
             continue
-        owners = [r for r in controls if r.kind in _REGION_KINDS and r.to_name == c.to_name]
+        owners = [r for r in controls if r.kind in REGION_TAGS and r.to_name == c.to_name]
         scored = [r.name for r in owners if r.evaluated]
         if not scored:
             unscored = (
@@ -178,11 +178,12 @@ def _tag(el: Element) -> str:
 
 
 _REGISTRY = registry()
-_REGION_KINDS = frozenset(k.name for k in _REGISTRY.values() if k.family in ("region", "listed"))
 
 
-def _listed(el: Element, kind: str, name: str, reason: str, to: str) -> Control:
-    return Control(name, kind, _choices(el), False, None, False, f"<{el.tag}>", to, reason)
+def _listed(el: Element, kind: str, name: str, reason: str | None, to: str) -> Control:
+    """A control not evaluated; ``reason`` None: a tag iaa-gate does not read."""
+    why = reason or f"iaa-gate does not read <{el.tag}> answers"
+    return Control(name, kind, _choices(el), False, None, False, f"<{el.tag}>", to, why)
 
 
 def _control(
@@ -198,10 +199,8 @@ def _control(
     if kind == "labels" and not per_region and obj not in SPAN_OBJECTS:
         return _region_labels(el, name, to, obj, tools.get(to, []))
     k = _REGISTRY.get(kind)
-    if k is None:
-        return _listed(el, kind, name, f"iaa-gate does not read <{el.tag}> answers", to)
-    if k.family == "listed" and not per_region:
-        return _listed(el, kind, name, str(k.reason), to)
+    if k is None or (k.family == "listed" and not per_region):
+        return _listed(el, kind, name, None if k is None else k.reason, to)
     if kind in REGION_SHAPES and not per_region:
         unit = f" ({SPAN_OBJECTS[obj]})" if kind == "labels" and obj else ""
         note = f"<{el.tag}>{unit}: regions matched one-to-one"
@@ -243,7 +242,7 @@ def _control(
         return Control(name, kind, None, False, "interval", True, note, to)
     if kind == "textarea":
         return Control(name, kind, None, False, None, False, "<TextArea>: free text", to)
-    return _listed(el, kind, name, f"iaa-gate does not read <{el.tag}> answers", to)
+    return _listed(el, kind, name, None, to)
 
 
 def _region_labels(
