@@ -111,7 +111,9 @@ def test_live_pull_and_export_give_the_same_report(
     export = tmp_path / "export.json"
     export.write_bytes(body)
     cfg = yaml.safe_load(live.read_text())
-    cfg["source"] = {"type": "label-studio-export", "path": str(export)}
+    xml = tmp_path / "config.xml"  # the export with its labeling config, as a live pull reads
+    xml.write_text(REVIEW_CONFIG)  # it (the Rating's maxRating is the stars' declared scale)
+    cfg["source"] = {"type": "label-studio-export", "path": str(export), "label_config": str(xml)}
     offline = tmp_path / "offline.yaml"
     offline.write_text(yaml.safe_dump(cfg))
     assert run_cli("run", "-c", str(offline), "--out", str(tmp_path / "file"), "-q") in (0, 1)
