@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from test_regions_pipeline import box, outcome
+from test_regions_pipeline import NER, box, outcome
 from test_regions_reading import ann, relation, span, task
 
 
@@ -132,3 +132,15 @@ def test_a_relation_two_of_three_drew_disputes_the_task(write_json: Any) -> None
     assert unit.details is not None and next(iter(unit.details)) == "relation"
     assert unit.details["relation"]["labels"] == {"1": "met", "2": "met", "3": "(no relation)"}
     assert unit.details["region"]["score"] == 1.0
+
+
+def test_a_per_region_attribute_gets_a_proposal_per_region(write_json: Any) -> None:
+    """ner.certainty on task 1 of the pipeline tests: [0,12) is sure, unsure, sure."""
+    out = outcome(write_json, {"ner": {}, "ner.certainty": {}}, NER)
+    cert = out.results["ner.certainty"]
+    unit = cert.units[0]
+    assert unit.consensus is not None and unit.consensus.method == "dawid-skene"
+    (region,) = unit.consensus.value
+    assert region["region"].startswith("1#") and region["value"] == "sure"
+    assert unit.priority == pytest.approx(1 - unit.consensus.posterior)
+    assert cert.skill is not None and cert.skill.basis == "matched region"

@@ -706,7 +706,47 @@ def attribute_result(m: Matched, name: str, cfg: FieldConfig) -> FieldResult:
     matrix = RatingsMatrix(name, kind, unit_ids, m.table.annotators, coded)
     level = field_level(kind, cfg, False)
     units = _attribute_units(m, matrix, ratings.unit, level, cfg)
-    return matrix_result(matrix, level, m.names, cfg, units)
+    result = matrix_result(matrix, level, m.names, cfg, units)
+    if level == "nominal" and 0 < coded.n_values <= consensus.MAX_CLASSES:
+        result.skill = _propose_attribute(m, matrix, ratings.unit, units)
+    return result
+
+
+def _propose_attribute(
+    m: Matched, matrix: RatingsMatrix, cluster_unit: np.ndarray[Any, Any], units: list[UnitResult]
+) -> Skill:
+    """Dawid–Skene over a per-region attribute's clusters: each task's consensus is the list of
+    its rated regions' most probable values (``region``: ``task#cluster``, ``value``,
+    ``posterior``, ``tie``), its posterior the least certain one's."""
+    coded = matrix.coded
+    classes = [str(_key_value(v)) for v in coded.values.tolist()]
+    fit = consensus.fit(coded)
+    best, posterior, tie = consensus.proposals(fit, [_key_value(v) for v in coded.values.tolist()])
+    rated = np.count_nonzero(coded.codes >= 0, axis=1) > 0
+    n_units = len(m.table.unit_ids)
+    low, ties = consensus.least(cluster_unit[rated], posterior[rated], tie[rated], n_units)
+    value: list[list[dict[str, Any]]] = [[] for _ in range(n_units)]
+    for c in np.flatnonzero(rated).tolist():
+        value[int(cluster_unit[c])].append(
+            {
+                "region": matrix.unit_ids[c],
+                "value": best[c],
+                "posterior": round(float(posterior[c]), 6),
+                "tie": bool(tie[c]),
+            }
+        )
+    index = {t: i for i, t in enumerate(m.table.unit_ids)}
+    has = np.zeros(n_units, dtype=bool)
+    has[cluster_unit[rated]] = True
+    consensus.assign(units, index, value, low, ties, has)
+    return consensus.skill(
+        [fit], [coded.codes], classes, matrix.annotators, m.names, "matched region"
+    )
+
+
+def _key_value(v: Any) -> Any:
+    """A value as the report shows it (a whole number without ``.0``)."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def _value(v: Any) -> str | float:
