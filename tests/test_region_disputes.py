@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from test_regions_pipeline import box, outcome
-from test_regions_reading import ann, span, task
+from test_regions_pipeline import NER, box, outcome
+from test_regions_reading import ann, relation, span, task
 
 
 def three(*third: dict[str, Any], first: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -116,3 +116,31 @@ def test_boxes_within_the_iou_are_not_disputed(write_json: Any) -> None:
         ("agreed", 1.0),
         ("disputed", 0.0),
     ]
+
+
+def test_a_relation_two_of_three_drew_disputes_the_task(write_json: Any) -> None:
+    """Regions all agree; annotators 1 and 2 relate Ada Lovelace → London, 3 does not: that
+    relation's score is 1/3 (as a 2-to-1 choice), the task's lowest, and it is named first."""
+
+    def drawn(a: int, related: bool) -> dict[str, Any]:
+        regions = [span(f"{a}p", 0, 12, "PER"), span(f"{a}l", 36, 42, "LOC")]
+        return ann(a, regions + ([relation(f"{a}p", f"{a}l", "met")] if related else []))
+
+    t = task(1, drawn(1, True), drawn(2, True), drawn(3, False))
+    unit = outcome(write_json, {"ner": {}}, [t]).results["ner"].units[0]
+    assert (unit.status, unit.score) == ("disputed", pytest.approx(1 / 3))
+    assert unit.details is not None and next(iter(unit.details)) == "relation"
+    assert unit.details["relation"]["labels"] == {"1": "met", "2": "met", "3": "(no relation)"}
+    assert unit.details["region"]["score"] == 1.0
+
+
+def test_a_per_region_attribute_gets_a_proposal_per_region(write_json: Any) -> None:
+    """ner.certainty on task 1 of the pipeline tests: [0,12) is sure, unsure, sure."""
+    out = outcome(write_json, {"ner": {}, "ner.certainty": {}}, NER)
+    cert = out.results["ner.certainty"]
+    unit = cert.units[0]
+    assert unit.consensus is not None and unit.consensus.method == "dawid-skene"
+    (region,) = unit.consensus.value
+    assert region["region"].startswith("1#") and region["value"] == "sure"
+    assert unit.priority == pytest.approx(1 - unit.consensus.posterior)
+    assert cert.skill is not None and cert.skill.basis == "matched region"

@@ -111,8 +111,8 @@ def test_live_pull_and_export_give_the_same_report(
     export = tmp_path / "export.json"
     export.write_bytes(body)
     cfg = yaml.safe_load(live.read_text())
-    xml = tmp_path / "label-config.xml"  # the declared scales, as the live source reads them
-    xml.write_text(ls_client.projects.get(id=project.id).label_config or "")
+    xml = tmp_path / "config.xml"  # the export with its labeling config, as a live pull reads
+    xml.write_text(REVIEW_CONFIG)  # it (the Rating's maxRating is the stars' declared scale)
     cfg["source"] = {"type": "label-studio-export", "path": str(export), "label_config": str(xml)}
     offline = tmp_path / "offline.yaml"
     offline.write_text(yaml.safe_dump(cfg))

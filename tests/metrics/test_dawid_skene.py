@@ -153,3 +153,20 @@ def test_shapes_and_missing_units() -> None:
     np.testing.assert_allclose(fit.posteriors[1], fit.priors)  # nobody rated it
     with pytest.raises(ValueError, match="codes must lie in"):
         dawid_skene([[3]], 2)
+
+
+def test_past_max_classes_the_majority_vote_proposes() -> None:
+    """A field of more than MAX_CLASSES labels gets the majority vote (no unit × class table)."""
+    values = np.array([f"L{i}" for i in range(consensus.MAX_CLASSES + 10)], dtype=object)
+    codes = np.array([[0, 0, 1], [2, 3, 4], [5, 5, -1], [7, 8, -1], [-1, -1, -1]])
+    units = _units(5)
+    consensus.majority(Coded(codes, values), units, [0, 1, 2, 3, 4], str)
+    got = [(u.consensus.value, u.consensus.posterior, u.consensus.tie) for u in units[:4]]
+    assert got == [
+        ("L0", pytest.approx(2 / 3), False),
+        ("L2", pytest.approx(1 / 3), True),  # a three-way split: a tie, never settled
+        ("L5", 1.0, False),
+        ("L7", 0.5, True),
+    ]
+    assert all(u.consensus.method == "majority" for u in units[:4])
+    assert units[4].consensus is None and units[1].priority == pytest.approx(2 / 3)

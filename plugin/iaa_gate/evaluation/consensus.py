@@ -24,6 +24,40 @@ METHOD = "dawid-skene"
 """How the proposals are found (``Consensus.method``, ``Skill.method``)."""
 
 
+MAX_CLASSES = 50
+"""Dawid–Skene is fitted to fields of at most this many classes (labels); a field with more
+gets the majority vote (``method: majority``): a unit × class table would not fit in memory."""
+
+
+def majority(coded: Coded, units: list[UnitResult], unit_ids: list[Any], shown: Any) -> None:
+    """Each unit's most common rating (method ``majority``), its posterior the share of ratings
+    that gave it, a tie when another rating is as common. ``(units, annotators)`` pairs are
+    compared column by column: no table over the classes."""
+    codes = coded.codes.astype(np.int64)
+    valid = codes >= 0
+    votes = np.zeros(codes.shape, dtype=np.int64)
+    for b in range(codes.shape[1]):
+        votes += valid & (codes == codes[:, b : b + 1])
+    votes[~valid] = 0
+    n = valid.sum(axis=1)
+    best = np.argmax(votes, axis=1)
+    rows = np.arange(len(codes))
+    top = votes[rows, best]
+    distinct_at_top = np.count_nonzero(votes == top[:, None], axis=1) // np.maximum(top, 1)
+    share = top / np.maximum(n, 1)
+    values = coded.values.tolist()
+    index = {t: i for i, t in enumerate(unit_ids)}
+    for u in units:
+        i = index.get(u.id)
+        if i is None or not n[i]:
+            continue
+        p = round(float(share[i]), 6)
+        value = shown(values[codes[i, best[i]]])
+        u.consensus = Consensus(value, p, "majority", bool(distinct_at_top[i] > 1))
+        if u.status == "disputed":
+            u.priority = round(1.0 - p, 6)
+
+
 def fit(coded: Coded) -> DawidSkene:
     """Dawid–Skene on ``coded`` ``(units, annotators)``, every value a class."""
     return dawid_skene(coded.codes, max(coded.n_values, 1))

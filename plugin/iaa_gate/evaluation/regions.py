@@ -194,9 +194,10 @@ class Clustered:
     ``(C, annotators)`` each rater's label in the cluster, ``"(unmatched)"`` where they rated the
     task but have no region in it; ``unit``: ``(C,)`` each cluster's unit; ``score``: ``(C,)``
     the share of agreeing annotator pairs (NaN: fewer than two ratings); ``task_score``:
-    ``(units,)`` the lowest cluster score of each task (1 for a task two or more rated with no
-    region at all; NaN: fewer than two raters); ``lowest``: ``(units,)`` that cluster (-1:
-    none)."""
+    ``(units,)`` the lowest score of each task's clusters and relations (1 for a task two or
+    more rated with no region at all; NaN: fewer than two raters); ``lowest``: ``(units,)`` its
+    lowest cluster (-1: none); ``relations``: the relations, grouped by the clusters they join
+    (None without relations)."""
 
     matching: metrics.RegionMatching
     clusters: metrics.Clusters
@@ -205,6 +206,7 @@ class Clustered:
     score: np.ndarray[Any, np.dtype[np.float64]]
     task_score: np.ndarray[Any, np.dtype[np.float64]]
     lowest: np.ndarray[Any, np.dtype[np.int64]]
+    relations: RelationClusters | None = None
 
 
 def cluster(m: Matched, cfg: FieldConfig) -> Clustered:
@@ -225,7 +227,52 @@ def cluster(m: Matched, cfg: FieldConfig) -> Clustered:
     order = np.lexsort((np.where(np.isnan(score), np.inf, score), ratings.unit))
     first = order[np.flatnonzero(np.diff(ratings.unit[order], prepend=-1))]
     lowest[ratings.unit[first]] = first
-    return Clustered(free, clusters, coded, ratings.unit, score, task, lowest)
+    relations = _relation_clusters(m, clusters.cluster)
+    if relations is not None:  # a relation is a decision too: the task scores its lowest
+        rel_task = np.full(n_units, np.inf)
+        np.fmin.at(rel_task, relations.unit, relations.score)
+        low = rel_task < np.where(np.isnan(task), np.inf, task)
+        task[low & pairable] = rel_task[low & pairable]
+    return Clustered(free, clusters, coded, ratings.unit, score, task, lowest, relations)
+
+
+@dataclass(frozen=True)
+class RelationClusters:
+    """Relations grouped by the clusters they join: ``(R, annotators)`` ``coded``, each rater
+    of the task giving the relation's label or ``"(no relation)"``; ``unit`` ``(R,)``;
+    ``score`` ``(R,)`` the share of agreeing annotator pairs; ``ends`` ``(R, 2)`` the source
+    and target clusters."""
+
+    coded: Coded
+    unit: np.ndarray[Any, np.dtype[np.int64]]
+    score: np.ndarray[Any, np.dtype[np.float64]]
+    ends: np.ndarray[Any, np.dtype[np.int64]]
+
+
+NO_RELATION = "(no relation)"
+
+
+def _relation_clusters(
+    m: Matched, cluster: np.ndarray[Any, np.dtype[np.int64]]
+) -> RelationClusters | None:
+    """Each pair of (source, target) clusters some annotator related, scored as a choices task
+    over the task's raters (see :class:`RelationClusters`); None without relations."""
+    t, reg = m.table, m.regions
+    if not t.rel_from.size:
+        return None
+    src, dst = m.rows(t.rel_from), m.rows(t.rel_to)
+    ok = (src >= 0) & (dst >= 0)
+    if not ok.any():
+        return None
+    src, dst, label = src[ok], dst[ok], t.rel_label[ok].astype(np.int64)
+    ends, k = np.unique(np.column_stack([cluster[src], cluster[dst]]), axis=0, return_inverse=True)
+    k = k.reshape(-1)
+    unit = reg.unit[src][np.unique(k, return_index=True)[1]]
+    none = len(t.rel_labels)
+    codes = np.where(reg.rated[unit], none, -1).astype(np.int64)
+    codes[k, reg.annotator[src]] = np.where(label >= 0, label, none)
+    coded = _coded(codes, (*t.rel_labels, NO_RELATION))
+    return RelationClusters(coded, unit, metrics.item_scores(coded, "nominal"), ends)
 
 
 def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
@@ -508,6 +555,11 @@ def _details(
         dis.counterpart.tolist(),
     )
     d_kind = [metrics.KINDS[x] for x in dis.kind.tolist()]
+    rel, rel_low = cl.relations, {}
+    if rel is not None:  # each task's lowest relation
+        order_r = np.lexsort((np.where(np.isnan(rel.score), np.inf, rel.score), rel.unit))
+        first_r = order_r[np.flatnonzero(np.diff(rel.unit[order_r], prepend=-1))]
+        rel_low = dict(zip(rel.unit[first_r].tolist(), first_r.tolist(), strict=True))
     out: dict[int, dict[str, Any]] = {}
     for k, u in enumerate(units.tolist()):
         rows = order[starts[k] : ends[k]]
@@ -553,6 +605,19 @@ def _details(
             }
             for i in found
         ]
+        j = rel_low.get(u)
+        if rel is not None and j is not None and rel.score[j] < cl.score[c]:
+            entry = {  # the relation is the lowest decision: named first
+                "relation": {
+                    "score": round(float(rel.score[j]), 6),
+                    "labels": {
+                        m.names[a]: str(rel.coded.values[code])
+                        for a, code in enumerate(rel.coded.codes[j].tolist())
+                        if code >= 0
+                    },
+                },
+                **entry,
+            }
         if relations is not None and not math.isnan(relations.unit[u]):
             entry["relations_f1"] = round(float(relations.unit[u]), 4)
         out[u] = entry
@@ -645,7 +710,47 @@ def attribute_result(m: Matched, name: str, cfg: FieldConfig) -> FieldResult:
     matrix = RatingsMatrix(name, kind, unit_ids, m.table.annotators, coded)
     level = field_level(kind, cfg, False)
     units = _attribute_units(m, matrix, ratings.unit, level, cfg)
-    return matrix_result(matrix, level, m.names, cfg, units)
+    result = matrix_result(matrix, level, m.names, cfg, units)
+    if level == "nominal" and 0 < coded.n_values <= consensus.MAX_CLASSES:
+        result.skill = _propose_attribute(m, matrix, ratings.unit, units)
+    return result
+
+
+def _propose_attribute(
+    m: Matched, matrix: RatingsMatrix, cluster_unit: np.ndarray[Any, Any], units: list[UnitResult]
+) -> Skill:
+    """Dawid–Skene over a per-region attribute's clusters: each task's consensus is the list of
+    its rated regions' most probable values (``region``: ``task#cluster``, ``value``,
+    ``posterior``, ``tie``), its posterior the least certain one's."""
+    coded = matrix.coded
+    classes = [str(_key_value(v)) for v in coded.values.tolist()]
+    fit = consensus.fit(coded)
+    best, posterior, tie = consensus.proposals(fit, [_key_value(v) for v in coded.values.tolist()])
+    rated = np.count_nonzero(coded.codes >= 0, axis=1) > 0
+    n_units = len(m.table.unit_ids)
+    low, ties = consensus.least(cluster_unit[rated], posterior[rated], tie[rated], n_units)
+    value: list[list[dict[str, Any]]] = [[] for _ in range(n_units)]
+    for c in np.flatnonzero(rated).tolist():
+        value[int(cluster_unit[c])].append(
+            {
+                "region": matrix.unit_ids[c],
+                "value": best[c],
+                "posterior": round(float(posterior[c]), 6),
+                "tie": bool(tie[c]),
+            }
+        )
+    index = {t: i for i, t in enumerate(m.table.unit_ids)}
+    has = np.zeros(n_units, dtype=bool)
+    has[cluster_unit[rated]] = True
+    consensus.assign(units, index, value, low, ties, has)
+    return consensus.skill(
+        [fit], [coded.codes], classes, matrix.annotators, m.names, "matched region"
+    )
+
+
+def _key_value(v: Any) -> Any:
+    """A value as the report shows it (a whole number without ``.0``)."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def _value(v: Any) -> str | float:

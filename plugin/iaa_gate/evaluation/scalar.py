@@ -142,16 +142,24 @@ def propose(
     matrix: RatingsMatrix, level: str, names: list[str], units: Sequence[UnitResult]
 ) -> Skill | None:
     """Dawid–Skene on a nominal or multi-select field: fill ``units``' consensus and priority,
-    return the annotators' skill; an ordered field (ordinal, interval, ratio) gets the median
-    rating and no skill; other levels neither."""
+    return the annotators' skill; past :data:`~.consensus.MAX_CLASSES` labels the majority vote
+    and no skill; an ordered field (ordinal, interval, ratio) gets the median rating and no
+    skill; other levels neither."""
     if level in ("ordinal", "interval", "ratio") and not matrix.multiple:
         consensus.median(matrix.coded, units, matrix.unit_ids, lambda v: _shown(v, False))
         return None
     if matrix.multiple:
         labels = sorted({x for v in matrix.coded.values for x in v})
+        if len(labels) > consensus.MAX_CLASSES:  # the most common label set
+            shown = lambda v: _shown(v, True)  # noqa: E731
+            consensus.majority(matrix.coded, units, matrix.unit_ids, shown)
+            return None
         presence = {lab: matrix.label_presence(lab).codes for lab in labels}
         return consensus.label_sets(presence, units, matrix.unit_ids, matrix.annotators, names)
     if level != "nominal" or not matrix.coded.n_values:
+        return None
+    if matrix.coded.n_values > consensus.MAX_CLASSES:
+        consensus.majority(matrix.coded, units, matrix.unit_ids, lambda v: _shown(v, False))
         return None
     return consensus.nominal(
         matrix.coded, units, matrix.unit_ids, matrix.annotators, names, lambda v: _shown(v, False)
