@@ -173,6 +173,35 @@ def test_chat_per_message_answers_are_scored_per_task_and_message(write_json: An
         analyse(ds, wrong)
 
 
+def test_results_without_an_id_are_about_no_message_and_no_listed_region(write_json: Any) -> None:
+    """A chat message or a listed region (an ellipse) whose result has no id owns nothing: the
+    task-level choices without ids stay one answer per task (hypothesis found them read as
+    per-message answers, a KeyError and a wrong alpha)."""
+    rows = [["A", "A", "A"], ["A", "A", None], ["A", None, "C"]]
+    tasks = []
+    for t, row in enumerate(rows, 1):
+        anns = []
+        for u, label in enumerate(row, 1):
+            if label is None:
+                continue
+            item = {"from_name": "sentiment", "to_name": "text", "type": "choices"}
+            result = [{**item, "value": {"choices": [label]}}]
+            if u == 1:
+                result.append({"from_name": "chat", "type": "chatmessage", "value": {}})
+                result.append({"from_name": "e", "type": "ellipselabels", "value": {"x": 1}})
+            anns.append(ann(u, result))
+        tasks.append(task(t, *anns, data={"text": "t"}))
+    ds = load(write_json, tasks)
+    assert ds.field_kinds()["sentiment"] == "choices"
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"sentiment": {}}}
+    )
+    got = analyse(ds, cfg)["sentiment"]
+    data = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, np.nan], [0.0, np.nan, 1.0]]).T
+    ref = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    assert got.n_ratings == 7 and got.alpha == pytest.approx(ref)
+
+
 def test_pairwise_selected_is_a_nominal_answer_checked_against_krippendorff(
     write_json: Any,
 ) -> None:

@@ -411,6 +411,7 @@ def _annotation(
         item.get("id")
         for item in result
         if str(item.get("type")).lower() in LISTED_KINDS - {"chatmessage", "datetime"}
+        and item.get("id") is not None  # no id: nothing can be about it
     }
     for item in result:
         name, kind = item.get("from_name"), item.get("type")
@@ -488,6 +489,8 @@ def _messages(result: list[dict[str, Any]]) -> dict[Any, str]:
     for item in result:
         value = item.get("value")
         if item.get("type") != "chatmessage" or not isinstance(value, dict):
+            continue
+        if item.get("id") is None:  # no answer can be about a message without an id
             continue
         message = value.get("chatmessage")
         message = message if isinstance(message, dict) else {}
