@@ -377,8 +377,9 @@ class WriteBackConfig(Strict):
     )
     data_flags: bool = Field(
         default=False,
-        description="also set <meta_key>_disputed and <meta_key>_score in task data, "
-        "so they are Data Manager columns (the rest of data is kept as is)",
+        description="also set <meta_key>_disputed, <meta_key>_score and <meta_key>_priority in "
+        "task data, so they are Data Manager columns and the tab sorts by priority (the rest of "
+        "data is kept as is)",
     )
     view: str | None = Field(
         default="IAA: disputed",

@@ -58,9 +58,14 @@ def _state(label_studio: LabelStudioServer, pid: int) -> dict[int, dict[str, Any
     return {t["id"]: t for t in tasks}
 
 
-def _view_tasks(label_studio: LabelStudioServer, pid: int, view: int) -> set[int]:
+def _view_order(label_studio: LabelStudioServer, pid: int, view: int) -> list[int]:
+    """The tab's tasks in the order the Data Manager lists them."""
     body = label_studio.api("GET", f"/api/tasks/?project={pid}&view={view}&include=id&fields=all")
-    return {t["id"] for t in body["tasks"]}
+    return [t["id"] for t in body["tasks"]]
+
+
+def _view_tasks(label_studio: LabelStudioServer, pid: int, view: int) -> set[int]:
+    return set(_view_order(label_studio, pid, view))
 
 
 def test_write_back_flags_view_idempotence_and_clean_up(
@@ -113,16 +118,28 @@ def test_write_back_flags_view_idempotence_and_clean_up(
         # other meta keys untouched; the original data byte for byte, flags merged in
         assert {k: meta[k] for k in ("source", "batch")} == {"source": "import", "batch": 7}
         original = before[t]["data"]
-        kept = {k: v for k, v in data.items() if k not in ("iaa_disputed", "iaa_score")}
+        flags = ("iaa_disputed", "iaa_score", "iaa_priority")
+        kept = {k: v for k, v in data.items() if k not in flags}
         assert json.dumps(kept, ensure_ascii=False) == json.dumps(original, ensure_ascii=False)
         assert list(data)[: len(original)] == list(original)
         if t == ids[13]:
             assert "iaa" not in meta and "iaa_disputed" not in data
             continue
         entry = meta["iaa"]
-        assert set(entry) == {"status", "disputed", "score", "fields", "config", "run"}
+        assert set(entry) - {"priority"} == {
+            "status",
+            "disputed",
+            "score",
+            "fields",
+            "config",
+            "run",
+        }
         assert data["iaa_disputed"] is (t in disputed) and entry["disputed"] is (t in disputed)
         assert data["iaa_score"] == entry["score"]
+        # a disputed task carries its review priority (1 − its consensus posterior), in meta and
+        # as a Data Manager column
+        assert ("priority" in entry) is (t in disputed)
+        assert data["iaa_priority"] == entry.get("priority")
     split = after[ids[1]]["meta"]["iaa"]
     assert split["status"] == "disputed" and split["score"] == pytest.approx(1 / 3, abs=1e-4)
     emails = [a.email for a in annotators]
@@ -235,3 +252,53 @@ def test_a_failed_write_is_reported_and_the_rest_written(
     assert "write-back failed for 1 task(s)" in capsys.readouterr().err
     state = _state(label_studio, project.id)
     assert all(state[t]["meta"]["iaa"]["config"] for t in ids if t != ids[1])
+
+
+# 40 tasks by three annotators of falling accuracy (0.9, 0.75, 0.6; seeded): Dawid–Skene gives
+# the disputed ones priorities from 0 to 0.49
+NOISY = [
+    [2, 2, 0], [1, 1, 1], [0, 2, 2], [2, 2, 2], [1, 1, 1], [2, 2, 1], [2, 0, 2], [0, 0, 1],
+    [0, 0, 0], [0, 0, 0], [0, 0, 0], [2, 2, 1], [2, 2, 1], [0, 0, 0], [1, 1, 2], [2, 2, 0],
+    [0, 0, 1], [2, 2, 2], [0, 0, 0], [1, 1, 1], [2, 2, 2], [0, 1, 0], [1, 1, 0], [0, 0, 0],
+    [0, 2, 2], [0, 2, 0], [2, 2, 2], [1, 1, 1], [0, 0, 1], [1, 0, 1], [1, 2, 1], [1, 1, 1],
+    [1, 1, 2], [2, 2, 1], [2, 0, 2], [2, 2, 2], [2, 1, 2], [0, 1, 1], [0, 1, 2], [2, 2, 2],
+]  # fmt: skip
+
+
+def test_the_disputed_tab_lists_tasks_in_review_order(
+    label_studio: LabelStudioServer,
+    make_project: Callable[..., Any],
+    annotators: list[Annotator],
+    api_key_env: str,
+    tmp_path: Path,
+) -> None:
+    """With data_flags, each disputed task's priority (1 − its consensus posterior) is a Data
+    Manager column and the tab sorts on it numerically, the least settled first."""
+    tasks = [
+        {
+            "data": {"text": f"review {i}"},
+            "annotations": [
+                {"completed_by": a.id, "result": result(S[c])}
+                for a, c in zip(annotators, row, strict=True)
+            ],
+        }
+        for i, row in enumerate(NOISY)
+    ]
+    pid = make_project(REVIEW_CONFIG, tasks, title="review order").id
+    out = tmp_path / "out"
+    cfg = live_config(
+        tmp_path / "c.yaml",
+        label_studio.url,
+        pid,
+        {"sentiment": {}},
+        report={"dir": str(out), "formats": ["json"]},
+        writeback={"enabled": True, "data_flags": True, "view": "IAA: review"},
+    )
+    assert run_cli("run", "-c", str(cfg), "-q") in (0, 1)
+    summary = report(out)["writeback"]
+    listed = _view_order(label_studio, pid, summary["view_id"])
+    state = _state(label_studio, pid)
+    order = [state[t]["data"]["iaa_priority"] for t in listed]
+    assert order == [state[t]["meta"]["iaa"]["priority"] for t in listed]
+    assert len(listed) == summary["disputed"] and len(set(order)) > 3
+    assert order == sorted(order, reverse=True)

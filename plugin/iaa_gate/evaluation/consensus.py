@@ -29,7 +29,7 @@ MAX_CLASSES = 50
 gets the majority vote (``method: majority``): a unit × class table would not fit in memory."""
 
 
-def majority(coded: Coded, units: list[UnitResult], unit_ids: list[Any], shown: Any) -> None:
+def majority(coded: Coded, units: Sequence[UnitResult], unit_ids: list[Any], shown: Any) -> None:
     """Each unit's most common rating (method ``majority``), its posterior the share of ratings
     that gave it, a tie when another rating is as common. ``(units, annotators)`` pairs are
     compared column by column: no table over the classes."""
@@ -46,16 +46,10 @@ def majority(coded: Coded, units: list[UnitResult], unit_ids: list[Any], shown: 
     distinct_at_top = np.count_nonzero(votes == top[:, None], axis=1) // np.maximum(top, 1)
     share = top / np.maximum(n, 1)
     values = coded.values.tolist()
+    top_code = codes[rows, best].tolist()
+    value = [shown(values[c]) if m else None for c, m in zip(top_code, n.tolist(), strict=True)]
     index = {t: i for i, t in enumerate(unit_ids)}
-    for u in units:
-        i = index.get(u.id)
-        if i is None or not n[i]:
-            continue
-        p = round(float(share[i]), 6)
-        value = shown(values[codes[i, best[i]]])
-        u.consensus = Consensus(value, p, "majority", bool(distinct_at_top[i] > 1))
-        if u.status == "disputed":
-            u.priority = round(1.0 - p, 6)
+    assign(units, index, value, np.round(share, 6), distinct_at_top > 1, n > 0, "majority")
 
 
 def fit(coded: Coded) -> DawidSkene:

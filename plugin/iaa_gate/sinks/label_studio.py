@@ -70,6 +70,8 @@ def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[s
         for u in results[name].units:
             f: dict[str, Any] = {"status": u.status, "score": _score(u.score)}
             if u.status == "disputed":
+                if u.priority is not None:
+                    f["priority"] = u.priority
                 f["labels"] = u.labels
                 if u.details is not None:  # region fields: name the disputed regions
                     f["regions"] = [
@@ -88,15 +90,17 @@ def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[s
         statuses = {f["status"] for f in fields.values()}
         status = next(s for s in ("disputed", "agreed", "too_few") if s in statuses)
         scores = [f["score"] for f in fields.values() if f["score"] is not None]
-        out[task] = _plain(
-            {
-                "status": status,
-                "disputed": status == "disputed",
-                "score": min(scores) if scores else None,
-                "fields": fields,
-                "config": digest,
-            }
-        )
+        priorities = [f["priority"] for f in fields.values() if "priority" in f]
+        entry = {
+            "status": status,
+            "disputed": status == "disputed",
+            "score": min(scores) if scores else None,
+            "fields": fields,
+            "config": digest,
+        }
+        if priorities:  # the review order: the least settled field's
+            entry["priority"] = max(priorities)
+        out[task] = _plain(entry)
     return out
 
 
@@ -157,9 +161,10 @@ class LabelStudioFlags:
         )
 
     @property
-    def flag_keys(self) -> tuple[str, str]:
+    def flag_keys(self) -> tuple[str, str, str]:
+        """The ``data`` keys of ``data_flags``: disputed, score and the review priority."""
         key = self.config.meta_key
-        return f"{key}_disputed", f"{key}_score"
+        return f"{key}_disputed", f"{key}_score", f"{key}_priority"
 
     def plan(self, results: dict[str, FieldResult]) -> tuple[list[Change], int, list[TaskId]]:
         """``(changes, unchanged, disputed task ids)``.
@@ -202,12 +207,12 @@ class LabelStudioFlags:
         data = self.source.tasks[task].data
         if data is None:
             raise UsageError("writeback.data_flags needs the task data pulled (pull_data)")
-        flag, score = self.flag_keys
+        keys = flag, score, priority = self.flag_keys
         if entry is None:
-            if flag not in data and score not in data:
+            if not any(k in data for k in keys):
                 return None
-            return {k: v for k, v in data.items() if k not in (flag, score)}
-        want = {flag: entry["disputed"], score: entry["score"]}
+            return {k: v for k, v in data.items() if k not in keys}
+        want = {flag: entry["disputed"], score: entry["score"], priority: entry.get("priority")}
         if all(k in data and data[k] == v and type(data[k]) is type(v) for k, v in want.items()):
             return None
         return {**data, **want}
@@ -353,7 +358,7 @@ class LabelStudioFlags:
                 items += [{**base, "operator": "equal", "value": t} for t in ids[i : j + 1]]
             i = j + 1
         if len(items) > MAX_VIEW_ITEMS:
-            flag, _ = self.flag_keys
+            flag = self.flag_keys[0]
             if self.config.data_flags:
                 item = {
                     "filter": f"filter:tasks:data.{flag}",
@@ -380,6 +385,14 @@ class LabelStudioFlags:
         pid = self.source.project_id
         api = self.source.api
         filters = self.view_filters(disputed)
+        # the review order, highest priority first: a Data Manager tab sorts on one task column
+        # (compared as a number only when the tab says the column holds numbers), so only with
+        # data_flags (meta is no column); equal priorities, and tabs without data_flags, keep
+        # Label Studio's own order (disputed-tasks.jsonl breaks ties by score)
+        want: dict[str, Any] = {"filters": filters}
+        if self.config.data_flags:
+            column = f"tasks:data.{self.flag_keys[2]}"
+            want |= {"ordering": [f"-{column}"], "columnsDisplayType": {column: "Number"}}
         out: dict[str, Any] = {"view_title": title, "view_id": None}
         doing = f"saving the Data Manager tab {title!r}"
         try:
@@ -387,17 +400,18 @@ class LabelStudioFlags:
             if mine:
                 view = mine[0]
                 out["view_id"] = view["id"]
-                if _plain(_dict(view.get("data")).get("filters")) == _plain(filters):
+                old = _dict(view.get("data"))
+                if all(_plain(old.get(k)) == _plain(v) for k, v in want.items()):
                     return {**out, "view": "unchanged"}
                 if dry_run:
                     return {**out, "view": "would update"}
-                data = {**_dict(view.get("data")), "title": title, "filters": filters}
+                data = {**old, "title": title, **want}
                 body = {"project": pid, "data": data}
                 api.request("PATCH", f"api/dm/views/{view['id']}/", doing, body=body)
                 return {**out, "view": "updated"}
             if dry_run:
                 return {**out, "view": "would create"}
-            body = {"project": pid, "data": {"title": title, "filters": filters}}
+            body = {"project": pid, "data": {"title": title, **want}}
             created = api.request("POST", "api/dm/views/", doing, body=body)
             first, *copies = self._views(title) or [created]
             for copy in copies:  # another run created the tab at the same time

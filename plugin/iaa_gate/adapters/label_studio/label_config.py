@@ -384,7 +384,7 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
             "writeback:                 # flags on the project's tasks",
             "  enabled: false           # true, then `iaa-gate run --dry-run` shows the plan",
             "  meta_key: iaa            # task meta entry: status, scores, labels in conflict",
-            "  data_flags: false        # true: iaa_disputed/iaa_score as Data Manager columns",
+            "  data_flags: false        # true: iaa_disputed/_score/_priority as columns",
             '  view: "IAA: disputed"    # a Data Manager tab showing the disputed tasks',
         ]
     return "\n".join(lines) + "\n"
