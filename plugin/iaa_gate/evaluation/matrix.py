@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -143,14 +144,14 @@ def ratings_matrix(
     row_task = cols.array("task")[rows]
     row_ann = cols.array("annotator")[rows]
     unit_ids = list(dataset.task_ids)
-    unit_index = {t: i for i, t in enumerate(unit_ids)}
+    unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
     first = np.unique(row_task, return_index=True)[1]
     for t in row_task[np.sort(first)].tolist():  # tasks without a task_ids entry: in cell order
         task = cols.tasks[t]
         if task not in unit_index:
             unit_index[task] = len(unit_ids)
             unit_ids.append(task)
-    unit_of = np.array([unit_index.get(t, -1) for t in cols.tasks], dtype=np.int64)
+    unit_of = np.fromiter(map(unit_index.get, cols.tasks, repeat(-1)), np.int64, len(cols.tasks))
     present = np.unique(row_ann).tolist()
     annotators = sorted((cols.annotators[a] for a in present), key=_natural)
     ann_index = {a: i for i, a in enumerate(annotators)}
@@ -304,7 +305,7 @@ def region_table(
     if shape == "box" and any(s.shape == "polygon" for _, _, s in sets):
         shape = "polygon"  # Prodigy image_manual with some non-rectangle shape
     unit_ids = list(dataset.task_ids)
-    unit_index = {t: i for i, t in enumerate(unit_ids)}
+    unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
     # Label Studio: every (not skipped) annotation answers the whole labeling config, so one
     # without regions in this field says "nothing here". Prodigy: a line answers its view only.
     answered = (

@@ -314,8 +314,8 @@ class UnitTable(Sequence[UnitResult]):
             return [], [], [], []
         rows = np.array(at, dtype=np.int64)
         ids, score = self.ids, self.score[rows].tolist()
-        who = [self.names[a] for a in self.who]
-        what = [self.shown[c] for c in self.what]
+        who = list(map(self.names.__getitem__, self.who))
+        what = list(map(self.shown.__getitem__, self.what))
         spans = zip(self.start[rows].tolist(), self.end[rows].tolist(), strict=True)
         labels = [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
         return [ids[i] for i in at], score, labels, [self._proposal(i) for i in at]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -352,7 +353,8 @@ def _units(
     bar = cfg.thresholds.disputed_below
     status = np.where(np.isnan(scores), 2, np.where(scores < bar, 1, 0)).astype(np.int8)
     slot = cols.task_index
-    unit_slot = np.fromiter((slot.get(t, -1) for t in matrix.unit_ids), np.int64)
+    ids = matrix.unit_ids
+    unit_slot = np.fromiter(map(slot.get, ids, repeat(-1)), np.int64, len(ids))
     group = np.searchsorted(task[starts], unit_slot)  # the unit's rows, if it has any
     found = group < len(starts)
     found[found] = task[starts[group[found]]] == unit_slot[found]

@@ -155,8 +155,8 @@ class Columns:
     def extend(self, later: Columns) -> None:
         """Append the rows of ``later`` (read after these), its ids and values mapped to ours."""
         base = len(self)
-        tasks = np.array([self.slot(t) for t in later.tasks] or [0], dtype=np.int64)
-        who = np.array([self.who(a) for a in later.annotators] or [0], dtype=np.int64)
+        tasks = intern_all(self.task_index, self.tasks, later.tasks)
+        who = intern_all(self.annotator_index, self.annotators, later.annotators)
         self.task.extend(array("q", tasks[later.array("task")].tobytes()))
         self.annotator.extend(array("q", who[later.array("annotator")].tobytes()))
         for name in self.ARRAYS[2:]:  # times and flags: no ids to map
@@ -166,7 +166,7 @@ class Columns:
             mine = self.fields.get(name)
             if mine is None:
                 mine = self.fields[name] = FieldColumn(col.kind)
-            codes = np.array([intern(mine.index, mine.values, v) for v in col.values] or [0])
+            codes = intern_all(mine.index, mine.values, col.values)
             if col.regions is not None or mine.regions is not None:
                 if mine.regions is None:
                     mine.regions = [None] * len(mine.rows)

@@ -40,7 +40,22 @@ def unit_of(input_hash: int | str, view: str, label: Any, task_hash: Any) -> int
         return f"{input_hash}:{label}"
     if view in BINARY_VIEWS and plain_id(task_hash):
         return f"{input_hash}:{task_hash}"
+    return input_unit(input_hash)
+
+
+def input_unit(input_hash: int | str) -> int | str:
+    """The unit of an answer about its whole input: the input hash (an int) or its text."""
     return input_hash if type(input_hash) is int else str(input_hash)
+
+
+def units_of(
+    input_hashes: list[int | str], views: list[str], labels: list[Any], task_hashes: list[Any]
+) -> list[int | str]:
+    """:func:`unit_of` of each answer; when no view is a binary one (``classification`` is), every
+    unit is its input's (:func:`input_unit`), found without the other fields."""
+    if BINARY_VIEWS.isdisjoint(views):
+        return list(map(input_unit, input_hashes))
+    return list(map(unit_of, input_hashes, views, labels, task_hashes))
 
 
 def note_choice_style(styles: dict[str, bool], view: str, style: Any) -> None:

@@ -24,6 +24,7 @@ from .rules import (
     note_choice_style,
     timestamp,
     unit_of,
+    units_of,
     unknown_option,
 )
 
@@ -237,15 +238,9 @@ def read_block(
             return None
         if options is not None and unknown_option(ids[acc], {str(o.id) for o in options}):
             return None
-    units: list[TaskId] = list(
-        map(
-            unit_of,
-            [e.input_hash for e in exs],
-            views,
-            [e.label for e in exs],
-            [e.task_hash for e in exs],
-        )
-    )
+    task_hashes = [e.task_hash for e in exs]
+    labels = [e.label for e in exs]
+    units: list[TaskId] = units_of([e.input_hash for e in exs], views, labels, task_hashes)
     # every rule holds: append
     rated = [i for i in range(n) if not ignored[i]]
     recipes = [exs[i].config for i in rated if choice[i]]
@@ -266,7 +261,7 @@ def read_block(
     cols.updated.frombytes(when.tobytes())
     cols.ground_truth.frombytes(bytes(n))
     cols.skipped.frombytes(np.array(ignored, dtype=np.int8).tobytes())
-    cols.annotation_ids += [e.task_hash for e in exs]
+    cols.annotation_ids += task_hashes
     for view in dict.fromkeys(views[i] for i in rated):
         mine = [i for i in rated if views[i] == view] if len(set(views)) > 1 else rated
         col = cols.fields.get(view)
