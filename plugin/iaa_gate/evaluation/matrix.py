@@ -62,6 +62,37 @@ class RatingsMatrix:
         return out
 
 
+@dataclass(frozen=True)
+class ItemAnswers:
+    """A field answered item by item within a task (chat messages, ranked items): ``given``
+    task row → annotator row → the answer as the caller parsed it; ``annotators``: the rows of
+    those who answered, in column order; ``column``: annotator row → column; ``tasks``: the task
+    rows answered, in the dataset's task order."""
+
+    given: dict[int, dict[int, Any]]
+    annotators: list[int]
+    column: dict[int, int]
+    tasks: list[int]
+
+
+def item_answers(dataset: Dataset, name: str, parse: Callable[[Any, int], Any]) -> ItemAnswers:
+    """Field ``name``'s non-empty answers (tuples of items), each read by ``parse(value, task
+    row)``."""
+    cols = dataset.columns()
+    col = cols.fields[name]
+    task_of = cols.array("task")[col.row_array()].tolist()
+    who_of = cols.array("annotator")[col.row_array()].tolist()
+    given: dict[int, dict[int, Any]] = {}
+    for t, a, c in zip(task_of, who_of, col.code_array().tolist(), strict=True):
+        value = col.values[c]
+        if isinstance(value, tuple) and value:
+            given.setdefault(t, {})[a] = parse(value, t)
+    present = sorted({a for answers in given.values() for a in answers})
+    order = {t: i for i, t in enumerate(dataset.task_ids)}
+    tasks = sorted(given, key=lambda t: order.get(cols.tasks[t], len(order)))
+    return ItemAnswers(given, present, {a: i for i, a in enumerate(present)}, tasks)
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, (np.floating, float)):
         f = float(v)

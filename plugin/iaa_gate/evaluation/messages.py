@@ -17,7 +17,7 @@ from ..core.errors import InputError
 from ..kinds.messages import decode
 from ..metrics import Coded, code_dtype
 from ..model import Dataset, TaskId
-from .matrix import RatingsMatrix
+from .matrix import RatingsMatrix, item_answers
 from .results import FieldResult, UnitResult
 from .scalar import field_level, is_multiple, matrix_result
 
@@ -40,20 +40,14 @@ def message_result(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult
     cols = dataset.columns()
     col = cols.fields[name]
     multiple = col.kind == "message:choices" and is_multiple(dataset, name, cfg)
-    task_of = cols.array("task")[col.row_array()].tolist()
-    who_of = cols.array("annotator")[col.row_array()].tolist()
-    given: dict[int, dict[int, dict[str, Any]]] = {}
-    for t, a, c in zip(task_of, who_of, col.code_array().tolist(), strict=True):
-        value = col.values[c]
-        if isinstance(value, tuple) and value:
-            here = f"{dataset.source}: task {cols.tasks[t]}, field {name!r}"
-            answers = {k: _answer(v, multiple, here) for k, v in decode(value).items()}
-            given.setdefault(t, {})[a] = answers
-    present = sorted({a for answers in given.values() for a in answers})
-    annotators = [cols.annotators[a] for a in present]
-    column = {a: i for i, a in enumerate(present)}
-    order = {t: i for i, t in enumerate(dataset.task_ids)}
-    tasks = sorted(given, key=lambda t: order.get(cols.tasks[t], len(order)))
+
+    def parse(value: Any, t: int) -> dict[str, Any]:
+        here = f"{dataset.source}: task {cols.tasks[t]}, field {name!r}"
+        return {k: _answer(v, multiple, here) for k, v in decode(value).items()}
+
+    found = item_answers(dataset, name, parse)
+    given, column, tasks = found.given, found.column, found.tasks
+    annotators = [cols.annotators[a] for a in found.annotators]
     unit_ids: list[TaskId] = []
     unit_task: list[int] = []
     messages: list[str] = []
@@ -97,8 +91,8 @@ def message_result(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult
         status = "too_few" if math.isnan(score) else "disputed" if score < bar else "agreed"
         shown_by: dict[str, Any] = {}
         for u in rows:
-            for a, v in matrix.labels_of(u).items():
-                shown_by.setdefault(names[annotators.index(a)], {})[messages[u]] = v
+            for who, v in matrix.labels_of(u).items():
+                shown_by.setdefault(names[annotators.index(who)], {})[messages[u]] = v
         units.append(UnitResult(cols.tasks[t], status, score, shown_by))
     return matrix_result(matrix, level, names, cfg, units)
 

@@ -20,7 +20,7 @@ from ..metrics import Coded, Undefined, code_dtype
 from ..metrics.rankings import kendall_w, mean_tau_b
 from ..model import Dataset, TaskId
 from .coefficients import Estimate
-from .matrix import RatingsMatrix
+from .matrix import RatingsMatrix, item_answers
 from .results import FieldResult, UnitResult
 from .scalar import matrix_result
 
@@ -38,19 +38,9 @@ def _mean(values: list[float], what: str) -> float:
 def ranking_result(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
     """Ranking field ``name``'s result (see the module docstring)."""
     cols = dataset.columns()
-    col = cols.fields[name]
-    task_of = cols.array("task")[col.row_array()].tolist()
-    who_of = cols.array("annotator")[col.row_array()].tolist()
-    given: dict[int, dict[int, tuple[str, ...]]] = {}
-    for t, a, c in zip(task_of, who_of, col.code_array().tolist(), strict=True):
-        value = col.values[c]
-        if isinstance(value, tuple) and value:
-            given.setdefault(t, {})[a] = value
-    present = sorted({a for answers in given.values() for a in answers})
-    annotators = [cols.annotators[a] for a in present]
-    column = {a: i for i, a in enumerate(present)}
-    order = {t: i for i, t in enumerate(dataset.task_ids)}
-    tasks = sorted(given, key=lambda t: order.get(cols.tasks[t], len(order)))
+    found = item_answers(dataset, name, lambda value, _: value)
+    given, column, tasks = found.given, found.column, found.tasks
+    annotators = [cols.annotators[a] for a in found.annotators]
     unit_ids: list[TaskId] = []
     cells: list[tuple[int, int, float]] = []
     units, ws, taus = [], [], []
