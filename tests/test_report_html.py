@@ -346,3 +346,17 @@ def test_minority_labels_are_the_ones_off_the_most_common() -> None:
     assert html_report.minority({"a": "X", "b": "X", "c": "Y"}) == {"c"}
     assert html_report.minority({"a": "X", "b": "Y"}) == set()  # a tie: nobody is singled out
     assert html_report.minority({"a": ["P", "Q"], "b": ["P", "Q"], "c": ["P"]}) == {"c"}
+
+
+@pytest.mark.browser
+def test_the_page_shows_the_sampling_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+    from test_sampled_alpha import _run, _texts
+
+    out = _run(tmp_path, {"expected_sample": 5_000}, _texts(300, 200))
+    sampling = json.loads((out / "report.json").read_text())["fields"]["t"]["alpha_sampling"]
+    view = Page(browser, out / "report.html")
+    note = view.page.locator("#f-1 .alpha-sampling")
+    assert note.is_visible()
+    text = note.inner_text()
+    assert "5,000 drawn pairs" in text and f"{sampling['standard_error']:.2g}" in text
+    assert view.errors == []

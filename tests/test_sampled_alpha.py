@@ -103,7 +103,7 @@ def test_sampled_alpha_is_named_in_every_report(
     jsonschema.validators.validator_for(SCHEMA)(SCHEMA).validate(doc)
     sampling = doc["fields"]["t"]["alpha_sampling"]
     assert sampling["pairs"] == 5_000 and 0 < sampling["standard_error"] < 0.1
-    se = f"{sampling['standard_error']:.4f}"
+    se = f"{sampling['standard_error']:.2g}"
     md = (out / "report.md").read_text()
     assert "estimated from 5,000 drawn pairs" in md and se in md
     html = (out / "report.html").read_text()
@@ -117,7 +117,7 @@ def test_sampled_alpha_is_named_in_every_report(
         float(props["alpha standard error (sampling)"]), sampling["standard_error"], rel_tol=1e-5
     )
     main(["run", "-c", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o2")])
-    assert "sampled ±" in capsys.readouterr().out
+    assert f"sampled ±{se} SE" in capsys.readouterr().out
 
 
 def test_below_the_size_the_exact_path_is_untouched(

@@ -269,7 +269,7 @@ def _summary(outcome: Any, out: Any) -> None:
             alpha += f" [{ci['lower']:.3f}, {ci['upper']:.3f}]"
         if f.get("alpha_sampling"):  # never a silent approximation: named on the line
             se = f["alpha_sampling"]["standard_error"]
-            alpha += " sampled" + ("" if se is None else f" ±{se:.3f} SE")
+            alpha += " sampled" + ("" if se is None else f" ±{se:.2g} SE")
         print(f"  {name:<{width}}  alpha {alpha:<24} {SYMBOL[f['verdict']]}", file=out)
         if f.get("small_sample"):
             print(f"  {'':<{width}}    {f['small_sample']}", file=out)

@@ -173,7 +173,7 @@ def sampling_note(f: dict[str, Any]) -> str | None:
     s = f.get("alpha_sampling")
     if not s:
         return None
-    se = "undefined" if s["standard_error"] is None else f"{s['standard_error']:.4f}"
+    se = "undefined" if s["standard_error"] is None else f"{s['standard_error']:.2g}"
     return (
         f"Sampled: alpha's expected disagreement is estimated from {s['pairs']:,} drawn pairs "
         f"of ratings (expected_sample), not every pair; standard error of alpha from the "
