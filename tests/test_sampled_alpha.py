@@ -59,6 +59,25 @@ def test_sampled_alpha_is_the_exact_one_within_its_standard_error() -> None:
     assert errors[0] > 2.5 * errors[1] > 2.5 * 2.5 * errors[2]  # √10 ≈ 3.2 each step
 
 
+def test_sampled_taxonomy_alpha_is_the_exact_one_within_its_standard_error() -> None:
+    rng = np.random.default_rng(5)
+    paths = [
+        " / ".join(f"n{int(x)}" for x in rng.integers(0, 4, size=int(rng.integers(2, 7))))
+        for _ in range(600)
+    ]
+    rows = []
+    for _ in range(800):
+        ref = paths[int(rng.integers(len(paths)))]
+        rows.append(
+            [ref if rng.random() < 0.5 else paths[int(rng.integers(len(paths)))] for _ in "abc"]
+        )
+    coded = metrics.encode(np.array(rows, dtype=object))
+    exact = metrics.krippendorff_alpha(coded, "hierarchical")
+    fn = metrics.Sampled("hierarchical", 50_000, seed=0)
+    alpha = metrics.krippendorff_alpha(coded, fn)
+    assert abs(alpha - exact) <= 4 * metrics.alpha_standard_error(coded, fn, alpha)
+
+
 def test_sampled_bootstrap_interval_covers_the_exact_alpha() -> None:
     coded = metrics.encode(np.array(_texts(600, 500, seed=1), dtype=object))
     exact = metrics.alpha_bootstrap(coded, "levenshtein", replicates=300)
@@ -118,6 +137,8 @@ def test_sampled_alpha_is_named_in_every_report(
     )
     main(["run", "-c", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o2")])
     assert f"sampled ±{se} SE" in capsys.readouterr().out
+    main(["run", "-c", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o3"), "--json"])
+    assert json.loads(capsys.readouterr().out)["fields"]["t"]["alpha_sampling"] == sampling
 
 
 def test_below_the_size_the_exact_path_is_untouched(

@@ -377,6 +377,7 @@ def json_summary(outcome: Any, code: int) -> dict[str, Any]:
         t = (trend.get("fields") or {}).get(name) or {}
         fields[name] = {
             "alpha": f["alpha"],
+            "alpha_sampling": f.get("alpha_sampling"),
             "verdict": f["verdict"],
             "n_disputed": f["n_disputed"],
             "alpha_change": (t.get("alpha") or {}).get("change"),
