@@ -375,3 +375,17 @@ def test_span_lines_sweep_equals_the_scan_of_every_span(
         if a < b
     ]
     assert got == [("a", want)]
+
+
+@pytest.mark.browser
+def test_the_page_shows_the_sampling_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+    from test_sampled_alpha import _run, _texts
+
+    out = _run(tmp_path, {"expected_sample": 5_000}, _texts(300, 200))
+    sampling = json.loads((out / "report.json").read_text())["fields"]["t"]["alpha_sampling"]
+    view = Page(browser, out / "report.html")
+    note = view.page.locator("#f-1 .alpha-sampling")
+    assert note.is_visible()
+    text = note.inner_text()
+    assert "5,000 drawn pairs" in text and f"{sampling['standard_error']:.2g}" in text
+    assert view.errors == []

@@ -267,6 +267,9 @@ def _summary(outcome: Any, out: Any) -> None:
         ci = f["coefficients"].get("alpha", {})
         if ci.get("lower") is not None:
             alpha += f" [{ci['lower']:.3f}, {ci['upper']:.3f}]"
+        if f.get("alpha_sampling"):  # never a silent approximation: named on the line
+            se = f["alpha_sampling"]["standard_error"]
+            alpha += " sampled" + ("" if se is None else f" ±{se:.2g} SE")
         print(f"  {name:<{width}}  alpha {alpha:<24} {SYMBOL[f['verdict']]}", file=out)
         if f.get("small_sample"):
             print(f"  {'':<{width}}    {f['small_sample']}", file=out)
@@ -374,6 +377,7 @@ def json_summary(outcome: Any, code: int) -> dict[str, Any]:
         t = (trend.get("fields") or {}).get(name) or {}
         fields[name] = {
             "alpha": f["alpha"],
+            "alpha_sampling": f.get("alpha_sampling"),
             "verdict": f["verdict"],
             "n_disputed": f["n_disputed"],
             "alpha_change": (t.get("alpha") or {}).get("change"),

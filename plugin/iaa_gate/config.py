@@ -234,6 +234,15 @@ class FieldConfig(Strict):
         "whitespace (runs collapsed, ends trimmed), punctuation, unicode (NFKC forms); [] "
         "compares exact strings",
     )
+    expected_sample: int | None = Field(
+        default=None,
+        ge=1000,
+        le=100_000_000,
+        description="levenshtein/hierarchical distance: when the distinct values have more than "
+        "this many pairs, estimate alpha's expected disagreement from this many drawn pairs of "
+        "ratings (seeded by bootstrap.seed) instead of every pair; alpha's standard error from "
+        "the sampling is reported beside it (alpha_sampling) in every report. Default: exact",
+    )
     multiple: bool | None = Field(
         default=None,
         description="multi-select (label sets); default: as the labeling config declares it "

@@ -235,6 +235,14 @@ class SkillAnnotator(msgspec.Struct):
     confusion: list[list[float]]
 
 
+class AlphaSampling(msgspec.Struct):
+    """Alpha's expected disagreement was estimated from ``pairs`` drawn pairs of ratings
+    (``expected_sample``): ``standard_error`` is alpha's from that sampling (null: undefined)."""
+
+    pairs: int
+    standard_error: float | None
+
+
 class SkillReport(msgspec.Struct):
     """Annotator skill by Dawid–Skene: ``method``, ``basis`` (what one fitted unit is: task,
     matched region, or label for a multi-select field, fitted once per label), ``classes``
@@ -290,6 +298,7 @@ class FieldReport(msgspec.Struct):
     skill: SkillReport | None = None
     categories_used: dict[str, Any] | None = None
     small_sample: str | None = None
+    alpha_sampling: AlphaSampling | None = None
 
 
 class Report(msgspec.Struct):
@@ -525,6 +534,9 @@ def field_document(
         ),
         regions=result.regions,
         skill=_skill(result.skill),
+        alpha_sampling=None
+        if result.alpha_sampling is None
+        else AlphaSampling(result.alpha_sampling[0], num(result.alpha_sampling[1])),
         categories_used=result.categories_used,
         small_sample=small_sample(result),
     )

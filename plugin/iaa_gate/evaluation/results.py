@@ -182,6 +182,9 @@ class FieldResult:
     categories_used: dict[str, Any] | None = None
     """Ordered fields: the categories the kappa family and AC2 use (``values``) and where they
     come from (``source``: labels, the labeling config's maxRating, or the values that occur)."""
+    alpha_sampling: tuple[int, float] | None = None
+    """``(pairs, standard_error)`` when alpha's expected disagreement was estimated from drawn
+    pairs (``expected_sample``); None: exact."""
     skill: Skill | None = None
     """Each annotator's Dawid–Skene accuracy and confusion matrix (None: not fitted, e.g. a
     numeric or free-text field; see :mod:`iaa_gate.evaluation.consensus`)."""

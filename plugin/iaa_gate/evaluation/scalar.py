@@ -100,13 +100,36 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
             hint=f"remove fields.{name}.thresholds.disputed_tolerance",
         )
     names = [dataset.display_name(a) for a in matrix.annotators]
-    distance = metrics.tabulate(coded.values, level)  # free text: its edit distances once
+    distance = _distance(dataset, name, cfg, coded, level)
     units = _units(dataset, matrix, distance, cfg, scale)
     declared, categories = declared_scale(dataset, matrix, level, cfg)
     result = matrix_result(matrix, level, names, cfg, units, scale, declared, distance)
     result.categories_used = categories
+    if isinstance(distance, metrics.Sampled):
+        se = metrics.alpha_standard_error(coded, distance, result.alpha)
+        result.alpha_sampling = (distance.pairs, se)
     result.skill = propose(matrix, level, names, units)
     return result
+
+
+def _distance(dataset: Dataset, name: str, cfg: FieldConfig, coded: Coded, level: str) -> LevelArg:
+    """What the metrics use for ``level``: a :class:`~iaa_gate.metrics.Sampled` distance when
+    ``expected_sample`` is set and the distinct values have more pairs than it, else
+    :func:`~iaa_gate.metrics.tabulate`'s (free text: its edit distances once)."""
+    pairs = cfg.expected_sample
+    if pairs is not None and level not in metrics.SAMPLED_LEVELS:
+        raise InputError(
+            dataset.source,
+            [
+                f"field {name!r}: fields.{name}.expected_sample applies to the "
+                f"{' and '.join(metrics.SAMPLED_LEVELS)} distances; the field uses {level}"
+            ],
+            hint=f"remove fields.{name}.expected_sample",
+        )
+    v = coded.n_values
+    if pairs is not None and v * (v - 1) // 2 > pairs:
+        return metrics.Sampled(level, pairs, cfg.bootstrap.seed)
+    return metrics.tabulate(coded.values, level)
 
 
 def declared_scale(

@@ -62,11 +62,13 @@ from .regions import (
     region_scores,
     relation_scores,
 )
+from .sampled import SAMPLED_LEVELS, Sampled, alpha_standard_error
 from .scores import item_scores, tolerance_scores
 from .unitizing import UnitizingAlpha, unitizing_alpha, unitizing_alpha_tasks
 
 __all__ = [
     "KINDS",
+    "SAMPLED_LEVELS",
     "SCALES",
     "AccumulatedAgreement",
     "AlphaAccumulator",
@@ -88,6 +90,7 @@ __all__ = [
     "RegionScores",
     "Regions",
     "Relations",
+    "Sampled",
     "Tabulated",
     "Undefined",
     "UnitDisagreement",
@@ -95,6 +98,7 @@ __all__ = [
     "allocation_disagreement",
     "alpha_bootstrap",
     "alpha_replicates",
+    "alpha_standard_error",
     "annotator_agreement",
     "annotator_offsets",
     "benchmark_probability",

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import distance as dist
+from . import sampled
 from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
 from .categories import coincidence_matrix, value_count_blocks
 
@@ -337,7 +338,7 @@ def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
     values = coded.values
     n_v = coded.n_values
     table: FloatArray | None = None
-    if n_v <= TABLE_MAX:
+    if n_v <= TABLE_MAX and not isinstance(fn, sampled.Sampled):
         table = np.zeros((n_v + 1, n_v + 1))
         table[:n_v, :n_v] = _delta_table(values, fn)
     observed = np.zeros(n_units)
@@ -354,7 +355,10 @@ def _pairwise(coded: Coded, fn: Callable[..., Any]) -> UnitDisagreement:
                     acc[both] += np.asarray(fn(values[t[i, both]], values[t[j, both]]), dtype=float)
         acc *= 2.0
     observed[m_all < 2] = 0.0
-    expected = _expected(values, counts, fn, None if table is None else table[:n_v, :n_v])
+    if isinstance(fn, sampled.Sampled):  # D_e from drawn pairs of ratings
+        expected = sampled.expected(coded, fn, int(counts.sum()))[0]
+    else:
+        expected = _expected(values, counts, fn, None if table is None else table[:n_v, :n_v])
     return UnitDisagreement(
         observed, m_all, expected, int(counts.sum()), int(np.count_nonzero(counts))
     )

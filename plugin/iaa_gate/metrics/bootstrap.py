@@ -55,8 +55,16 @@ import numpy.typing as npt
 
 from ..core import progress
 from . import distance as dist
+from . import sampled
 from ._base import CodeArray, Coded, FloatArray, Undefined, as_float_ratings, encode, row_blocks
-from .alpha import TABLE_MAX, LevelArg, krippendorff_alpha, n_ratings, unit_disagreement
+from .alpha import (
+    TABLE_MAX,
+    LevelArg,
+    UnitDisagreement,
+    krippendorff_alpha,
+    n_ratings,
+    unit_disagreement,
+)
 
 __all__ = ["AlphaBootstrap", "alpha_bootstrap", "alpha_replicates"]
 
@@ -353,6 +361,8 @@ def _estimator(ratings: npt.ArrayLike | Coded, level: LevelArg) -> tuple[_Estima
         )
     ud = unit_disagreement(coded, level)
     pairable = ud.pairable
+    if isinstance(fn, sampled.Sampled):
+        return _SampledExpected(coded, ud, fn), ud.alpha()
     if coded.n_values > TABLE_MAX and not isinstance(fn, dist.Tabulated):
         return _Resampled(coded, pairable, level), ud.alpha()
     m = ud.n_ratings[pairable].astype(np.float64)
@@ -501,6 +511,38 @@ class _Ordinal(_Linear):
         expected = 2.0 * n * np.einsum("bv,bv->b", n_v, dev * dev)
         ok = (np.count_nonzero(n_v, axis=1) >= 2) & (expected > 0)
         return np.where(ok, 1.0 - (n - 1.0) * d_o / expected, np.nan)
+
+
+class _SampledExpected(_Estimator):
+    """A sampled D_e (:mod:`.sampled`): a replicate weighting units by ``w`` weights each drawn
+    pair of ratings by the product of its two units' weights (Σ_{r≠r'} w_u w_u' δ² is the
+    replicate's expected sum, the drawn pairs its uniform sample); D_o and n are exact sums."""
+
+    def __init__(self, coded: Coded, ud: UnitDisagreement, fn: sampled.Sampled) -> None:
+        self.pairable = ud.pairable
+        self.n_units = int(self.pairable.sum())
+        m = ud.n_ratings[self.pairable].astype(np.float64)
+        self.m, self.per_unit = m, ud.observed[self.pairable] / (m - 1.0)
+        units, drawn = sampled.draw(coded.codes, fn.pairs, fn.seed)
+        place = np.cumsum(self.pairable) - 1  # unit → its index among the pairable units
+        self.units = place[units]
+        self.deltas = sampled.pair_deltas(coded.values, drawn, fn)
+        n0 = float(m.sum())
+        self.scale = n0 * (n0 - 1.0) / max(len(self.deltas), 1)  # ordered pairs per drawn one
+
+    def __call__(self, w: FloatArray) -> FloatArray:
+        n = w @ self.m
+        d_o = w @ self.per_unit
+        if not len(self.deltas):
+            return np.full(w.shape[0], np.nan)
+        expected = np.empty(w.shape[0])
+        step = max(1, (1 << 22) // len(self.deltas))  # replicates × pairs weights at a time
+        for s in range(0, w.shape[0], step):
+            b = w[s : s + step]
+            pair_w = b[:, self.units[:, 0]] * b[:, self.units[:, 1]]
+            expected[s : s + step] = self.scale * (pair_w @ self.deltas)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(expected > 0, 1.0 - (n - 1.0) * d_o / expected, np.nan)
 
 
 class _Resampled(_Estimator):

@@ -8,6 +8,7 @@ import numpy.typing as npt
 from ._base import Coded, FloatArray, encode
 from .alpha import LevelArg, pairable_counts, unit_disagreement
 from .distance import NAMED, Tabulated
+from .sampled import Sampled
 
 
 def item_scores(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") -> FloatArray:
@@ -45,6 +46,8 @@ def _largest_delta(coded: Coded, level: LevelArg) -> float:
     if fn is None:
         raise ValueError(f"unknown level {level!r}")
     vals = coded.values[present]
+    if isinstance(fn, Sampled):  # every pair of values is what sampling avoids: the bound
+        return 1.0
     if isinstance(fn, Tabulated):  # the field's table: its largest entry among these values
         return float(fn.over(vals).max())
     if level == "interval":

@@ -167,6 +167,20 @@ def alpha_name(f: dict[str, Any]) -> str:
     return f"Krippendorff's alpha ({f['level']})"
 
 
+def sampling_note(f: dict[str, Any]) -> str | None:
+    """A field whose alpha has a sampled expected disagreement (``alpha_sampling``) says so,
+    with alpha's standard error from the sampling; None when alpha is exact."""
+    s = f.get("alpha_sampling")
+    if not s:
+        return None
+    se = "undefined" if s["standard_error"] is None else f"{s['standard_error']:.2g}"
+    return (
+        f"Sampled: alpha's expected disagreement is estimated from {s['pairs']:,} drawn pairs "
+        f"of ratings (expected_sample), not every pair; standard error of alpha from the "
+        f"sampling {se}"
+    )
+
+
 def alpha_without_note(f: dict[str, Any]) -> str | None:
     """Region fields: what "alpha without" changes from (None elsewhere)."""
     base = (f.get("regions") or {}).get("annotator_alpha")

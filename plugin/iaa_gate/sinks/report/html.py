@@ -36,6 +36,7 @@ from .format import (
     plain,
     proposal,
     round_text,
+    sampling_note,
 )
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the first in review order
@@ -189,6 +190,7 @@ class HtmlWriter:
             proposal=proposal,
             categories_text=categories_text,
             alpha_name=alpha_name,
+            sampling_note=sampling_note,
             alpha_without_note=alpha_without_note,
             skill_accuracy=skill_accuracy,
             max_rows=MAX_ROWS,

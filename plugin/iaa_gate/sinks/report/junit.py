@@ -32,8 +32,20 @@ class JUnitWriter:
                 skipped="0",
             )
             skill = f.get("skill")
-            if skill or f.get("small_sample"):
+            sampling = f.get("alpha_sampling")
+            if skill or f.get("small_sample") or sampling:
                 props = ET.SubElement(suite, "properties")
+            if sampling:  # alpha's expected disagreement from drawn pairs: named, with its SE
+                se = sampling["standard_error"]
+                ET.SubElement(
+                    props, "property", name="alpha sampled pairs", value=str(sampling["pairs"])
+                )
+                ET.SubElement(
+                    props,
+                    "property",
+                    name="alpha standard error (sampling)",
+                    value="undefined" if se is None else f"{se:.6g}",
+                )
             if f.get("small_sample"):
                 ET.SubElement(props, "property", name="small sample", value=f["small_sample"])
             if skill:  # each annotator's Dawid–Skene accuracy, beside the checks

@@ -20,6 +20,7 @@ from .format import (
     plain,
     proposal,
     round_text,
+    sampling_note,
 )
 
 MAX_DISPUTED = 50  # disputed tasks shown per field: the first in review order
@@ -239,6 +240,8 @@ class MarkdownWriter:
             f"{md(alpha_name(f))}: **{alpha}** over {f['n_pairable']} tasks "
             f"with two or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)."
         )
+        if sampled := sampling_note(f):
+            out += ["", f"**{md(sampled)}.**"]
         if f.get("small_sample"):
             out += ["", f"**{md(f['small_sample'][0].upper() + f['small_sample'][1:])}.**"]
         out += [
