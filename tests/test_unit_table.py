@@ -13,6 +13,7 @@ from iaa_gate.config import parse_config
 from iaa_gate.evaluation import document, results
 from iaa_gate.evaluation.scalar import analyse_field
 from iaa_gate.model import Annotation, Dataset, FieldValue
+from iaa_gate.sinks.report import consensus as consensus_file
 
 rows = st.lists(
     st.tuples(
@@ -46,6 +47,7 @@ def test_the_unit_table_says_what_its_objects_say(
     result = analyse_field(ds, "f", cfg)
     table = result.units
     assert isinstance(table, results.UnitTable)
+    proposals = consensus_file.lines({"f": result})  # from the columns, before any object
     objects = list(table)  # the straightforward reading: one object per unit
     for status in results.STATUSES:
         assert results.status_count(table, status) == results.status_count(objects, status)
@@ -53,6 +55,7 @@ def test_the_unit_table_says_what_its_objects_say(
     np.testing.assert_array_equal(results.unit_scores(table), results.unit_scores(objects))
     plain = results.FieldResult(**{**result.__dict__, "units": objects})
     assert document.disputed_tasks("f", result) == document.disputed_tasks("f", plain)
+    assert consensus_file.lines({"f": plain}) == proposals
     for u in objects:  # every answered task, with each annotator's label, in name order
         assert list(u.labels) == sorted(u.labels)
         given_ = {w: v for t, w, v in rows if t == u.id and v is not None}
@@ -60,7 +63,8 @@ def test_the_unit_table_says_what_its_objects_say(
 
 
 def test_disputed_tasks_make_no_unit_object() -> None:
-    """The shape of the fast path: listing 1,000 disputed tasks makes no ``UnitResult``."""
+    """The shape of the fast path: listing 1,000 disputed tasks, or their proposals, makes no
+    ``UnitResult``."""
     anns = [
         Annotation(t, who, {"f": FieldValue("choices", (label,))}, None, None)
         for t in range(1000)
@@ -72,4 +76,5 @@ def test_disputed_tasks_make_no_unit_object() -> None:
     ).fields["f"]
     result = analyse_field(ds, "f", cfg)
     assert len(document.disputed_tasks("f", result)) == 1000
+    assert len(consensus_file.lines({"f": result})) == 1000  # consensus.jsonl neither
     assert isinstance(result.units, results.UnitTable) and result.units._made == {}

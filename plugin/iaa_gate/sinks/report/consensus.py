@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from ...core.files import write_atomic
-from ...evaluation.results import FieldResult
+from ...evaluation.results import FieldResult, UnitTable
 
 FILENAME = "consensus.jsonl"
 
@@ -44,20 +44,19 @@ def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
     """Every proposal of every field, by field name then task id."""
     out = []
     for name in sorted(results):
-        units = [u for u in results[name].units if u.consensus is not None]
-        units.sort(key=lambda u: _key(u.id))
+        units = results[name].units
+        if isinstance(units, UnitTable):  # from the columns, no object per unit
+            proposed = units.proposed()
+        else:
+            proposed = [
+                (u.id, c.value, c.posterior, c.method, c.tie, u.status == "disputed")
+                for u in units
+                if (c := u.consensus) is not None
+            ]
+        proposed.sort(key=lambda p: _key(p[0]))
         out += [
-            ConsensusLine(
-                name,
-                u.id,
-                u.consensus.value,
-                u.consensus.posterior,
-                u.consensus.method,
-                u.status == "disputed",
-                u.consensus.tie,
-            )
-            for u in units
-            if u.consensus is not None
+            ConsensusLine(name, task, value, posterior, method, disputed, tie)
+            for task, value, posterior, method, tie, disputed in proposed
         ]
     return out
 
