@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast, overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -283,25 +283,16 @@ class UnitTable(Sequence[UnitResult]):
         for i, u in self._made.items():
             u.consensus, u.priority = self._proposal(i)
 
-    def proposed(self) -> list[tuple[TaskId, Any, float, str, bool, bool]]:
-        """``(task id, value, posterior, method, tie, disputed)`` of every unit with a proposal,
-        in order, read from the columns in bulk (a unit already made as an object answers with
-        its own consensus)."""
-        p = self._proposed
+    def proposed(self) -> list[tuple[TaskId, Consensus, bool]]:
+        """``(task id, consensus, disputed)`` of every unit with a proposal, in order, read from
+        the columns (a unit already made as an object answers with its own)."""
         disputed = (self.status == STATUSES.index("disputed")).tolist()
-        out: list[tuple[TaskId, Any, float, str, bool, bool]] = []
-        rows = [-1] * len(self.ids) if p is None else [p.index.get(t, -1) for t in self.ids]
-        rated = [] if p is None else cast(list[bool], p.rated.tolist())
-        post = [] if p is None else cast(list[float], p.posterior.tolist())
-        tie = [] if p is None else cast(list[bool], p.tie.tolist())
-        for i, (task, r) in enumerate(zip(self.ids, rows, strict=True)):
+        out = []
+        for i, task in enumerate(self.ids):
             made = self._made.get(i)
-            if made is not None:
-                c = made.consensus
-                if c is not None:
-                    out.append((task, c.value, c.posterior, c.method, c.tie, disputed[i]))
-            elif p is not None and r >= 0 and rated[r]:
-                out.append((task, p.value[r], round(post[r], 6), p.method, tie[r], disputed[i]))
+            c = made.consensus if made is not None else self._proposal(i)[0]
+            if c is not None:
+                out.append((task, c, disputed[i]))
         return out
 
     def _proposal(self, i: int) -> tuple[Consensus | None, float | None]:

@@ -49,14 +49,14 @@ def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
             proposed = units.proposed()
         else:
             proposed = [
-                (u.id, c.value, c.posterior, c.method, c.tie, u.status == "disputed")
+                (u.id, u.consensus, u.status == "disputed")
                 for u in units
-                if (c := u.consensus) is not None
+                if u.consensus is not None
             ]
         proposed.sort(key=lambda p: _key(p[0]))
         out += [
-            ConsensusLine(name, task, value, posterior, method, disputed, tie)
-            for task, value, posterior, method, tie, disputed in proposed
+            ConsensusLine(name, task, c.value, c.posterior, c.method, disputed, c.tie)
+            for task, c, disputed in proposed
         ]
     return out
 
