@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
-from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -24,7 +23,15 @@ from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, small_sample, worst
-from .results import Consensus, FieldResult, FieldTruth, Skill, UnitTable, unit_scores
+from .results import (
+    Consensus,
+    FieldResult,
+    FieldTruth,
+    ProposalColumns,
+    Skill,
+    UnitTable,
+    unit_scores,
+)
 
 SCHEMA_VERSION = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
@@ -423,30 +430,51 @@ def disputed_tasks(name: str, result: FieldResult) -> list[DisputedTask]:
     """Every disputed task of field ``name``, in review order (:data:`REVIEW_ORDER`), ties by
     task id."""
     if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
-        ids, scores, labels, proposed = result.units.columns("disputed")
+        ids, scores, labels, p = result.units.columns("disputed")
+        priority = p.priority
         tasks = [
-            DisputedTask(name, t, s, lab, None, p, _consensus(c))
-            for t, s, lab, (c, p) in zip(ids, scores, labels, proposed, strict=True)
+            DisputedTask(name, ids[k], scores[k], labels[k], None, priority[k], _consensus(p, k))
+            for k in range(len(ids))
         ]
     else:
+        units = result.disputed
         tasks = [
             DisputedTask(
-                name, u.id, u.score, u.labels, u.details, u.priority, _consensus(u.consensus)
+                name, u.id, u.score, u.labels, u.details, u.priority, _as_dict(u.consensus)
             )
-            for u in result.disputed
+            for u in units
         ]
+        priority = [u.priority for u in units]
+        scores = [u.score for u in units]
+    return [tasks[k] for k in _review_order([t.id for t in tasks], priority, scores)]
+
+
+def _review_order(ids: list[TaskId], priority: list[float | None], score: list[float]) -> list[int]:
+    """Positions in review order: priority highest first (none: last), then score lowest
+    first, then task id (numbers first, then text)."""
+    n = len(ids)
+    at = list(range(n))
     try:
-        tasks.sort(key=attrgetter("id"))  # ids all numbers or all text
-    except TypeError:  # both: numbers first, as everywhere in the report
-        tasks.sort(key=lambda t: _id_key(t.id))
-    tasks.sort(key=lambda t: (-(t.priority if t.priority is not None else -1.0), t.score))
-    return tasks  # no NaN
+        at.sort(key=ids.__getitem__)  # all numbers or all text: compared as they are
+    except TypeError:
+        at.sort(key=lambda k: _id_key(ids[k]))
+    rank = np.empty(n, dtype=np.int64)
+    rank[at] = np.arange(n)
+    urgency = np.array([-1.0 if p is None else p for p in priority], dtype=np.float64)
+    order: list[int] = np.lexsort((rank, np.asarray(score, dtype=np.float64), -urgency)).tolist()
+    return order
 
 
-def _consensus(c: Consensus | None) -> dict[str, Any] | None:
+def _as_dict(c: Consensus | None) -> dict[str, Any] | None:
     if c is None:
         return None
     return {"value": c.value, "posterior": c.posterior, "method": c.method, "tie": c.tie}
+
+
+def _consensus(p: ProposalColumns, k: int) -> dict[str, Any] | None:
+    if not p.has[k]:
+        return None
+    return {"value": p.value[k], "posterior": p.posterior[k], "method": p.method, "tie": p.tie[k]}
 
 
 def lowest_scores(tasks: list[DisputedTask], n: int) -> list[DisputedTask]:

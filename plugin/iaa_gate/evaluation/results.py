@@ -214,6 +214,36 @@ class Proposals:
     method: str
 
 
+@dataclass(slots=True)
+class ProposalColumns:
+    """Some units' proposals as lists, one entry per unit: ``has`` whether it has one (else
+    ``value`` None, ``posterior`` NaN), its ``value``, ``posterior`` (0–1, rounded to 6 places),
+    ``tie``, and ``priority`` (disputed units with a proposal: 1 − the posterior, rounded to 6
+    places; else None); ``method`` as :attr:`Consensus.method`."""
+
+    has: list[bool]
+    value: list[Any]
+    posterior: list[float]
+    tie: list[bool]
+    priority: list[float | None]
+    method: str
+
+    def set(self, k: int, c: Consensus | None, priority: float | None) -> None:
+        """Entry ``k`` from a unit's own ``consensus`` and ``priority``."""
+        self.has[k], self.priority[k] = c is not None, priority
+        self.value[k] = None if c is None else c.value
+        self.posterior[k] = math.nan if c is None else c.posterior
+        self.tie[k] = False if c is None else c.tie
+        if c is not None:
+            self.method = c.method
+
+    def consensus(self, k: int) -> Consensus | None:
+        """Entry ``k`` as a :class:`Consensus` (None: no proposal)."""
+        if not self.has[k]:
+            return None
+        return Consensus(self.value[k], self.posterior[k], self.method, self.tie[k])
+
+
 STATUSES = ("agreed", "disputed", "too_few")
 """The unit statuses, in the order of their codes in :attr:`UnitTable.status`."""
 
@@ -271,7 +301,8 @@ class UnitTable(Sequence[UnitResult]):
     def _make(self, i: int) -> UnitResult:
         s, e = int(self.start[i]), int(self.end[i])
         names, shown = self.names, self.shown
-        labels = {names[a]: shown[c] for a, c in zip(self.who[s:e], self.what[s:e], strict=True)}
+        who, what = self.who[s:e].tolist(), self.what[s:e].tolist()
+        labels = {names[a]: shown[c] for a, c in zip(who, what, strict=True)}
         u = UnitResult(self.ids[i], STATUSES[self.status[i]], float(self.score[i]), labels)
         u.consensus, u.priority = self._proposal(i)
         return u
@@ -283,16 +314,34 @@ class UnitTable(Sequence[UnitResult]):
         for i, u in self._made.items():
             u.consensus, u.priority = self._proposal(i)
 
-    def proposed(self) -> list[tuple[TaskId, Consensus, bool]]:
-        """``(task id, consensus, disputed)`` of every unit with a proposal, in order, read from
-        the columns (a unit already made as an object answers with its own)."""
-        disputed = (self.status == STATUSES.index("disputed")).tolist()
-        out = []
-        for i, task in enumerate(self.ids):
-            made = self._made.get(i)
-            c = made.consensus if made is not None else self._proposal(i)[0]
-            if c is not None:
-                out.append((task, c, disputed[i]))
+    def proposals(self, at: Sequence[int]) -> ProposalColumns:
+        """The proposals of units ``at`` (indices) in bulk, as :meth:`_proposal` gives them one
+        by one (a unit already made as an object answers with its own)."""
+        n, p = len(at), self._proposed
+        if p is None or not n or not len(p.posterior):
+            return ProposalColumns(
+                [False] * n, [None] * n, [math.nan] * n, [False] * n, [None] * n, ""
+            )
+        get, ids = p.index.get, self.ids
+        rows = np.fromiter((get(ids[i], -1) for i in at), np.int64, n)
+        has = rows >= 0
+        has[has] = p.rated[rows[has]]
+        rows[~has] = 0
+        post = p.posterior[rows]
+        disputed = self.status[np.asarray(at, dtype=np.int64)] == STATUSES.index("disputed")
+        value = [
+            p.value[r] if h else None for r, h in zip(rows.tolist(), has.tolist(), strict=True)
+        ]
+        urgent = (has & disputed).tolist()
+        priority = [q if u else None for q, u in zip(_round6(1.0 - post), urgent, strict=True)]
+        out = ProposalColumns(
+            has.tolist(), value, _round6(post), p.tie[rows].tolist(), priority, p.method
+        )
+        if self._made:
+            for k, i in enumerate(at):
+                made = self._made.get(i)
+                if made is not None:
+                    out.set(k, made.consensus, made.priority)
         return out
 
     def _proposal(self, i: int) -> tuple[Consensus | None, float | None]:
@@ -320,24 +369,35 @@ class UnitTable(Sequence[UnitResult]):
         list[TaskId],
         list[float],
         list[dict[str, Any]],
-        list[tuple[Consensus | None, float | None]],
+        ProposalColumns,
     ]:
         """The ids, scores, labels and (consensus, priority) of the units with ``status``, in
         order, made in bulk (no :class:`UnitResult`)."""
         at = self._where(status)
         if not at:
-            return [], [], [], []
+            return [], [], [], self.proposals(at)
         rows = np.array(at, dtype=np.int64)
         ids, score = self.ids, self.score[rows].tolist()
-        who = list(map(self.names.__getitem__, self.who))
-        what = list(map(self.shown.__getitem__, self.what))
-        spans = zip(self.start[rows].tolist(), self.end[rows].tolist(), strict=True)
+        start, end = self.start[rows], self.end[rows]
+        ends = np.cumsum(end - start)  # the units' label rows, one after another
+        k = np.arange(ends[-1]) + np.repeat(start - (ends - (end - start)), end - start)
+        who = list(map(self.names.__getitem__, self.who[k].tolist()))
+        what = list(map(self.shown.__getitem__, self.what[k].tolist()))
+        spans = zip([0, *ends[:-1].tolist()], ends.tolist(), strict=True)
         labels = [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
-        return [ids[i] for i in at], score, labels, [self._proposal(i) for i in at]
+        return [ids[i] for i in at], score, labels, self.proposals(at)
 
     def _where(self, status: str) -> list[int]:
         at: list[int] = np.flatnonzero(self.status == STATUSES.index(status)).tolist()
         return at
+
+
+def _round6(x: FloatArray) -> list[float]:
+    """``round(v, 6)`` of each value of ``x`` (Python's exact rounding), once per distinct value."""
+    distinct, at = np.unique(x, return_inverse=True)
+    rounded = np.array([round(v, 6) for v in distinct.tolist()], dtype=np.float64)
+    out: list[float] = rounded[at].tolist()
+    return out
 
 
 def status_count(units: Sequence[UnitResult], status: str) -> int:

@@ -391,7 +391,7 @@ def _units(
         status[kept],
         scores[kept],
         (starts[group], ends[group]),
-        (names, ann[order].tolist(), shown, codes[order].tolist()),
+        (names, ann[order], shown, codes[order]),
     )
 
 

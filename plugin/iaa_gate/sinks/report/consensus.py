@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from ...core.files import write_atomic
-from ...evaluation.results import FieldResult, UnitTable
+from ...evaluation.results import STATUSES, FieldResult, UnitTable
 
 FILENAME = "consensus.jsonl"
 
@@ -40,23 +40,38 @@ def _key(task: Any) -> tuple[int, Any]:
     return (0, task) if isinstance(task, int) else (1, str(task))
 
 
+def _by_id(ids: list[Any]) -> list[int]:
+    """The positions of ``ids`` in task-id order (numbers first, then text)."""
+    at = list(range(len(ids)))
+    try:
+        at.sort(key=ids.__getitem__)  # all numbers or all text: compared as they are
+    except TypeError:
+        at.sort(key=lambda k: _key(ids[k]))
+    return at
+
+
 def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
     """Every proposal of every field, by field name then task id."""
     out = []
     for name in sorted(results):
         units = results[name].units
         if isinstance(units, UnitTable):  # from the columns, no object per unit
-            proposed = units.proposed()
-        else:
-            proposed = [
-                (u.id, u.consensus, u.status == "disputed")
-                for u in units
-                if u.consensus is not None
+            p = units.proposals(range(len(units)))
+            ids = units.ids
+            disputed = (units.status == STATUSES.index("disputed")).tolist()
+            out += [
+                ConsensusLine(
+                    name, ids[k], p.value[k], p.posterior[k], p.method, disputed[k], p.tie[k]
+                )
+                for k in _by_id(ids)
+                if p.has[k]
             ]
-        proposed.sort(key=lambda p: _key(p[0]))
+            continue
+        proposed = [u for u in units if u.consensus is not None]
         out += [
-            ConsensusLine(name, task, c.value, c.posterior, c.method, disputed, c.tie)
-            for task, c, disputed in proposed
+            ConsensusLine(name, u.id, c.value, c.posterior, c.method, u.status == "disputed", c.tie)
+            for k in _by_id([u.id for u in proposed])
+            if (c := (u := proposed[k]).consensus) is not None
         ]
     return out
 
