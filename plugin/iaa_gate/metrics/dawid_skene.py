@@ -83,42 +83,64 @@ def dawid_skene(
     k = int(c.max(initial=-1)) + 1 if n_classes is None else n_classes
     if c.size and (c.max(initial=-1) >= k or c.min(initial=0) < -1):
         raise ValueError(f"codes must lie in -1 … {k - 1}")
-    n_units, n_ann = c.shape
-    unit, ann = np.nonzero(c >= 0)
-    given = c[unit, ann]
+    pattern, at, weight = _patterns(c, k)  # units with the same answers share a posterior
+    n_units, n_ann = pattern.shape
+    unit, ann = np.nonzero(pattern >= 0)
+    given = pattern[unit, ann]
     cell = ann * k + given  # (annotator, answer) of each rating
     rated = np.bincount(unit, minlength=n_units) > 0
     votes = np.zeros((n_units, k))
     np.add.at(votes, (unit, given), 1.0)
     total = votes.sum(axis=1, keepdims=True)
     post = np.divide(votes, total, out=np.zeros_like(votes), where=rated[:, None])
-    priors, confusion = _m_step(post, rated, unit, cell, n_ann, k)
+    priors, confusion = _m_step(post, rated, weight, unit, cell, n_ann, k)
     last, converged, steps, ll = -np.inf, False, 0, -np.inf
     while steps < max_iter and not converged:
         steps += 1
-        post, ll = _e_step(priors, confusion, rated, unit, cell, n_units, k)
-        priors, confusion = _m_step(post, rated, unit, cell, n_ann, k)
+        post, ll = _e_step(priors, confusion, rated, weight, unit, cell, n_units, k)
+        priors, confusion = _m_step(post, rated, weight, unit, cell, n_ann, k)
         converged = bool(np.isfinite(last) and abs(ll - last) <= tol * abs(last))
         last = ll
     answered = np.bincount(ann, minlength=n_ann) > 0
     diag = np.einsum("acc->ac", confusion)
     accuracy = np.where(answered, diag @ priors, np.nan)
-    return DawidSkene(post, confusion, priors, accuracy, steps, converged, float(ll))
+    return DawidSkene(post[at], confusion, priors, accuracy, steps, converged, float(ll))
+
+
+def _patterns(
+    c: npt.NDArray[np.int64], k: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp], FloatArray]:
+    """The distinct rows of ``c`` ``(units, annotators)``, each unit's row among them
+    ``(units,)`` and how many units have each ``(patterns,)``: EM runs once per answer pattern,
+    weighted by its units (the same sums as once per unit, in another order)."""
+    n_units, n_ann = c.shape
+    if not n_units:
+        return c, np.zeros(0, dtype=np.intp), np.zeros(0)
+    if n_ann * np.log2(k + 1) < 62:  # a row as one integer in base k + 1
+        key = (c + 1) @ ((k + 1) ** np.arange(n_ann, dtype=np.int64))
+    else:  # a row as its bytes
+        key = np.ascontiguousarray(c).view(np.dtype((np.void, 8 * n_ann))).ravel()
+    _, first, at, count = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    return c[first], at.reshape(-1), count.astype(np.float64)
 
 
 def _m_step(
     post: FloatArray,
     rated: npt.NDArray[np.bool_],
+    weight: FloatArray,
     unit: npt.NDArray[np.int64],
     cell: npt.NDArray[np.int64],
     n_ann: int,
     k: int,
 ) -> tuple[FloatArray, FloatArray]:
-    """Priors ``(k,)`` and confusion ``(annotators, k, k)`` from the posteriors ``(units, k)``."""
-    priors = post[rated].mean(axis=0) if rated.any() else np.full(k, 1.0 / k)
+    """Priors ``(k,)`` and confusion ``(annotators, k, k)`` from the posteriors ``(units, k)``
+    of units that stand for ``weight`` ``(units,)`` units each."""
+    w = weight[rated]
+    priors = (w @ post[rated]) / w.sum() if rated.any() else np.full(k, 1.0 / k)
+    held_post = post * weight[:, None]
     counts = np.asarray(
         np.stack(
-            [np.bincount(cell, weights=post[unit, t], minlength=n_ann * k) for t in range(k)],
+            [np.bincount(cell, weights=held_post[unit, t], minlength=n_ann * k) for t in range(k)],
             axis=1,
         ),
         dtype=np.float64,
@@ -131,12 +153,14 @@ def _e_step(
     priors: FloatArray,
     confusion: FloatArray,
     rated: npt.NDArray[np.bool_],
+    weight: FloatArray,
     unit: npt.NDArray[np.int64],
     cell: npt.NDArray[np.int64],
     n_units: int,
     k: int,
 ) -> tuple[FloatArray, float]:
-    """Posteriors ``(units, k)`` and the log-likelihood of the answers."""
+    """Posteriors ``(units, k)`` and the log-likelihood of the answers (each unit standing for
+    ``weight`` ``(units,)`` units)."""
     log_conf = np.log(confusion).transpose(0, 2, 1).reshape(-1, k)  # [(annotator, answer), true]
     with np.errstate(divide="ignore"):
         log_post = np.log(priors)[None, :] + np.stack(
@@ -147,6 +171,6 @@ def _e_step(
     joint = np.exp(log_post - top)
     total = joint.sum(axis=1, keepdims=True)
     post = joint / total
-    ll = float((np.log(total[rated, 0]) + top[rated, 0]).sum())
+    ll = float(weight[rated] @ (np.log(total[rated, 0]) + top[rated, 0]))
     post[~rated] = priors
     return post, ll
