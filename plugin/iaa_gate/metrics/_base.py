@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -63,10 +63,13 @@ class Coded:
     ``codes``: ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where
     the rating is missing.
     ``values``: ``(V,)`` the distinct values in code order (sorted when they sort).
+    ``memo``: what the metrics derive from the codes and reuse (e.g. the per-unit category
+    counts), made once; the codes are not changed after the ``Coded`` is made.
     """
 
     codes: npt.NDArray[np.signedinteger[Any]]
     values: npt.NDArray[Any]
+    memo: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def n_values(self) -> int:

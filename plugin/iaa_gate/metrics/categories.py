@@ -106,6 +106,17 @@ def category_counts(codes: CodeArray, k: int) -> UnitCounts:
     )
 
 
+def counts_of(coded: Coded, k: int | None = None) -> UnitCounts:
+    """:func:`category_counts` of ``coded`` over ``k`` categories (default: its values), made
+    once per ``coded`` and kept in its ``memo``: the kappa family, Gwet's coefficients and the
+    per-category agreement of a field share one tally."""
+    width = coded.n_values if k is None else k
+    counts: UnitCounts | None = coded.memo.get(("category_counts", width))
+    if counts is None:
+        counts = coded.memo["category_counts", width] = category_counts(coded.codes, width)
+    return counts
+
+
 def _per_category(
     ratings: npt.ArrayLike | Coded,
     terms: Callable[[FloatArray, FloatArray], tuple[FloatArray, FloatArray]],
@@ -114,7 +125,7 @@ def _per_category(
     terms are 0 where c_jk = 0, so only the nonzero cells of :func:`category_counts` are read:
     O(ratings), whatever the number of categories."""
     coded = encode(ratings)
-    counts = category_counts(coded.codes, coded.n_values)
+    counts = counts_of(coded)
     keep = counts.r[counts.unit] >= 2
     c, ck = counts.count[keep], counts.r[counts.unit[keep]]
     a, p = terms(c, ck)

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._base import Coded, FloatArray, Undefined, encode
-from .categories import category_counts
+from .categories import counts_of
 from .kappa import (
     EPS,
     Categories,
@@ -235,7 +235,7 @@ def _gwet(
         )
     identity = isinstance(weights, str) and weights == "identity"
     w = None if identity else _weight_matrix(weights, coded.values, k)  # never a K × K eye
-    counts = category_counts(coded.codes, k)
+    counts = counts_of(coded, k)
     r = counts.r
     n = len(r)
     multi = r >= 2

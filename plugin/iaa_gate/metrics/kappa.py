@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._base import CodeArray, Coded, FloatArray, Undefined, encode
-from .categories import UnitCounts, category_counts
+from .categories import UnitCounts, counts_of
 
 __all__ = [
     "KappaEstimate",
@@ -385,7 +385,7 @@ def fleiss_parts(
     coded = _coded(ratings, categories)
     if coded.codes.shape[1] < 2:
         return Undefined("fewer than two annotators")
-    counts = category_counts(coded.codes, coded.n_values)
+    counts = counts_of(coded)
     r = counts.r
     multi = r >= 2
     n2 = int(multi.sum())
@@ -433,7 +433,7 @@ def percent_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = N
     0.6666666666666666
     """
     coded = _coded(ratings, categories)
-    counts = category_counts(coded.codes, coded.n_values)
+    counts = counts_of(coded)
     r = counts.r
     rated = r >= 2
     if not rated.any():
@@ -453,7 +453,7 @@ def pooled_pair_agreement(ratings: npt.ArrayLike | Coded, categories: Categories
     0.5
     """
     coded = _coded(ratings, categories)
-    counts = category_counts(coded.codes, coded.n_values)
+    counts = counts_of(coded)
     r = counts.r
     pairs = float((r * (r - 1.0)).sum())
     if pairs == 0:
