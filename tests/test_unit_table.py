@@ -14,6 +14,7 @@ from iaa_gate.evaluation import document, results
 from iaa_gate.evaluation.scalar import analyse_field
 from iaa_gate.model import Annotation, Dataset, FieldValue
 from iaa_gate.sinks.report import consensus as consensus_file
+from iaa_gate.sinks.report.json import DisputedTasksWriter
 
 rows = st.lists(
     st.tuples(
@@ -54,7 +55,13 @@ def test_the_unit_table_says_what_its_objects_say(
         assert table.with_status(status) == [u for u in objects if u.status == status]
     np.testing.assert_array_equal(results.unit_scores(table), results.unit_scores(objects))
     plain = results.FieldResult(**{**result.__dict__, "units": objects})
-    assert document.disputed_tasks("f", result) == document.disputed_tasks("f", plain)
+    table_disputed = document.disputed_tasks("f", result)
+    assert isinstance(table_disputed, document.DisputedTable)
+    plain_disputed = document.disputed_tasks("f", plain)
+    assert list(table_disputed) == plain_disputed
+    assert table_disputed[:3] == plain_disputed[:3] and len(table_disputed) == len(plain_disputed)
+    write = DisputedTasksWriter().render  # the file from the columns, byte for byte
+    assert write({}, {"f": table_disputed}) == write({}, {"f": plain_disputed})
     assert consensus_file.lines({"f": plain}) == proposals
     for u in objects:  # every answered task, with each annotator's label, in name order
         assert list(u.labels) == sorted(u.labels)
@@ -75,6 +82,10 @@ def test_disputed_tasks_make_no_unit_object() -> None:
         {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"f": {}}}
     ).fields["f"]
     result = analyse_field(ds, "f", cfg)
-    assert len(document.disputed_tasks("f", result)) == 1000
+    disputed = document.disputed_tasks("f", result)
+    assert (
+        len(disputed) == 1000
+        and DisputedTasksWriter().render({}, {"f": disputed}).count(b"\n") == 1000
+    )
     assert len(consensus_file.lines({"f": result})) == 1000  # consensus.jsonl neither
     assert isinstance(result.units, results.UnitTable) and result.units._made == {}

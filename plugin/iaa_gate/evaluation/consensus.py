@@ -48,8 +48,7 @@ def majority(coded: Coded, units: Sequence[UnitResult], unit_ids: list[Any], sho
     values = coded.values.tolist()
     top_code = codes[rows, best].tolist()
     value = [shown(values[c]) if m else None for c, m in zip(top_code, n.tolist(), strict=True)]
-    index = {t: i for i, t in enumerate(unit_ids)}
-    assign(units, index, value, np.round(share, 6), distinct_at_top > 1, n > 0, "majority")
+    assign(units, unit_ids, value, np.round(share, 6), distinct_at_top > 1, n > 0, "majority")
 
 
 def fit(coded: Coded) -> DawidSkene:
@@ -111,21 +110,21 @@ def proposals(
 
 def assign(
     units: Sequence[UnitResult],
-    index: dict[Any, int],
+    unit_ids: list[Any],
     value: list[Any],
     posterior: np.ndarray[Any, Any],
     tie: np.ndarray[Any, Any],
     rated: np.ndarray[Any, Any],
     method: str = METHOD,
 ) -> None:
-    """Set each unit's consensus (row ``index[unit.id]``; rows not ``rated`` get none) and the
-    priority of disputed ones; a :class:`UnitTable` keeps them as columns."""
-    proposals = Proposals(index, value, posterior, tie, rated, method)
+    """Set each unit's consensus (row ``r``: the unit of task ``unit_ids[r]``; rows not ``rated``
+    get none) and the priority of disputed ones; a :class:`UnitTable` keeps them as columns."""
+    proposals = Proposals(unit_ids, value, posterior, tie, rated, method)
     if isinstance(units, UnitTable):
         units.propose(proposals)
         return
     for u in units:
-        i = index.get(u.id)
+        i = proposals.index.get(u.id)
         if i is None or not rated[i]:
             continue
         p = float(posterior[i])
@@ -148,7 +147,7 @@ def nominal(
     classes = [shown(v) for v in coded.values.tolist()]
     value, posterior, tie = proposals(ds, classes)
     rated = np.count_nonzero(coded.codes >= 0, axis=1) > 0
-    assign(units, {t: i for i, t in enumerate(unit_ids)}, value, posterior, tie, rated)
+    assign(units, unit_ids, value, posterior, tie, rated)
     return skill([ds], [coded.codes], [str(c) for c in classes], ids, names, "task")
 
 
@@ -178,7 +177,7 @@ def label_sets(
         rated |= np.count_nonzero(c >= 0, axis=1) > 0
         for i in np.flatnonzero(p > 0.5).tolist():
             chosen[i].append(label)
-    assign(units, {t: i for i, t in enumerate(unit_ids)}, chosen, certain, tie, rated)
+    assign(units, unit_ids, chosen, certain, tie, rated)
     return skill(fits, codes, ["absent", "present"], ids, names, "label")
 
 
@@ -196,8 +195,7 @@ def median(coded: Coded, units: Sequence[UnitResult], unit_ids: list[Any], shown
     values = coded.values.tolist()
     shown_values = [shown(v) for v in values]
     value = [shown_values[k] if m else None for k, m in zip(lo.tolist(), n.tolist(), strict=True)]
-    index = {t: i for i, t in enumerate(unit_ids)}
-    assign(units, index, value, np.round(share, 6), lo != hi, n > 0, "median")
+    assign(units, unit_ids, value, np.round(share, 6), lo != hi, n > 0, "median")
 
 
 def group_median(

@@ -12,8 +12,9 @@ score); every disputed task is a row of
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 import numpy as np
@@ -64,7 +65,7 @@ class DisputedTask(msgspec.Struct, omit_defaults=True, gc=False):
         return d
 
 
-Disputed = dict[str, list[DisputedTask]]
+Disputed = dict[str, Sequence[DisputedTask]]
 """Field name → every disputed task of the field, by task id (:func:`disputed_tasks`)."""
 
 
@@ -426,27 +427,72 @@ def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
     )
 
 
-def disputed_tasks(name: str, result: FieldResult) -> list[DisputedTask]:
-    """Every disputed task of field ``name``, in review order (:data:`REVIEW_ORDER`), ties by
-    task id."""
+def disputed_tasks(name: str, result: FieldResult) -> Sequence[DisputedTask]:
+    """Every disputed task of field ``name``, in review order (:func:`_review_order`): a
+    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`."""
     if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
-        ids, scores, labels, p = result.units.columns("disputed")
-        priority = p.priority
-        tasks = [
-            DisputedTask(name, ids[k], scores[k], labels[k], None, priority[k], _consensus(p, k))
-            for k in range(len(ids))
-        ]
-    else:
-        units = result.disputed
-        tasks = [
+        return DisputedTable(name, result.units)
+    units = result.disputed
+    tasks = [
+        DisputedTask(name, u.id, u.score, u.labels, u.details, u.priority, _as_dict(u.consensus))
+        for u in units
+    ]
+    order = _review_order(
+        [t.id for t in tasks], [u.priority for u in units], [u.score for u in units]
+    )
+    return [tasks[k] for k in order]
+
+
+class DisputedTable(Sequence[DisputedTask]):
+    """The disputed tasks of field ``name`` whose units are ``units``, in review order,
+    column-wise: task ``i`` is unit ``at[i]`` of ``units``, with ``score[i]``, and its proposal
+    is entry ``i`` of ``proposals``. A :class:`DisputedTask` is made only when one is asked for
+    (the report's first ones); the JSON sink writes them all from the columns."""
+
+    def __init__(self, name: str, units: UnitTable) -> None:
+        at = units.where("disputed")
+        p = units.proposals(at)
+        ids = [units.ids[i] for i in at]
+        score = units.score[at].tolist()
+        order = _review_order(ids, p.priority, score)
+        self.name, self.units = name, units
+        self.at = [at[k] for k in order]
+        self.ids = [ids[k] for k in order]
+        self.score = [score[k] for k in order]
+        self.proposals = ProposalColumns(
+            [p.has[k] for k in order],
+            [p.value[k] for k in order],
+            [p.posterior[k] for k in order],
+            [p.tie[k] for k in order],
+            [p.priority[k] for k in order],
+            p.method,
+        )
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    @overload
+    def __getitem__(self, i: int) -> DisputedTask: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[DisputedTask]: ...
+    def __getitem__(self, i: int | slice) -> DisputedTask | list[DisputedTask]:
+        picked = range(len(self))[i]
+        if isinstance(picked, int):
+            return self._tasks([picked])[0]
+        return self._tasks(list(picked))
+
+    def __iter__(self) -> Iterator[DisputedTask]:
+        return iter(self._tasks(list(range(len(self)))))
+
+    def _tasks(self, ks: list[int]) -> list[DisputedTask]:
+        labels = self.units.labels([self.at[k] for k in ks])
+        p = self.proposals
+        return [
             DisputedTask(
-                name, u.id, u.score, u.labels, u.details, u.priority, _as_dict(u.consensus)
+                self.name, self.ids[k], self.score[k], lab, None, p.priority[k], _consensus(p, k)
             )
-            for u in units
+            for k, lab in zip(ks, labels, strict=True)
         ]
-        priority = [u.priority for u in units]
-        scores = [u.score for u in units]
-    return [tasks[k] for k in _review_order([t.id for t in tasks], priority, scores)]
 
 
 def _review_order(ids: list[TaskId], priority: list[float | None], score: list[float]) -> list[int]:
@@ -477,10 +523,10 @@ def _consensus(p: ProposalColumns, k: int) -> dict[str, Any] | None:
     return {"value": p.value[k], "posterior": p.posterior[k], "method": p.method, "tie": p.tie[k]}
 
 
-def lowest_scores(tasks: list[DisputedTask], n: int) -> list[DisputedTask]:
+def lowest_scores(tasks: Sequence[DisputedTask], n: int) -> list[DisputedTask]:
     """The first ``n`` disputed tasks in review order; ``tasks`` come from
     :func:`disputed_tasks`, already in that order."""
-    return tasks[:n]
+    return list(tasks[:n])
 
 
 def _skill(s: Skill | None) -> SkillReport | None:
@@ -502,7 +548,7 @@ def _skill(s: Skill | None) -> SkillReport | None:
 def field_document(
     result: FieldResult,
     checks: list[Check],
-    disputed: list[DisputedTask],
+    disputed: Sequence[DisputedTask],
     disputed_below: float,
     disputed_tolerance: float | None = None,
 ) -> FieldReport:

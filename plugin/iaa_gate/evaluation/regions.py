@@ -306,8 +306,9 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
         value[unit[c]].append(region)
     for regions in value:  # in reading order: by start, or top-left corner
         regions.sort(key=lambda d: tuple(d.get(k, 0) for k in ("start", "end", "y", "x")))
-    index = {t: i for i, t in enumerate(m.table.unit_ids)}
-    consensus.assign(units, index, value, low, ties, np.asarray(reg.rated.any(axis=1)))
+    consensus.assign(
+        units, list(m.table.unit_ids), value, low, ties, np.asarray(reg.rated.any(axis=1))
+    )
     return consensus.skill(
         [fit], [cl.coded.codes], classes, m.table.annotators, m.names, "matched region"
     )
@@ -739,10 +740,9 @@ def _propose_attribute(
                 "tie": bool(tie[c]),
             }
         )
-    index = {t: i for i, t in enumerate(m.table.unit_ids)}
     has = np.zeros(n_units, dtype=bool)
     has[cluster_unit[rated]] = True
-    consensus.assign(units, index, value, low, ties, has)
+    consensus.assign(units, list(m.table.unit_ids), value, low, ties, has)
     return consensus.skill(
         [fit], [coded.codes], classes, matrix.annotators, m.names, "matched region"
     )

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import metrics
 from ..model import FloatArray, TaskId
@@ -201,17 +203,29 @@ class FieldResult:
 
 @dataclass(frozen=True)
 class Proposals:
-    """The proposed answers of a field's units as columns: the unit of task ``t`` is row
-    ``index[t]`` (absent: none proposed); ``value`` its answer, ``posterior`` ``(rows,)`` its
-    probability, ``tie`` ``(rows,)`` whether it ties, ``rated`` ``(rows,)`` whether anyone rated
-    it (unrated rows get none); ``method`` as :attr:`Consensus.method`."""
+    """The proposed answers of a field's units as columns: row ``r`` is the unit of task
+    ``ids[r]`` (a task not listed: none proposed); ``value`` its answer, ``posterior`` ``(rows,)``
+    its probability, ``tie`` ``(rows,)`` whether it ties, ``rated`` ``(rows,)`` whether anyone
+    rated it (unrated rows get none); ``method`` as :attr:`Consensus.method`."""
 
-    index: dict[Any, int]
+    ids: list[Any]
     value: list[Any]
     posterior: np.ndarray[Any, np.dtype[np.float64]]
     tie: np.ndarray[Any, np.dtype[np.bool_]]
     rated: np.ndarray[Any, np.dtype[np.bool_]]
     method: str
+
+    @cached_property
+    def index(self) -> dict[Any, int]:
+        """Task id → its row."""
+        return {t: r for r, t in enumerate(self.ids)}
+
+    def rows(self, ids: list[Any], at: Sequence[int]) -> npt.NDArray[np.int64]:
+        """The rows of tasks ``ids[i]`` for ``i`` in ``at`` (-1: not listed)."""
+        if ids is self.ids or ids == self.ids:  # the same tasks in the same order (the usual)
+            return np.asarray(at, dtype=np.int64)
+        get = self.index.get
+        return np.fromiter((get(ids[i], -1) for i in at), np.int64, len(at))
 
 
 @dataclass(slots=True)
@@ -322,8 +336,7 @@ class UnitTable(Sequence[UnitResult]):
             return ProposalColumns(
                 [False] * n, [None] * n, [math.nan] * n, [False] * n, [None] * n, ""
             )
-        get, ids = p.index.get, self.ids
-        rows = np.fromiter((get(ids[i], -1) for i in at), np.int64, n)
+        rows = p.rows(self.ids, at)
         has = rows >= 0
         has[has] = p.rated[rows[has]]
         rows[~has] = 0
@@ -361,33 +374,32 @@ class UnitTable(Sequence[UnitResult]):
 
     def with_status(self, status: str) -> list[UnitResult]:
         """The units with ``status``, in order."""
-        return [self[i] for i in self._where(status)]
+        return [self[i] for i in self.where(status)]
 
-    def columns(
-        self, status: str
-    ) -> tuple[
-        list[TaskId],
-        list[float],
-        list[dict[str, Any]],
-        ProposalColumns,
-    ]:
-        """The ids, scores, labels and (consensus, priority) of the units with ``status``, in
-        order, made in bulk (no :class:`UnitResult`)."""
-        at = self._where(status)
-        if not at:
-            return [], [], [], self.proposals(at)
-        rows = np.array(at, dtype=np.int64)
-        ids, score = self.ids, self.score[rows].tolist()
-        start, end = self.start[rows], self.end[rows]
-        ends = np.cumsum(end - start)  # the units' label rows, one after another
-        k = np.arange(ends[-1]) + np.repeat(start - (ends - (end - start)), end - start)
-        who = list(map(self.names.__getitem__, self.who[k].tolist()))
-        what = list(map(self.shown.__getitem__, self.what[k].tolist()))
-        spans = zip([0, *ends[:-1].tolist()], ends.tolist(), strict=True)
-        labels = [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
-        return [ids[i] for i in at], score, labels, self.proposals(at)
+    def labels(self, at: Sequence[int]) -> list[dict[str, Any]]:
+        """The labels of units ``at`` (indices), made in bulk (no :class:`UnitResult`)."""
+        if not len(at):
+            return []
+        names, shown = self.names, self.shown
+        rows = self.label_rows(at)
+        who = list(map(names.__getitem__, self.who[rows].tolist()))
+        what = list(map(shown.__getitem__, self.what[rows].tolist()))
+        ends = np.cumsum(self.end[at] - self.start[at]).tolist()
+        spans = zip([0, *ends[:-1]], ends, strict=True)
+        return [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
 
-    def _where(self, status: str) -> list[int]:
+    def label_rows(self, at: Sequence[int]) -> npt.NDArray[np.int64]:
+        """The label rows (into ``who`` and ``what``) of units ``at``, one unit after another."""
+        start, end = self.start[at], self.end[at]
+        n = end - start
+        ends = np.cumsum(n)
+        rows: npt.NDArray[np.int64] = np.arange(ends[-1] if len(ends) else 0) + np.repeat(
+            start - (ends - n), n
+        )
+        return rows
+
+    def where(self, status: str) -> list[int]:
+        """The indices of the units with ``status``, in order."""
         at: list[int] = np.flatnonzero(self.status == STATUSES.index(status)).tolist()
         return at
 

@@ -13,6 +13,7 @@ written on arrays: no loop over units or annotators, only over classes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -116,8 +117,11 @@ def _patterns(
     n_units, n_ann = c.shape
     if not n_units:
         return c, np.zeros(0, dtype=np.intp), np.zeros(0)
+    key: npt.NDArray[Any]
     if n_ann * np.log2(k + 1) < 62:  # a row as one integer in base k + 1
-        key = (c + 1) @ ((k + 1) ** np.arange(n_ann, dtype=np.int64))
+        key = np.zeros(n_units, dtype=np.int64)
+        for column in c.T:  # not a matrix product: numpy has none for integers that is fast
+            key = key * (k + 1) + (column + 1)
     else:  # a row as its bytes
         key = np.ascontiguousarray(c).view(np.dtype((np.void, 8 * n_ann))).ravel()
     _, first, at, count = np.unique(key, return_index=True, return_inverse=True, return_counts=True)

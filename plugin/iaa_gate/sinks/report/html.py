@@ -12,6 +12,7 @@ import bisect
 import hashlib
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any
 
@@ -111,7 +112,7 @@ def task_url(source: dict[str, Any], task: Any) -> str | None:
 
 
 def disputed_rows(
-    f: dict[str, Any], tasks: list[DisputedTask] | None = None
+    f: dict[str, Any], tasks: Sequence[DisputedTask] | None = None
 ) -> tuple[list[dict[str, Any]], list[str] | None]:
     """The disputed tasks shown (in review order, at most :data:`MAX_ROWS`) and the
     annotator columns (None: one combined column). ``tasks``: every disputed task of the field

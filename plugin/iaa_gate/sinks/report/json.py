@@ -10,12 +10,14 @@ non-finite number that reaches a writer is refused first (:func:`check_finite`),
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from itertools import chain, repeat
 from typing import Any
 
 import msgspec
 import numpy as np
 
-from ...evaluation.document import DISPUTED_FILE, Disputed
+from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask
 
 
 def _plain(x: Any) -> Any:
@@ -86,7 +88,45 @@ class DisputedTasksWriter:
     def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> bytes:
         if disputed is None:
             raise ValueError(f"{DISPUTED_FILE} needs every disputed task, not the document alone")
-        lines = b"".join(_ENCODER.encode_lines(disputed[name]) for name in sorted(disputed))
+        lines = b"".join(_lines(disputed[name]) for name in sorted(disputed))
         if b"null" in lines:  # a NaN would be written as null: look for one (else there is none)
             check_finite(disputed, DISPUTED_FILE)
         return lines
+
+
+def _lines(tasks: Sequence[DisputedTask]) -> bytes:
+    """The lines of ``tasks``; a :class:`DisputedTable`'s from its columns (what encoding its
+    tasks one by one gives, without making them), unless two annotators share a name."""
+    if not isinstance(tasks, DisputedTable) or not tasks:
+        return _ENCODER.encode_lines(tasks)
+    units = tasks.units
+    if len(set(units.names)) < len(units.names):  # a task's labels would merge two of them
+        return _ENCODER.encode_lines(tasks)
+    rows = units.label_rows(tasks.at)
+    pair = units.who[rows] * len(units.shown) + units.what[rows]  # (annotator, label) per row
+    pairs, at = np.unique(pair, return_inverse=True)
+    names, shown = _each(units.names), _each(units.shown)
+    piece = [names[x // len(shown)] + b":" + shown[x % len(shown)] for x in pairs.tolist()]
+    each_row = list(map(piece.__getitem__, at.reshape(-1).tolist()))
+    ends = np.cumsum(units.end[tasks.at] - units.start[tasks.at]).tolist()
+    labels = [b",".join(each_row[s:e]) for s, e in zip([0, *ends[:-1]], ends, strict=True)]
+    p = tasks.proposals
+    head = b'"consensus":{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
+    bool_ = {True: b',"tie":true,"value":', False: b',"tie":false,"value":'}
+    consensus = [
+        head + q + bool_[t] + v + b"}," if h else b""
+        for h, q, t, v in zip(p.has, _each(p.posterior), p.tie, _each(p.value), strict=True)
+    ]
+    priority = [b"" if x is None else b',"priority":' + x for x in _each(p.priority)]
+    field = b'"field":' + _ENCODER.encode(tasks.name) + b',"id":'
+    ids, scores = _each(tasks.ids), _each(tasks.score)
+    parts = zip(
+        repeat(b"{"), consensus, repeat(field), ids, repeat(b',"labels":{'), labels, repeat(b"}"),
+        priority, repeat(b',"score":'), scores, repeat(b"}\n"),
+    )  # fmt: skip
+    return b"".join(chain.from_iterable(parts))
+
+
+def _each(values: list[Any]) -> list[bytes]:
+    """Each value's JSON text, as the report's encoder writes it (one call for all)."""
+    return _ENCODER.encode_lines(values).split(b"\n")[:-1]
