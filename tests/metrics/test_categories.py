@@ -190,3 +190,24 @@ def test_sort_order_is_lexsort_order() -> None:
         assert np.array_equal(sort_order(*keys), np.lexsort(keys[::-1]))
         for odd in (rng.random(n), rng.integers(0, 2**40, n), rng.integers(0, 2**55, n)):
             assert np.array_equal(sort_order(*keys, odd), np.lexsort([odd, *keys[::-1]]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    codes=st.integers(2, 5).flatmap(
+        lambda a: st.lists(
+            st.lists(st.integers(-1, 3), min_size=a, max_size=a), min_size=1, max_size=25
+        )
+    ),
+    level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]),
+)
+def test_alpha_without_each_annotator_is_alpha_of_the_other_columns(
+    codes: list[list[int]], level: str
+) -> None:
+    """One coincidence matrix, each annotator's units taken out and put back without them:
+    the alpha of the other columns, computed from scratch, or undefined where that is."""
+    x = np.array([[np.nan if c < 0 else float(c + 1) for c in row] for row in codes])
+    got = annotator_agreement(x, level).alpha_without
+    for a in range(x.shape[1]):
+        want = krippendorff_alpha(np.delete(x, a, axis=1), level)
+        assert (math.isnan(got[a]) and math.isnan(want)) or got[a] == pytest.approx(want, abs=1e-12)

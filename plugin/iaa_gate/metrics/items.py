@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._base import Coded, FloatArray, encode, row_blocks
-from .alpha import LevelArg, krippendorff_alpha, unit_disagreement
+from .alpha import LevelArg, alphas_without, unit_disagreement
 
 
 @dataclass(frozen=True)
@@ -72,12 +72,7 @@ def annotator_agreement(
             units[a] += mine.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(pairs > 0, agree / pairs, np.nan)
-    without = np.array(
-        [
-            krippendorff_alpha(Coded(np.delete(codes, a, axis=1), coded.values), level)
-            for a in range(n_cols)
-        ]
-    )
+    without = alphas_without(coded, level)
     return AnnotatorAgreement(units, share, without)
 
 
