@@ -444,29 +444,19 @@ def disputed_tasks(name: str, result: FieldResult) -> Sequence[DisputedTask]:
 
 
 class DisputedTable(Sequence[DisputedTask]):
-    """The disputed tasks of field ``name`` whose units are ``units``, in review order,
-    column-wise: task ``i`` is unit ``at[i]`` of ``units``, with ``score[i]``, and its proposal
-    is entry ``i`` of ``proposals``. A :class:`DisputedTask` is made only when one is asked for
-    (the report's first ones); the JSON sink writes them all from the columns."""
+    """The disputed tasks of field ``name`` whose units are ``units``, column-wise: entry ``k``
+    is unit ``at[k]`` (task ``ids[k]``, ``score[k]``, its proposal entry ``k`` of
+    ``proposals``), in unit order; ``order`` lists the entries in review order, which is the
+    order of the sequence. A :class:`DisputedTask` is made only when one is asked for (the
+    report's first ones); the JSON sink writes them all from the columns."""
 
     def __init__(self, name: str, units: UnitTable) -> None:
-        at = units.where("disputed")
-        p = units.proposals(at)
-        ids = [units.ids[i] for i in at]
-        score = units.score[at].tolist()
-        order = _review_order(ids, p.priority, score)
         self.name, self.units = name, units
-        self.at = [at[k] for k in order]
-        self.ids = [ids[k] for k in order]
-        self.score = [score[k] for k in order]
-        self.proposals = ProposalColumns(
-            [p.has[k] for k in order],
-            [p.value[k] for k in order],
-            [p.posterior[k] for k in order],
-            [p.tie[k] for k in order],
-            [p.priority[k] for k in order],
-            p.method,
-        )
+        self.at = units.where("disputed")
+        self.proposals = units.proposals(self.at)
+        self.ids = list(map(units.ids.__getitem__, self.at))
+        self.score = units.score[self.at].tolist()
+        self.order = _review_order(self.ids, self.proposals.priority, self.score)
 
     def __len__(self) -> int:
         return len(self.at)
@@ -476,13 +466,12 @@ class DisputedTable(Sequence[DisputedTask]):
     @overload
     def __getitem__(self, i: slice) -> list[DisputedTask]: ...
     def __getitem__(self, i: int | slice) -> DisputedTask | list[DisputedTask]:
-        picked = range(len(self))[i]
-        if isinstance(picked, int):
-            return self._tasks([picked])[0]
-        return self._tasks(list(picked))
+        if isinstance(i, int):
+            return self._tasks([self.order[i]])[0]
+        return self._tasks(self.order[i])
 
     def __iter__(self) -> Iterator[DisputedTask]:
-        return iter(self._tasks(list(range(len(self)))))
+        return iter(self._tasks(self.order))
 
     def _tasks(self, ks: list[int]) -> list[DisputedTask]:
         labels = self.units.labels([self.at[k] for k in ks])

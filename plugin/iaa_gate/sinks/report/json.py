@@ -10,7 +10,7 @@ non-finite number that reaches a writer is refused first (:func:`check_finite`),
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
 from typing import Any
 
@@ -98,10 +98,10 @@ def _lines(tasks: Sequence[DisputedTask]) -> bytes:
     """The lines of ``tasks``; a :class:`DisputedTable`'s from its columns (what encoding its
     tasks one by one gives, without making them), unless two annotators share a name."""
     if not isinstance(tasks, DisputedTable) or not tasks:
-        return _ENCODER.encode_lines(tasks)
+        return _ENCODER.encode_lines(list(tasks))
     units = tasks.units
-    if len(set(units.names)) < len(units.names):  # a task's labels would merge two of them
-        return _ENCODER.encode_lines(tasks)
+    if len(set(units.names)) < len(units.names):  # two annotators of one name: one label
+        return _ENCODER.encode_lines(list(tasks))
     rows = units.label_rows(tasks.at)
     pair = units.who[rows] * len(units.shown) + units.what[rows]  # (annotator, label) per row
     pairs, at = np.unique(pair, return_inverse=True)
@@ -119,12 +119,18 @@ def _lines(tasks: Sequence[DisputedTask]) -> bytes:
     ]
     priority = [b"" if x is None else b',"priority":' + x for x in _each(p.priority)]
     field = b'"field":' + _ENCODER.encode(tasks.name) + b',"id":'
+    order = tasks.order  # the lines in review order; the columns are in unit order
     ids, scores = _each(tasks.ids), _each(tasks.score)
     parts = zip(
-        repeat(b"{"), consensus, repeat(field), ids, repeat(b',"labels":{'), labels, repeat(b"}"),
-        priority, repeat(b',"score":'), scores, repeat(b"}\n"),
+        repeat(b"{"), _take(consensus, order), repeat(field), _take(ids, order),
+        repeat(b',"labels":{'), _take(labels, order), repeat(b"}"), _take(priority, order),
+        repeat(b',"score":'), _take(scores, order), repeat(b"}\n"),
     )  # fmt: skip
     return b"".join(chain.from_iterable(parts))
+
+
+def _take(values: list[bytes], order: list[int]) -> Iterator[bytes]:
+    return map(values.__getitem__, order)
 
 
 def _each(values: list[Any]) -> list[bytes]:
