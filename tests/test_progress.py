@@ -65,3 +65,23 @@ def test_quiet_runs_print_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[
     cfg = ROOT / "examples" / "label-studio" / "iaa-gate.yaml"
     main(["run", "-c", str(cfg), "--out", str(tmp_path), "-q"])
     assert capsys.readouterr() == ("", "")
+
+
+def test_region_matching_and_disputed_regions_report_their_progress() -> None:
+    """Matching regions (the groups the assignment solver takes) and describing disputed
+    region tasks are steps too: every item advanced, each step closed."""
+    from iaa_gate.config import load_config
+    from iaa_gate.pipeline import evaluate
+
+    cfg = load_config(ROOT / "examples" / "label-studio-ner" / "iaa-gate.yaml")
+    data = LabelStudioExport(ROOT / "examples" / "label-studio-ner" / "export.json").load()
+    rec = Recorder()
+    with progress.reporting(rec):
+        out = evaluate(cfg, data)
+    steps = {s[0]: s[1:] for s in rec.steps if s[0] != "bootstrap"}
+    disputed = sum(r.units.count_status("disputed") if hasattr(r.units, "count_status")
+                   else len(r.disputed) for r in out.results.values())  # fmt: skip
+    assert steps["describe disputed tasks"][2:] == [steps["describe disputed tasks"][0], True]
+    assert 0 < steps["describe disputed tasks"][0] <= disputed
+    assert steps["match regions"][1] == "groups" and steps["match regions"][3] is True
+    assert steps["match regions"][2] == steps["match regions"][0] > 0

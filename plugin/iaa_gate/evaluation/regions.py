@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import metrics
 from ..config import Config, FieldConfig
+from ..core import progress
 from ..kinds import REGION_SHAPES
 from ..metrics import Coded, Undefined, code_dtype
 from ..metrics.regions import NO_LABEL, UNMATCHED, canonical_rank
@@ -582,7 +583,8 @@ def _details(
         first_r = order_r[np.flatnonzero(np.diff(rel.unit[order_r], prepend=-1))]
         rel_low = dict(zip(rel.unit[first_r].tolist(), first_r.tolist(), strict=True))
     out: dict[int, dict[str, Any]] = {}
-    for k, u in enumerate(units.tolist()):
+    done = progress.step("describe disputed tasks", len(units), "tasks")
+    for k, u in enumerate(progress.counted(units.tolist(), done, every=256)):
         rows = order[starts[k] : ends[k]]
         rows = rows.tolist()
         described = {r: describe(r) for r in rows}
