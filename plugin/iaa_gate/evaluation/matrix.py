@@ -10,6 +10,7 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core.errors import InputError
 from ..kinds import GEOMETRY_WIDTH, REGION_SHAPES
@@ -175,14 +176,18 @@ def ratings_matrix(
     row_task = cols.array("task")[rows]
     row_ann = cols.array("annotator")[rows]
     unit_ids = list(dataset.task_ids)
-    unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
-    first = np.unique(row_task, return_index=True)[1]
-    for t in row_task[np.sort(first)].tolist():  # tasks without a task_ids entry: in cell order
-        task = cols.tasks[t]
-        if task not in unit_index:
-            unit_index[task] = len(unit_ids)
-            unit_ids.append(task)
-    unit_of = np.fromiter(map(unit_index.get, cols.tasks, repeat(-1)), np.int64, len(cols.tasks))
+    if unit_ids == cols.tasks:  # the usual: the units are the task slots, in order
+        unit_of: npt.NDArray[np.int64] = np.arange(len(unit_ids), dtype=np.int64)
+    else:
+        unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
+        unit_of = np.fromiter(
+            map(unit_index.get, cols.tasks, repeat(-1)), np.int64, len(cols.tasks)
+        )
+        first = np.unique(row_task, return_index=True)[1]
+        new = row_task[np.sort(first)]
+        new = new[unit_of[new] < 0]  # tasks without a task_ids entry: in cell order
+        unit_of[new] = len(unit_ids) + np.arange(len(new))
+        unit_ids += [cols.tasks[t] for t in new.tolist()]
     present = np.unique(row_ann).tolist()
     annotators = sorted((cols.annotators[a] for a in present), key=_natural)
     ann_index = {a: i for i, a in enumerate(annotators)}

@@ -9,6 +9,7 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import metrics
 from ..config import COEFFICIENT_THRESHOLDS, FieldConfig
@@ -364,7 +365,8 @@ def _units(
     place = {n: i for i, n in enumerate(sorted(set(names)))}
     rank = np.array([place[n] for n in names], dtype=np.int64)
     task, ann = cols.array("task")[rows], cols.array("annotator")[rows]
-    order = np.lexsort((rank[ann], task))  # by task, then annotator name: rows in label order
+    key = task * max(len(place), 1) + rank[ann]  # by task, then annotator name: label order
+    order = np.argsort(key, kind="stable")  # one key sorts faster than lexsort's two
     task = task[order]
     starts = np.flatnonzero(np.diff(task, prepend=-1))
     ends = np.append(starts[1:], len(task))
@@ -377,7 +379,10 @@ def _units(
     status = np.where(np.isnan(scores), 2, np.where(scores < bar, 1, 0)).astype(np.int8)
     slot = cols.task_index
     ids = matrix.unit_ids
-    unit_slot = np.fromiter(map(slot.get, ids, repeat(-1)), np.int64, len(ids))
+    if ids == cols.tasks:  # the usual: the units are the task slots, in order
+        unit_slot: npt.NDArray[np.int64] = np.arange(len(ids), dtype=np.int64)
+    else:
+        unit_slot = np.fromiter(map(slot.get, ids, repeat(-1)), np.int64, len(ids))
     group = np.searchsorted(task[starts], unit_slot)  # the unit's rows, if it has any
     found = group < len(starts)
     found[found] = task[starts[group[found]]] == unit_slot[found]
