@@ -70,7 +70,7 @@ def skill(
     confusion = np.mean([f.confusion for f in fits], axis=0)
     given = np.zeros(len(classes), dtype=bool)  # classes nobody gave are left out
     for c in codes:
-        given[np.unique(c[c >= 0]).astype(np.int64)] = True
+        given |= np.bincount(c[c >= 0].astype(np.int64), minlength=len(classes)) > 0
     if given.any() and confusion.ndim == 3:
         confusion = confusion[:, given][:, :, given]
         classes = [c for c, g in zip(classes, given, strict=True) if g]
@@ -100,12 +100,7 @@ def proposals(
 ) -> tuple[list[Any], np.ndarray[Any, np.dtype[np.float64]], np.ndarray[Any, np.dtype[np.bool_]]]:
     """Each unit's best class as its value in ``values``, its posterior ``(units,)`` and whether
     it ties ``(units,)``."""
-    best = ds.best
-    return (
-        [values[b] for b in best.tolist()],
-        ds.posteriors[np.arange(best.size), best],
-        ds.tie,
-    )
+    return list(map(values.__getitem__, ds.best.tolist())), ds.best_posterior, ds.tie
 
 
 def assign(

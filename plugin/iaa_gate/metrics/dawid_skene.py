@@ -31,17 +31,20 @@ class DawidSkene:
     """A fitted Dawid–Skene model.
 
     ``posteriors``: ``(units, classes)`` P(true class | answers); a unit nobody rated gets
-    ``priors``. ``confusion``: ``(annotators, classes, classes)``, ``confusion[a, c, k]`` = P(a
-    answers k | true class c), rows sum to 1 (a true class never met: uniform). ``priors``:
-    ``(classes,)``. ``posteriors`` come from the last E-step, ``confusion`` and ``priors`` from
-    the M-step after it (as crowd-kit returns them). ``accuracy``: ``(annotators,)`` P(a answers
-    the true class) under the model, Σ_c priors[c]·confusion[a, c, c] (NaN for an annotator with
-    no answer). ``iterations``: EM steps run; ``converged``: the log-likelihood settled within
-    ``tol`` before ``max_iter``;
-    ``log_likelihood``: of the answers under the parameters of the last E-step (natural log).
+    ``priors``. They are kept once per answer pattern: ``pattern_posteriors`` ``(patterns,
+    classes)``, unit u's being row ``pattern_of[u]`` (``pattern_of``: ``(units,)``).
+    ``confusion``: ``(annotators, classes, classes)``, ``confusion[a, c, k]`` = P(a answers k |
+    true class c), rows sum to 1 (a true class never met: uniform). ``priors``: ``(classes,)``.
+    ``posteriors`` come from the last E-step, ``confusion`` and ``priors`` from the M-step after
+    it (as crowd-kit returns them). ``accuracy``: ``(annotators,)`` P(a answers the true class)
+    under the model, Σ_c priors[c]·confusion[a, c, c] (NaN for an annotator with no answer).
+    ``iterations``: EM steps run; ``converged``: the log-likelihood settled within ``tol``
+    before ``max_iter``; ``log_likelihood``: of the answers under the parameters of the last
+    E-step (natural log).
     """
 
-    posteriors: FloatArray
+    pattern_posteriors: FloatArray
+    pattern_of: npt.NDArray[np.intp]
     confusion: FloatArray
     priors: FloatArray
     accuracy: FloatArray
@@ -50,15 +53,26 @@ class DawidSkene:
     log_likelihood: float
 
     @property
+    def posteriors(self) -> FloatArray:
+        """``(units, classes)`` P(true class | answers)."""
+        return self.pattern_posteriors[self.pattern_of]
+
+    @property
     def best(self) -> npt.NDArray[np.intp]:
         """``(units,)`` the most probable class of each unit (the first of tied ones)."""
-        return np.asarray(np.argmax(self.posteriors, axis=1))
+        return np.asarray(np.argmax(self.pattern_posteriors, axis=1))[self.pattern_of]
+
+    @property
+    def best_posterior(self) -> FloatArray:
+        """``(units,)`` the posterior of :attr:`best`."""
+        return np.asarray(self.pattern_posteriors.max(axis=1))[self.pattern_of]
 
     @property
     def tie(self) -> npt.NDArray[np.bool_]:
         """``(units,)`` two or more classes share the largest posterior: no class is proposed."""
-        top = self.posteriors.max(axis=1, keepdims=True)
-        return np.asarray(np.count_nonzero(self.posteriors >= top - TIE, axis=1) > 1)
+        post = self.pattern_posteriors
+        top = post.max(axis=1, keepdims=True)
+        return np.asarray(np.count_nonzero(post >= top - TIE, axis=1) > 1)[self.pattern_of]
 
 
 def dawid_skene(
@@ -78,7 +92,9 @@ def dawid_skene(
     >>> fit.best.tolist(), bool(fit.converged)
     ([0, 1, 0, 1], True)
     """
-    c = np.asarray(codes, dtype=np.int64)
+    c = np.asarray(codes)
+    if not np.issubdtype(c.dtype, np.integer):
+        c = c.astype(np.int64)
     if c.ndim != 2:
         raise ValueError(f"codes must be (units, annotators), got shape {c.shape}")
     k = int(c.max(initial=-1)) + 1 if n_classes is None else n_classes
@@ -105,7 +121,7 @@ def dawid_skene(
     answered = np.bincount(ann, minlength=n_ann) > 0
     diag = np.einsum("acc->ac", confusion)
     accuracy = np.where(answered, diag @ priors, np.nan)
-    return DawidSkene(post[at], confusion, priors, accuracy, steps, converged, float(ll))
+    return DawidSkene(post, at, confusion, priors, accuracy, steps, converged, float(ll))
 
 
 def _patterns(
@@ -116,16 +132,16 @@ def _patterns(
     weighted by its units (the same sums as once per unit, in another order)."""
     n_units, n_ann = c.shape
     if not n_units:
-        return c, np.zeros(0, dtype=np.intp), np.zeros(0)
+        return c.astype(np.int64), np.zeros(0, dtype=np.intp), np.zeros(0)
     key: npt.NDArray[Any]
     if n_ann * np.log2(k + 1) < 62:  # a row as one integer in base k + 1
         key = np.zeros(n_units, dtype=np.int64)
         for column in c.T:  # not a matrix product: numpy has none for integers that is fast
-            key = key * (k + 1) + (column + 1)
+            key = key * (k + 1) + column + 1
     else:  # a row as its bytes
-        key = np.ascontiguousarray(c).view(np.dtype((np.void, 8 * n_ann))).ravel()
+        key = np.ascontiguousarray(c).view(np.dtype((np.void, c.itemsize * n_ann))).ravel()
     _, first, at, count = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-    return c[first], at.reshape(-1), count.astype(np.float64)
+    return c[first].astype(np.int64), at.reshape(-1), count.astype(np.float64)
 
 
 def _m_step(
