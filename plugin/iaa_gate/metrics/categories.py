@@ -76,9 +76,10 @@ class UnitCounts:
         return out
 
 
-DENSE_CELLS = 1 << 22
-"""Up to this many units × categories, the counts are tallied in a dense table first (one
-bincount, no sort); beyond, by sorting the ratings' (unit, category) keys."""
+DENSE_CELLS = 1 << 24
+"""Up to this many units × categories (a table of 128 MiB at most), the counts are tallied in a
+dense table first (one bincount, no sort); beyond, by sorting the ratings' (unit, category)
+keys."""
 
 
 def category_counts(codes: CodeArray, k: int) -> UnitCounts:
@@ -86,9 +87,8 @@ def category_counts(codes: CodeArray, k: int) -> UnitCounts:
     from codes ``(units, annotators)``; see :class:`UnitCounts`. O(units × K) time while that is
     at most :data:`DENSE_CELLS`, else O(R log R) for R ratings; memory O(R) beyond."""
     width = max(k, 1)
-    rated = codes >= 0
-    rows = np.broadcast_to(np.arange(codes.shape[0], dtype=np.intp)[:, None], codes.shape)
-    keys = rows[rated].astype(np.int64) * width + codes[rated].astype(np.int64)
+    unit, ann = np.nonzero(codes >= 0)
+    keys = unit.astype(np.int64) * width + codes[unit, ann]
     if codes.shape[0] * width <= DENSE_CELLS:
         table = np.bincount(keys, minlength=codes.shape[0] * width)
         cells = np.flatnonzero(table)
