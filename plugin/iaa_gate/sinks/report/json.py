@@ -10,8 +10,8 @@ non-finite number that reaches a writer is refused first (:func:`check_finite`),
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from itertools import chain, repeat
+from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -119,18 +119,17 @@ def _lines(tasks: Sequence[DisputedTask]) -> bytes:
     ]
     priority = [b"" if x is None else b',"priority":' + x for x in _each(p.priority)]
     field = b'"field":' + _ENCODER.encode(tasks.name) + b',"id":'
-    order = tasks.order  # the lines in review order; the columns are in unit order
     ids, scores = _each(tasks.ids), _each(tasks.score)
-    parts = zip(
-        repeat(b"{"), _take(consensus, order), repeat(field), _take(ids, order),
-        repeat(b',"labels":{'), _take(labels, order), repeat(b"}"), _take(priority, order),
-        repeat(b',"score":'), _take(scores, order), repeat(b"}\n"),
+    lines = list(
+        map(
+            b"".join,
+            zip(
+                repeat(b"{"), consensus, repeat(field), ids, repeat(b',"labels":{'), labels,
+                repeat(b"}"), priority, repeat(b',"score":'), scores, repeat(b"}\n"),
+            ),
+        )
     )  # fmt: skip
-    return b"".join(chain.from_iterable(parts))
-
-
-def _take(values: list[bytes], order: list[int]) -> Iterator[bytes]:
-    return map(values.__getitem__, order)
+    return b"".join(map(lines.__getitem__, tasks.order))  # in review order
 
 
 def _each(values: list[Any]) -> list[bytes]:
