@@ -495,7 +495,8 @@ def _review_order(ids: list[TaskId], priority: list[float | None], score: list[f
         at.sort(key=lambda k: _id_key(ids[k]))
     rank = np.empty(n, dtype=np.int64)
     rank[at] = np.arange(n)
-    urgency = np.array([-1.0 if p is None else p for p in priority], dtype=np.float64)
+    urgency = np.array(priority, dtype=np.float64)  # None: NaN
+    urgency[np.isnan(urgency)] = -1.0
     order: list[int] = np.lexsort((rank, np.asarray(score, dtype=np.float64), -urgency)).tolist()
     return order
 

@@ -342,11 +342,12 @@ class UnitTable(Sequence[UnitResult]):
         rows[~has] = 0
         post = p.posterior[rows]
         disputed = self.status[np.asarray(at, dtype=np.int64)] == STATUSES.index("disputed")
-        value = [
-            p.value[r] if h else None for r, h in zip(rows.tolist(), has.tolist(), strict=True)
-        ]
-        urgent = (has & disputed).tolist()
-        priority = [q if u else None for q, u in zip(_round6(1.0 - post), urgent, strict=True)]
+        value: list[Any] = list(map(p.value.__getitem__, rows.tolist()))
+        for k in np.flatnonzero(~has).tolist():
+            value[k] = None
+        priority: list[float | None] = list(_round6(1.0 - post))
+        for k in np.flatnonzero(~(has & disputed)).tolist():
+            priority[k] = None
         out = ProposalColumns(
             has.tolist(), value, _round6(post), p.tie[rows].tolist(), priority, p.method
         )
