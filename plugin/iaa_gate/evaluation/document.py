@@ -488,13 +488,15 @@ def _review_order(ids: list[TaskId], priority: list[float | None], score: list[f
     """Positions in review order: priority highest first (none: last), then score lowest
     first, then task id (numbers first, then text)."""
     n = len(ids)
-    at = list(range(n))
-    try:
-        at.sort(key=ids.__getitem__)  # all numbers or all text: compared as they are
-    except TypeError:
-        at.sort(key=lambda k: _id_key(ids[k]))
-    rank = np.empty(n, dtype=np.int64)
-    rank[at] = np.arange(n)
+    rank = np.array(ids) if n else np.zeros(0, dtype=np.int64)
+    if rank.dtype.kind != "i":  # text, or numbers and text: ranked by Python's order
+        at = list(range(n))
+        try:
+            at.sort(key=ids.__getitem__)  # all text: compared as it is
+        except TypeError:
+            at.sort(key=lambda k: _id_key(ids[k]))
+        rank = np.empty(n, dtype=np.int64)
+        rank[at] = np.arange(n)
     urgency = np.array(priority, dtype=np.float64)  # None: NaN
     urgency[np.isnan(urgency)] = -1.0
     order: list[int] = np.lexsort((rank, np.asarray(score, dtype=np.float64), -urgency)).tolist()
