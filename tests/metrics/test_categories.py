@@ -201,13 +201,27 @@ def test_sort_order_is_lexsort_order() -> None:
     ),
     level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]),
 )
-def test_alpha_without_each_annotator_is_alpha_of_the_other_columns(
+def test_each_annotator_against_the_others_as_counted_directly(
     codes: list[list[int]], level: str
 ) -> None:
-    """One coincidence matrix, each annotator's units taken out and put back without them:
-    the alpha of the other columns, computed from scratch, or undefined where that is."""
+    """Pair agreement and units from the per-unit counts equal counting pair by pair; alpha
+    without each annotator (one coincidence matrix, the annotator's units taken out and put
+    back without them) equals the alpha of the other columns, or is undefined where that is."""
     x = np.array([[np.nan if c < 0 else float(c + 1) for c in row] for row in codes])
-    got = annotator_agreement(x, level).alpha_without
+    result = annotator_agreement(x, level)
+    got = result.alpha_without
+    for a in range(x.shape[1]):  # pair agreement and units, counted pair by pair
+        agree = pairs = units = 0
+        for row in codes:
+            others = [c for b, c in enumerate(row) if b != a and c >= 0]
+            if row[a] >= 0 and others:
+                agree += sum(c == row[a] for c in others)
+                pairs, units = pairs + len(others), units + 1
+        assert result.n_units[a] == units
+        if pairs:
+            assert result.pair_agreement[a] == pytest.approx(agree / pairs, abs=1e-12)
+        else:
+            assert math.isnan(result.pair_agreement[a])
     for a in range(x.shape[1]):
         want = krippendorff_alpha(np.delete(x, a, axis=1), level)
         assert (math.isnan(got[a]) and math.isnan(want)) or got[a] == pytest.approx(want, abs=1e-12)

@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from ._base import Coded, FloatArray, encode, row_blocks
 from .alpha import LevelArg, alphas_without, unit_disagreement
+from .categories import counts_of
 
 
 @dataclass(frozen=True)
@@ -56,20 +57,18 @@ def annotator_agreement(
     """Each annotator against the others in ``ratings`` ``(units, annotators)``."""
     coded = encode(ratings)
     codes = coded.codes
-    n_cols = codes.shape[1]
-    agree = np.zeros(n_cols)
-    pairs = np.zeros(n_cols)
-    units = np.zeros(n_cols, dtype=np.int64)
-    for s in row_blocks(*codes.shape):
-        t = np.ascontiguousarray(codes[s].T)
-        rated = t >= 0
-        m = rated.sum(axis=0)
-        for a in range(n_cols):
-            mine = rated[a] & (m >= 2)
-            same = ((t == t[a]) & rated).sum(axis=0) - 1
-            agree[a] += same[mine].sum()
-            pairs[a] += (m[mine] - 1).sum()
-            units[a] += mine.sum()
+    n_units, n_cols = codes.shape
+    unit, ann = np.nonzero(codes >= 0)  # each rating: O(ratings), not O(annotators² × units)
+    m = np.bincount(unit, minlength=n_units)[unit]  # ratings of the rating's unit
+    counts = counts_of(coded)  # how many gave the rating's value on its unit
+    cell = counts.unit.astype(np.int64) * max(coded.n_values, 1) + counts.category
+    key = np.cumsum(np.bincount(unit, minlength=n_units) > 0)[unit] - 1  # the rated unit
+    key = key * max(coded.n_values, 1) + codes[unit, ann]
+    same = counts.count[np.searchsorted(cell, key)] - 1.0
+    paired = m >= 2
+    agree = np.bincount(ann[paired], weights=same[paired], minlength=n_cols)
+    pairs = np.bincount(ann[paired], weights=m[paired] - 1.0, minlength=n_cols)
+    units = np.bincount(ann[paired], minlength=n_cols).astype(np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(pairs > 0, agree / pairs, np.nan)
     without = alphas_without(coded, level)
