@@ -29,7 +29,7 @@ import numpy.typing as npt
 from . import distance as dist
 from . import sampled
 from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
-from .categories import coincidence_matrix, value_count_blocks
+from .categories import coincidence_matrix, coincidences, value_count_blocks
 
 COUNTS_MAX = 16  # most values for which units are summarised by their value counts
 TABLE_MAX = 2048  # largest value table for which δ² is precomputed as a V × V matrix
@@ -135,10 +135,15 @@ def alphas_without(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
     o, _ = coincidence_matrix(coded)
     out = np.empty(codes.shape[1])
     for a in range(codes.shape[1]):
-        mine = codes[codes[:, a] >= 0]  # the units a rated: the only ones that change
-        with_a, _ = coincidence_matrix(Coded(mine, coded.values))
-        without, _ = coincidence_matrix(Coded(np.delete(mine, a, axis=1), coded.values))
-        out[a] = _alpha_of_coincidences(o - with_a + without, coded, level)
+        mine = Coded(codes[codes[:, a] >= 0], coded.values)  # the only units that change
+        change = np.zeros_like(o)
+        for s, counts in value_count_blocks(mine):
+            c = counts[1:].astype(np.float64)  # (V, rows) the units' value counts
+            m = codes.shape[1] - counts[0]  # their ratings
+            change -= coincidences(c, m)
+            c[mine.codes[s, a], np.arange(c.shape[1])] -= 1.0  # the same units without a
+            change += coincidences(c, m - 1)
+        out[a] = _alpha_of_coincidences(o + change, coded, level)
     return out
 
 

@@ -176,9 +176,15 @@ def coincidence_matrix(ratings: npt.ArrayLike | Coded) -> tuple[FloatArray, npt.
     n_cols = coded.codes.shape[1]
     out = np.zeros((coded.n_values, coded.n_values))
     for _, counts in value_count_blocks(coded):
-        block = counts.astype(np.float64)
-        c, m = block[1:], n_cols - block[0]
-        weighted = c * np.divide(1.0, m - 1.0, out=np.zeros_like(m), where=m >= 2)
-        out += weighted @ c.T
-        out.flat[:: coded.n_values + 1] -= weighted.sum(axis=1)
+        out += coincidences(counts[1:].astype(np.float64), n_cols - counts[0])
     return out, coded.values
+
+
+def coincidences(c: FloatArray, m: npt.NDArray[np.int64]) -> FloatArray:
+    """The coincidences ``(V, V)`` of units with value counts ``c`` ``(V, units)`` and ``m``
+    ``(units,)`` ratings: Σ_u (n_u n_uᵀ − diag n_u) / (m_u − 1) over the units with m_u ≥ 2."""
+    mf = m.astype(np.float64)
+    weighted = c * np.divide(1.0, mf - 1.0, out=np.zeros_like(mf), where=mf >= 2)
+    out: FloatArray = weighted @ c.T
+    out.flat[:: c.shape[0] + 1] -= weighted.sum(axis=1)
+    return out
