@@ -1,6 +1,7 @@
 """Per-category, per-item and per-annotator agreement."""
 
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from iaa_gate.metrics import (
     category_agreement,
     coincidence_matrix,
     item_agreement,
+    items,
     krippendorff_alpha,
     pairwise_agreement,
     specific_agreement,
@@ -210,6 +212,9 @@ def test_each_annotator_against_the_others_as_counted_directly(
     x = np.array([[np.nan if c < 0 else float(c + 1) for c in row] for row in codes])
     result = annotator_agreement(x, level)
     got = result.alpha_without
+    with mock.patch.object(items, "DENSE_CELLS", 0):  # the sorted tally of large fields
+        sparse = annotator_agreement(x, level)
+    np.testing.assert_array_equal(sparse.pair_agreement, result.pair_agreement)
     for a in range(x.shape[1]):  # pair agreement and units, counted pair by pair
         agree = pairs = units = 0
         for row in codes:

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from ._base import Coded, FloatArray, encode, row_blocks
 from .alpha import LevelArg, alphas_without, unit_disagreement
-from .categories import counts_of
+from .categories import DENSE_CELLS
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,13 @@ def annotator_agreement(
     n_units, n_cols = codes.shape
     unit, ann = np.nonzero(codes >= 0)  # each rating: O(ratings), not O(annotators² × units)
     m = np.bincount(unit, minlength=n_units)[unit]  # ratings of the rating's unit
-    counts = counts_of(coded)  # how many gave the rating's value on its unit
-    cell = counts.unit.astype(np.int64) * max(coded.n_values, 1) + counts.category
-    key = np.cumsum(np.bincount(unit, minlength=n_units) > 0)[unit] - 1  # the rated unit
-    key = key * max(coded.n_values, 1) + codes[unit, ann]
-    same = counts.count[np.searchsorted(cell, key)] - 1.0
+    width = max(coded.n_values, 1)
+    key = unit * width + codes[unit, ann]  # (unit, value) of each rating
+    if n_units * width <= DENSE_CELLS:
+        same = np.bincount(key, minlength=n_units * width)[key] - 1.0  # the others who gave it
+    else:
+        _, at, count = np.unique(key, return_inverse=True, return_counts=True)
+        same = count[at.reshape(-1)] - 1.0
     paired = m >= 2
     agree = np.bincount(ann[paired], weights=same[paired], minlength=n_cols)
     pairs = np.bincount(ann[paired], weights=m[paired] - 1.0, minlength=n_cols)
