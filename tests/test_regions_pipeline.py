@@ -258,31 +258,3 @@ def test_overlapping_spans_of_one_label_are_merged_for_unitizing(write_json: Any
     u1 = outcome(write_json, {"s": {}}, one).results["s"].coefficients["unitizing_alpha"].value
     u2 = outcome(write_json, {"s": {}}, two).results["s"].coefficients["unitizing_alpha"].value
     assert u2 == pytest.approx(u1)  # [0,3) ∪ [2,4) = [0,4)
-
-
-def test_a_long_text_gives_an_excerpt_around_the_lowest_region(write_json: Any) -> None:
-    """Regions spread over a 1,000,000-character text: the report keeps at most
-    MAX_EXCERPT characters, around the region named first, not the whole text."""
-    from iaa_gate.evaluation.regions import MAX_EXCERPT
-
-    text = "lorem ipsum " * 83_334
-
-    def at(rid: str, start: int, label: str) -> dict[str, Any]:
-        value = {"start": start, "end": start + 5, "text": text[start : start + 5]}
-        return {**span(rid, 0, 1, label), "value": {**value, "labels": [label]}}
-
-    long_doc = [
-        task(
-            1,
-            ann(1, [at("a", 0, "PER"), at("b", 900_000, "PER")]),
-            ann(2, [at("c", 0, "PER"), at("d", 900_000, "LOC")]),  # the label swap: lowest
-            data={"text": text},
-        )
-    ]
-    details = outcome(write_json, {"ner": {}}, long_doc).results["ner"].units[0].details
-    excerpt, offset = details["text"]["excerpt"], details["text"]["offset"]
-    assert len(excerpt) <= MAX_EXCERPT and details["text"]["length"] == len(text)
-    assert excerpt == text[offset : offset + len(excerpt)]
-    for r in details["region"]["regions"]:  # the lowest region lies inside the excerpt
-        assert offset <= r["start"] and r["end"] <= offset + len(excerpt)
-    assert {r["start"] for r in details["region"]["regions"]} == {900_000}

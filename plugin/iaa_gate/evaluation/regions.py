@@ -21,7 +21,6 @@ any field, so the gate, the reports and the write-back treat it alike:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
@@ -44,10 +43,6 @@ from .scalar import field_level, matrix_result
 
 EXCERPT = 300
 """Characters of context kept around a disputed task's regions in the report."""
-MAX_EXCERPT = 10_000
-"""Most characters of a disputed task's text in the report: where its regions spread wider,
-the excerpt is the context of its lowest region (a 50 MB document is not copied into each
-report; ``offset`` and ``length`` say which part it is)."""
 
 
 @dataclass
@@ -539,21 +534,6 @@ def _units(
     return out
 
 
-def _excerpt(
-    regions: Iterable[dict[str, Any]], lowest: list[dict[str, Any]], length: int
-) -> tuple[int, int]:
-    """Where a disputed span task's excerpt starts and ends (characters): its ``regions`` and
-    :data:`EXCERPT` of context, or where that is over :data:`MAX_EXCERPT`, its ``lowest``
-    region's, cut to :data:`MAX_EXCERPT`."""
-    for some in (list(regions), lowest):
-        lo = int(min((x["start"] for x in some), default=0))
-        hi = int(max((x["end"] for x in some), default=0))
-        lo, hi = max(0, lo - EXCERPT // 2), min(length, hi + EXCERPT // 2)
-        if hi - lo <= MAX_EXCERPT:
-            break
-    return lo, min(hi, lo + MAX_EXCERPT)
-
-
 def _details(
     m: Matched, cl: Clustered, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
 ) -> dict[int, dict[str, Any]]:
@@ -609,7 +589,9 @@ def _details(
         }
         text = t.texts[u]
         if reg.kind == "span" and text is not None:
-            lo, hi = _excerpt(described.values(), [described[r] for r in members], len(text))
+            lo = int(min((x["start"] for x in described.values()), default=0))
+            hi = int(max((x["end"] for x in described.values()), default=0))
+            lo, hi = max(0, lo - EXCERPT // 2), min(len(text), hi + EXCERPT // 2)
             entry["text"] = {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
         first = set(members)
         found = sorted(
