@@ -24,7 +24,6 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..core import progress
 from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
     BoolArray,
@@ -346,7 +345,6 @@ def _assign(
     np.maximum.at(cols, edge_comp, col + 1)
     chosen = [np.flatnonzero(trivial)]
     shape = rows * (int(cols.max()) + 1) + cols
-    done = progress.step("match regions", n_comp, "groups")
     for s in np.unique(shape).tolist():  # components of one shape: one stack of matrices
         of = np.flatnonzero(shape == s)
         n_r, n_c = int(rows[of[0]]), int(cols[of[0]])
@@ -362,8 +360,6 @@ def _assign(
             r, c = linear_sum_assignment(matrix[k])
             got = at[k, r, c]
             chosen.append(got[got >= 0])
-        done.advance(of.size)
-    done.close()
     return np.sort(np.concatenate(chosen))
 
 
