@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _proc import Proc, measure
+from _proc import Proc, compiled, measure
 
 LABELS = ["L0", "L1", "L2", "L3", "L4"]
 ANNOTATORS = 10
@@ -290,6 +290,7 @@ def main() -> int:
     args = parser.parse_args()
     tasks = int(args.tasks)
     args.workdir.mkdir(parents=True, exist_ok=True)
+    compiled(Path(__file__).resolve().parents[1] / "plugin")
     if not args.no_compare:
         compare(args.workdir, tasks, args.repeats)
     if args.decoders:

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _proc import Proc, measure
+from _proc import Proc, compiled, measure
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = "import sys; from iaa_gate.cli import main; sys.exit(main())"
@@ -46,6 +46,8 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, action="append", default=[])
     args = parser.parse_args()
     trees = {"this tree": ROOT, **{str(t): t.resolve() for t in args.tree}}
+    for path in trees.values():
+        compiled(path / "plugin")
     with tempfile.TemporaryDirectory() as out:
         jobs = {
             (tree, name): (cmd, {"PYTHONPATH": str(path / "plugin")})
