@@ -455,3 +455,41 @@ def test_two_processes_read_a_prodigy_file_as_one(
         assert isinstance(one, Dataset) and one.declared_multiple == {"choice": True}
     elif not skip:
         assert f"line {odd + 1}:" in str(one)
+
+
+LINE_PIECES = st.sampled_from(
+    [
+        '{"_input_hash":1,"answer":"accept"}',
+        '{"_input_hash":2,"answer":"ignore","_view_id":"choice","accept":["A"]}',
+        '{"_input_hash":"h","answer":"reject","config":{"choice_style":"single"}}',
+        '{"_input_hash":3,"answer":"accept","options":[{"id":"A"}],"text":"}\\n{"}',
+        '{"_input_hash":3,',
+        '"answer":"accept"}',
+        '{"_input_hash":4,"answer":',
+        '{"a":{}}',
+        "{}",
+        "}",
+        "{",
+        "",
+        " ",
+        "[1]",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(LINE_PIECES, min_size=1, max_size=8),
+    breaks=st.lists(st.sampled_from(["\n", "\r\n", "\r", "", " ", "\n\n"]), min_size=8, max_size=8),
+    end=st.sampled_from(["", "\n"]),
+)
+def test_a_block_decodes_as_its_lines_do(pieces: list[str], breaks: list[str], end: str) -> None:
+    """``decode_block`` (one ``decode_lines`` call where each line is one object) gives the
+    structs that decoding each line of ``bytes.splitlines`` gives, or None when one of those
+    fails: objects spanning lines, two on a line, blank lines, ``\\r`` endings."""
+    block = ("".join(p + b for p, b in zip(pieces, breaks, strict=False)).rstrip() + end).encode()
+    try:
+        expected: list[Any] | None = [_prodigy_typed._LINE.decode(x) for x in block.splitlines()]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        expected = None
+    assert _prodigy_typed.decode_block(block) == expected
