@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ from iaa_gate.adapters.prodigy import source as _prodigy_source
 from iaa_gate.adapters.prodigy import typed as _prodigy_typed
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.core.errors import InputError
-from iaa_gate.model import Dataset
+from iaa_gate.model import Dataset, intern, intern_all
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTS = sorted(
@@ -654,3 +655,19 @@ def test_a_plain_export_is_read_without_a_per_task_reader(monkeypatch: pytest.Mo
     assert calls == []
     _same(fast, _read(tasks, fast=False))
     assert isinstance(fast, Dataset) and fast.stats.annotations == 597
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    known=st.lists(st.one_of(st.integers(0, 9), st.sampled_from(["1", "a", ("a",)])), unique=True),
+    keys=st.lists(st.one_of(st.integers(0, 12), st.sampled_from(["1", "a", "b", ("a",), ()]))),
+)
+def test_interning_a_list_is_interning_each_key(known: list[Any], keys: list[Any]) -> None:
+    """``intern_all`` (one dict lookup per key, renumbered in numpy) gives the codes, table and
+    index that interning the keys one by one gives."""
+    index, table = {k: i for i, k in enumerate(known)}, list(known)
+    one_index, one_table = dict(index), list(table)
+    codes = intern_all(index, table, keys)
+    assert codes.dtype == np.int64
+    assert codes.tolist() == [intern(one_index, one_table, k) for k in keys]
+    assert (index, table) == (one_index, one_table)

@@ -96,10 +96,10 @@ def read_tasks(
     anns = list(chain.from_iterable(t.annotations for t in tasks))
     n = len(anns)
     cancelled = list(map(_CANCELLED, anns))
-    live = ~np.array(cancelled, dtype=bool)  # None: False
-    truth = np.array(list(map(_TRUTH, anns)), dtype=bool)
+    live = ~_flags(cancelled)
+    truth = _flags(list(map(_TRUTH, anns)))
     results = [a.result or [] for a in anns]
-    if any(cancelled):  # a cancelled annotation's results are not read
+    if not live.all():  # a cancelled annotation's results are not read
         results = [[] if c else r for r, c in zip(results, cancelled, strict=True)]
     per = list(map(len, results))
     items = list(chain.from_iterable(results))
@@ -135,14 +135,17 @@ def read_tasks(
     cols.ground_truth.frombytes((truth & live)[has_row].astype(np.int8).tobytes())
     cols.skipped.frombytes((~live)[has_row].astype(np.int8).tobytes())
     cols.annotation_ids += [a.id for a in rows]
-    for f, at, codes, values in answers.fields:
+    for f, at, codes, values, in_order in answers.fields:
         col = cols.fields.get(names[f])
         if col is None:
             col = cols.fields[names[f]] = FieldColumn(kinds[at[0]])
         # the values in order of first use, so that codes are those row-by-row appends give
-        used, first = np.unique(codes, return_index=True)
-        mine = np.zeros(len(values), dtype=np.int64)
-        mine[used[np.argsort(first)]] = [col.code(values[c]) for c in used[np.argsort(first)]]
+        if in_order:
+            mine = np.array([col.code(v) for v in values], dtype=np.int64)
+        else:
+            used, first = np.unique(codes, return_index=True)
+            mine = np.zeros(len(values), dtype=np.int64)
+            mine[used[np.argsort(first)]] = [col.code(values[c]) for c in used[np.argsort(first)]]
         col.rows.frombytes(row[owner[at]].tobytes())
         col.codes.frombytes(mine[codes].tobytes())
     return ids
@@ -150,11 +153,12 @@ def read_tasks(
 
 class _Answers:
     """The answers of a batch's results, by field: ``fields`` holds (field, its rated results
-    of rows in order, their codes, the values the codes index) in the order fields are first
-    answered; ``empty`` counts empty selections (of rows or not)."""
+    of rows in order, their codes, the values the codes index, whether the codes are first
+    used in the values' order) in the order fields are first answered; ``empty`` counts empty
+    selections (of rows or not)."""
 
     def __init__(self) -> None:
-        self.fields: list[tuple[int, Any, Any, list[tuple[str, ...] | float | str]]] = []
+        self.fields: list[tuple[int, Any, Any, list[tuple[str, ...] | float | str], bool]] = []
         self.empty = 0
 
 
@@ -167,7 +171,7 @@ def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _A
     sorts: list[str] = []
     group = name * 4 + intern_all({}, sorts, kinds)
     whole = len(set(group.tolist())) == 1
-    parts: dict[int, list[tuple[Any, Any, list[Any]]]] = {}
+    parts: dict[int, list[tuple[Any, Any, list[Any], bool]]] = {}
     for g in dict.fromkeys(group.tolist()):
         at = np.arange(len(items)) if whole else np.flatnonzero(group == g)
         kind = kinds[int(at[0])]
@@ -188,8 +192,11 @@ def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _A
         else:
             values = [v if type(v) is str else "\n".join(v) for v in raw]
         rated = np.array([v is not None for v in values], dtype=bool)[code] & kept[at]
-        parts.setdefault(g // 4, []).append((at[rated], code[rated], values))
+        parts.setdefault(g // 4, []).append((at[rated], code[rated], values, bool(rated.all())))
     for f, mine in parts.items():
+        if len(mine) == 1 and mine[0][3]:  # one kind, every result rated: codes in first use
+            out.fields.append((f, mine[0][0], mine[0][1], mine[0][2], True))
+            continue
         at = np.concatenate([p[0] for p in mine])
         if not len(at):
             continue
@@ -197,9 +204,16 @@ def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _A
         codes = np.concatenate([p[1] + o for p, o in zip(mine, offsets, strict=True)])
         order = np.argsort(at, kind="stable")
         values = [v for p in mine for v in p[2]]
-        out.fields.append((f, at[order], codes[order], values))
+        out.fields.append((f, at[order], codes[order], values, False))
     out.fields.sort(key=lambda x: int(x[1][0]))
     return out
+
+
+def _flags(values: list[bool | None]) -> Any:
+    """``values`` as a bool array (None: false), at once when none is true."""
+    if True not in values:
+        return np.zeros(len(values), dtype=bool)
+    return np.array(values, dtype=bool)
 
 
 def _seconds(times: list[datetime | None]) -> Any:
