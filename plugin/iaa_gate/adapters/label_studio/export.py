@@ -255,7 +255,9 @@ def _read(
     task by task (the first task always, so that a JSON-MIN export is named)."""
     how = (source, skip_invalid, include_ground_truth)
     if not isinstance(tasks, list):
-        for index, task in enumerate(progress.counted(tasks, progress.step("read tasks", 0))):
+        for index, task in enumerate(
+            progress.counted(tasks, progress.step("read tasks", 0, "tasks"))
+        ):
             if len(part.problems) >= MAX_PROBLEMS:
                 break
             _one(part, index, task, *how)
@@ -277,10 +279,11 @@ def _read(
             if ids is not None:
                 part.stats.tasks += len(ids)
                 part.task_ids += ids
-            for i in range(index, upto if ids is None else index):
-                if len(part.problems) >= MAX_PROBLEMS:
-                    break
-                _one(part, i, tasks[i], *how)
+            else:
+                for i in range(index, upto):
+                    if len(part.problems) >= MAX_PROBLEMS:
+                        break
+                    _one(part, i, tasks[i], *how)
             done.advance(upto - index)
             index = upto
     finally:
