@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from iaa_gate.adapters.label_studio import export as lse
@@ -19,7 +20,7 @@ from iaa_gate.adapters.prodigy import source as _prodigy_source
 from iaa_gate.adapters.prodigy import typed as _prodigy_typed
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.core.errors import InputError
-from iaa_gate.model import Dataset
+from iaa_gate.model import Dataset, intern, intern_all
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTS = sorted(
@@ -39,7 +40,7 @@ def _read(tasks: Any, *, fast: bool, **kw: Any) -> Dataset | str:
         return str(exc)
 
 
-def _same(a: Dataset | str, b: Dataset | str) -> None:
+def _same(a: Dataset | str, b: Dataset | str, values: bool = False) -> None:
     if isinstance(a, str) or isinstance(b, str):
         assert a == b
         return
@@ -51,6 +52,11 @@ def _same(a: Dataset | str, b: Dataset | str) -> None:
     assert a.field_kinds() == b.field_kinds()
     assert (a.predictions, a.started_from) == (b.predictions, b.started_from)
     assert a.prediction_ids_only == b.prediction_ids_only
+    assert list(a.columns().fields) == list(b.columns().fields)  # in order of first answer
+    if values:  # and each field's values in order of first use (a repeated id leaves more)
+        assert [c.values for c in a.columns().fields.values()] == [
+            c.values for c in b.columns().fields.values()
+        ]
 
 
 @pytest.mark.parametrize("path", EXPORTS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -455,3 +461,213 @@ def test_two_processes_read_a_prodigy_file_as_one(
         assert isinstance(one, Dataset) and one.declared_multiple == {"choice": True}
     elif not skip:
         assert f"line {odd + 1}:" in str(one)
+
+
+LINE_PIECES = st.sampled_from(
+    [
+        '{"_input_hash":1,"answer":"accept"}',
+        '{"_input_hash":2,"answer":"ignore","_view_id":"choice","accept":["A"]}',
+        '{"_input_hash":"h","answer":"reject","config":{"choice_style":"single"}}',
+        '{"_input_hash":3,"answer":"accept","options":[{"id":"A"}],"text":"}\\n{"}',
+        '{"_input_hash":3,',
+        '"answer":"accept"}',
+        '{"_input_hash":4,"answer":',
+        '{"a":{}}',
+        "{}",
+        "}",
+        "{",
+        "",
+        " ",
+        "[1]",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(LINE_PIECES, min_size=1, max_size=8),
+    breaks=st.lists(st.sampled_from(["\n", "\r\n", "\r", "", " ", "\n\n"]), min_size=8, max_size=8),
+    end=st.sampled_from(["", "\n"]),
+)
+def test_a_block_decodes_as_its_lines_do(pieces: list[str], breaks: list[str], end: str) -> None:
+    """``decode_block`` (one ``decode_lines`` call where each line is one object) gives the
+    structs that decoding each line of ``bytes.splitlines`` gives, or None when one of those
+    fails: objects spanning lines, two on a line, blank lines, ``\\r`` endings."""
+    block = ("".join(p + b for p, b in zip(pieces, breaks, strict=False)).rstrip() + end).encode()
+    try:
+        expected: list[Any] | None = [_prodigy_typed._LINE.decode(x) for x in block.splitlines()]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        expected = None
+    assert _prodigy_typed.decode_block(block) == expected
+
+
+SCALARS = st.one_of(
+    st.builds(
+        lambda v: _result("choices", "c", "r1", {"choices": v}), st.lists(VALUES, max_size=2)
+    ),
+    st.builds(lambda v: _result("choices", "c", "r1", {"choices": v}), VALUES),
+    st.builds(
+        lambda v: _result("choices", "d", "r4", {"choices": v}), st.lists(VALUES, max_size=1)
+    ),
+    st.builds(
+        lambda v: _result("rating", "r", "r2", {"rating": v}),
+        st.one_of(st.integers(0, 5), st.none(), st.floats(-1e3, 1e3), st.just(1e300)),
+    ),
+    st.builds(lambda v: _result("number", "c", "r5", {"number": v}), st.integers(0, 2)),
+    st.builds(lambda v: _result("textarea", "t", "r3", {"text": v}), st.lists(VALUES, max_size=2)),
+    st.builds(lambda v: _result("textarea", "t", "r3", {"text": v}), VALUES),
+    st.sampled_from(  # now and then a result only the task-by-task readers take
+        [
+            _result("choices", "c", "r1", {"choices": ["A"], "start": 1}),
+            _result("choices", "c", "r1", {}),
+            _result("labels", "ner", "s1", {"start": 0, "end": 1, "labels": ["A"]}),
+            _result("Choices", "c", "r1", {"choices": ["B"]}),
+        ]
+    ),
+)
+TIMES = st.one_of(STAMPS.filter(lambda s: s not in ("", 7)), STAMPS.filter(lambda s: s != 7))
+SCALAR_TASK = st.fixed_dictionaries(
+    {
+        "id": st.one_of(st.integers(1, 30), st.just("3")),
+        "annotations": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "id": st.integers(1, 4),
+                    "completed_by": st.one_of(st.integers(1, 3), st.sampled_from(["x", "1"])),
+                },
+                optional={
+                    "result": st.one_of(
+                        st.lists(SCALARS, max_size=3, unique_by=lambda r: r["from_name"]),
+                        st.lists(SCALARS, max_size=2),
+                        st.none(),
+                    ),
+                    "created_at": STAMPS.filter(lambda s: s != 7),
+                    "updated_at": STAMPS.filter(lambda s: s != 7),
+                    "was_cancelled": st.booleans(),
+                    "ground_truth": st.one_of(st.booleans(), st.none()),
+                    "parent_prediction": st.none(),
+                },
+            ),
+            max_size=3,
+        ),
+    },
+    optional={"predictions": st.just([]), "data": st.just({"text": "x"})},
+)
+SCALAR_TASKS = st.one_of(
+    st.lists(SCALAR_TASK, min_size=2, max_size=9, unique_by=lambda t: str(t["id"])),
+    st.lists(SCALAR_TASK, min_size=2, max_size=9),
+)
+"""Exports whose batches are mostly read column-wise (:mod:`.batch`)."""
+
+
+MIXED = [
+    {"id": 1, "annotations": []},
+    {
+        "id": 2,
+        "annotations": [
+            {
+                "id": 9,
+                "completed_by": 3,
+                "ground_truth": True,
+                "result": [_result("choices", "c", "r1", {"choices": ["B"]})],
+            },
+            {
+                "id": 1,
+                "completed_by": 1,
+                "result": [
+                    _result("rating", "r", "r3", {"rating": None}),
+                    _result("choices", "c", "r1", {"choices": "A"}),
+                    _result("textarea", "t", "r2", {"text": ["A", "B"]}),
+                ],
+            },
+        ],
+    },
+    {
+        "id": 3,
+        "annotations": [
+            {"id": 2, "completed_by": "1", "result": [_result("number", "c", "r", {"number": 2})]},
+            {"id": 3, "completed_by": 2, "was_cancelled": True, "ground_truth": True},
+        ],
+    },
+    {
+        "id": 4,
+        "annotations": [
+            {
+                "id": 4,
+                "completed_by": 2,
+                "result": [
+                    _result("rating", "r", "r3", {"rating": 3}),
+                    _result("choices", "c", "r1", {"choices": ["B"]}),
+                ],
+            },
+        ],
+    },
+]
+"""Answers the batch reader turns into values: a choice given as a string, text lines, no
+rating before a field's first rating, two kinds under one name, ground truth answering first,
+one annotator written as an int and as a string."""
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(tasks=MIXED, skip=False, truth=True, batch=4096)
+@example(tasks=MIXED, skip=False, truth=False, batch=4096)
+@given(
+    tasks=SCALAR_TASKS,
+    skip=st.booleans(),
+    truth=st.booleans(),
+    batch=st.sampled_from([1, 3, 4096]),
+)
+def test_the_batch_reader_agrees_with_the_general_parser(
+    tasks: list[dict[str, Any]], skip: bool, truth: bool, batch: int
+) -> None:
+    """Batches of any size, each read column-wise or, when a task needs it, task by task:
+    the same dataset, counts and errors as the general parser (two answers to one field,
+    repeated ids, cancelled and ground-truth annotations, mixed kinds under one name)."""
+    kw = {"skip_invalid": skip, "include_ground_truth": truth}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lse, "BATCH", batch)
+        unique = len({str(t["id"]) for t in tasks}) == len(tasks)
+        _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw), values=unique)
+
+
+def test_a_plain_export_is_read_without_a_per_task_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shape of the common case: tasks with one answer per field are read batch by batch
+    (no per-task reader call after the first task, which the general parser reads)."""
+    calls: list[int] = []
+    typed = lse.read_task
+    monkeypatch.setattr(lse, "read_task", lambda *a: calls.append(1) or typed(*a))
+    tasks = [
+        {
+            "id": t,
+            "annotations": [
+                {
+                    "id": 3 * t + a,
+                    "completed_by": a,
+                    "result": [_result("choices", "c", "r", {"choices": ["ABC"[(t + a) % 3]]})],
+                    "created_at": "2026-10-01T10:00:00Z",
+                }
+                for a in range(3)
+            ],
+        }
+        for t in range(1, 200)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset) and fast.stats.annotations == 597
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    known=st.lists(st.one_of(st.integers(0, 9), st.sampled_from(["1", "a", ("a",)])), unique=True),
+    keys=st.lists(st.one_of(st.integers(0, 12), st.sampled_from(["1", "a", "b", ("a",), ()]))),
+)
+def test_interning_a_list_is_interning_each_key(known: list[Any], keys: list[Any]) -> None:
+    """``intern_all`` (one dict lookup per key, renumbered in numpy) gives the codes, table and
+    index that interning the keys one by one gives."""
+    index, table = {k: i for i, k in enumerate(known)}, list(known)
+    one_index, one_table = dict(index), list(table)
+    codes = intern_all(index, table, keys)
+    assert codes.dtype == np.int64
+    assert codes.tolist() == [intern(one_index, one_table, k) for k in keys]
+    assert (index, table) == (one_index, one_table)

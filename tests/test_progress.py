@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
@@ -82,3 +83,29 @@ def test_describing_disputed_region_tasks_reports_its_progress() -> None:
     disputed = sum(len(r.disputed) for r in out.results.values() if r.regions is not None)
     assert steps and all(s[1:] == [s[1], "tasks", s[1], True] for s in steps)
     assert sum(s[1] for s in steps) == disputed > 0
+
+
+def test_a_long_matching_reports_its_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Region matching announces its groups of competing regions (one assignment each) from
+    ``PROGRESS_GROUPS`` on, to a listener only."""
+    from iaa_gate.metrics import regions
+
+    monkeypatch.setattr(regions, "PROGRESS_GROUPS", 1)
+    # two annotators, each with two spans that overlap both of the other's: one group per task
+    spans = [(u, a, s) for u in range(3) for a in (0, 1) for s in ((0, 10), (2, 12))]
+    table = regions.Regions(
+        unit=np.array([u for u, _, _ in spans]),
+        annotator=np.array([a for _, a, _ in spans]),
+        label=np.zeros(len(spans), dtype=np.int64),
+        geometry=np.array([s for _, _, s in spans], dtype=np.float64),
+        rated=np.ones((3, 2), dtype=bool),
+        kind="span",
+        labels=("X",),
+    )
+    rec = Recorder()
+    with progress.reporting(rec):
+        matched = regions.match_regions(table)
+    assert len(matched.first) == 6  # each task: both pairs matched
+    assert rec.steps == [["match regions", 3, "groups", 3, True]]
+    regions.match_regions(table)  # nobody listens: nothing recorded, nothing printed
+    assert len(rec.steps) == 1

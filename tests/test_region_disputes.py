@@ -144,3 +144,34 @@ def test_a_per_region_attribute_gets_a_proposal_per_region(write_json: Any) -> N
     assert region["region"].startswith("1#") and region["value"] == "sure"
     assert unit.priority == pytest.approx(1 - unit.consensus.posterior)
     assert cert.skill is not None and cert.skill.basis == "matched region"
+
+
+def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
+    """A disputed task's excerpt runs from its first region to its last only while that is
+    short: in a long document (here 200,000 characters, PER agreed at the start, LOC at the end
+    drawn by two of three) it is cut around the lowest region and holds at most
+    ``EXCERPT_MAX`` characters, where it used to copy the whole text into the report."""
+    from iaa_gate.evaluation.regions import EXCERPT_MAX
+
+    text = "Ada Lovelace" + "." * 200_000 + "London"
+    end = len(text)
+
+    def at(rid: str, start: int, stop: int, label: str) -> dict[str, Any]:
+        value = {"start": start, "end": stop, "text": text[start:stop], "labels": [label]}
+        return {"id": rid, "from_name": "ner", "to_name": "text", "type": "labels", "value": value}
+
+    people = [at("a", 0, 12, "PER"), at("b", end - 6, end, "LOC")]
+    long = task(
+        1,
+        ann(1, people),
+        ann(2, [dict(r, id=f"2{r['id']}") for r in people]),
+        ann(3, [at("3a", 0, 12, "PER")]),
+        data={"text": text},
+    )
+    unit = outcome(write_json, {"ner": {}}, [long]).results["ner"].units[0]
+    assert unit.status == "disputed" and unit.details is not None
+    shown = unit.details["text"]
+    assert shown["length"] == end and len(shown["excerpt"]) <= EXCERPT_MAX
+    assert shown["excerpt"] == text[shown["offset"] : shown["offset"] + len(shown["excerpt"])]
+    assert shown["excerpt"].endswith("London")  # the lowest region (LOC), with its context
+    assert shown["offset"] <= end - 6

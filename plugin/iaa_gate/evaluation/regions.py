@@ -43,6 +43,9 @@ from .scalar import field_level, matrix_result
 
 EXCERPT = 300
 """Characters of context kept around a disputed task's regions in the report."""
+EXCERPT_MAX = 20_000
+"""Characters of a disputed task's text its excerpt holds at most: beyond, the excerpt is cut
+around the task's lowest region (a long document is never copied whole into the report)."""
 
 
 @dataclass
@@ -534,6 +537,27 @@ def _units(
     return out
 
 
+def _excerpt(
+    text: str, regions: list[dict[str, Any]], lowest: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The part of a disputed task's ``text`` the report shows: from :data:`EXCERPT` / 2
+    characters before its first region to as many after its last; when that is longer than
+    :data:`EXCERPT_MAX`, around its lowest region's ``lowest`` regions instead, and at most
+    :data:`EXCERPT_MAX` characters. ``offset``: where the excerpt starts; ``length``: the
+    text's."""
+
+    def around(spans: list[dict[str, Any]]) -> tuple[int, int]:
+        lo = int(min((x["start"] for x in spans), default=0))
+        hi = int(max((x["end"] for x in spans), default=0))
+        return max(0, lo - EXCERPT // 2), min(len(text), hi + EXCERPT // 2)
+
+    lo, hi = around(regions)
+    if hi - lo > EXCERPT_MAX and lowest:
+        lo, hi = around(lowest)
+    hi = min(hi, lo + EXCERPT_MAX)
+    return {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
+
+
 def _details(
     m: Matched, cl: Clustered, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
 ) -> dict[int, dict[str, Any]]:
@@ -589,10 +613,8 @@ def _details(
         }
         text = t.texts[u]
         if reg.kind == "span" and text is not None:
-            lo = int(min((x["start"] for x in described.values()), default=0))
-            hi = int(max((x["end"] for x in described.values()), default=0))
-            lo, hi = max(0, lo - EXCERPT // 2), min(len(text), hi + EXCERPT // 2)
-            entry["text"] = {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
+            lowest = [described[r] for r in members]
+            entry["text"] = _excerpt(text, list(described.values()), lowest)
         first = set(members)
         found = sorted(
             range(d_start[k], d_end[k]),

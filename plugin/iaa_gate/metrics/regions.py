@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..core import progress
 from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
     BoolArray,
@@ -345,6 +346,8 @@ def _assign(
     np.maximum.at(cols, edge_comp, col + 1)
     chosen = [np.flatnonzero(trivial)]
     shape = rows * (int(cols.max()) + 1) + cols
+    shown = n_comp >= PROGRESS_GROUPS
+    done = progress.step("match regions", n_comp, "groups") if shown else None
     for s in np.unique(shape).tolist():  # components of one shape: one stack of matrices
         of = np.flatnonzero(shape == s)
         n_r, n_c = int(rows[of[0]]), int(cols[of[0]])
@@ -360,7 +363,18 @@ def _assign(
             r, c = linear_sum_assignment(matrix[k])
             got = at[k, r, c]
             chosen.append(got[got >= 0])
+            if done is not None and k % 4096 == 4095:
+                done.advance(4096)
+        if done is not None:
+            done.advance(of.size % 4096)
+    if done is not None:
+        done.close()
     return np.sort(np.concatenate(chosen))
+
+
+PROGRESS_GROUPS = 500_000
+"""Groups of competing regions (each one ``linear_sum_assignment``, ~5 µs with its
+bookkeeping) from which matching reports its progress: a few seconds' work."""
 
 
 def _dense_within(group: Int64Array, key: Int64Array) -> Int64Array:

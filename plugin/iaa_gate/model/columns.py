@@ -7,6 +7,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -282,11 +283,22 @@ def intern(index: dict[Any, int], table: list[Any], key: Any) -> int:
 
 
 def intern_all(index: dict[Any, int], table: list[Any], keys: list[Any]) -> Any:
-    """:func:`intern` of each of ``keys`` in order, as an int64 array (a loop in C)."""
-    new = [k for k in dict.fromkeys(keys) if k not in index]
-    index.update(zip(new, range(len(table), len(table) + len(new)), strict=True))
+    """:func:`intern` of each of ``keys`` in order, as an int64 array (a loop in C, one
+    lookup per key: a new key is first stored under its place in ``keys``, past the table's
+    end, and renumbered below)."""
+    start, n = len(table), len(keys)
+    found = np.fromiter(map(index.setdefault, keys, count(start)), np.int64, n)
+    first = np.flatnonzero(found == np.arange(start, start + n))  # each new key's first place
+    if not len(first):
+        return found
+    new = [keys[i] for i in first.tolist()]
+    index.update(zip(new, range(start, start + len(new)), strict=True))
     table += new
-    return np.fromiter(map(index.__getitem__, keys), np.int64, len(keys))
+    renumber = np.zeros(n, dtype=np.int64)
+    renumber[first] = np.arange(start, start + len(new))
+    later = found >= start
+    found[later] = renumber[found[later] - start]
+    return found
 
 
 _DTYPES = {"q": np.int64, "d": np.float64, "b": np.int8}

@@ -5,7 +5,6 @@ Also turns tasks pulled live from the API into annotations: both share :func:`pa
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
 from ...kinds.ranker import TIE
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
+from .batch import read_tasks
 from .brush import BrushError, bounds, mask_runs
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declare, parse_label_config
@@ -237,6 +237,10 @@ def parse_tasks(
     )
 
 
+BATCH = 4096
+"""Tasks read column-wise at a time (:func:`.batch.read_tasks`)."""
+
+
 def _read(
     part: _Part,
     tasks: Iterable[Any],
@@ -246,7 +250,51 @@ def _read(
     skip_invalid: bool,
     include_ground_truth: bool,
 ) -> _Part:
-    """Read ``tasks[start:end]`` (all of an iterable when ``end`` is None) into ``part``."""
+    """Read ``tasks[start:end]`` (all of an iterable when ``end`` is None) into ``part``: the
+    elements of an export in batches column-wise where every task of a batch allows it, else
+    task by task (the first task always, so that a JSON-MIN export is named)."""
+    how = (source, skip_invalid, include_ground_truth)
+    if not isinstance(tasks, list):
+        for index, task in enumerate(
+            progress.counted(tasks, progress.step("read tasks", 0, "tasks"))
+        ):
+            if len(part.problems) >= MAX_PROBLEMS:
+                break
+            _one(part, index, task, *how)
+        return part
+    end = len(tasks) if end is None else end
+    done = progress.step("read tasks", end - start, "tasks")
+    try:
+        index = start
+        while index < end and len(part.problems) < MAX_PROBLEMS:
+            upto = min(end, index + BATCH) if index else 1
+            batch = tasks[index:upto]
+            ids = (
+                read_tasks(
+                    batch, index, part.cols, part.stats, part.first_seen, include_ground_truth
+                )
+                if index and all(type(t) is msgspec.Raw for t in batch)
+                else None
+            )
+            if ids is not None:
+                part.stats.tasks += len(ids)
+                part.task_ids += ids
+            else:
+                for i in range(index, upto):
+                    if len(part.problems) >= MAX_PROBLEMS:
+                        break
+                    _one(part, i, tasks[i], *how)
+            done.advance(upto - index)
+            index = upto
+    finally:
+        done.close()
+    return part
+
+
+def _one(
+    part: _Part, index: int, task: Any, source: str, skip_invalid: bool, include_ground_truth: bool
+) -> None:
+    """Read element ``index`` of the export, ``task``, into ``part``."""
     stats, cols, names, texts, first_seen = (
         part.stats,
         part.cols,
@@ -254,57 +302,50 @@ def _read(
         part.texts,
         part.first_seen,
     )
-    run = tasks if end is None else itertools.islice(tasks, start, end)
-    total = (len(tasks) if end is None else end) - start if isinstance(tasks, list) else 0
-    run = progress.counted(run, progress.step("read tasks", total, "tasks"))
-    for index, task in enumerate(run, start):
-        if len(part.problems) >= MAX_PROBLEMS:
-            break
-        stats.tasks += 1
-        mark, excluded = len(cols), stats.ground_truth_excluded
-        try:
-            if index and type(task) is msgspec.Raw:
-                try:
-                    task_id = read_task(
-                        task, cols, stats, names, texts, include_ground_truth, part.refs
-                    )
-                    anns: list[Annotation] = []
-                except Unusual:
-                    task = json.loads(bytes(task))
-                    task_id, anns = _task(task, index, stats, names, texts)
-                    _references(task, task_id, part.refs)
-            else:
-                if type(task) is msgspec.Raw:
-                    task = json.loads(bytes(task))
-                if index == 0 and _json_min(task):
-                    raise InputError(
-                        source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
-                    )
+    stats.tasks += 1
+    mark, excluded = len(cols), stats.ground_truth_excluded
+    try:
+        if index and type(task) is msgspec.Raw:
+            try:
+                task_id = read_task(
+                    task, cols, stats, names, texts, include_ground_truth, part.refs
+                )
+                anns: list[Annotation] = []
+            except Unusual:
+                task = json.loads(bytes(task))
                 task_id, anns = _task(task, index, stats, names, texts)
                 _references(task, task_id, part.refs)
-            if str(task_id) in first_seen:
-                raise TaskError(
-                    f"task {task_id}",
-                    f"the id occurs twice (tasks #{first_seen[str(task_id)] + 1} "
-                    f"and #{index + 1} in the list), so their annotations cannot be told apart",
+        else:
+            if type(task) is msgspec.Raw:
+                task = json.loads(bytes(task))
+            if index == 0 and _json_min(task):
+                raise InputError(
+                    source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
                 )
-            first_seen[str(task_id)] = index
-        except TaskError as exc:
-            # a twice-seen id: the fast path had added (or left out) its annotations
-            cols.rollback(mark)
-            stats.ground_truth_excluded = excluded
-            if not skip_invalid:
-                part.problems.append(exc.problem)
-                continue
-            stats.skip_invalid(exc.problem)
-            continue
-        part.task_ids.append(task_id)
-        for ann in anns:
-            if ann.ground_truth and not include_ground_truth:
-                stats.ground_truth_excluded += 1
-            else:
-                cols.add(ann)
-    return part
+            task_id, anns = _task(task, index, stats, names, texts)
+            _references(task, task_id, part.refs)
+        if str(task_id) in first_seen:
+            raise TaskError(
+                f"task {task_id}",
+                f"the id occurs twice (tasks #{first_seen[str(task_id)] + 1} "
+                f"and #{index + 1} in the list), so their annotations cannot be told apart",
+            )
+        first_seen[str(task_id)] = index
+    except TaskError as exc:
+        # a twice-seen id: the fast path had added (or left out) its annotations
+        cols.rollback(mark)
+        stats.ground_truth_excluded = excluded
+        if not skip_invalid:
+            part.problems.append(exc.problem)
+            return
+        stats.skip_invalid(exc.problem)
+        return
+    part.task_ids.append(task_id)
+    for ann in anns:
+        if ann.ground_truth and not include_ground_truth:
+            stats.ground_truth_excluded += 1
+        else:
+            cols.add(ann)
 
 
 def _task(

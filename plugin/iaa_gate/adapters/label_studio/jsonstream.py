@@ -111,6 +111,8 @@ def line_of(path: str, position: int) -> int:
 
 def check_utf8(data: bytes, block: int = 1 << 24) -> None:
     """Raise UnicodeDecodeError unless ``data`` is UTF-8 (checked in blocks: no whole copy)."""
+    if data.isascii():
+        return
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
     for i in range(0, len(data), block):

@@ -94,12 +94,12 @@ class ProdigyJSONL:
                 "--skip-invalid to skip and count malformed lines",
             )
         stats = part.stats
-        stats.tasks = len(part.tasks)
+        stats.tasks = len(part.cols.tasks)
         kept, stats.superseded = part.cols.latest()
         return Dataset.of_columns(
             str(self.path),
             kept,
-            list(part.tasks),
+            list(part.cols.tasks),
             stats=stats,
             declared_multiple=part.styles,
             texts=part.texts,
@@ -124,7 +124,6 @@ class _Part:
         self.stats = SourceStats()
         self.styles: dict[str, bool] = {}
         self.cols = Columns()
-        self.tasks: dict[TaskId, None] = {}
         self.texts: dict[tuple[TaskId, str], str] = {}
         self.problems: list[Problem] = []
         self.lineno = 0
@@ -133,7 +132,6 @@ class _Part:
         """Append the part read after this one (read column-wise: no problems, no texts)."""
         if len(self.problems) < MAX_PROBLEMS:  # reading in order would have gone on
             self.cols.extend(later.cols)
-            self.tasks.update(later.tasks)
             self.stats.join(later.stats)
             self.lineno += later.lineno
             for view, multiple in later.styles.items():
@@ -162,21 +160,21 @@ class _Part:
             done.advance(len(block))
             if len(self.problems) >= MAX_PROBLEMS:
                 break
-            lines = block.splitlines()
-            units = read_block(lines, self.cols, self.stats, self.styles) if _utf8(block) else None
-            if units is not None:
-                self.tasks.update(dict.fromkeys(units))
-                self.lineno += len(lines)
+            read_lines = (
+                read_block(block, self.cols, self.stats, self.styles) if _utf8(block) else None
+            )
+            if read_lines is not None:
+                self.lineno += read_lines
                 continue
             if blocks_only:
                 return None
-            for raw in lines:
+            for raw in block.splitlines():
                 self.lineno += 1
                 lineno = self.lineno
                 if not raw.isascii():
                     raw.decode("utf-8")  # raises on bytes that are not UTF-8, as text would
                 try:
-                    self.tasks.setdefault(read(raw))
+                    read(raw)
                     continue
                 except Unusual:
                     line = raw.decode("utf-8")
@@ -205,7 +203,6 @@ class _Part:
             self.problems.append(problem)
             return len(self.problems) < MAX_PROBLEMS
         if ann is not None:
-            self.tasks.setdefault(ann.task_id)
             self.cols.add(ann)
         return True
 

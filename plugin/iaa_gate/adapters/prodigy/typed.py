@@ -24,7 +24,6 @@ from .rules import (
     note_choice_style,
     timestamp,
     unit_of,
-    units_of,
     unknown_option,
 )
 
@@ -183,93 +182,146 @@ class _Line(msgspec.Struct, gc=False):
 
 _LINE = msgspec.json.Decoder(_Line)
 _BINARY = {"accept": ("accept",), "reject": ("reject",)}
+_OPEN, _CLOSE, _NEWLINE = ord("{"), ord("}"), ord("\n")
+
+
+def decode_block(block: bytes) -> list[_Line] | None:
+    """The lines of ``block`` as :class:`_Line` structs, one per line as ``bytes.splitlines``
+    splits them; None when a line is not one.
+
+    One ``decode_lines`` call when every line starts with ``{`` and ends with ``}``
+    (:func:`_one_object_per_line`), else line by line (CRLF endings, blank lines, spaces
+    around an object)."""
+    try:
+        lines = _one_object_per_line(block)
+        if lines:
+            exs = _LINE.decode_lines(block)
+            if len(exs) == lines:
+                return exs
+        return [_LINE.decode(x) for x in block.splitlines()]
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+
+
+def _one_object_per_line(block: bytes) -> int:
+    """The number of lines of ``block`` when each starts with ``{`` and ends with ``}`` (0
+    otherwise). Then no JSON value in it spans a line break: inside an object or a list a
+    ``}`` is never followed by ``{``, and a string never holds a raw line break. So when
+    ``decode_lines`` finds as many objects as lines, each line holds exactly one."""
+    body = np.frombuffer(block, np.uint8)
+    if len(body) and body[-1] == _NEWLINE:
+        body = body[:-1]
+    if not len(body) or body[0] != _OPEN or body[-1] != _CLOSE:
+        return 0
+    breaks = np.flatnonzero(body == _NEWLINE)
+    if not ((body[breaks - 1] == _CLOSE).all() and (body[breaks + 1] == _OPEN).all()):
+        return 0
+    return len(breaks) + 1
 
 
 def read_block(
-    lines: list[bytes], cols: Columns, stats: SourceStats, styles: dict[str, bool]
-) -> list[TaskId] | None:
-    """Append the answers of ``lines`` (one JSON object each) to ``cols`` column-wise, as
-    :class:`LineReader` would line by line; returns their units. None, having changed nothing,
-    when any line needs the per-line readers (they then read the block). Per line this does
-    only msgspec's decode and a few list comprehensions; the rules are those of
-    :mod:`.rules`, applied once per distinct value where they depend on one."""
-    try:
-        exs = [_LINE.decode(x) for x in lines]
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    block: bytes, cols: Columns, stats: SourceStats, styles: dict[str, bool]
+) -> int | None:
+    """Append the answers of the lines of ``block`` (one JSON object each) to ``cols``
+    column-wise, as :class:`LineReader` would line by line; returns how many lines it read.
+    None, having changed nothing, when any line needs the per-line readers (they then read the
+    block). Per line this does only msgspec's decode, a few attribute reads and one lookup of
+    the line's kind (view, answer, annotator, accepted ids, choice style, options or not); the
+    rules of :mod:`.rules` run once per distinct kind."""
+    exs = decode_block(block)
+    if exs is None:
         return None
     n = len(exs)
-    views = [e.view_id for e in exs]
-    answers = [e.answer for e in exs]
-    whos = [e.annotator_id or e.session_id for e in exs]
+    kinds: dict[tuple[Any, ...], int] = {}
+    distinct: list[tuple[Any, ...]] = []
     try:
-        if any(type(a) is not str for a in dict.fromkeys(whos)):
+        kind = intern_all(
+            kinds,
+            distinct,
+            [
+                (
+                    e.view_id,
+                    e.answer,
+                    e.annotator_id or e.session_id,
+                    e.accept,
+                    None if e.config is None else e.config.choice_style,
+                    len(e.options) > 0,
+                )
+                for e in exs
+            ],
+        )
+    except TypeError:  # an unhashable id or style
+        return None
+    chosen: list[tuple[str, ...] | None] = []
+    for view, answer, who, accept, _, listed in distinct:
+        if type(who) is not str or not view or view in SPAN_VIEWS or view in IMAGE_VIEWS:
             return None
-    except TypeError:  # an unhashable id
-        return None
-    if any(not v or v in SPAN_VIEWS or v in IMAGE_VIEWS for v in dict.fromkeys(views)):
-        return None
+        if answer == "ignore":
+            chosen.append(None)
+        elif listed or view == "choice":
+            chosen.append(tuple(map(str, accept)) if answer == "accept" else (REJECT,))
+        elif view in BINARY_VIEWS:
+            chosen.append(_BINARY[answer])
+        else:
+            return None  # manual views other than choice: the per-line readers
     when = np.array([e.timestamp for e in exs], dtype=np.float64)
-    if not (np.abs(when[~np.isnan(when)]) < 1 << 40).all():
+    if (np.abs(when) >= 1 << 40).any():
         return None  # what timestamp() makes of very large times: the per-line readers
-    choice = [len(e.options) > 0 or v == "choice" for e, v in zip(exs, views, strict=True)]
-    ignored = [a == "ignore" for a in answers]
-    accepts = [e.accept for e in exs]
-    ids = {a: tuple(str(x) for x in a) for a in dict.fromkeys(accepts)}
-    chosen: list[tuple[str, ...] | None] = [
-        None if a == "ignore" else (ids[acc] if a == "accept" else (REJECT,)) if c else _BINARY[a]
-        for a, acc, c in zip(answers, accepts, choice, strict=True)
-    ]
-    if not all(choice) and any(
-        v not in BINARY_VIEWS
-        for v, c, i in zip(views, choice, ignored, strict=True)
-        if not c and not i
-    ):
-        return None  # manual views other than choice: the per-line readers
-    listed = [
-        i for i, e in enumerate(exs) if len(e.options) and choice[i] and answers[i] == "accept"
-    ]
-    checked = dict.fromkeys(
-        zip([bytes(exs[i].options) for i in listed], [accepts[i] for i in listed], strict=True)
-    )
-    for raw, acc in checked:
-        try:
-            options = _OPTIONS.decode(raw)
-        except msgspec.ValidationError:
-            return None
-        if options is not None and unknown_option(ids[acc], {str(o.id) for o in options}):
-            return None
+    listed = [k for k, d in enumerate(distinct) if d[5] and d[1] == "accept"]
+    if listed:
+        at = np.flatnonzero(np.isin(kind, listed)).tolist()
+        ids: dict[bytes, set[str] | None] = {}
+        raws = [bytes(exs[i].options) for i in at]
+        for raw, k in dict.fromkeys(zip(raws, kind[at].tolist(), strict=True)):
+            if raw not in ids:
+                try:
+                    options = _OPTIONS.decode(raw)
+                except msgspec.ValidationError:
+                    return None
+                ids[raw] = None if options is None else {str(o.id) for o in options}
+            if unknown_option(chosen[k] or (), ids[raw]) is not None:
+                return None
+    hashes: list[int | str] = [e.input_hash for e in exs]
     task_hashes = [e.task_hash for e in exs]
-    labels = [e.label for e in exs]
-    units: list[TaskId] = units_of([e.input_hash for e in exs], views, labels, task_hashes)
+    if BINARY_VIEWS.isdisjoint(d[0] for d in distinct):
+        units: list[TaskId] = hashes  # input_unit of a typed hash is the hash itself
+    else:
+        views = [distinct[k][0] for k in kind.tolist()]
+        units = list(map(unit_of, hashes, views, [e.label for e in exs], task_hashes))
     # every rule holds: append
-    rated = [i for i in range(n) if not ignored[i]]
-    recipes = [exs[i].config for i in rated if choice[i]]
-    declared = [
-        None if r is None or type(r.choice_style) is not str else r.choice_style for r in recipes
-    ]
-    for view, style in dict.fromkeys(
-        zip([views[i] for i in rated if choice[i]], declared, strict=True)
-    ):
-        note_choice_style(styles, view, style)  # a non-text style says nothing, like None
-    stats.annotations += n
-    stats.ignored += n - len(rated)
-    stats.empty += sum(1 for i in rated if choice[i] and not chosen[i])
+    lines = np.bincount(kind, minlength=len(distinct))
     base = len(cols)
-    cols.task.frombytes(intern_all(cols.task_index, cols.tasks, units).tobytes())
-    cols.annotator.frombytes(intern_all(cols.annotator_index, cols.annotators, whos).tobytes())
-    cols.created.frombytes(when.tobytes())
-    cols.updated.frombytes(when.tobytes())
-    cols.ground_truth.frombytes(bytes(n))
-    cols.skipped.frombytes(np.array(ignored, dtype=np.int8).tobytes())
-    cols.annotation_ids += task_hashes
-    for view in dict.fromkeys(views[i] for i in rated):
-        mine = [i for i in rated if views[i] == view] if len(set(views)) > 1 else rated
+    who = np.zeros(len(distinct), dtype=np.int64)
+    field = np.full(len(distinct), -1, dtype=np.int64)
+    value = np.zeros(len(distinct), dtype=np.int64)
+    names: list[str] = []
+    for k, (view, _, annotator, _, style, listed) in enumerate(distinct):
+        who[k] = cols.who(annotator)
+        got = chosen[k]
+        if got is None:
+            stats.ignored += int(lines[k])
+            continue
+        if listed or view == "choice":
+            note_choice_style(styles, view, style)  # a non-text style says nothing, like None
+            stats.empty += 0 if got else int(lines[k])
         col = cols.fields.get(view)
         if col is None:
             col = cols.fields[view] = FieldColumn("choices")
-        col.rows.frombytes((np.array(mine, dtype=np.int64) + base).tobytes())
-        values = (
-            [chosen[i] for i in mine] if mine is not rated else [c for c in chosen if c is not None]
-        )
-        col.codes.frombytes(intern_all(col.index, col.values, values).tobytes())
-    return units
+        if view not in names:
+            names.append(view)
+        field[k], value[k] = names.index(view), col.code(got)
+    stats.annotations += n
+    cols.task.frombytes(intern_all(cols.task_index, cols.tasks, units).tobytes())
+    cols.annotator.frombytes(who[kind].tobytes())
+    cols.created.frombytes(when.tobytes())
+    cols.updated.frombytes(when.tobytes())
+    cols.ground_truth.frombytes(bytes(n))
+    fields = field[kind]
+    cols.skipped.frombytes((fields < 0).astype(np.int8).tobytes())
+    cols.annotation_ids += task_hashes
+    for f, view in enumerate(names):
+        rows = np.flatnonzero(fields == f) if len(names) > 1 else np.flatnonzero(fields >= 0)
+        col = cols.fields[view]
+        col.rows.frombytes((rows + base).tobytes())
+        col.codes.frombytes(value[kind[rows]].tobytes())
+    return n
