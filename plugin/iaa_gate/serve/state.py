@@ -223,16 +223,27 @@ class State:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def task_documents(self) -> list[bytes]:
-        """Every live task as Label Studio's tasks API gives it (JSON with ``annotations``, in
-        id order), for :func:`~iaa_gate.adapters.label_studio.export.parse_tasks`."""
+    def task_documents(self, ids: Iterable[int] | None = None) -> list[bytes]:
+        """Every live task (or those among ``ids``) as Label Studio's tasks API gives it (JSON
+        with ``annotations``, in id order), for
+        :func:`~iaa_gate.adapters.label_studio.export.parse_tasks`."""
+        if ids is not None:
+            return [d for tid in sorted(set(ids)) for d in self._documents(tid)]
+        return self._documents(None)
+
+    def _documents(self, tid: int | None) -> list[bytes]:
+        one = "" if tid is None else " AND task = ?"
+        args = () if tid is None else (tid,)
         anns: dict[int, list[str]] = {}
-        rows = self.db.execute("SELECT task, body FROM annotations ORDER BY task, id")
-        for tid, body in rows:
-            anns.setdefault(tid, []).append(body)
+        rows = self.db.execute(
+            f"SELECT task, body FROM annotations WHERE 1{one} ORDER BY task, id", args
+        )
+        for t, body in rows:
+            anns.setdefault(t, []).append(body)
         out = []
         for tid, body in self.db.execute(
-            "SELECT id, body FROM tasks WHERE deleted = 0 ORDER BY id"
+            f"SELECT id, body FROM tasks WHERE deleted = 0{one.replace('task', 'id')} ORDER BY id",
+            args,
         ):
             joined = ",".join(anns.get(tid, ()))
             out.append(f'{body[:-1]},"annotations":[{joined}]}}'.encode())
