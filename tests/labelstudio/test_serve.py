@@ -84,7 +84,12 @@ class Served:
 
     def settled(self) -> None:
         """Wait until the queue is empty and no flag is left to write."""
-        idle = ("iaa_gate_queue_length 0", "iaa_gate_busy 0", "iaa_gate_tasks_to_write 0")
+        idle = (
+            "iaa_gate_queue_length 0",
+            "iaa_gate_busy 0",
+            "iaa_gate_tasks_to_write 0",
+            "iaa_gate_report_pending 0",
+        )
         self.wait(lambda: all(m in self.get("/metrics") for m in idle), "an idle service")
 
     def kill(self) -> None:
@@ -274,6 +279,7 @@ def test_live_flags_report_update_delete_and_secrets(
     for secret in (env, SECRET):
         assert secret not in text and secret not in metrics
     assert "webhook" in text  # the log is not empty: it says what it registered
+    assert "running sums on" in text and "running sums off" not in text  # O(changed) steps
 
     # 4. the recorded deliveries, duplicated and shuffled, give the same state as in order
     recorder.close()

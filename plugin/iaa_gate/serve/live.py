@@ -32,10 +32,10 @@ import numpy.typing as npt
 
 from ..config import Config, FieldConfig
 from ..core.errors import IaaGateError
-from ..evaluation.matrix import ratings_matrix
+from ..evaluation.matrix import RatingsMatrix, ratings_matrix
 from ..evaluation.results import STATUSES, FieldResult
 from ..kinds import registry
-from ..metrics import AlphaAccumulator, Undefined
+from ..metrics import AlphaAccumulator, Coded, Undefined
 from ..metrics.alpha import delta_table
 from ..model import Dataset, TaskId
 
@@ -113,6 +113,54 @@ class LiveField:
         self.owner: list[TaskId | None] = []  # each row's task
 
     # -- updates --------------------------------------------------------------------------------
+
+    def load(self, matrix: RatingsMatrix) -> None:
+        """Start from a whole field (an empty :class:`LiveField`): the sums in vectorised
+        blocks, as :meth:`put` would add them task by task."""
+        coded, values = matrix.coded, matrix.coded.values.tolist()
+        if self.numeric != (coded.values.dtype.kind == "f") and values:
+            raise NotLive(f"field {self.name!r}: numbers and labels mixed")
+        if len(values) > MAX_VALUES:
+            raise NotLive(f"field {self.name!r}: more than {MAX_VALUES} values")
+        codes = coded.codes.astype(np.int64)
+        rated = codes >= 0
+        m = rated.sum(axis=1)
+        units = np.flatnonzero(m > 0)
+        self.total.update(Coded(codes[units], coded.values))
+        x = np.append(coded.values.astype(np.float64), np.nan)[codes] if self.numeric else None
+        for j, a in enumerate(matrix.annotators):
+            ann = self.annotators[a] = LiveAnnotator(rated=int(rated[:, j].sum()))
+            sel = rated[:, j] & (m >= 2)
+            if not sel.any():
+                continue
+            sub, mm = codes[sel], m[sel]
+            ann.units, ann.pairs = int(sel.sum()), int((mm - 1).sum())
+            ann.agree = int(((sub == sub[:, [j]]).sum(axis=1) - 1).sum())
+            ann.without = (
+                AlphaAccumulator()
+                .update(Coded(np.delete(sub, j, axis=1), coded.values))
+                .remove(Coded(sub, coded.values))
+            )
+            if x is not None:
+                xs = x[sel]
+                ann.offset = float((xs[:, j] - (np.nansum(xs, axis=1) - xs[:, j]) / (mm - 1)).sum())
+        used = np.bincount(codes[rated], minlength=len(values))
+        self.given = Counter({v: int(n) for v, n in zip(values, used.tolist(), strict=True) if n})
+        self.values, self.column = list(values), {v: i for i, v in enumerate(values)}
+        n = len(units)
+        self.counts = np.zeros((n, len(values)), dtype=np.int32)
+        for j in range(codes.shape[1]):
+            col = codes[units, j]
+            ok = col >= 0
+            np.add.at(self.counts, (np.flatnonzero(ok), col[ok]), 1)
+        self.status = np.full(n, -1, np.int8)
+        self.score = np.full(n, math.nan)
+        ids = [matrix.unit_ids[u] for u in units.tolist()]
+        self.owner = list(ids)
+        self.slot = {t: i for i, t in enumerate(ids)}
+        names = matrix.annotators
+        for t, row in zip(ids, codes[units].tolist(), strict=True):
+            self.tasks[t] = {names[j]: values[c] for j, c in enumerate(row) if c >= 0}
 
     def put(self, task: TaskId, ratings: Ratings) -> None:
         """Task ``task``'s ratings are now ``ratings`` (empty: it has none): the old
@@ -193,7 +241,9 @@ class LiveField:
 
     def rescore(self, changed: Iterable[TaskId]) -> set[TaskId]:
         """Score again the tasks whose score may have moved (``changed``, and every task where
-        the δ² table is not fixed); the tasks whose status or score changed."""
+        the δ² table is not fixed); the tasks whose status changed. (Where the table is not
+        fixed, the scores of unchanged tasks drift a little with every change elsewhere: what
+        a flag shows of them is brought up to date by the next full report.)"""
         n = len(self.values)
         if not n:
             return set()
@@ -220,9 +270,7 @@ class LiveField:
         else:
             score[ok] = np.clip(1.0 - observed[ok] / (m[ok] * (m[ok] - 1)) / scale, 0.0, 1.0)
         status = np.where(np.isnan(score), 2, np.where(score < self.bar, 1, 0)).astype(np.int8)
-        moved = (status != self.status[slots]) | ~(
-            (score == self.score[slots]) | (np.isnan(score) & np.isnan(self.score[slots]))
-        )
+        moved = status != self.status[slots]
         self.status[slots], self.score[slots] = status, score
         return {t for s in slots[moved].tolist() if (t := self.owner[s]) is not None}
 
@@ -277,9 +325,14 @@ class LiveField:
         return int(np.count_nonzero(self.status == 1))
 
 
+def field_matrix(dataset: Dataset, name: str, cfg: FieldConfig) -> RatingsMatrix:
+    """Field ``name``'s ratings in ``dataset``, read by the batch rules."""
+    return ratings_matrix(dataset, name, labels=cfg.labels, min_annotators=cfg.min_annotators)
+
+
 def field_ratings(dataset: Dataset, name: str, cfg: FieldConfig) -> dict[TaskId, Ratings]:
     """Field ``name``'s ratings in ``dataset`` by the batch rules: task → annotator → value."""
-    matrix = ratings_matrix(dataset, name, labels=cfg.labels, min_annotators=cfg.min_annotators)
+    matrix = field_matrix(dataset, name, cfg)
     values = matrix.coded.values.tolist()
     out: dict[TaskId, Ratings] = {}
     codes = matrix.coded.codes
@@ -307,12 +360,11 @@ class Live:
                 raise NotLive(f"field {name!r}: a {result.kind} field is evaluated in full")
             if cfg.min_annotators > 2 or cfg.thresholds.disputed_tolerance is not None:
                 raise NotLive(f"field {name!r}: min_annotators/disputed_tolerance")
-            ratings = field_ratings(dataset, name, cfg)
-            numeric = all(isinstance(v, float) for r in ratings.values() for v in r.values())
+            matrix = field_matrix(dataset, name, cfg)
+            numeric = matrix.coded.values.dtype.kind == "f" or not matrix.coded.n_values
             live = LiveField(name, result.level, cfg.labels, cfg.thresholds.disputed_below, numeric)
-            for task, r in ratings.items():
-                live.put(task, r)
-            live.rescore(list(ratings))
+            live.load(matrix)
+            live.rescore(list(live.slot))
             self.fields[name] = live
 
     def update(self, dataset: Dataset, tasks: Iterable[TaskId]) -> set[TaskId]:
@@ -330,6 +382,17 @@ class Live:
                 live.put(task, ratings.get(task, {}))
             moved |= live.rescore(tasks)
         return moved
+
+    def disputed_tasks(self) -> list[TaskId]:
+        """The tasks disputed in some field, in id order (the Data Manager tab's)."""
+        out: set[TaskId] = set()
+        for f in self.fields.values():
+            out.update(f.owner[s] for s in np.flatnonzero(f.status == 1).tolist())
+        return sorted(out, key=lambda t: (isinstance(t, str), t))
+
+    def summary(self) -> dict[str, tuple[float, int]]:
+        """Each field's ``(alpha, disputed tasks)``."""
+        return {n: (f.alpha(), f.disputed()) for n, f in sorted(self.fields.items())}
 
     def entries(self, tasks: Iterable[TaskId]) -> dict[TaskId, dict[str, dict[str, Any]]]:
         """Each of ``tasks`` with a unit in some field: ``{field: unit}`` (see

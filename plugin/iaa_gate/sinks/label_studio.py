@@ -85,23 +85,25 @@ def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[s
                         for d in u.details["disagreements"]
                     ]
             per_task.setdefault(u.id, {})[name] = f
-    out: dict[TaskId, dict[str, Any]] = {}
-    for task, fields in per_task.items():
-        statuses = {f["status"] for f in fields.values()}
-        status = next(s for s in ("disputed", "agreed", "too_few") if s in statuses)
-        scores = [f["score"] for f in fields.values() if f["score"] is not None]
-        priorities = [f["priority"] for f in fields.values() if "priority" in f]
-        entry = {
-            "status": status,
-            "disputed": status == "disputed",
-            "score": min(scores) if scores else None,
-            "fields": fields,
-            "config": digest,
-        }
-        if priorities:  # the review order: the least settled field's
-            entry["priority"] = max(priorities)
-        out[task] = _plain(entry)
-    return out
+    return {task: entry(fields, digest) for task, fields in per_task.items()}
+
+
+def entry(fields: dict[str, dict[str, Any]], digest: str) -> dict[str, Any]:
+    """One task's ``meta`` entry from its fields' ``{status, score, [priority, labels…]}``."""
+    statuses = {f["status"] for f in fields.values()}
+    status = next(s for s in ("disputed", "agreed", "too_few") if s in statuses)
+    scores = [f["score"] for f in fields.values() if f["score"] is not None]
+    priorities = [f["priority"] for f in fields.values() if "priority" in f]
+    out = {
+        "status": status,
+        "disputed": status == "disputed",
+        "score": min(scores) if scores else None,
+        "fields": fields,
+        "config": digest,
+    }
+    if priorities:  # the review order: the least settled field's
+        out["priority"] = max(priorities)
+    return dict(_plain(out))
 
 
 @dataclass
@@ -172,7 +174,12 @@ class LabelStudioFlags:
         Tasks in scope (pulled and in the round) without a result lose an old entry; with a
         date window, only tasks with a result are in scope.
         """
-        wanted = entries(results, self.digest)
+        return self.plan_entries(entries(results, self.digest))
+
+    def plan_entries(
+        self, wanted: dict[TaskId, dict[str, Any]]
+    ) -> tuple[list[Change], int, list[TaskId]]:
+        """:meth:`plan` from the desired entries (see :func:`entries`) of the tasks in scope."""
         stamp = (self.now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
         key = self.config.meta_key
         dated = self.round.start is not None or self.round.end is not None
@@ -247,6 +254,19 @@ class LabelStudioFlags:
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
         return summary
+
+    def write_entries(
+        self, wanted: dict[TaskId, dict[str, Any]]
+    ) -> tuple[list[Change], dict[str, Any]]:
+        """Write the pulled tasks' entries that differ from ``wanted`` (the live service's
+        changed tasks): the changes planned and the write's counts and warnings."""
+        changes, _, _ = self.plan_entries(wanted)
+        return changes, self._write(changes)
+
+    def show(self, disputed: list[TaskId]) -> dict[str, Any]:
+        """Bring the Data Manager tab to ``disputed`` (as :meth:`apply` does)."""
+        warnings: list[str] = []
+        return {**self._view(disputed, dry_run=False, warnings=warnings), "warnings": warnings}
 
     def _write_one(self, change: Change) -> str:
         """Re-read the task, then PATCH it unless it changed since the pull: ``written``,
