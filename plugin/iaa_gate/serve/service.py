@@ -45,7 +45,7 @@ from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.config import LabelStudioSource
 from ..adapters.label_studio.export import parse_tasks
 from ..adapters.label_studio.label_config import Control, declare, parse_label_config
-from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject, PulledTask
+from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject
 from ..config import Config, ServeConfig
 from ..core.errors import IaaGateError, UsageError
 from ..model import Dataset
@@ -354,11 +354,7 @@ class Service:
         """Write the oldest :data:`WRITE_BATCH` pending tasks' flags from the running sums."""
         assert self.live is not None and self.sink is not None
         batch = sorted(self.pending, key=lambda t: self.pending[t] or math.inf)[:WRITE_BATCH]
-        data_flags = self.sink.config.data_flags
-        self.project.tasks = {
-            t: PulledTask(meta, data if data_flags else None)
-            for t, (meta, data) in state.task_meta(batch).items()
-        }
+        self.project.tasks = state.pulled(batch, data=self.sink.config.data_flags)
         with self.lock:
             wanted = {t: entry(f, self.sink.digest) for t, f in self.live.entries(batch).items()}
             disputed = self.live.disputed_tasks() if self.tab is not None else []
@@ -374,7 +370,7 @@ class Service:
             log.warning("flags not written: %s", exc.message)
             self.counters.deferred = 0
             return True
-        left = self._settle(state, changes, batch)
+        left = self._settle(state, changes, batch, {})
         when = now()
         for t in batch:
             if t not in left:
@@ -390,9 +386,13 @@ class Service:
         self.counters.deferred = 0 if left else len(self.pending)
         return bool(self.pending)
 
-    def _settle(self, state: State, changes: list[Any], tasks: list[int]) -> set[int]:
-        """Record what was written to ``tasks`` and clean them; those left (a write failed, or
-        the task was edited in Label Studio meanwhile: read again before the next try)."""
+    def _settle(
+        self, state: State, changes: list[Any], tasks: list[int], seen: dict[Any, int]
+    ) -> set[int]:
+        """Record what was written to ``tasks`` (the flags of ``changes``; the consensus
+        predictions of tasks whose list is no longer the one ``seen`` had, by ``id``) and clean
+        them; those left (a write failed, or the task was edited in Label Studio meanwhile:
+        read again before the next try)."""
         planned = {c.id: c for c in changes}
         left: set[int] = set()
         with state.transaction():
@@ -401,8 +401,10 @@ class Service:
                 if change is not None and task.meta != change.meta:
                     left.add(int(t))
                     continue
-                if change is not None:
-                    state.set_meta(int(t), task.meta, task.data if change.data else None)
+                predictions = task.predictions if id(task.predictions) != seen.get(t) else None
+                if change is not None or predictions is not None:
+                    data = task.data if change is not None and change.data else None
+                    state.set_meta(int(t), task.meta, data, predictions)
             state.clean(t for t in tasks if t not in left)
         return left
 
@@ -420,7 +422,9 @@ class Service:
         params = {
             "project": self.project_id,
             "fields": "all",
-            "include": ",".join(("id", "data", "meta", "annotations", *ANNOTATION_FIELDS)),
+            "include": ",".join(
+                ("id", "data", "meta", "annotations", "predictions", *ANNOTATION_FIELDS)
+            ),
             "page_size": self.project.page_size,
         }
         page = 1
@@ -540,11 +544,11 @@ class Service:
         flipped = [t for t, e in shown.items() if full or status(e) != status(wanted.get(t))]
         todo = list(dict.fromkeys([*changed, *flipped]))  # the oldest changes first
         deferred = set(todo[WRITE_BATCH:]) if not full else set()
-        pulled = state.task_meta(t for t in todo if t not in deferred)
-        data_flags = self.sink.config.data_flags
-        self.project.tasks = {
-            t: PulledTask(meta, data if data_flags else None) for t, (meta, data) in pulled.items()
-        }
+        pulled = state.pulled(
+            (t for t in todo if t not in deferred), data=self.sink.config.data_flags
+        )
+        self.project.tasks = pulled
+        seen = {t: id(task.predictions) for t, task in pulled.items()}
         disputed = sorted(t for t, e in wanted.items() if e["disputed"])
         tab = None  # the tab, written alongside the tasks when the disputed set changed
         if self.tab is not None and self.tab.config.view and disputed != self.disputed:
@@ -560,7 +564,7 @@ class Service:
             log.warning("flags not written: %s", exc.message)
             return True
         self.writeback = summary
-        left = self._settle(state, changes, [t for t in dirty if t not in deferred])
+        left = self._settle(state, changes, [t for t in dirty if t not in deferred], seen)
         settled = [t for t in dirty if t not in left and t not in deferred]
         when = now()
         for t in settled:
