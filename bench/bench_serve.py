@@ -191,7 +191,9 @@ def same(live: dict[str, Any], ref: dict[str, Any]) -> bool:
     return live == ref
 
 
-def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float, n: int) -> None:
+def latency(
+    server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float, n: int, clients: int
+) -> None:
     who = users(ls)
     tasks = n // 3
     project = ls.projects.create(title=f"bench serve latency {time.time()}", label_config=CONFIG)
@@ -212,7 +214,7 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
         ls.annotations.create(id=ids[i], result=result(i, j), completed_by=who[j])
         submit.append(time.perf_counter() - s)
 
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=clients) as pool:
         list(pool.map(send, range(n)))
     achieved = n / (time.perf_counter() - t0)
     svc.drained(n)
@@ -229,7 +231,10 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
     live = json.loads(get(svc.url + "/report.json"))
     svc.stop()
     wall, ref = batch(config, env)
-    print(f"latency: {n} annotations on {tasks} tasks at {achieved:.1f}/s (asked {rate}/s)")
+    print(
+        f"latency: {n} annotations on {tasks} tasks at {achieved:.1f}/s (asked {rate}/s, "
+        f"{clients} clients)"
+    )
     print(
         f"  webhook→flag written: p50 {q['0.5'] * 1000:.0f} ms, p95 {q['0.95'] * 1000:.0f} ms, "
         f"p99 {q['0.99'] * 1000:.0f} ms over the last {min(int(count), 1000)} of {int(count)}"
@@ -247,7 +252,14 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
     print(f"  reference: iaa-gate run with write-back on the same project: {wall:.1f} s")
 
 
-def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, writeback: bool) -> None:
+def burst(
+    server: LabelStudioServer,
+    ls: Any,
+    env: dict[str, str],
+    n: int,
+    writeback: bool,
+    pace: float | None = None,
+) -> None:
     who = users(ls)
     tasks = n // 3
     project = ls.projects.create(title=f"bench serve burst {time.time()}", label_config=CONFIG)
@@ -286,7 +298,9 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
             )
     acks = []
     t0 = time.perf_counter()
-    for body in bodies:
+    for k, body in enumerate(bodies):
+        if pace:  # a steady rate: Label Studio's share of the load is only the service's writes
+            time.sleep(max(0.0, t0 + k / pace - time.perf_counter()))
         req = urllib.request.Request(
             svc.url + "/webhook",
             data=body,
@@ -300,7 +314,8 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
     sent = time.perf_counter() - t0
     acks.sort()
     print(
-        f"burst (write-back {'on' if writeback else 'off'}): {len(bodies)} webhooks on {tasks} "
+        f"{'paced' if pace else 'burst'} (write-back {'on' if writeback else 'off'}): "
+        f"{len(bodies)} webhooks on {tasks} "
         f"tasks posted in {sent:.1f} s ({len(bodies) / sent:.0f}/s); ack p50 "
         f"{acks[len(acks) // 2] * 1000:.1f} ms, p95 {acks[int(0.95 * len(acks))] * 1000:.1f} ms, "
         f"max {acks[-1] * 1000:.0f} ms",
@@ -309,6 +324,8 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
     svc.drained(len(bodies))
     done = time.perf_counter() - t0
     applied = metric(svc.url, 'iaa_gate_events_total{outcome="applied"}')
+    q = svc.quantiles()
+    lags = int(metric(svc.url, "iaa_gate_flag_lag_seconds_count"))
     written = metric(svc.url, "iaa_gate_flags_written_total")
     rss = svc.rss()
     live = json.loads(get(svc.url + "/report.json"))
@@ -319,6 +336,11 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
         f"{', every flag written' if writeback else ''}) {done:.1f} s after the first; "
         f"{int(written)} tasks written; service peak RSS {rss:.0f} MiB"
     )
+    if writeback:
+        print(
+            f"  webhook→flag written: p50 {q['0.5'] * 1000:.0f} ms, p95 {q['0.95'] * 1000:.0f} "
+            f"ms, p99 {q['0.99'] * 1000:.0f} ms over the last {min(lags, 1000)} of {lags}"
+        )
     print(
         f"  report equal to the batch run: {same(live, ref)}; reference: iaa-gate run on the "
         f"same project {wall:.1f} s"
@@ -388,9 +410,11 @@ def main() -> None:
     p.add_argument("what", nargs="*", default=["latency", "burst", "memory"])
     p.add_argument("--rate", type=float, default=10.0)
     p.add_argument("--annotations", type=int, default=600)
+    p.add_argument("--clients", type=int, default=3, help="latency: submissions in flight")
     p.add_argument("--burst", type=int, default=5000)
     p.add_argument("--tasks", type=int, default=100_000)
     p.add_argument("--writeback", action="store_true", help="burst: write flags too")
+    p.add_argument("--pace", type=float, help="burst: post at this steady rate per second")
     args = p.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     if "memory" in args.what:
@@ -407,9 +431,9 @@ def main() -> None:
         }
         ls = LabelStudio(base_url=server.url, api_key=server.token)
         if "latency" in args.what:
-            latency(server, ls, env, args.rate, args.annotations)
+            latency(server, ls, env, args.rate, args.annotations, args.clients)
         if "burst" in args.what:
-            burst(server, ls, env, args.burst, args.writeback)
+            burst(server, ls, env, args.burst, args.writeback, args.pace)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import hmac
 import json
 import logging
 import math
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -85,6 +86,7 @@ def create_app(service: Service) -> Starlette:
             )
             return JSONResponse({"ignored": True})
         inbox.push(body, now())
+        service.arrived = time.monotonic()
         service.wake.set()
         return JSONResponse({"queued": True}, status_code=202)
 

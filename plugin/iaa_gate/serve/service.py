@@ -50,7 +50,8 @@ from ..config import Config, ServeConfig
 from ..core.errors import IaaGateError, UsageError
 from ..model import Dataset
 from ..pipeline import Outcome, evaluate
-from ..sinks.label_studio import LabelStudioFlags, entries, entry
+from ..sinks.label_studio import RUN_KEY, LabelStudioFlags, entries, entry
+from ..sinks.label_studio_consensus import ConsensusPredictions
 from .events import BadEvent, Event, parse_event
 from .live import Live, NotLive
 from .state import CHUNK, State, now
@@ -66,6 +67,9 @@ MIN_SECRET = 16
 WRITE_BATCH = 200
 """Most tasks written per step (a reconcile writes all): newer events are applied and scored
 between batches, so a burst does not hold back the flags of the next submissions."""
+REPORT_BATCH = 8
+"""Most tasks per step whose flags a report found different (review priorities, scores that
+drifted with the others'): two rounds of the write-back's requests in flight."""
 RETRY_AFTER = 1.0
 """Seconds before tasks whose flags could not be written are tried again."""
 REPORT_QUIET = 2.0
@@ -167,7 +171,8 @@ class Service:
         self.pending: dict[int, float | None] = {}  # live: tasks to write → first event time
         self.version = 0  # the state's changes applied
         self.reported = -1  # the version the last report evaluated
-        self.changed_at = 0.0  # monotonic time of the last change
+        self.arrived = 0.0  # monotonic time of the last event received or applied
+        self.report_entries: dict[int, dict[str, Any] | None] = {}  # the report's, to write
         self.report_at = 0.0  # monotonic time of the last report
         self.want_report = threading.Event()
 
@@ -221,7 +226,7 @@ class Service:
                 if pending:  # flags not written (the server failed) or not yet (a burst)
                     wait = 0.0 if self.counters.deferred else RETRY_AFTER
                 if self.report_pending:
-                    wait = min(wait, max(0.05, self.changed_at + REPORT_QUIET - time.monotonic()))
+                    wait = min(wait, max(0.05, self.arrived + REPORT_QUIET - time.monotonic()))
                 self.wake.wait(timeout=wait)
                 self.wake.clear()
         except IaaGateError as exc:
@@ -278,7 +283,7 @@ class Service:
                 state.done(chunk[-1][0])
         if rows:
             self.version += 1
-            self.changed_at = time.monotonic()
+            self.arrived = max(self.arrived, time.monotonic())
         if not self.ready.is_set():
             return False  # scored and written after the first pull, with fresh task meta
         if self.live is None:
@@ -287,7 +292,7 @@ class Service:
                 return False
             return self.refresh(state, dirty)
         left = self._live_step(state, changed)
-        if self._report_due():
+        if self._report_due(state):
             return self.refresh(state, state.dirty(), full=True)
         return left
 
@@ -296,7 +301,7 @@ class Service:
         """Whether the report lags the state (live step only)."""
         return self.live is not None and self.reported != self.version
 
-    def _report_due(self) -> bool:
+    def _report_due(self, state: State) -> bool:
         if not self.report_pending:
             return False
         if self.want_report.is_set():
@@ -304,7 +309,7 @@ class Service:
         clock = time.monotonic()
         if clock - self.report_at >= REPORT_EVERY:
             return True
-        return not self.pending and clock - self.changed_at >= REPORT_QUIET
+        return clock - self.arrived >= REPORT_QUIET and not state.queued()
 
     def fresh(self, timeout: float = 300.0) -> Outcome | None:
         """The report, brought up to the state first if it lags (for ``/report.json`` and
@@ -336,6 +341,7 @@ class Service:
                 return True
             for t in map(int, moved):
                 self.pending.setdefault(t, changed.get(t))
+                self.report_entries.pop(t, None)  # the running sums say more recently
             log.debug(
                 "%d task(s) changed, %d to write: running sums in %.1f ms",
                 len(changed),
@@ -345,19 +351,28 @@ class Service:
         if self.sink is None:
             state.clean(self.pending)
             self.pending.clear()
-        if not self.pending:
+        with self.lock:
+            tab = self.tab is not None and self.tab.config.view is not None
+            disputed = self.live.disputed_tasks() if tab else []
+        if not self.pending and disputed == (self.disputed or []):
             self.counters.to_write = self.counters.deferred = 0
             return False
-        return self._write_live(state)
+        return self._write_live(state, disputed)
 
-    def _write_live(self, state: State) -> bool:
-        """Write the oldest :data:`WRITE_BATCH` pending tasks' flags from the running sums."""
+    def _write_live(self, state: State, disputed: list[Any]) -> bool:
+        """Write the pending tasks' flags: the :data:`WRITE_BATCH` oldest changes (from the
+        running sums), then :data:`REPORT_BATCH` of what the last report found different
+        (its entries), so a report's writes never hold back a new submission's for long."""
         assert self.live is not None and self.sink is not None
-        batch = sorted(self.pending, key=lambda t: self.pending[t] or math.inf)[:WRITE_BATCH]
+        fresh = sorted((s, t) for t, s in self.pending.items() if s is not None)
+        later = [t for t, s in self.pending.items() if s is None][:REPORT_BATCH]
+        batch = [t for _, t in fresh[:WRITE_BATCH]] + later
         self.project.tasks = state.pulled(batch, data=self.sink.config.data_flags)
+        reported = {t: self.report_entries[t] for t in batch if t in self.report_entries}
         with self.lock:
-            wanted = {t: entry(f, self.sink.digest) for t, f in self.live.entries(batch).items()}
-            disputed = self.live.disputed_tasks() if self.tab is not None else []
+            own = [t for t in batch if t not in reported]
+            wanted = {t: entry(f, self.sink.digest) for t, f in self.live.entries(own).items()}
+        wanted.update({t: e for t, e in reported.items() if e is not None})
         tab = None
         if self.tab is not None and self.tab.config.view and disputed != self.disputed:
             tab = self.pool.submit(self.tab.show, disputed)
@@ -374,6 +389,7 @@ class Service:
         when = now()
         for t in batch:
             if t not in left:
+                self.report_entries.pop(t, None)
                 since = self.pending.pop(t)
                 if since is not None:
                     self.counters.observe(max(0.0, when - since))
@@ -486,7 +502,9 @@ class Service:
         if self.project_id != outcome.report.source.get("project"):
             outcome.report.source["project_id"] = self.project_id
         left = False
-        if self.sink is not None:
+        if self.sink is not None and self.live is not None:
+            left = self._plan(state, outcome, dirty)
+        elif self.sink is not None:
             left = self._flags(state, outcome, dirty, full=full)
         else:
             state.clean(dirty)
@@ -495,10 +513,7 @@ class Service:
             outcome.report.writeback = self.writeback
         self._gate(state, outcome)
         self.reported, self.report_at = version, time.monotonic()
-        if self.live is not None:  # what the report left to write, the live step writes
-            self.pending = {t: since for t, since in state.dirty().items()}
-            self.deferred = set()
-        self.counters.to_write = len(set(state.dirty()) | self.deferred)
+        self.counters.to_write = len(set(state.dirty()) | self.deferred | set(self.pending))
         log.debug(
             "%d task(s) changed: evaluated in %.0f ms, flags in %.0f ms",
             len(dirty),
@@ -522,6 +537,50 @@ class Service:
         self.live_off = reason
         with self.lock:
             self.live, self.pending = live, {}
+
+    def _plan(self, state: State, outcome: Outcome, dirty: dict[int, float]) -> bool:
+        """With running sums: the tasks whose flags differ from the report's become pending
+        (written by the live steps, the changed ones first); the consensus predictions that
+        differ are written now. Whether some are pending."""
+        assert self.sink is not None
+        wanted = entries(outcome.results, self.sink.digest)
+        self.pending, self.report_entries, settled = {}, {}, []
+        for t, shown in state.all_meta(self.sink.config.meta_key).items():
+            if isinstance(shown, dict):
+                shown = {k: v for k, v in shown.items() if k != RUN_KEY}
+            if shown != wanted.get(t):
+                self.report_entries[t] = wanted.get(t)
+                self.pending[t] = dirty.get(t)
+            elif t in dirty:
+                settled.append(t)
+        state.clean(settled)
+        when = now()
+        for t in settled:
+            self.counters.observe(max(0.0, when - dirty[t]))
+        if self.sink.config.consensus:
+            self._consensus(state, outcome)
+        self.counters.deferred = len(self.pending)
+        return bool(self.pending)
+
+    def _consensus(self, state: State, outcome: Outcome) -> None:
+        """Write the consensus predictions that differ from the report's (disputed tasks, and
+        tasks that carry one of iaa-gate's predictions)."""
+        assert self.sink is not None
+        disputed = {int(u.id) for r in outcome.results.values() for u in r.disputed}
+        self.project.tasks = state.pulled(disputed | state.with_predictions(), data=False)
+        seen = {t: id(task.predictions) for t, task in self.project.tasks.items()}
+        warnings: list[str] = []
+        try:
+            done = ConsensusPredictions(self.project, self.sink.round).apply(
+                outcome.results, dry_run=False, warnings=warnings
+            )
+        except LabelStudioError as exc:
+            log.warning("consensus not written: %s", exc.message)
+            return
+        for warning in warnings:
+            log.warning("consensus: %s", warning)
+        self._settle(state, [], [], seen)
+        self.writeback = {**(self.writeback or {}), "consensus": done}
 
     def live_summary(self) -> dict[str, tuple[float, int]] | None:
         """Each field's live ``(alpha, disputed tasks)`` (None: no running sums)."""

@@ -274,6 +274,14 @@ class State:
                 )
         return out
 
+    def with_predictions(self) -> set[int]:
+        """The live tasks that carry one of iaa-gate's own predictions (as last seen)."""
+        rows = self.db.execute(
+            "SELECT id FROM tasks "
+            "WHERE deleted = 0 AND json_array_length(body, '$.predictions') > 0"
+        )
+        return {int(t) for (t,) in rows}
+
     def all_meta(self, key: str) -> dict[int, Any]:
         """``{task: meta[key]}`` of every live task (what was last written or pulled)."""
         rows = self.db.execute(
