@@ -356,6 +356,7 @@ from iaa_gate.adapters.label_studio.export import parse_tasks
 from iaa_gate.config import parse_config
 from iaa_gate.pipeline import evaluate
 from iaa_gate.serve.events import parse_event
+from iaa_gate.serve.live import Live
 from iaa_gate.serve.state import State
 import msgspec
 tasks, rounds, path = {tasks}, {rounds}, Path({path!r})
@@ -375,12 +376,35 @@ build = time.perf_counter() - t0
 cfg = parse_config({{"version": 1, "source": {{"type": "label-studio-export", "path": "x.json"}},
                     "fields": {fields!r}}}, "bench")
 t0 = time.perf_counter()
-docs = [msgspec.Raw(d) for d in state.task_documents()]
-doc = evaluate(cfg, parse_tasks(docs, "state")).document
+dataset = parse_tasks([msgspec.Raw(d) for d in state.task_documents()], "state")
+outcome = evaluate(cfg, dataset)
 ev = time.perf_counter() - t0
+t0 = time.perf_counter()
+live = Live(cfg, dataset, outcome.results)
+sums = time.perf_counter() - t0
+del dataset, outcome
+steps = []  # live steps: 10 tasks changed (one annotation each), read and applied
+for k in range(20):
+    changed = list(range(1 + 997 * k % tasks, 1 + 997 * k % tasks + 10))
+    t0 = time.perf_counter()
+    with state.transaction():
+        for i in changed:
+            body = {{"action": "ANNOTATION_UPDATED", "project": {{"id": 1}},
+                    "task": {{"id": i, "data": {{"text": "t"}}, "meta": {{}}}},
+                    "annotation": {{"id": 3 * (i - 1) + 1, "task": i, "completed_by": 1,
+                                   "result": result(i + 1, 0),
+                                   "updated_at": f"2027-01-01T00:00:{{k:02d}}Z"}}}}
+            state.apply(parse_event(body), 0.0)
+    docs = [msgspec.Raw(d) for d in state.task_documents(changed)]
+    live.update(parse_tasks(docs, "state"), changed)
+    live.entries(changed)
+    live.summary()
+    steps.append(time.perf_counter() - t0)
+steps.sort()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 size = path.stat().st_size / 2**20
-print(json.dumps({{"build": build, "evaluate": ev, "rss": peak, "db": size}}))
+print(json.dumps({{"build": build, "evaluate": ev, "sums": sums, "step": steps[len(steps) // 2],
+                  "rss": peak, "db": size}}))
 """
 
 
@@ -401,7 +425,9 @@ def memory(tasks: int) -> None:
             print(
                 f"memory: {tasks} tasks, {3 * tasks * rounds} events: state built in "
                 f"{r['build']:.1f} s, database {r['db']:.0f} MiB; one evaluation of the state "
-                f"{r['evaluate']:.2f} s; peak RSS {r['rss']:.0f} MiB"
+                f"(a report) {r['evaluate']:.2f} s; running sums built in {r['sums']:.2f} s; "
+                f"a step of 10 changed tasks {r['step'] * 1000:.0f} ms (median of 20); "
+                f"peak RSS {r['rss']:.0f} MiB"
             )
 
 
