@@ -35,7 +35,7 @@ import time
 import urllib.request
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -151,6 +151,9 @@ class Service:
             no_tab = config.writeback.model_copy(update={"view": None})
             self.sink = replace(self.tab, config=no_tab)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iaa-gate-tab")
+        self.tab_update: Future[dict[str, Any]] | None = None  # live: the tab being written
+        self.tab_sent: list[Any] = []  # what it writes
+        self.tab_failed = 0.0  # monotonic time of the last failed tab update
         self.counters = Counters()
         self.outcome: Outcome | None = None
         self.writeback: dict[str, Any] | None = None
@@ -351,15 +354,42 @@ class Service:
         if self.sink is None:
             state.clean(self.pending)
             self.pending.clear()
-        with self.lock:
-            tab = self.tab is not None and self.tab.config.view is not None
-            disputed = self.live.disputed_tasks() if tab else []
-        if not self.pending and disputed == (self.disputed or []):
-            self.counters.to_write = self.counters.deferred = 0
+        if self.tab is not None and self.tab.config.view is not None:
+            with self.lock:
+                disputed = self.live.disputed_tasks()
+            self._tab(disputed)
+        if not self.pending:
+            self.counters.to_write = int(self.tab_busy)
+            self.counters.deferred = 0
             return False
-        return self._write_live(state, disputed)
+        return self._write_live(state)
 
-    def _write_live(self, state: State, disputed: list[Any]) -> bool:
+    @property
+    def tab_busy(self) -> bool:
+        """Whether a Data Manager tab update is under way."""
+        return self.tab_update is not None and not self.tab_update.done()
+
+    def _tab(self, disputed: list[Any]) -> None:
+        """Bring the Data Manager tab to ``disputed`` in the background, one update at a time
+        (a flag never waits for the tab); the worker is woken when an update ends."""
+        assert self.tab is not None
+        if self.tab_busy:
+            return
+        if self.tab_update is not None:
+            view = self.tab_update.result()
+            self.tab_update = None
+            self.disputed = None if view.get("view") == "failed" else self.tab_sent
+            self.tab_failed = time.monotonic() if self.disputed is None else 0.0
+            for warning in view.get("warnings", []):
+                log.warning("write-back: %s", warning)
+        if self.disputed is None and time.monotonic() - self.tab_failed < 10 * RETRY_AFTER:
+            return  # failed just now: tried again with a later step
+        if disputed != self.disputed:
+            self.tab_sent = disputed
+            self.tab_update = self.pool.submit(self.tab.show, disputed)
+            self.tab_update.add_done_callback(lambda _: self.wake.set())
+
+    def _write_live(self, state: State) -> bool:
         """Write the pending tasks' flags: the :data:`WRITE_BATCH` oldest changes (from the
         running sums), then :data:`REPORT_BATCH` of what the last report found different
         (its entries), so a report's writes never hold back a new submission's for long."""
@@ -373,14 +403,8 @@ class Service:
             own = [t for t in batch if t not in reported]
             wanted = {t: entry(f, self.sink.digest) for t, f in self.live.entries(own).items()}
         wanted.update({t: e for t, e in reported.items() if e is not None})
-        tab = None
-        if self.tab is not None and self.tab.config.view and disputed != self.disputed:
-            tab = self.pool.submit(self.tab.show, disputed)
         try:
             changes, summary = self.sink.write_entries(wanted)
-            if tab is not None:
-                view = tab.result()
-                self.disputed = None if view.get("view") == "failed" else disputed
         except LabelStudioError as exc:
             log.warning("flags not written: %s", exc.message)
             self.counters.deferred = 0
@@ -398,7 +422,7 @@ class Service:
             log.warning("write-back: %s", warning)
         if left:
             self._reread(state, left)
-        self.counters.to_write = len(self.pending)
+        self.counters.to_write = len(self.pending) + int(self.tab_busy)
         self.counters.deferred = 0 if left else len(self.pending)
         return bool(self.pending)
 
