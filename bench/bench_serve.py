@@ -191,7 +191,9 @@ def same(live: dict[str, Any], ref: dict[str, Any]) -> bool:
     return live == ref
 
 
-def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float, n: int) -> None:
+def latency(
+    server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float, n: int, clients: int
+) -> None:
     who = users(ls)
     tasks = n // 3
     project = ls.projects.create(title=f"bench serve latency {time.time()}", label_config=CONFIG)
@@ -212,7 +214,7 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
         ls.annotations.create(id=ids[i], result=result(i, j), completed_by=who[j])
         submit.append(time.perf_counter() - s)
 
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=clients) as pool:
         list(pool.map(send, range(n)))
     achieved = n / (time.perf_counter() - t0)
     svc.drained(n)
@@ -229,7 +231,10 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
     live = json.loads(get(svc.url + "/report.json"))
     svc.stop()
     wall, ref = batch(config, env)
-    print(f"latency: {n} annotations on {tasks} tasks at {achieved:.1f}/s (asked {rate}/s)")
+    print(
+        f"latency: {n} annotations on {tasks} tasks at {achieved:.1f}/s (asked {rate}/s, "
+        f"{clients} clients)"
+    )
     print(
         f"  webhook→flag written: p50 {q['0.5'] * 1000:.0f} ms, p95 {q['0.95'] * 1000:.0f} ms, "
         f"p99 {q['0.99'] * 1000:.0f} ms over the last {min(int(count), 1000)} of {int(count)}"
@@ -247,7 +252,14 @@ def latency(server: LabelStudioServer, ls: Any, env: dict[str, str], rate: float
     print(f"  reference: iaa-gate run with write-back on the same project: {wall:.1f} s")
 
 
-def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, writeback: bool) -> None:
+def burst(
+    server: LabelStudioServer,
+    ls: Any,
+    env: dict[str, str],
+    n: int,
+    writeback: bool,
+    pace: float | None = None,
+) -> None:
     who = users(ls)
     tasks = n // 3
     project = ls.projects.create(title=f"bench serve burst {time.time()}", label_config=CONFIG)
@@ -286,7 +298,9 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
             )
     acks = []
     t0 = time.perf_counter()
-    for body in bodies:
+    for k, body in enumerate(bodies):
+        if pace:  # a steady rate: Label Studio's share of the load is only the service's writes
+            time.sleep(max(0.0, t0 + k / pace - time.perf_counter()))
         req = urllib.request.Request(
             svc.url + "/webhook",
             data=body,
@@ -300,7 +314,8 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
     sent = time.perf_counter() - t0
     acks.sort()
     print(
-        f"burst (write-back {'on' if writeback else 'off'}): {len(bodies)} webhooks on {tasks} "
+        f"{'paced' if pace else 'burst'} (write-back {'on' if writeback else 'off'}): "
+        f"{len(bodies)} webhooks on {tasks} "
         f"tasks posted in {sent:.1f} s ({len(bodies) / sent:.0f}/s); ack p50 "
         f"{acks[len(acks) // 2] * 1000:.1f} ms, p95 {acks[int(0.95 * len(acks))] * 1000:.1f} ms, "
         f"max {acks[-1] * 1000:.0f} ms",
@@ -309,6 +324,8 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
     svc.drained(len(bodies))
     done = time.perf_counter() - t0
     applied = metric(svc.url, 'iaa_gate_events_total{outcome="applied"}')
+    q = svc.quantiles()
+    lags = int(metric(svc.url, "iaa_gate_flag_lag_seconds_count"))
     written = metric(svc.url, "iaa_gate_flags_written_total")
     rss = svc.rss()
     live = json.loads(get(svc.url + "/report.json"))
@@ -319,6 +336,11 @@ def burst(server: LabelStudioServer, ls: Any, env: dict[str, str], n: int, write
         f"{', every flag written' if writeback else ''}) {done:.1f} s after the first; "
         f"{int(written)} tasks written; service peak RSS {rss:.0f} MiB"
     )
+    if writeback:
+        print(
+            f"  webhook→flag written: p50 {q['0.5'] * 1000:.0f} ms, p95 {q['0.95'] * 1000:.0f} "
+            f"ms, p99 {q['0.99'] * 1000:.0f} ms over the last {min(lags, 1000)} of {lags}"
+        )
     print(
         f"  report equal to the batch run: {same(live, ref)}; reference: iaa-gate run on the "
         f"same project {wall:.1f} s"
@@ -334,6 +356,7 @@ from iaa_gate.adapters.label_studio.export import parse_tasks
 from iaa_gate.config import parse_config
 from iaa_gate.pipeline import evaluate
 from iaa_gate.serve.events import parse_event
+from iaa_gate.serve.live import Live
 from iaa_gate.serve.state import State
 import msgspec
 tasks, rounds, path = {tasks}, {rounds}, Path({path!r})
@@ -353,12 +376,35 @@ build = time.perf_counter() - t0
 cfg = parse_config({{"version": 1, "source": {{"type": "label-studio-export", "path": "x.json"}},
                     "fields": {fields!r}}}, "bench")
 t0 = time.perf_counter()
-docs = [msgspec.Raw(d) for d in state.task_documents()]
-doc = evaluate(cfg, parse_tasks(docs, "state")).document
+dataset = parse_tasks([msgspec.Raw(d) for d in state.task_documents()], "state")
+outcome = evaluate(cfg, dataset)
 ev = time.perf_counter() - t0
+t0 = time.perf_counter()
+live = Live(cfg, dataset, outcome.results)
+sums = time.perf_counter() - t0
+del dataset, outcome
+steps = []  # live steps: 10 tasks changed (one annotation each), read and applied
+for k in range(20):
+    changed = list(range(1 + 997 * k % tasks, 1 + 997 * k % tasks + 10))
+    t0 = time.perf_counter()
+    with state.transaction():
+        for i in changed:
+            body = {{"action": "ANNOTATION_UPDATED", "project": {{"id": 1}},
+                    "task": {{"id": i, "data": {{"text": "t"}}, "meta": {{}}}},
+                    "annotation": {{"id": 3 * (i - 1) + 1, "task": i, "completed_by": 1,
+                                   "result": result(i + 1, 0),
+                                   "updated_at": f"2027-01-01T00:00:{{k:02d}}Z"}}}}
+            state.apply(parse_event(body), 0.0)
+    docs = [msgspec.Raw(d) for d in state.task_documents(changed)]
+    live.update(parse_tasks(docs, "state"), changed)
+    live.entries(changed)
+    live.summary()
+    steps.append(time.perf_counter() - t0)
+steps.sort()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 size = path.stat().st_size / 2**20
-print(json.dumps({{"build": build, "evaluate": ev, "rss": peak, "db": size}}))
+print(json.dumps({{"build": build, "evaluate": ev, "sums": sums, "step": steps[len(steps) // 2],
+                  "rss": peak, "db": size}}))
 """
 
 
@@ -379,7 +425,9 @@ def memory(tasks: int) -> None:
             print(
                 f"memory: {tasks} tasks, {3 * tasks * rounds} events: state built in "
                 f"{r['build']:.1f} s, database {r['db']:.0f} MiB; one evaluation of the state "
-                f"{r['evaluate']:.2f} s; peak RSS {r['rss']:.0f} MiB"
+                f"(a report) {r['evaluate']:.2f} s; running sums built in {r['sums']:.2f} s; "
+                f"a step of 10 changed tasks {r['step'] * 1000:.0f} ms (median of 20); "
+                f"peak RSS {r['rss']:.0f} MiB"
             )
 
 
@@ -388,9 +436,11 @@ def main() -> None:
     p.add_argument("what", nargs="*", default=["latency", "burst", "memory"])
     p.add_argument("--rate", type=float, default=10.0)
     p.add_argument("--annotations", type=int, default=600)
+    p.add_argument("--clients", type=int, default=3, help="latency: submissions in flight")
     p.add_argument("--burst", type=int, default=5000)
     p.add_argument("--tasks", type=int, default=100_000)
     p.add_argument("--writeback", action="store_true", help="burst: write flags too")
+    p.add_argument("--pace", type=float, help="burst: post at this steady rate per second")
     args = p.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     if "memory" in args.what:
@@ -407,9 +457,9 @@ def main() -> None:
         }
         ls = LabelStudio(base_url=server.url, api_key=server.token)
         if "latency" in args.what:
-            latency(server, ls, env, args.rate, args.annotations)
+            latency(server, ls, env, args.rate, args.annotations, args.clients)
         if "burst" in args.what:
-            burst(server, ls, env, args.burst, args.writeback)
+            burst(server, ls, env, args.burst, args.writeback, args.pace)
 
 
 if __name__ == "__main__":

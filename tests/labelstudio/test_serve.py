@@ -84,7 +84,12 @@ class Served:
 
     def settled(self) -> None:
         """Wait until the queue is empty and no flag is left to write."""
-        idle = ("iaa_gate_queue_length 0", "iaa_gate_busy 0", "iaa_gate_tasks_to_write 0")
+        idle = (
+            "iaa_gate_queue_length 0",
+            "iaa_gate_busy 0",
+            "iaa_gate_tasks_to_write 0",
+            "iaa_gate_report_pending 0",
+        )
         self.wait(lambda: all(m in self.get("/metrics") for m in idle), "an idle service")
 
     def kill(self) -> None:
@@ -274,6 +279,7 @@ def test_live_flags_report_update_delete_and_secrets(
     for secret in (env, SECRET):
         assert secret not in text and secret not in metrics
     assert "webhook" in text  # the log is not empty: it says what it registered
+    assert "running sums on" in text and "running sums off" not in text  # O(changed) steps
 
     # 4. the recorded deliveries, duplicated and shuffled, give the same state as in order
     recorder.close()
@@ -430,3 +436,58 @@ def test_refused_and_ignored_webhooks_change_nothing_and_unregister(
     assert done.returncode == 0, done.stderr
     assert "removed 1 webhook(s)" in done.stdout
     assert ls_client.webhooks.list(project=str(pid)) == []
+
+
+def _own_predictions(label_studio: LabelStudioServer, task: int) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = label_studio.api("GET", f"/api/predictions/?task={task}")
+    return [p for p in listed if p["model_version"] == "iaa-gate-consensus"]
+
+
+def test_consensus_prediction_kept_current(
+    label_studio: LabelStudioServer,
+    ls_client: Any,
+    make_project: Callable[..., Any],
+    annotators: list[Annotator],
+    env: str,
+    tmp_path: Path,
+) -> None:
+    """With ``writeback.consensus``, a task disputed 2–1 gets iaa-gate's prediction; when its
+    annotators come to agree, the prediction goes; the project ends as a batch write-back
+    would leave it (nothing left to write, flags or predictions)."""
+    tasks = [{"data": {"text": f"review {i}"}} for i in range(12)]
+    pid = make_project(REVIEW_CONFIG, tasks, title="serve-consensus").id
+    ids = [t["id"] for t in label_studio.list_tasks(pid, include="id")]
+    config = live_config(
+        tmp_path / "iaa-gate.yaml",
+        label_studio.url,
+        pid,
+        FIELDS,
+        writeback={"enabled": True, "consensus": True},
+        serve={"secret": "${IAA_GATE_WEBHOOK_SECRET}", "state": str(tmp_path / "state.db")},
+    )
+    split: dict[int, list[int]] = {}
+    with serving(config, tmp_path / "serve.log", "--register") as served:
+        for n, task in enumerate(ids):
+            labels = [S[n % 3]] * 3 if n < 9 else [S[0], S[0], S[1]]
+            for who, label in zip(annotators, labels, strict=True):
+                split.setdefault(task, []).append(_annotate(ls_client, task, who, label, 3))
+        served.settled()
+        disputed = ids[9:]
+        assert all(_status(label_studio, t) == "disputed" for t in disputed)
+        own = {t: _own_predictions(label_studio, t) for t in ids}
+        assert all(len(own[t]) == 1 for t in disputed), own
+        assert not any(own[t] for t in ids[:9])
+        # the third annotator of task 9 comes round: agreed, and its prediction is deleted
+        ls_client.annotations.update(id=split[ids[9]][2], result=result(S[0], stars=3))
+        _wait_for(lambda: _status(label_studio, ids[9]) == "agreed", "task 9 agreed")
+        served.settled()
+        assert _own_predictions(label_studio, ids[9]) == []
+        assert len(_own_predictions(label_studio, ids[10])) == 1
+        _same(served.get("/report.json"), _batch(config, tmp_path))
+    out = tmp_path / "check"
+    check = yaml.safe_load(config.read_text())
+    check["report"] = {"dir": str(out), "formats": ["json"]}
+    (tmp_path / "check.yaml").write_text(yaml.safe_dump(check))
+    run_cli("run", "--config", str(tmp_path / "check.yaml"), "--quiet", "--dry-run")
+    done = report(out)["writeback"]
+    assert done["planned"] == 0 and done["consensus"]["planned"] == 0, done

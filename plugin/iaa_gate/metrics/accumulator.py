@@ -11,7 +11,8 @@ the rates of seed 004 and Uebersax's specific agreement read the diagonal and th
 
 :class:`AlphaAccumulator` keeps these as int64 (exact), keyed by m, over a value table that
 grows as blocks bring new values. So ``update`` on any split of the units into blocks, and
-``merge`` of accumulators in any order, give the same integers, and :meth:`~AlphaAccumulator.
+``merge`` of accumulators in any order, give the same integers (and ``remove`` of a block
+added before takes exactly its integers out again), and :meth:`~AlphaAccumulator.
 result` (a fixed sequence of float operations on them) gives bit-identical results. Against
 :func:`~iaa_gate.metrics.krippendorff_alpha` on the whole matrix, which sums floats block by
 block, alpha agrees to rounding (|Δα| of a few 1e-16); the per-category rates are equal.
@@ -87,6 +88,20 @@ class AlphaAccumulator:
         self._add(part, coded.values)
         return self
 
+    def remove(self, block: npt.ArrayLike | Coded) -> AlphaAccumulator:
+        """Take out a block of whole units added before (as :meth:`update` takes them): its
+        sums are subtracted, so a unit changed since is updated by removing its old ratings and
+        adding the new ones. The value table keeps values no unit has any more (with zero
+        counts, which change no result). Returns ``self``."""
+        coded = encode(block)
+        self.units -= coded.codes.shape[0]
+        if coded.n_values == 0:
+            return self
+        v = coded.n_values
+        part = _pairs_by_counts(coded) if v <= COUNTS_MAX else _pairs_by_annotators(coded)
+        self._add({m: -t for m, t in part.items()}, coded.values)
+        return self
+
     def merge(self, other: AlphaAccumulator) -> AlphaAccumulator:
         """Add ``other``'s sums into this accumulator (``other`` is unchanged). Returns ``self``."""
         self.units += other.units
@@ -104,6 +119,14 @@ class AlphaAccumulator:
                 self.pairs[m] += grown
             else:
                 self.pairs[m] = grown
+
+    def pairable_counts(self) -> Int64Array:
+        """n_v ``(V,)`` over :attr:`values`: how often each value occurs in a unit with two or
+        more ratings (the row sums of the coincidence matrix)."""
+        n_v = np.zeros(len(self.values), dtype=np.int64)
+        for m, t in self.pairs.items():
+            n_v += t.sum(axis=1) // (m - 1)
+        return n_v
 
     def result(self, level: LevelArg = "nominal") -> AccumulatedAgreement:
         """Alpha at ``level`` (as :func:`~iaa_gate.metrics.krippendorff_alpha`) and the

@@ -12,6 +12,7 @@ import hmac
 import json
 import logging
 import math
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -85,6 +86,7 @@ def create_app(service: Service) -> Starlette:
             )
             return JSONResponse({"ignored": True})
         inbox.push(body, now())
+        service.arrived = time.monotonic()
         service.wake.set()
         return JSONResponse({"queued": True}, status_code=202)
 
@@ -92,7 +94,7 @@ def create_app(service: Service) -> Starlette:
         return service.error or service.problem or "starting: the first pull is under way"
 
     async def report_json(request: Request) -> Response:
-        outcome = service.snapshot()
+        outcome = await run_in_threadpool(service.fresh)
         if outcome is None:
             return JSONResponse({"error": _missing()}, status_code=503)
         # rendered off the event loop: a large report must not hold back webhooks
@@ -100,7 +102,7 @@ def create_app(service: Service) -> Starlette:
         return Response(body, media_type="application/json")
 
     async def report_html(request: Request) -> Response:
-        outcome = service.snapshot()
+        outcome = await run_in_threadpool(service.fresh)
         if outcome is None:
             return PlainTextResponse(f"iaa-gate serve: {_missing()}", status_code=503)
         page = await run_in_threadpool(HtmlWriter().render, outcome.document, outcome.disputed)
@@ -160,6 +162,9 @@ def prometheus(service: Service, queued: int) -> str:
         "# HELP iaa_gate_busy 1 while the worker applies events or writes flags.",
         "# TYPE iaa_gate_busy gauge",
         f"iaa_gate_busy {int(c.busy)}",
+        "# HELP iaa_gate_report_pending 1 while the full report lags the state (debounced).",
+        "# TYPE iaa_gate_report_pending gauge",
+        f"iaa_gate_report_pending {int(service.report_pending)}",
         "# HELP iaa_gate_flags_written_total Tasks whose flags were written.",
         "# TYPE iaa_gate_flags_written_total counter",
         f"iaa_gate_flags_written_total {c.flags_written}",
@@ -185,23 +190,26 @@ def prometheus(service: Service, queued: int) -> str:
         value = recent[min(len(recent) - 1, int(q * len(recent)))] if recent else math.nan
         lines.append(f'iaa_gate_flag_lag_recent_seconds{{quantile="{q}"}} {finite(value)}')
     outcome = service.snapshot()
-    if outcome is not None:
+    live = service.live_summary()  # the running sums, current at every step
+    if outcome is not None and live is None:
+        live = {n: (r.alpha, len(outcome.disputed.get(n, ()))) for n, r in outcome.results.items()}
+    if live is not None:
         lines += [
             "# HELP iaa_gate_alpha Krippendorff's alpha per field (NaN: undefined).",
             "# TYPE iaa_gate_alpha gauge",
         ]
         lines += [
-            f'iaa_gate_alpha{{field="{_label(n)}"}} {finite(r.alpha)}'
-            for n, r in sorted(outcome.results.items())
+            f'iaa_gate_alpha{{field="{_label(n)}"}} {finite(a)}'
+            for n, (a, _) in sorted(live.items())
         ]
         lines += [
             "# HELP iaa_gate_disputed Disputed tasks per field.",
             "# TYPE iaa_gate_disputed gauge",
         ]
         lines += [
-            f'iaa_gate_disputed{{field="{_label(n)}"}} {len(d)}'
-            for n, d in sorted(outcome.disputed.items())
+            f'iaa_gate_disputed{{field="{_label(n)}"}} {d}' for n, (_, d) in sorted(live.items())
         ]
+    if outcome is not None:
         verdict = outcome.verdict.value
         lines += [
             "# HELP iaa_gate_verdict The gate's verdict (1 on the current one).",

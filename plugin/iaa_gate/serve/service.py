@@ -1,13 +1,27 @@
 """The worker: applies queued events to the state, re-scores, writes flags, gates.
 
 One thread owns the state; the web app only appends webhook bodies to the state's inbox and
-wakes it. Each step takes every queued event at once (so events of one task coalesce), applies
-them in short transactions, evaluates the whole state exactly as a batch run evaluates a pull of
-the project, and writes flags for the tasks whose annotations changed and for the tasks whose
-status changed with them (alpha's expected disagreement is project-wide). A second thread pulls
-the project on start and every ``serve.reconcile_every`` seconds; the worker applies each pull
-as a snapshot between steps, so what a lost webhook or a kill -9 missed comes back, and events
-are not held back while the pull runs.
+wakes it. Each step takes every queued event at once (so events of one task coalesce) and
+applies them in short transactions. Then:
+
+- **live step** (O(changed tasks)): the changed tasks are read by the batch rules and their
+  contributions to each field's running sums (:mod:`.live`) replaced; their flags, and those of
+  tasks whose status changed with them, are written (oldest first, at most
+  :data:`WRITE_BATCH` a step, :data:`~iaa_gate.sinks.label_studio.WORKERS` requests in flight);
+  the Data Manager tab follows the disputed set.
+- **report** (O(project), debounced): the whole state evaluated exactly as a batch run evaluates
+  a pull of the project: ``/report.json`` and ``/``, the gate (a verdict change is logged and
+  notified), and what is not additive: the coefficients' intervals, the kappa family,
+  Dawid–Skene's review priority and consensus, the score of a task that drifted with the
+  others' (ordinal and interval scales). Flags that differ from it are written. It runs once no
+  event came for :data:`REPORT_QUIET` seconds, at least every :data:`REPORT_EVERY` seconds
+  under a steady stream, when ``/report.json`` or ``/`` asks for it, and after each pull; the
+  running sums are rebuilt from it.
+
+Where a field is outside what the running sums cover (see :mod:`.live`), every step is a
+report. A second thread pulls the project on start and every ``serve.reconcile_every`` seconds;
+the worker applies each pull as a snapshot between steps, so what a lost webhook or a kill -9
+missed comes back, and events are not held back while the pull runs.
 """
 
 from __future__ import annotations
@@ -21,7 +35,7 @@ import time
 import urllib.request
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,13 +45,15 @@ from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.config import LabelStudioSource
 from ..adapters.label_studio.export import parse_tasks
 from ..adapters.label_studio.label_config import Control, declare, parse_label_config
-from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject, PulledTask
+from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject
 from ..config import Config, ServeConfig
 from ..core.errors import IaaGateError, UsageError
 from ..model import Dataset
 from ..pipeline import Outcome, evaluate
-from ..sinks.label_studio import LabelStudioFlags, entries
+from ..sinks.label_studio import RUN_KEY, LabelStudioFlags, entries, entry
+from ..sinks.label_studio_consensus import ConsensusPredictions
 from .events import BadEvent, Event, parse_event
+from .live import Live, NotLive
 from .state import CHUNK, State, now
 
 log = logging.getLogger("iaa_gate.serve")
@@ -51,8 +67,15 @@ MIN_SECRET = 16
 WRITE_BATCH = 200
 """Most tasks written per step (a reconcile writes all): newer events are applied and scored
 between batches, so a burst does not hold back the flags of the next submissions."""
+REPORT_BATCH = 8
+"""Most tasks per step whose flags a report found different (review priorities, scores that
+drifted with the others'): two rounds of the write-back's requests in flight."""
 RETRY_AFTER = 1.0
 """Seconds before tasks whose flags could not be written are tried again."""
+REPORT_QUIET = 2.0
+"""Seconds without an event after which the full report is brought up to date."""
+REPORT_EVERY = 120.0
+"""Most seconds a report lags the state under a steady stream of events."""
 
 
 @dataclass
@@ -128,6 +151,9 @@ class Service:
             no_tab = config.writeback.model_copy(update={"view": None})
             self.sink = replace(self.tab, config=no_tab)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iaa-gate-tab")
+        self.tab_update: Future[dict[str, Any]] | None = None  # live: the tab being written
+        self.tab_sent: list[Any] = []  # what it writes
+        self.tab_failed = 0.0  # monotonic time of the last failed tab update
         self.counters = Counters()
         self.outcome: Outcome | None = None
         self.writeback: dict[str, Any] | None = None
@@ -143,6 +169,15 @@ class Service:
         self.threads: list[threading.Thread] = []
         self.pulled: tuple[float, list[dict[str, Any]]] | None = None  # for the worker
         self.deferred: set[int] = set()  # tasks to write left for the next step
+        self.live: Live | None = None  # the running sums (None: each step is a report)
+        self.live_off: str | None = "not built"  # why not (None: on)
+        self.pending: dict[int, float | None] = {}  # live: tasks to write → first event time
+        self.version = 0  # the state's changes applied
+        self.reported = -1  # the version the last report evaluated
+        self.arrived = 0.0  # monotonic time of the last event received or applied
+        self.report_entries: dict[int, dict[str, Any] | None] = {}  # the report's, to write
+        self.report_at = 0.0  # monotonic time of the last report
+        self.want_report = threading.Event()
 
     # -- life cycle -----------------------------------------------------------------------------
 
@@ -193,6 +228,8 @@ class Service:
                 wait = 60.0
                 if pending:  # flags not written (the server failed) or not yet (a burst)
                     wait = 0.0 if self.counters.deferred else RETRY_AFTER
+                if self.report_pending:
+                    wait = min(wait, max(0.05, self.arrived + REPORT_QUIET - time.monotonic()))
                 self.wake.wait(timeout=wait)
                 self.wake.clear()
         except IaaGateError as exc:
@@ -233,6 +270,7 @@ class Service:
             self.counters.busy = False
 
     def _step(self, state: State, rows: list[tuple[int, float, bytes]]) -> bool:
+        changed: dict[int, float] = {}  # task → arrival of its first event in this step
         for start in range(0, len(rows), CHUNK):  # short transactions: webhooks wait less
             chunk = rows[start : start + CHUNK]
             with state.transaction():
@@ -242,15 +280,173 @@ class Service:
                     except (ValueError, BadEvent):
                         continue  # checked when received; kept out of the state
                     if self.accepts(event):
-                        state.apply(event, received)
+                        for t in state.apply(event, received) | set(event.deleted_tasks):
+                            changed.setdefault(t, received)
                         self.counters.applied += 1
                 state.done(chunk[-1][0])
+        if rows:
+            self.version += 1
+            self.arrived = max(self.arrived, time.monotonic())
         if not self.ready.is_set():
             return False  # scored and written after the first pull, with fresh task meta
-        dirty = state.dirty()
-        if not rows and not dirty and self.outcome is not None:
+        if self.live is None:
+            dirty = state.dirty()
+            if not rows and not dirty and self.outcome is not None:
+                return False
+            return self.refresh(state, dirty)
+        left = self._live_step(state, changed)
+        if self._report_due(state):
+            return self.refresh(state, state.dirty(), full=True)
+        return left
+
+    @property
+    def report_pending(self) -> bool:
+        """Whether the report lags the state (live step only)."""
+        return self.live is not None and self.reported != self.version
+
+    def _report_due(self, state: State) -> bool:
+        if not self.report_pending:
             return False
-        return self.refresh(state, dirty)
+        if self.want_report.is_set():
+            return True
+        clock = time.monotonic()
+        if clock - self.report_at >= REPORT_EVERY:
+            return True
+        return clock - self.arrived >= REPORT_QUIET and not state.queued()
+
+    def fresh(self, timeout: float = 300.0) -> Outcome | None:
+        """The report, brought up to the state first if it lags (for ``/report.json`` and
+        ``/``; waits at most ``timeout`` seconds, then gives the last one)."""
+        target = self.version
+        deadline = time.monotonic() + timeout
+        while self.live is not None and self.reported < target and not self.error:
+            self.want_report.set()
+            self.wake.set()
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        return self.snapshot()
+
+    def _live_step(self, state: State, changed: dict[int, float]) -> bool:
+        """Update the running sums with ``changed`` tasks and write the flags that changed;
+        whether some are left to write."""
+        assert self.live is not None
+        if changed:
+            started = time.perf_counter()
+            try:
+                dataset = self.dataset(state, sorted(changed))
+                with self.lock:
+                    moved = self.live.update(dataset, changed)
+            except (NotLive, IaaGateError) as exc:  # a report says what it is
+                log.info("running sums off (%s): each step evaluates the whole state", exc)
+                with self.lock:
+                    self.live, self.pending = None, {}
+                return True
+            for t in map(int, moved):
+                self.pending.setdefault(t, changed.get(t))
+                self.report_entries.pop(t, None)  # the running sums say more recently
+            log.debug(
+                "%d task(s) changed, %d to write: running sums in %.1f ms",
+                len(changed),
+                len(moved),
+                1000 * (time.perf_counter() - started),
+            )
+        if self.sink is None:
+            state.clean(self.pending)
+            self.pending.clear()
+        if self.tab is not None and self.tab.config.view is not None:
+            with self.lock:
+                disputed = self.live.disputed_tasks()
+            self._tab(disputed)
+        if not self.pending:
+            self.counters.to_write = int(self.tab_busy)
+            self.counters.deferred = 0
+            return False
+        return self._write_live(state)
+
+    @property
+    def tab_busy(self) -> bool:
+        """Whether a Data Manager tab update is under way."""
+        return self.tab_update is not None and not self.tab_update.done()
+
+    def _tab(self, disputed: list[Any]) -> None:
+        """Bring the Data Manager tab to ``disputed`` in the background, one update at a time
+        (a flag never waits for the tab); the worker is woken when an update ends."""
+        assert self.tab is not None
+        if self.tab_busy:
+            return
+        if self.tab_update is not None:
+            view = self.tab_update.result()
+            self.tab_update = None
+            self.disputed = None if view.get("view") == "failed" else self.tab_sent
+            self.tab_failed = time.monotonic() if self.disputed is None else 0.0
+            for warning in view.get("warnings", []):
+                log.warning("write-back: %s", warning)
+        if self.disputed is None and time.monotonic() - self.tab_failed < 10 * RETRY_AFTER:
+            return  # failed just now: tried again with a later step
+        if disputed != self.disputed:
+            self.tab_sent = disputed
+            self.tab_update = self.pool.submit(self.tab.show, disputed)
+            self.tab_update.add_done_callback(lambda _: self.wake.set())
+
+    def _write_live(self, state: State) -> bool:
+        """Write the pending tasks' flags: the :data:`WRITE_BATCH` oldest changes (from the
+        running sums), then :data:`REPORT_BATCH` of what the last report found different
+        (its entries), so a report's writes never hold back a new submission's for long."""
+        assert self.live is not None and self.sink is not None
+        fresh = sorted((s, t) for t, s in self.pending.items() if s is not None)
+        later = [t for t, s in self.pending.items() if s is None][:REPORT_BATCH]
+        batch = [t for _, t in fresh[:WRITE_BATCH]] + later
+        self.project.tasks = state.pulled(batch, data=self.sink.config.data_flags)
+        reported = {t: self.report_entries[t] for t in batch if t in self.report_entries}
+        with self.lock:
+            own = [t for t in batch if t not in reported]
+            wanted = {t: entry(f, self.sink.digest) for t, f in self.live.entries(own).items()}
+        wanted.update({t: e for t, e in reported.items() if e is not None})
+        try:
+            changes, summary = self.sink.write_entries(wanted)
+        except LabelStudioError as exc:
+            log.warning("flags not written: %s", exc.message)
+            self.counters.deferred = 0
+            return True
+        left = self._settle(state, changes, batch, {})
+        when = now()
+        for t in batch:
+            if t not in left:
+                self.report_entries.pop(t, None)
+                since = self.pending.pop(t)
+                if since is not None:
+                    self.counters.observe(max(0.0, when - since))
+        self.counters.flags_written += int(summary.get("done", 0))
+        for warning in summary.get("warnings", []):
+            log.warning("write-back: %s", warning)
+        if left:
+            self._reread(state, left)
+        self.counters.to_write = len(self.pending) + int(self.tab_busy)
+        self.counters.deferred = 0 if left else len(self.pending)
+        return bool(self.pending)
+
+    def _settle(
+        self, state: State, changes: list[Any], tasks: list[int], seen: dict[Any, int]
+    ) -> set[int]:
+        """Record what was written to ``tasks`` (the flags of ``changes``; the consensus
+        predictions of tasks whose list is no longer the one ``seen`` had, by ``id``) and clean
+        them; those left (a write failed, or the task was edited in Label Studio meanwhile:
+        read again before the next try)."""
+        planned = {c.id: c for c in changes}
+        left: set[int] = set()
+        with state.transaction():
+            for t, task in self.project.tasks.items():
+                change = planned.get(t)
+                if change is not None and task.meta != change.meta:
+                    left.add(int(t))
+                    continue
+                predictions = task.predictions if id(task.predictions) != seen.get(t) else None
+                if change is not None or predictions is not None:
+                    data = task.data if change is not None and change.data else None
+                    state.set_meta(int(t), task.meta, data, predictions)
+            state.clean(t for t in tasks if t not in left)
+        return left
 
     def reconcile(self, state: State, started: float, tasks: list[dict[str, Any]]) -> None:
         """Apply a pull of every task of the project that began at ``started`` as a snapshot,
@@ -266,7 +462,9 @@ class Service:
         params = {
             "project": self.project_id,
             "fields": "all",
-            "include": ",".join(("id", "data", "meta", "annotations", *ANNOTATION_FIELDS)),
+            "include": ",".join(
+                ("id", "data", "meta", "annotations", "predictions", *ANNOTATION_FIELDS)
+            ),
             "page_size": self.project.page_size,
         }
         page = 1
@@ -288,9 +486,10 @@ class Service:
 
     # -- scoring and flags ----------------------------------------------------------------------
 
-    def dataset(self, state: State) -> Dataset:
-        """The state read by the batch rules, as :meth:`LabelStudioProject.load` reads a pull."""
-        docs = [msgspec.Raw(d) for d in state.task_documents()]
+    def dataset(self, state: State, ids: list[int] | None = None) -> Dataset:
+        """The state (or the tasks ``ids`` of it) read by the batch rules, as
+        :meth:`LabelStudioProject.load` reads a pull."""
+        docs = [msgspec.Raw(d) for d in state.task_documents(ids)]
         src = self.config.source
         dataset = parse_tasks(
             docs,
@@ -307,22 +506,29 @@ class Service:
         A state the batch run would refuse (no field answered yet, a malformed task) keeps
         the service running: the report says why until an event mends it."""
         started = time.perf_counter()
+        version = self.version
+        self.want_report.clear()
         try:
-            outcome = evaluate(self.config, self.dataset(state))
+            dataset = self.dataset(state)
+            outcome = evaluate(self.config, dataset)
         except IaaGateError as exc:
             if self.problem != str(exc):
                 log.warning("no report yet: %s", exc)
             with self.lock:
-                self.outcome, self.problem = None, str(exc)
+                self.outcome, self.problem, self.live = None, str(exc), None
             state.clean(dirty)
             self.counters.to_write = 0
+            self.reported, self.report_at = version, time.monotonic()
             return False
         self.problem = None
+        self._relive(dataset, outcome)
         scored = time.perf_counter()
         if self.project_id != outcome.report.source.get("project"):
             outcome.report.source["project_id"] = self.project_id
         left = False
-        if self.sink is not None:
+        if self.sink is not None and self.live is not None:
+            left = self._plan(state, outcome, dirty)
+        elif self.sink is not None:
             left = self._flags(state, outcome, dirty, full=full)
         else:
             state.clean(dirty)
@@ -330,7 +536,8 @@ class Service:
             self.outcome = outcome
             outcome.report.writeback = self.writeback
         self._gate(state, outcome)
-        self.counters.to_write = len(set(state.dirty()) | self.deferred)
+        self.reported, self.report_at = version, time.monotonic()
+        self.counters.to_write = len(set(state.dirty()) | self.deferred | set(self.pending))
         log.debug(
             "%d task(s) changed: evaluated in %.0f ms, flags in %.0f ms",
             len(dirty),
@@ -338,6 +545,71 @@ class Service:
             1000 * (time.perf_counter() - scored),
         )
         return left
+
+    def _relive(self, dataset: Dataset, outcome: Outcome) -> None:
+        """Rebuild the running sums from a report of the whole state (``dataset``)."""
+        try:
+            live: Live | None = Live(self.config, dataset, outcome.results)
+            reason = None
+        except (NotLive, IaaGateError) as exc:
+            live, reason = None, str(exc)
+        if reason != self.live_off:
+            if reason is None:
+                log.info("running sums on: each step scores the changed tasks")
+            else:
+                log.info("running sums off (%s): each step evaluates the whole state", reason)
+        self.live_off = reason
+        with self.lock:
+            self.live, self.pending = live, {}
+
+    def _plan(self, state: State, outcome: Outcome, dirty: dict[int, float]) -> bool:
+        """With running sums: the tasks whose flags differ from the report's become pending
+        (written by the live steps, the changed ones first); the consensus predictions that
+        differ are written now. Whether some are pending."""
+        assert self.sink is not None
+        wanted = entries(outcome.results, self.sink.digest)
+        self.pending, self.report_entries, settled = {}, {}, []
+        for t, shown in state.all_meta(self.sink.config.meta_key).items():
+            if isinstance(shown, dict):
+                shown = {k: v for k, v in shown.items() if k != RUN_KEY}
+            if shown != wanted.get(t):
+                self.report_entries[t] = wanted.get(t)
+                self.pending[t] = dirty.get(t)
+            elif t in dirty:
+                settled.append(t)
+        state.clean(settled)
+        when = now()
+        for t in settled:
+            self.counters.observe(max(0.0, when - dirty[t]))
+        if self.sink.config.consensus:
+            self._consensus(state, outcome)
+        self.counters.deferred = len(self.pending)
+        return bool(self.pending)
+
+    def _consensus(self, state: State, outcome: Outcome) -> None:
+        """Write the consensus predictions that differ from the report's (disputed tasks, and
+        tasks that carry one of iaa-gate's predictions)."""
+        assert self.sink is not None
+        disputed = {int(u.id) for r in outcome.results.values() for u in r.disputed}
+        self.project.tasks = state.pulled(disputed | state.with_predictions(), data=False)
+        seen = {t: id(task.predictions) for t, task in self.project.tasks.items()}
+        warnings: list[str] = []
+        try:
+            done = ConsensusPredictions(self.project, self.sink.round).apply(
+                outcome.results, dry_run=False, warnings=warnings
+            )
+        except LabelStudioError as exc:
+            log.warning("consensus not written: %s", exc.message)
+            return
+        for warning in warnings:
+            log.warning("consensus: %s", warning)
+        self._settle(state, [], [], seen)
+        self.writeback = {**(self.writeback or {}), "consensus": done}
+
+    def live_summary(self) -> dict[str, tuple[float, int]] | None:
+        """Each field's live ``(alpha, disputed tasks)`` (None: no running sums)."""
+        with self.lock:
+            return None if self.live is None else self.live.summary()
 
     def _flags(
         self, state: State, outcome: Outcome, dirty: dict[int, float], *, full: bool
@@ -355,11 +627,11 @@ class Service:
         flipped = [t for t, e in shown.items() if full or status(e) != status(wanted.get(t))]
         todo = list(dict.fromkeys([*changed, *flipped]))  # the oldest changes first
         deferred = set(todo[WRITE_BATCH:]) if not full else set()
-        pulled = state.task_meta(t for t in todo if t not in deferred)
-        data_flags = self.sink.config.data_flags
-        self.project.tasks = {
-            t: PulledTask(meta, data if data_flags else None) for t, (meta, data) in pulled.items()
-        }
+        pulled = state.pulled(
+            (t for t in todo if t not in deferred), data=self.sink.config.data_flags
+        )
+        self.project.tasks = pulled
+        seen = {t: id(task.predictions) for t, task in pulled.items()}
         disputed = sorted(t for t, e in wanted.items() if e["disputed"])
         tab = None  # the tab, written alongside the tasks when the disputed set changed
         if self.tab is not None and self.tab.config.view and disputed != self.disputed:
@@ -375,18 +647,8 @@ class Service:
             log.warning("flags not written: %s", exc.message)
             return True
         self.writeback = summary
-        planned = {c.id: c for c in changes}
-        left: set[int] = set()
-        with state.transaction():
-            for t, task in self.project.tasks.items():
-                change = planned.get(t)
-                if change is not None and task.meta != change.meta:
-                    left.add(int(t))  # failed, or edited in Label Studio: read again below
-                    continue
-                if change is not None:
-                    state.set_meta(int(t), task.meta, task.data if change.data else None)
-            settled = [t for t in dirty if t not in left and t not in deferred]
-            state.clean(settled)
+        left = self._settle(state, changes, [t for t in dirty if t not in deferred], seen)
+        settled = [t for t in dirty if t not in left and t not in deferred]
         when = now()
         for t in settled:
             self.counters.observe(max(0.0, when - dirty[t]))

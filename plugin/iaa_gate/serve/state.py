@@ -3,8 +3,8 @@
 Tables:
 
 - ``inbox``: webhook bodies acknowledged but not yet applied (the durable event queue);
-- ``tasks``: each task's body as Label Studio sent it (``id``, ``data``, ``meta``; JSON), and
-  ``deleted``;
+- ``tasks``: each task's body as Label Studio sent it (``id``, ``data``, ``meta``, and from a
+  pull iaa-gate's own consensus ``predictions``; JSON), and ``deleted``;
 - ``annotations``: every live annotation by id (JSON, as Label Studio sent it) with its task and
   ``updated_at``; a task's latest annotation per annotator is chosen from these by the batch
   reading rules when the state is evaluated;
@@ -27,7 +27,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..adapters.label_studio.project import ANNOTATION_FIELDS
+from ..adapters.label_studio.project import ANNOTATION_FIELDS, PulledTask
+from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION
+from ..model import TaskId
 from .events import Event
 
 SCHEMA = """
@@ -159,6 +161,12 @@ class State:
         since; a pull that began at ``pulled`` replaces a body stored before then."""
         tid = int(task["id"])
         body = {"id": tid, "data": task.get("data") or {}, "meta": task.get("meta") or {}}
+        if pulled is not None:  # iaa-gate's own predictions (the consensus), as last seen
+            body["predictions"] = [
+                p
+                for p in task.get("predictions") or []
+                if isinstance(p, dict) and p.get("model_version") == CONSENSUS_MODEL_VERSION
+            ]
         newer, args = "seen < ?", [pulled]
         if pulled is None:
             newer, args = f"body = '{_dump({'id': tid})}'", []
@@ -223,32 +231,56 @@ class State:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def task_documents(self) -> list[bytes]:
-        """Every live task as Label Studio's tasks API gives it (JSON with ``annotations``, in
-        id order), for :func:`~iaa_gate.adapters.label_studio.export.parse_tasks`."""
+    def task_documents(self, ids: Iterable[int] | None = None) -> list[bytes]:
+        """Every live task (or those among ``ids``) as Label Studio's tasks API gives it (JSON
+        with ``annotations``, in id order), for
+        :func:`~iaa_gate.adapters.label_studio.export.parse_tasks`."""
+        if ids is not None:
+            return [d for tid in sorted(set(ids)) for d in self._documents(tid)]
+        return self._documents(None)
+
+    def _documents(self, tid: int | None) -> list[bytes]:
+        one = "" if tid is None else " AND task = ?"
+        args = () if tid is None else (tid,)
         anns: dict[int, list[str]] = {}
-        rows = self.db.execute("SELECT task, body FROM annotations ORDER BY task, id")
-        for tid, body in rows:
-            anns.setdefault(tid, []).append(body)
+        rows = self.db.execute(
+            f"SELECT task, body FROM annotations WHERE 1{one} ORDER BY task, id", args
+        )
+        for t, body in rows:
+            anns.setdefault(t, []).append(body)
         out = []
         for tid, body in self.db.execute(
-            "SELECT id, body FROM tasks WHERE deleted = 0 ORDER BY id"
+            f"SELECT id, body FROM tasks WHERE deleted = 0{one.replace('task', 'id')} ORDER BY id",
+            args,
         ):
             joined = ",".join(anns.get(tid, ()))
             out.append(f'{body[:-1]},"annotations":[{joined}]}}'.encode())
         return out
 
-    def task_meta(self, ids: Iterable[int]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
-        """``{task: (meta, data)}`` of the live tasks among ``ids``."""
-        out = {}
+    def pulled(self, ids: Iterable[int], *, data: bool) -> dict[TaskId, PulledTask]:
+        """What write-back merges into, of the live tasks among ``ids``: ``meta``, ``data``
+        (when ``data``) and iaa-gate's own predictions, as last written or pulled."""
+        out: dict[TaskId, PulledTask] = {}
         for tid in ids:
             row = self.db.execute(
                 "SELECT body FROM tasks WHERE id = ? AND deleted = 0", (tid,)
             ).fetchone()
             if row is not None:
                 body = json.loads(row[0])
-                out[tid] = (body.get("meta") or {}, body.get("data") or {})
+                out[tid] = PulledTask(
+                    body.get("meta") or {},
+                    body.get("data") or {} if data else None,
+                    body.get("predictions") or [],
+                )
         return out
+
+    def with_predictions(self) -> set[int]:
+        """The live tasks that carry one of iaa-gate's own predictions (as last seen)."""
+        rows = self.db.execute(
+            "SELECT id FROM tasks "
+            "WHERE deleted = 0 AND json_array_length(body, '$.predictions') > 0"
+        )
+        return {int(t) for (t,) in rows}
 
     def all_meta(self, key: str) -> dict[int, Any]:
         """``{task: meta[key]}`` of every live task (what was last written or pulled)."""
@@ -257,8 +289,14 @@ class State:
         )
         return {int(t): json.loads(v) if v is not None else None for t, v in rows}
 
-    def set_meta(self, tid: int, meta: dict[str, Any], data: dict[str, Any] | None) -> None:
-        """What was written to task ``tid`` (``data`` None: unchanged)."""
+    def set_meta(
+        self,
+        tid: int,
+        meta: dict[str, Any],
+        data: dict[str, Any] | None,
+        predictions: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """What was written to task ``tid`` (``data``, ``predictions`` None: unchanged)."""
         row = self.db.execute("SELECT body FROM tasks WHERE id = ?", (tid,)).fetchone()
         if row is None:
             return
@@ -266,6 +304,8 @@ class State:
         body["meta"] = meta
         if data is not None:
             body["data"] = data
+        if predictions is not None:
+            body["predictions"] = predictions
         self.db.execute(
             "UPDATE tasks SET body = ?, seen = ? WHERE id = ?", (_dump(body), now(), tid)
         )

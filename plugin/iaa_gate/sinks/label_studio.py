@@ -85,23 +85,25 @@ def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[s
                         for d in u.details["disagreements"]
                     ]
             per_task.setdefault(u.id, {})[name] = f
-    out: dict[TaskId, dict[str, Any]] = {}
-    for task, fields in per_task.items():
-        statuses = {f["status"] for f in fields.values()}
-        status = next(s for s in ("disputed", "agreed", "too_few") if s in statuses)
-        scores = [f["score"] for f in fields.values() if f["score"] is not None]
-        priorities = [f["priority"] for f in fields.values() if "priority" in f]
-        entry = {
-            "status": status,
-            "disputed": status == "disputed",
-            "score": min(scores) if scores else None,
-            "fields": fields,
-            "config": digest,
-        }
-        if priorities:  # the review order: the least settled field's
-            entry["priority"] = max(priorities)
-        out[task] = _plain(entry)
-    return out
+    return {task: entry(fields, digest) for task, fields in per_task.items()}
+
+
+def entry(fields: dict[str, dict[str, Any]], digest: str) -> dict[str, Any]:
+    """One task's ``meta`` entry from its fields' ``{status, score, [priority, labels…]}``."""
+    statuses = {f["status"] for f in fields.values()}
+    status = next(s for s in ("disputed", "agreed", "too_few") if s in statuses)
+    scores = [f["score"] for f in fields.values() if f["score"] is not None]
+    priorities = [f["priority"] for f in fields.values() if "priority" in f]
+    out = {
+        "status": status,
+        "disputed": status == "disputed",
+        "score": min(scores) if scores else None,
+        "fields": fields,
+        "config": digest,
+    }
+    if priorities:  # the review order: the least settled field's
+        out["priority"] = max(priorities)
+    return dict(_plain(out))
 
 
 @dataclass
@@ -172,7 +174,12 @@ class LabelStudioFlags:
         Tasks in scope (pulled and in the round) without a result lose an old entry; with a
         date window, only tasks with a result are in scope.
         """
-        wanted = entries(results, self.digest)
+        return self.plan_entries(entries(results, self.digest))
+
+    def plan_entries(
+        self, wanted: dict[TaskId, dict[str, Any]]
+    ) -> tuple[list[Change], int, list[TaskId]]:
+        """:meth:`plan` from the desired entries (see :func:`entries`) of the tasks in scope."""
         stamp = (self.now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
         key = self.config.meta_key
         dated = self.round.start is not None or self.round.end is not None
@@ -248,13 +255,53 @@ class LabelStudioFlags:
             )
         return summary
 
-    def _write_one(self, change: Change) -> str:
-        """Re-read the task, then PATCH it unless it changed since the pull: ``written``,
-        ``already`` (another run wrote the same flags) or ``edited`` (skipped)."""
+    def write_entries(
+        self, wanted: dict[TaskId, dict[str, Any]]
+    ) -> tuple[list[Change], dict[str, Any]]:
+        """Write the pulled tasks' entries that differ from ``wanted`` (the live service's
+        changed tasks): the changes planned and the write's counts and warnings. The tasks are
+        read again in one request (:meth:`read_tasks`) rather than one GET each."""
+        changes, _, _ = self.plan_entries(wanted)
+        if not changes:
+            return changes, self._write(changes)
+        return changes, self._write(changes, self.read_tasks([c.id for c in changes]))
+
+    def read_tasks(self, ids: list[TaskId]) -> dict[TaskId, dict[str, Any]]:
+        """The tasks ``ids`` as they are now (``id``, ``meta``, ``data``), in one request: the
+        tasks list filtered to them (the Data Manager's selected items)."""
+        query = {"selectedItems": {"all": False, "included": [int(t) for t in ids]}}
+        body = self.source.api.request(
+            "GET",
+            "api/tasks/",
+            f"re-reading {len(ids)} task(s)",
+            params={
+                "project": self.source.project_id,
+                "fields": "all",
+                "include": "id,meta,data",
+                "page_size": len(ids),
+                "query": json.dumps(query),
+            },
+        )
+        tasks = body.get("tasks") if isinstance(body, dict) else None
+        return {t["id"]: t for t in tasks or [] if isinstance(t, dict) and "id" in t}
+
+    def show(self, disputed: list[TaskId]) -> dict[str, Any]:
+        """Bring the Data Manager tab to ``disputed`` (as :meth:`apply` does)."""
+        warnings: list[str] = []
+        return {**self._view(disputed, dry_run=False, warnings=warnings), "warnings": warnings}
+
+    def _write_one(self, change: Change, read: dict[str, Any] | None = None) -> str:
+        """Re-read the task (unless ``read`` has it as it is now), then PATCH it unless it
+        changed since the pull: ``written``, ``already`` (another run wrote the same flags) or
+        ``edited`` (skipped)."""
         api, key = self.source.api, self.config.meta_key
         pulled = self.source.tasks[change.id]
         path = f"api/tasks/{change.id}/"
-        now = _dict(api.request("GET", path, f"re-reading task {change.id}"))
+        now = (
+            read
+            if read is not None
+            else _dict(api.request("GET", path, f"re-reading task {change.id}"))
+        )
         meta, data = _dict(now.get("meta")), _dict(now.get("data"))
         as_pulled = meta == pulled.meta and (change.data is None or data == pulled.data)
         if not as_pulled:
@@ -272,18 +319,20 @@ class LabelStudioFlags:
             pulled.data = change.data
         return "written"
 
-    def _write(self, changes: list[Change]) -> dict[str, Any]:
+    def _write(
+        self, changes: list[Change], read: dict[TaskId, dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
         """Write each change (:meth:`_write_one`), :data:`WORKERS` at a time; the counts and
         warnings. After :data:`MAX_CONSECUTIVE_ERRORS` tasks failed in a row on connection or
         server errors, or when the run's time budget runs out, the writes not started are given
-        up (and listed as failed)."""
+        up (and listed as failed). ``read``: tasks already read again (:meth:`read_tasks`)."""
         done, already, edited, failed = 0, 0, [], []
         in_a_row, gave_up = 0, False
         bar = progress_bar(self.progress and bool(changes), "write-back")
         bar.reset(total=len(changes))
         pool = ThreadPoolExecutor(max_workers=WORKERS)
         try:
-            futures = {pool.submit(self._write_one, c): c for c in changes}
+            futures = {pool.submit(self._write_one, c, (read or {}).get(c.id)): c for c in changes}
             for future in as_completed(futures):
                 if future.cancelled():
                     continue  # given up below, and counted there
