@@ -106,3 +106,29 @@ def test_regions_get_median_boundaries_and_majority_labels(tmp_path: Path) -> No
     ]
     assert first["posterior"] == min(r["posterior"] for r in regions)
     assert (empty["id"], empty["label"], empty["disputed"]) == (2, [], False)
+
+
+def test_a_forked_writer_writes_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two workers and a large round, ``consensus.jsonl`` is written by a forked child
+    while this process writes the other reports: the same bytes, listed in the same place."""
+    import os
+
+    from iaa_gate import pipeline
+    from iaa_gate.config import load_config
+
+    if not pipeline.can_fork():
+        pytest.skip("no fork here")
+    root = Path(__file__).resolve().parents[1]
+    config = load_config(root / "examples" / "label-studio" / "iaa-gate.yaml")
+    outs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        cfg = config.model_copy(update={"report": config.report.model_copy(update={"dir": out})})
+        monkeypatch.setattr(pipeline, "PARALLEL_UNITS", 1)
+        pid = os.getpid()
+        done = pipeline.run(cfg, writeback=False, workers=workers)
+        assert os.getpid() == pid
+        outs[workers] = ([p.name for p in done.written], (out / "consensus.jsonl").read_bytes())
+    assert outs[1] == outs[2] and outs[1][1]
