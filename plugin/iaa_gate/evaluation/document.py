@@ -28,7 +28,6 @@ from .results import (
     Consensus,
     FieldResult,
     FieldTruth,
-    ProposalColumns,
     Skill,
     UnitTable,
     unit_scores,
@@ -478,25 +477,39 @@ class DisputedTable(Sequence[DisputedTask]):
         p = self.proposals
         return [
             DisputedTask(
-                self.name, self.ids[k], self.score[k], lab, None, p.priority[k], _consensus(p, k)
+                self.name,
+                self.ids[k],
+                self.score[k],
+                lab,
+                None,
+                p.priority[k],
+                _as_dict(p.consensus(k)),
             )
             for k, lab in zip(ks, labels, strict=True)
         ]
 
 
+def id_order(ids: list[TaskId]) -> list[int]:
+    """The positions of ``ids`` in task-id order, as the report lists tasks: numbers first,
+    then text (integer ids sorted by numpy)."""
+    n = len(ids)
+    as_array = np.array(ids) if n else np.zeros(0, dtype=np.int64)
+    if as_array.dtype.kind == "i":  # all numbers
+        order: list[int] = np.argsort(as_array, kind="stable").tolist()
+        return order
+    at = list(range(n))
+    try:
+        at.sort(key=ids.__getitem__)  # all text: compared as it is
+    except TypeError:  # numbers and text
+        at.sort(key=lambda k: _id_key(ids[k]))
+    return at
+
+
 def _review_order(ids: list[TaskId], priority: list[float | None], score: list[float]) -> list[int]:
     """Positions in review order: priority highest first (none: last), then score lowest
     first, then task id (numbers first, then text)."""
-    n = len(ids)
-    rank = np.array(ids) if n else np.zeros(0, dtype=np.int64)
-    if rank.dtype.kind != "i":  # text, or numbers and text: ranked by Python's order
-        at = list(range(n))
-        try:
-            at.sort(key=ids.__getitem__)  # all text: compared as it is
-        except TypeError:
-            at.sort(key=lambda k: _id_key(ids[k]))
-        rank = np.empty(n, dtype=np.int64)
-        rank[at] = np.arange(n)
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[id_order(ids)] = np.arange(len(ids))
     urgency = np.array(priority, dtype=np.float64)  # None: NaN
     urgency[np.isnan(urgency)] = -1.0
     order: list[int] = np.lexsort((rank, np.asarray(score, dtype=np.float64), -urgency)).tolist()
@@ -507,12 +520,6 @@ def _as_dict(c: Consensus | None) -> dict[str, Any] | None:
     if c is None:
         return None
     return {"value": c.value, "posterior": c.posterior, "method": c.method, "tie": c.tie}
-
-
-def _consensus(p: ProposalColumns, k: int) -> dict[str, Any] | None:
-    if not p.has[k]:
-        return None
-    return {"value": p.value[k], "posterior": p.posterior[k], "method": p.method, "tie": p.tie[k]}
 
 
 def lowest_scores(tasks: Sequence[DisputedTask], n: int) -> list[DisputedTask]:

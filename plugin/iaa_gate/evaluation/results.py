@@ -382,22 +382,22 @@ class UnitTable(Sequence[UnitResult]):
         if not len(at):
             return []
         names, shown = self.names, self.shown
-        rows = self.label_rows(at)
+        rows, spans = self.label_rows(at)
         who = list(map(names.__getitem__, self.who[rows].tolist()))
         what = list(map(shown.__getitem__, self.what[rows].tolist()))
-        ends = np.cumsum(self.end[at] - self.start[at]).tolist()
-        spans = zip([0, *ends[:-1]], ends, strict=True)
         return [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
 
-    def label_rows(self, at: Sequence[int]) -> npt.NDArray[np.int64]:
-        """The label rows (into ``who`` and ``what``) of units ``at``, one unit after another."""
+    def label_rows(self, at: Sequence[int]) -> tuple[npt.NDArray[np.int64], list[tuple[int, int]]]:
+        """The label rows (into ``who`` and ``what``) of units ``at``, one unit after another,
+        and where each unit's lie among them (``(start, end)`` per unit)."""
         start, end = self.start[at], self.end[at]
         n = end - start
         ends = np.cumsum(n)
         rows: npt.NDArray[np.int64] = np.arange(ends[-1] if len(ends) else 0) + np.repeat(
             start - (ends - n), n
         )
-        return rows
+        stops = ends.tolist()
+        return rows, list(zip([0, *stops[:-1]], stops, strict=True))
 
     def where(self, status: str) -> list[int]:
         """The indices of the units with ``status``, in order."""

@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 
 from ...core.files import write_atomic
+from ...evaluation.document import id_order
 from ...evaluation.results import STATUSES, FieldResult, UnitTable
 
 FILENAME = "consensus.jsonl"
@@ -36,20 +37,6 @@ class ConsensusLine(msgspec.Struct, gc=False):
     tie: bool
 
 
-def _key(task: Any) -> tuple[int, Any]:
-    return (0, task) if isinstance(task, int) else (1, str(task))
-
-
-def _by_id(ids: list[Any]) -> list[int]:
-    """The positions of ``ids`` in task-id order (numbers first, then text)."""
-    at = list(range(len(ids)))
-    try:
-        at.sort(key=ids.__getitem__)  # all numbers or all text: compared as they are
-    except TypeError:
-        at.sort(key=lambda k: _key(ids[k]))
-    return at
-
-
 def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
     """Every proposal of every field, by field name then task id."""
     out = []
@@ -63,14 +50,14 @@ def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
                 ConsensusLine(
                     name, ids[k], p.value[k], p.posterior[k], p.method, disputed[k], p.tie[k]
                 )
-                for k in _by_id(ids)
+                for k in id_order(ids)
                 if p.has[k]
             ]
             continue
         proposed = [u for u in units if u.consensus is not None]
         out += [
             ConsensusLine(name, u.id, c.value, c.posterior, c.method, u.status == "disputed", c.tie)
-            for k in _by_id([u.id for u in proposed])
+            for k in id_order([u.id for u in proposed])
             if (c := (u := proposed[k]).consensus) is not None
         ]
     return out

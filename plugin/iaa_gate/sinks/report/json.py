@@ -102,14 +102,13 @@ def _lines(tasks: Sequence[DisputedTask]) -> bytes:
     units = tasks.units
     if len(set(units.names)) < len(units.names):  # two annotators of one name: one label
         return _ENCODER.encode_lines(list(tasks))
-    rows = units.label_rows(tasks.at)
+    rows, spans = units.label_rows(tasks.at)
     pair = units.who[rows] * len(units.shown) + units.what[rows]  # (annotator, label) per row
     pairs, at = np.unique(pair, return_inverse=True)
     names, shown = _each(units.names), _each(units.shown)
     piece = [names[x // len(shown)] + b":" + shown[x % len(shown)] for x in pairs.tolist()]
     each_row = list(map(piece.__getitem__, at.reshape(-1).tolist()))
-    ends = np.cumsum(units.end[tasks.at] - units.start[tasks.at]).tolist()
-    labels = [b",".join(each_row[s:e]) for s, e in zip([0, *ends[:-1]], ends, strict=True)]
+    labels = [b",".join(each_row[s:e]) for s, e in spans]
     p = tasks.proposals
     head = b'"consensus":{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
     bool_ = {True: b',"tie":true,"value":', False: b',"tie":false,"value":'}
