@@ -310,7 +310,7 @@ class RoundConfig(Strict):
         default=None, description='ids or inclusive ranges like "100-250"'
     )
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     @model_validator(mode="after")
     def _valid(self) -> RoundConfig:
