@@ -215,7 +215,7 @@ def inputs(work: Path, tasks: int) -> dict[str, tuple[Path, Path, str]]:
     }
 
 
-CLI = "import sys; from iaa_gate.cli import main; sys.exit(main())"
+CLI = "from iaa_gate.cli import entry; entry()"
 
 
 def compare(work: Path, tasks: int, repeats: int) -> None:

@@ -246,6 +246,30 @@ def test_module_entry_point() -> None:
     assert proc.returncode == 0 and proc.stdout.startswith("iaa-gate ")
 
 
+def test_console_script_flushes_and_exits_with_the_gate(ls_config: Path, tmp_path: Path) -> None:
+    """``iaa-gate`` (``cli.entry``) ends a run without tearing its heap down: what it printed
+    to a pipe still arrives whole, the reports are complete and the exit code is the gate's."""
+    script = "from iaa_gate.cli import entry; entry()"
+    common = ["run", "-c", str(ls_config), "--out", str(tmp_path)]
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *common, "--json", "--fail-on-warn"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == ExitCode.GATE_FAILED, proc.stderr
+    summary = json.loads(proc.stdout)  # the whole JSON summary, flushed before the exit
+    assert summary["exit_code"] == ExitCode.GATE_FAILED and summary["verdict"] == "warn"
+    for written in summary["reports"]:
+        assert Path(written).stat().st_size > 0
+    json.loads((tmp_path / "report.json").read_text())
+    plain = subprocess.run(
+        [sys.executable, "-c", script, *common], capture_output=True, text=True, check=False
+    )
+    assert plain.returncode == ExitCode.OK and plain.stdout.startswith("iaa-gate ! warn")
+    assert plain.stdout.rstrip().splitlines()[-1].startswith("  report: ")
+
+
 def test_report_matches_its_schema(ls_config: Path, examples: Path, tmp_path: Path) -> None:
     import jsonschema
 

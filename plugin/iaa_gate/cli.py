@@ -422,7 +422,28 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Run the command ``argv`` (default: the process's arguments); returns the exit code."""
+    return _main(_parser().parse_args(argv))
+
+
+def entry() -> None:
+    """The ``iaa-gate`` console script: :func:`main`, then, after ``run``, the process ends
+    without freeing its heap object by object (the round's millions of objects: 0.06–0.09 s
+    at 100,000 tasks, bench/README "Exit"). The output is flushed first; the reports were
+    written and closed by the run itself. A process-wide choice, so the CLI's alone."""
+    args = _parser().parse_args()
+    code = _main(args)
+    if args.command != "run":
+        sys.exit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away: nothing left to say
+        pass
+    os._exit(code)
+
+
+def _main(args: argparse.Namespace) -> int:
     debug = getattr(args, "debug", False)
     from .config import json_schema, load_config, missing_files  # not for --help: pydantic
 
@@ -501,4 +522,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
