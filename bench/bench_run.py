@@ -15,6 +15,7 @@ files (``json``, ``orjson``, ``msgspec``, untyped and typed, each in its own pro
 
     PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --profile --decoders
     PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --tasks 1e6   # 3·10^6 lines
+    PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --tree /path/to/older/checkout
 
 Goals (issue 10): 100k tasks ≤ 1.0 s and ≤ 400 MiB and ≥ 3× faster than the plain script;
 10^6 tasks (and 3·10^6 Prodigy lines) ≤ 10 s and ≤ 2 GiB.
@@ -215,23 +216,30 @@ def inputs(work: Path, tasks: int) -> dict[str, tuple[Path, Path, str]]:
     }
 
 
-CLI = "from iaa_gate.cli import entry; entry()"
+CLI = (  # the console script (an older tree without cli.entry: its main)
+    "import sys; from iaa_gate import cli; sys.exit(cli.entry() if hasattr(cli, 'entry') "
+    "else cli.main())"
+)
 
 
-def compare(work: Path, tasks: int, repeats: int) -> None:
+def compare(work: Path, tasks: int, repeats: int, trees: list[Path]) -> None:
+    """Each input: ``iaa-gate run`` (this tree, then each of ``trees``) and the plain script,
+    in turn ``repeats`` times; median wall and peak RSS."""
     py = sys.executable
     print("| input | command | wall (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|")
     for name, (data, cfg, plain) in inputs(work, tasks).items():
         script = work / ("plain_" + cfg.stem + ".py")
         script.write_text(plain)
-        cmds = {
-            "iaa-gate run --format json": [py, "-c", CLI, "run", "-c", str(cfg), "-q"],
-            "plain script": [py, str(script), str(data)],
+        run = [py, "-c", CLI, "run", "-c", str(cfg), "-q"]
+        cmds: dict[str, tuple[list[str], dict[str, str] | None]] = {
+            "iaa-gate run --format json": (run, None),
+            **{f"iaa-gate run, {t}": (run, {"PYTHONPATH": str(t / "plugin")}) for t in trees},
+            "plain script": ([py, str(script), str(data)], None),
         }
         runs: dict[str, list[Proc]] = {k: [] for k in cmds}
         for _ in range(repeats):
-            for k, cmd in cmds.items():
-                runs[k].append(measure(cmd, 1))
+            for k, (cmd, env) in cmds.items():
+                runs[k].append(measure(cmd, 1, env))
         med = {k: _median(v) for k, v in runs.items()}
         for k, (wall, rss) in med.items():
             print(f"| {name} | {k} | {wall:.2f} | {rss:.0f} |", flush=True)
@@ -287,12 +295,17 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--decoders", action="store_true")
     parser.add_argument("--no-compare", action="store_true")
+    parser.add_argument(
+        "--tree", type=Path, action="append", default=[], help="another checkout to alternate"
+    )
     args = parser.parse_args()
     tasks = int(args.tasks)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    compiled(Path(__file__).resolve().parents[1] / "plugin")
+    trees = [t.resolve() for t in args.tree]
+    for tree in [Path(__file__).resolve().parents[1], *trees]:
+        compiled(tree / "plugin")
     if not args.no_compare:
-        compare(args.workdir, tasks, args.repeats)
+        compare(args.workdir, tasks, args.repeats, trees)
     if args.decoders:
         decoders(args.workdir, tasks, args.repeats)
     if args.profile:
