@@ -153,6 +153,7 @@ def test_a_run_that_fails_after_the_child_staged_its_file_changes_nothing(
     (out / "consensus.jsonl").write_text("the last run's\n")
     cfg = config.model_copy(update={"report": config.report.model_copy(update={"dir": out})})
     monkeypatch.setattr(pipeline, "PARALLEL_UNITS", 1)
+
     def cannot_write(*args: object, **kwargs: object) -> list[Path]:
         raise PermissionError(13, "Permission denied")
 
