@@ -11,6 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+CLI = (  # what the ``iaa-gate`` console script runs (an older tree without cli.entry: main)
+    "import sys; from iaa_gate import cli; sys.exit(cli.entry() if hasattr(cli, 'entry') "
+    "else cli.main())"
+)
+"""``python -c CLI ARGS`` runs ``iaa-gate ARGS`` from whichever tree ``PYTHONPATH`` names."""
+
 
 @dataclass(frozen=True)
 class Proc:

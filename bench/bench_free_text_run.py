@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _proc import measure
+from _proc import CLI, measure
 
 FLOOR = """
 import json, sys
@@ -37,8 +37,6 @@ texts = sorted({r["value"]["text"][0]
              for t in tasks for a in t["annotations"] for r in a["result"]})
 cdist(texts, texts, scorer=Levenshtein.normalized_distance)
 """
-
-CLI = "import sys; from iaa_gate.cli import main; sys.exit(main())"
 
 
 def export(units: int, seed: int = 0) -> list[dict[str, object]]:

@@ -22,9 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _proc import Proc, measure
+from _proc import CLI, Proc, measure
 
-CLI = "import sys; from iaa_gate.cli import main; sys.exit(main())"
 PLAIN = """
 import json, sys
 import numpy as np, krippendorff

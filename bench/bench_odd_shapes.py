@@ -26,9 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _proc import measure
-
-CLI = "import sys; from iaa_gate.cli import main; sys.exit(main())"
+from _proc import CLI, measure
 
 
 def taxonomy(tasks: int, depth: int) -> tuple[list[dict[str, Any]], str]:

@@ -33,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _proc import Proc, compiled, measure
+from _proc import CLI, Proc, compiled, measure
 
 LABELS = ["L0", "L1", "L2", "L3", "L4"]
 ANNOTATORS = 10
@@ -214,12 +214,6 @@ def inputs(work: Path, tasks: int) -> dict[str, tuple[Path, Path, str]]:
             PLAIN_PRODIGY,
         ),
     }
-
-
-CLI = (  # the console script (an older tree without cli.entry: its main)
-    "import sys; from iaa_gate import cli; sys.exit(cli.entry() if hasattr(cli, 'entry') "
-    "else cli.main())"
-)
 
 
 def compare(work: Path, tasks: int, repeats: int, trees: list[Path]) -> None:

@@ -19,10 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _proc import Proc, compiled, measure
+from _proc import CLI, Proc, compiled, measure
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = "import sys; from iaa_gate.cli import main; sys.exit(main())"
 
 
 def commands(out: str) -> dict[str, list[str]]:
