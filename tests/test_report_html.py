@@ -389,3 +389,34 @@ def test_the_page_shows_the_sampling_in_a_real_browser(browser: Any, tmp_path: P
     text = note.inner_text()
     assert "5,000 drawn pairs" in text and f"{sampling['standard_error']:.2g}" in text
     assert view.errors == []
+
+
+def test_the_shipped_compiled_template_is_current() -> None:
+    """``html_compiled.py`` is the template compiled by the installed Jinja2 (so a run loads it
+    instead of compiling the template, ~0.1 s); a change to the template needs it rewritten."""
+    shipped = html_report.COMPILED.read_text(encoding="utf-8")
+    assert shipped == html_report.compiled_module(), (
+        "the template or Jinja2 changed: run "
+        '`python -c "from iaa_gate.sinks.report import html; html.write_compiled()"`'
+    )
+    html_report._template.cache_clear()
+    assert html_report._template().filename == str(html_report.COMPILED)
+
+
+def test_a_stale_compiled_template_is_never_used(
+    example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compiled from another template or by another Jinja2, the module is passed over and the
+    template compiled at run time: the page is the one the current template gives."""
+    from iaa_gate.sinks.report import html_compiled
+
+    doc = json.loads((example / "report.json").read_text())
+    html_report._template.cache_clear()
+    shipped = html_report.HtmlWriter().render(doc)
+    monkeypatch.setattr(html_compiled, "FINGERPRINT", "another template jinja2 0.0")
+    html_report._template.cache_clear()
+    try:
+        assert html_report._template().filename.endswith("report.html.j2")
+        assert html_report.HtmlWriter().render(doc) == shipped
+    finally:
+        html_report._template.cache_clear()
