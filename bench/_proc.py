@@ -20,18 +20,21 @@ CLI = (  # what the ``iaa-gate`` console script runs (an older tree without cli.
 
 @dataclass(frozen=True)
 class Proc:
-    """Median wall time (s) and median peak RSS (MiB) of several runs of one command."""
+    """Median wall time (s) and median peak RSS (MiB) of several runs of one command; ``cpu``:
+    median user + system seconds, its forked children's included (what ``/usr/bin/time`` adds
+    up), the figure a busy shared machine disturbs least."""
 
     wall: float
     rss: float
     walls: tuple[float, ...]
+    cpu: float = float("nan")
 
 
 def measure(cmd: Sequence[str], repeats: int, env: dict[str, str] | None = None) -> Proc:
     """Run ``cmd`` ``repeats`` times (output discarded; a non-zero exit other than the gate's 1
     raises). Peak RSS is ``ru_maxrss`` of the child, read with ``os.wait4``: the same figure as
     ``/usr/bin/time -v``'s "Maximum resident set size"."""
-    walls, peaks = [], []
+    walls, peaks, cpus = [], [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
         child = subprocess.Popen(
@@ -49,7 +52,10 @@ def measure(cmd: Sequence[str], repeats: int, env: dict[str, str] | None = None)
         if code not in (0, 1):
             raise RuntimeError(f"{' '.join(cmd)} exited {code}: {err.decode()[-2000:]}")
         peaks.append(usage.ru_maxrss / 1024)  # KiB on Linux
-    return Proc(statistics.median(walls), statistics.median(peaks), tuple(walls))
+        cpus.append(usage.ru_utime + usage.ru_stime)  # with the children it waited for
+    return Proc(
+        statistics.median(walls), statistics.median(peaks), tuple(walls), statistics.median(cpus)
+    )
 
 
 def compiled(plugin: Path) -> None:

@@ -29,6 +29,7 @@ import io
 import json
 import pstats
 import random
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -220,7 +221,7 @@ def compare(work: Path, tasks: int, repeats: int, trees: list[Path]) -> None:
     """Each input: ``iaa-gate run`` (this tree, then each of ``trees``) and the plain script,
     in turn ``repeats`` times; median wall and peak RSS."""
     py = sys.executable
-    print("| input | command | wall (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|")
+    print("| input | command | wall (s) | CPU (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|---:|")
     for name, (data, cfg, plain) in inputs(work, tasks).items():
         script = work / ("plain_" + cfg.stem + ".py")
         script.write_text(plain)
@@ -235,16 +236,20 @@ def compare(work: Path, tasks: int, repeats: int, trees: list[Path]) -> None:
             for k, (cmd, env) in cmds.items():
                 runs[k].append(measure(cmd, 1, env))
         med = {k: _median(v) for k, v in runs.items()}
-        for k, (wall, rss) in med.items():
-            print(f"| {name} | {k} | {wall:.2f} | {rss:.0f} |", flush=True)
-        ratio = med["iaa-gate run --format json"][0] / med["plain script"][0]
-        print(f"| {name} | iaa-gate / plain | {ratio:.2f}× | |")
+        for k, (wall, cpu, rss) in med.items():
+            print(f"| {name} | {k} | {wall:.2f} | {cpu:.2f} | {rss:.0f} |", flush=True)
+        ours, plain = med["iaa-gate run --format json"], med["plain script"]
+        wall, cpu = ours[0] / plain[0], ours[1] / plain[1]
+        print(f"| {name} | iaa-gate / plain | {wall:.2f}× | {cpu:.2f}× | |")
 
 
-def _median(runs: list[Proc]) -> tuple[float, float]:
-    walls = sorted(r.wall for r in runs)
-    rss = sorted(r.rss for r in runs)
-    return walls[len(walls) // 2], rss[len(rss) // 2]
+def _median(runs: list[Proc]) -> tuple[float, float, float]:
+    """Median wall, CPU and peak RSS of single runs."""
+    return (
+        statistics.median(r.wall for r in runs),
+        statistics.median(r.cpu for r in runs),
+        statistics.median(r.rss for r in runs),
+    )
 
 
 def decoders(work: Path, tasks: int, repeats: int) -> None:
