@@ -132,33 +132,3 @@ def test_a_forked_writer_writes_the_same_file(
         assert os.getpid() == pid
         outs[workers] = ([p.name for p in done.written], (out / "consensus.jsonl").read_bytes())
     assert outs[1] == outs[2] and outs[1][1]
-
-
-def test_a_run_that_fails_after_the_child_staged_its_file_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The forked writer starts as soon as the fields are analysed, but its file replaces
-    ``consensus.jsonl`` only once the other reports are written: a run that fails before (here
-    the other reports cannot be written) leaves the last run's file and no temporary one."""
-    from iaa_gate import pipeline
-    from iaa_gate.config import load_config
-    from iaa_gate.core.errors import OutputError
-
-    if not pipeline.can_fork():
-        pytest.skip("no fork here")
-    root = Path(__file__).resolve().parents[1]
-    config = load_config(root / "examples" / "label-studio" / "iaa-gate.yaml")
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "consensus.jsonl").write_text("the last run's\n")
-    cfg = config.model_copy(update={"report": config.report.model_copy(update={"dir": out})})
-    monkeypatch.setattr(pipeline, "PARALLEL_UNITS", 1)
-
-    def cannot_write(*args: object, **kwargs: object) -> list[Path]:
-        raise PermissionError(13, "Permission denied")
-
-    monkeypatch.setattr(pipeline, "write_reports", cannot_write)
-    with pytest.raises(OutputError, match="cannot write the report"):
-        pipeline.run(cfg, writeback=False, workers=2)
-    assert sorted(p.name for p in out.iterdir()) == ["consensus.jsonl"]
-    assert (out / "consensus.jsonl").read_text() == "the last run's\n"

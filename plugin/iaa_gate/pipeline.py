@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -114,12 +113,9 @@ def evaluate(
     previous: PreviousReport | None = None,
     history: Sequence[PreviousReport] = (),
     notes: Sequence[str] = (),
-    analysed: Callable[[dict[str, FieldResult]], None] | None = None,
 ) -> Outcome:
     """Analyse and gate an already loaded dataset (no I/O); with ``previous``, the change since
-    that report and the ``max_drop`` checks (``history``: earlier reports for the chart).
-    ``analysed`` is called with every field's result as soon as they are complete, before the
-    disputed tasks, the checks and the document are made."""
+    that report and the ``max_drop`` checks (``history``: earlier reports for the chart)."""
     rf = round_filter(config)
     dataset, refs = ground_truth.split(dataset, config)
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
@@ -129,8 +125,6 @@ def evaluate(
         result.ground_truth = ground_truth.field_truth(
             name, result.kind, result.level, config.fields[name], dataset, refs
         )
-    if analysed is not None:
-        analysed(results)
     fields: dict[str, FieldReport] = {}
     disputed: Disputed = {}
     checks: list[Check] = []
@@ -167,8 +161,7 @@ def evaluate(
 
 PARALLEL_UNITS = 50_000
 """Units from which, with ``workers`` > 1, ``consensus.jsonl`` is written by a forked child
-while this process finds the disputed tasks and writes the other reports (one line per unit:
-~1 s at 10^6)."""
+while this process writes the other reports (one line per unit: ~1 s at 10^6)."""
 
 
 def run(
@@ -193,51 +186,30 @@ def run(
     options = read_options(config, progress=progress, workers=workers)
     source = make_source(config, options)
     dataset = source.load()
+    outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
+    project_id = getattr(source, "project_id", None)
+    if project_id is not None and project_id != outcome.report.source.get("project"):
+        outcome.report.source["project_id"] = project_id  # a project named by its title
     out_dir = config.report.dir
+    sink = sinks.writeback(config, out_dir, source, options) if writeback else None
+    if sink is not None:
+        outcome.report.writeback = sink.apply(outcome.results, dry_run=dry_run)
+    document = outcome.document
     proposals = "json" in config.report.formats  # the proposed answers, beside report.json
-    child: list[Callable[[], Path | None]] = []  # the forked consensus writer, until reaped
-
-    def stage_consensus(results: dict[str, FieldResult]) -> None:
-        """In a large round, consensus.jsonl is staged by a forked child from here on."""
-        units = sum(len(r.units) for r in results.values())
-        if proposals and workers > 1 and units >= PARALLEL_UNITS and can_fork():
-            child.append(in_child(lambda: consensus_file.stage(out_dir, results)))
-
-    def reaped() -> Path | None:
-        """The child's staged file (None: no child, or it failed); never leaves it behind."""
-        return child.pop()() if child else None
-
-    staged: Path | None = None
+    units = sum(len(r.units) for r in outcome.results.values())
+    child = None
+    if proposals and workers > 1 and units >= PARALLEL_UNITS and can_fork():
+        child = in_child(lambda: consensus_file.write(out_dir, outcome.results))
     try:
-        outcome = evaluate(
-            config,
-            dataset,
-            previous=previous,
-            history=history,
-            notes=notes,
-            analysed=stage_consensus,
-        )
-        project_id = getattr(source, "project_id", None)
-        if project_id is not None and project_id != outcome.report.source.get("project"):
-            outcome.report.source["project_id"] = project_id  # a project named by its title
-        sink = sinks.writeback(config, out_dir, source, options) if writeback else None
-        if sink is not None:
-            outcome.report.writeback = sink.apply(outcome.results, dry_run=dry_run)
-        document = outcome.document
         try:
             outcome.written = write_reports(
                 document, out_dir, list(config.report.formats), outcome.disputed
             )
         finally:
-            staged = reaped()
-        if proposals:  # renamed into place only now, as if written here
+            written = child() if child is not None else None  # never leave the child behind
+        if proposals:
             at = 1 + max(i for i, p in enumerate(outcome.written) if p.suffix.startswith(".json"))
-            if staged is not None:
-                path = out_dir / consensus_file.FILENAME
-                os.replace(staged, path)
-                staged = None
-            else:
-                path = consensus_file.write(out_dir, outcome.results)
+            path = written or consensus_file.write(out_dir, outcome.results)
             outcome.written.insert(at, path)
         if config.history is not None and not dry_run:
             save_history(document, config.history.dir, config.history.keep)
@@ -246,8 +218,4 @@ def run(
             f"cannot write the report to {out_dir}: {exc.strerror}",
             hint="set report.dir or pass --out DIR",
         ) from None
-    finally:
-        staged = staged or reaped()  # a run that failed leaves the directory as it was
-        if staged is not None:
-            staged.unlink(missing_ok=True)
     return outcome

@@ -12,23 +12,10 @@ def write_atomic(path: Path, text: str | bytes | Iterable[bytes]) -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends; bytes as they are; an iterable of bytes chunk by
     chunk, never held whole) so ``path`` is never seen half-written.
 
-    The text goes to a temporary file in the same directory (:func:`write_staged`), which is
-    then renamed over ``path``. The file is created with mode 0666 minus the umask (0644 by
-    default), like any file the user's shell would create, so a CI artifact server or a
-    teammate can read it.
+    The text goes to a temporary file in the same directory, which is then renamed over
+    ``path``. The file is created with mode 0666 minus the umask (0644 by default), like any
+    file the user's shell would create, so a CI artifact server or a teammate can read it.
     """
-    tmp = write_staged(path, text)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def write_staged(path: Path, text: str | bytes | Iterable[bytes]) -> Path:
-    """Write ``text`` as :func:`write_atomic` does, but to a hidden temporary file beside
-    ``path``, and return that file: the caller renames it over ``path`` (``os.replace``) once
-    the rest of its work succeeded, or removes it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -38,7 +25,7 @@ def write_staged(path: Path, text: str | bytes | Iterable[bytes]) -> Path:
                 f.write(text.encode("utf-8") if isinstance(text, str) else text)
             else:
                 f.writelines(text)
+        os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return tmp

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from ...core.files import write_atomic, write_staged
+from ...core.files import write_atomic
 from ...evaluation.document import id_order
 from ...evaluation.results import STATUSES, FieldResult, UnitTable
 
@@ -84,10 +84,3 @@ def write(out_dir: Path, results: dict[str, FieldResult]) -> Path:
     path = out_dir / FILENAME
     write_atomic(path, render(results))
     return path
-
-
-def stage(out_dir: Path, results: dict[str, FieldResult]) -> Path:
-    """Write :data:`FILENAME`'s content to a hidden temporary file in ``out_dir`` and return
-    it, for the caller to rename over ``out_dir / FILENAME`` when the run's other reports are
-    written (:func:`~iaa_gate.core.files.write_staged`)."""
-    return write_staged(out_dir / FILENAME, render(results))
