@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,11 +29,14 @@ def test_a_large_result_comes_back_whole() -> None:
     assert back_ids == ids
 
 
-def test_a_failed_child_gives_none_and_is_reaped() -> None:
+def test_a_failed_child_gives_none_and_is_reaped(tmp_path: Path) -> None:
+    said = tmp_path / "pid"
+
     def fails() -> int:
+        said.write_text(str(os.getpid()))
         raise RuntimeError("boom")
 
     result = in_child(fails)
     assert result() is None
-    with pytest.raises(ChildProcessError):  # reaped: no child left behind
-        os.waitpid(-1, os.WNOHANG)
+    with pytest.raises(ChildProcessError):  # reaped: not left behind as a zombie
+        os.waitpid(int(said.read_text()), os.WNOHANG)
