@@ -27,7 +27,7 @@ class Proc:
     wall: float
     rss: float
     walls: tuple[float, ...]
-    cpu: float = float("nan")
+    cpu: float
 
 
 def measure(cmd: Sequence[str], repeats: int, env: dict[str, str] | None = None) -> Proc:

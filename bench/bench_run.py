@@ -219,7 +219,7 @@ def inputs(work: Path, tasks: int) -> dict[str, tuple[Path, Path, str]]:
 
 def compare(work: Path, tasks: int, repeats: int, trees: list[Path]) -> None:
     """Each input: ``iaa-gate run`` (this tree, then each of ``trees``) and the plain script,
-    in turn ``repeats`` times; median wall and peak RSS."""
+    in turn ``repeats`` times; median wall, CPU and peak RSS."""
     py = sys.executable
     print("| input | command | wall (s) | CPU (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|---:|")
     for name, (data, cfg, plain) in inputs(work, tasks).items():
