@@ -9,6 +9,8 @@ which gives the same answer or the precise error (the two are tested to agree).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from operator import attrgetter
 from typing import Any, Literal
 
 import msgspec
@@ -183,6 +185,7 @@ class _Line(msgspec.Struct, gc=False, kw_only=True):
 
 
 _LINE = msgspec.json.Decoder(_Line)
+_OPTIONS_OF = attrgetter("options")
 _BINARY = {"accept": ("accept",), "reject": ("reject",)}
 _OPEN, _CLOSE, _NEWLINE = ord("{"), ord("}"), ord("\n")
 
@@ -272,9 +275,13 @@ def read_block(
     listed = [k for k, d in enumerate(distinct) if d[5] and d[1] == "accept"]
     if listed:
         at = np.flatnonzero(np.isin(kind, listed)).tolist()
+        raws = list(map(_OPTIONS_OF, exs)) if len(at) == n else [exs[i].options for i in at]
+        if raws.count(raws[0]) == len(raws):  # the usual: one options list (compared in C)
+            checks: Iterable[tuple[bytes, int]] = [(bytes(raws[0]), k) for k in listed]
+        else:
+            checks = dict.fromkeys(zip(map(bytes, raws), kind[at].tolist(), strict=True))
         ids: dict[bytes, set[str] | None] = {}
-        raws = [bytes(exs[i].options) for i in at]
-        for raw, k in dict.fromkeys(zip(raws, kind[at].tolist(), strict=True)):
+        for raw, k in checks:
             if raw not in ids:
                 try:
                     options = _OPTIONS.decode(raw)
