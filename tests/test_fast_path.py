@@ -329,11 +329,14 @@ CLEAN = st.fixed_dictionaries(
         "_timestamp": st.one_of(st.integers(0, 2_000_000_000), st.none(), st.just(1 << 41)),
         "label": st.sampled_from(["POS", 3]),
         "accept": st.lists(st.sampled_from(["A", "B", 1]), max_size=2),
-        "options": st.one_of(st.just([{"id": "A"}, {"id": "B"}, {"id": 1}]), st.none()),
+        "options": st.one_of(
+            st.just([{"id": "A"}, {"id": "B"}, {"id": 1}]), st.just([{"id": "A"}]), st.none()
+        ),
         "config": st.sampled_from([{"choice_style": "multiple"}, {"choice_style": "single"}, {}]),
     },
 )
-"""Lines the column-wise block reader mostly takes whole (a few rules fail now and then)."""
+"""Lines the column-wise block reader mostly takes whole (a few rules fail now and then; two
+option lists, so that a block holds one or several)."""
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -399,6 +402,43 @@ def test_a_plain_prodigy_file_is_read_without_a_per_line_decode(
     assert calls == []
     assert ds.stats.annotations == 170 and ds.stats.ignored == 6
     assert set(ds.field_kinds()) == {"choice", "classification"}
+
+
+@pytest.mark.parametrize("unknown", [False, True])
+def test_option_lists_that_differ_by_task_are_each_checked(
+    unknown: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tasks with options of their own (a block holds many lists): still read column-wise, each
+    accepted option checked against its own line's list; an option not in it is named."""
+    lines = [
+        {
+            "_input_hash": t,
+            "_view_id": "choice",
+            "options": [{"id": f"T{t}"}, {"id": "X"}],
+            "accept": ["T0" if unknown and t == 7 else f"T{t}"],
+            "answer": "accept",
+            "_annotator_id": f"a{a}",
+        }
+        for t in range(10)
+        for a in range(2)
+    ]
+    path = tmp_path / "db.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    calls: list[bytes] = []
+    line_reader = _prodigy_typed.LineReader.__call__
+    monkeypatch.setattr(
+        _prodigy_typed.LineReader,
+        "__call__",
+        lambda self, raw: calls.append(raw) or line_reader(self, raw),
+    )
+    if unknown:
+        with pytest.raises(InputError, match=r"line 15: accepted option 'T0' is not among"):
+            ProdigyJSONL(path).load()
+        return
+    ds = ProdigyJSONL(path).load()
+    assert calls == []  # one block, column-wise
+    assert ds.stats.annotations == 20
+    assert [c.values for c in ds.columns().fields.values()] == [[(f"T{t}",) for t in range(10)]]
 
 
 def _prodigy_lines(n: int) -> list[dict[str, Any]]:
