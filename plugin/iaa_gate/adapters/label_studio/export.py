@@ -240,7 +240,7 @@ def parse_tasks(
 BATCH = 512
 """Tasks read column-wise at a time (:func:`.batch.read_tasks`): few enough that a batch's
 decoded structs stay in the CPU's cache while its columns are read (100,000 tasks in one
-process: 0.93 s in batches of 4,096, 0.75 s in batches of 512; bench/README, 2026-11-26 (2))."""
+process: 0.86 s in batches of 4,096, 0.76 s in batches of 512; ``bench/bench_blocks.py``)."""
 
 
 def _read(

@@ -115,7 +115,7 @@ MAX_PROBLEMS = 50
 BLOCK = 1 << 19
 """Bytes read at a time (then up to the end of the line): 512 KiB, some 1,500 lines, whose
 decoded structs stay in the CPU's cache while they are read column-wise (300,000 lines in one
-process: 0.80 s with 16 MiB blocks, 0.51 s with these; bench/README, 2026-11-26 (2))."""
+process: 0.81 s with 16 MiB blocks, 0.56 s with these; ``bench/bench_blocks.py``)."""
 
 
 class _Part:
