@@ -358,11 +358,8 @@ def test_prodigy_block_reader_agrees_with_the_general_parser(
         _same(_prodigy(path, fast=True, monkeypatch=mp), general)
 
 
-def test_a_plain_prodigy_file_is_read_without_a_per_line_decode(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The shape of the common case: ``db-out`` lines of a choice or a binary view are read
-    block by block (one msgspec decode per line, no per-line reader call)."""
+def _line_reader_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The lines the per-line reader is called on from now on (it still reads them)."""
     calls: list[bytes] = []
     line_reader = _prodigy_typed.LineReader.__call__
     monkeypatch.setattr(
@@ -370,6 +367,15 @@ def test_a_plain_prodigy_file_is_read_without_a_per_line_decode(
         "__call__",
         lambda self, raw: calls.append(raw) or line_reader(self, raw),
     )
+    return calls
+
+
+def test_a_plain_prodigy_file_is_read_without_a_per_line_decode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shape of the common case: ``db-out`` lines of a choice or a binary view are read
+    block by block (one msgspec decode per line, no per-line reader call)."""
+    calls = _line_reader_calls(monkeypatch)
     options = [{"id": x} for x in "ABC"]
     lines = [
         {
@@ -424,13 +430,7 @@ def test_option_lists_that_differ_by_task_are_each_checked(
     ]
     path = tmp_path / "db.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    calls: list[bytes] = []
-    line_reader = _prodigy_typed.LineReader.__call__
-    monkeypatch.setattr(
-        _prodigy_typed.LineReader,
-        "__call__",
-        lambda self, raw: calls.append(raw) or line_reader(self, raw),
-    )
+    calls = _line_reader_calls(monkeypatch)
     if unknown:
         with pytest.raises(InputError, match=r"line 15: accepted option 'T0' is not among"):
             ProdigyJSONL(path).load()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from operator import attrgetter
 from typing import Any, Literal
 
 import msgspec
@@ -185,7 +184,6 @@ class _Line(msgspec.Struct, gc=False, kw_only=True):
 
 
 _LINE = msgspec.json.Decoder(_Line)
-_OPTIONS_OF = attrgetter("options")
 _BINARY = {"accept": ("accept",), "reject": ("reject",)}
 _OPEN, _CLOSE, _NEWLINE = ord("{"), ord("}"), ord("\n")
 
@@ -275,7 +273,7 @@ def read_block(
     listed = [k for k, d in enumerate(distinct) if d[5] and d[1] == "accept"]
     if listed:
         at = np.flatnonzero(np.isin(kind, listed)).tolist()
-        raws = list(map(_OPTIONS_OF, exs)) if len(at) == n else [exs[i].options for i in at]
+        raws = [exs[i].options for i in at]
         if raws.count(raws[0]) == len(raws):  # the usual: one options list (compared in C)
             checks: Iterable[tuple[bytes, int]] = [(bytes(raws[0]), k) for k in listed]
         else:
