@@ -265,7 +265,7 @@ def two_processes(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_two_processes_read_every_bundled_export_the_same(path: Path) -> None:
     tasks = json.loads(path.read_text(encoding="utf-8"))
     for kw in ({}, {"skip_invalid": True}, {"include_ground_truth": False}):
-        _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+        _same(_read(tasks, fast=True, workers=2, **kw), _read(tasks, fast=False, **kw))
 
 
 @pytest.mark.usefixtures("two_processes")
@@ -275,7 +275,7 @@ def test_two_processes_agree_with_one(tasks: list[dict[str, Any]], skip: bool, t
     """Ids repeated across the halves, problems in either half, skips and ground truth: the
     joined halves equal the general parser's reading in order."""
     kw = {"skip_invalid": skip, "include_ground_truth": truth}
-    _same(_read(tasks, fast=True, **kw), _read(tasks, fast=False, **kw))
+    _same(_read(tasks, fast=True, workers=2, **kw), _read(tasks, fast=False, **kw))
 
 
 def test_a_failed_child_leaves_the_work_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
