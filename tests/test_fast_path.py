@@ -162,7 +162,7 @@ PREDICTIONS = st.one_of(
 )
 TASKS = st.lists(
     st.fixed_dictionaries(
-        {"id": st.one_of(st.integers(1, 6), st.sampled_from(["7", True]))},
+        {"id": st.one_of(st.integers(1, 6), st.sampled_from(["7", "3", True]))},
         optional={
             "annotations": st.one_of(st.lists(ANNOTATIONS, max_size=4), st.none()),
             "completions": st.lists(ANNOTATIONS, max_size=2),
@@ -276,6 +276,18 @@ def test_two_processes_agree_with_one(tasks: list[dict[str, Any]], skip: bool, t
     joined halves equal the general parser's reading in order."""
     kw = {"skip_invalid": skip, "include_ground_truth": truth}
     _same(_read(tasks, fast=True, workers=2, **kw), _read(tasks, fast=False, **kw))
+
+
+@pytest.mark.usefixtures("two_processes")
+@pytest.mark.parametrize("later", [3, "3"])
+def test_an_id_in_both_halves_is_one_task_twice(later: int | str) -> None:
+    """Task 3 in this process's half and 3 or "3" in the child's: ids are compared as text,
+    as reading in order does, so both are the same task, named twice."""
+    ann = {"completed_by": 1, "result": []}
+    tasks = [{"id": i, "annotations": [ann]} for i in (3, 4, later, 5)]
+    one = _read(tasks, fast=False)
+    assert isinstance(one, str) and "task 3: the id occurs twice (tasks #1 and #3" in one
+    assert _read(tasks, fast=True, workers=2) == one
 
 
 def test_a_failed_child_leaves_the_work_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:

