@@ -123,12 +123,15 @@ def test_a_forked_writer_writes_the_same_file(
     root = Path(__file__).resolve().parents[1]
     config = load_config(root / "examples" / "label-studio" / "iaa-gate.yaml")
     outs = {}
+    real, forks = os.fork, []
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real())
+    monkeypatch.setattr(pipeline, "PARALLEL_UNITS", 1)
     for workers in (1, 2):
         out = tmp_path / f"w{workers}"
         cfg = config.model_copy(update={"report": config.report.model_copy(update={"dir": out})})
-        monkeypatch.setattr(pipeline, "PARALLEL_UNITS", 1)
         pid = os.getpid()
         done = pipeline.run(cfg, writeback=False, workers=workers)
         assert os.getpid() == pid
+        assert len(forks) == workers - 1  # the child wrote it (the example is read in one)
         outs[workers] = ([p.name for p in done.written], (out / "consensus.jsonl").read_bytes())
     assert outs[1] == outs[2] and outs[1][1]
