@@ -15,15 +15,13 @@ cache, every pass over them goes to memory (bench/README, "2026-11-26 (2)").
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from bench_run import inputs
+from bench_run import input_parser, inputs
 
 READ = """
 import gc, json, resource, sys, time
@@ -53,11 +51,7 @@ EXPORT_BATCHES = [128, 512, 4096]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=float, default=1e5)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "iaa-bench")
-    args = parser.parse_args()
+    args = input_parser(__doc__, repeats=5).parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     (export, _, _), (jsonl, _, _) = inputs(args.workdir, int(args.tasks)).values()
     cases = [("prodigy", jsonl, size) for size in PRODIGY_BLOCKS]

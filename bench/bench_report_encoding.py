@@ -22,17 +22,15 @@ JSON Lines byte for byte (compact separators).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench_html import median_time
-from bench_run import LABELS, make_export
+from bench_run import LABELS, input_parser, make_export
 from iaa_gate.config import parse_config
 from iaa_gate.evaluation.document import Disputed
 from iaa_gate.pipeline import Outcome, evaluate, make_source
@@ -106,11 +104,7 @@ def orjson_lines(doc: dict[str, Any], disputed: Plain) -> bytes:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=float, default=1e5)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "iaa-bench")
-    args = parser.parse_args()
+    args = input_parser(__doc__, repeats=5).parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     out = outcome(args.workdir, int(args.tasks))
     doc, disputed = out.document, out.disputed

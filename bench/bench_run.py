@@ -286,11 +286,19 @@ def _trim(text: str) -> str:
     return "\n".join(line.replace(str(Path.cwd()) + "/", "") for line in lines[start:]) + "\n"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def input_parser(doc: str, repeats: int) -> argparse.ArgumentParser:
+    """The arguments of every benchmark over issue 10's inputs (:func:`inputs`): ``--tasks``,
+    ``--repeats`` (default ``repeats``) and ``--workdir``, the one folder that caches the
+    inputs for all of them. ``doc``: the script's docstring, whose first line describes it."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--tasks", type=float, default=1e5)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=repeats)
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "iaa-bench")
+    return parser
+
+
+def main() -> int:
+    parser = input_parser(__doc__, repeats=3)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--decoders", action="store_true")
     parser.add_argument("--no-compare", action="store_true")
