@@ -58,5 +58,5 @@ def test_columns_come_back_from_a_child_with_their_index() -> None:
     assert back.cols.task_index == cols.task_index == {7: 0, "x": 1, 3: 2}
     assert back.cols.annotator_index == cols.annotator_index
     assert back.cols.slot("x") == 1 and back.cols.slot(9) == 3  # interning goes on
-    assert not _Part(first_seen={"3": 0}).join(back)  # task 3 in both parts: read in order
-    assert _Part(first_seen={"4": 0}).join(back)
+    assert not _Part(task_ids=[3], first_seen={"3": 0}).join(back)  # in both: read in order
+    assert _Part(task_ids=[4], first_seen={"4": 0}).join(back)
