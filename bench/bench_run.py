@@ -4,18 +4,21 @@ Generates (once, cached in ``--workdir``) issue 10's inputs:
 
 - a Label Studio JSON export of ``--tasks`` tasks (default 100,000) × 3 annotations from 10
   annotators, one 5-label ``choices`` field (~62 MB at 100,000 tasks);
-- a Prodigy ``db-out`` JSONL of the same design (``choice`` view), 3 lines per task.
+- a Prodigy ``db-out`` JSONL of the same design (``choice`` view), 3 lines per task;
+- a long-format CSV table of the same design (``task,annotator,field,value``), 3 rows per task.
 
 Then, interleaved for ``--repeats`` rounds, it runs ``iaa-gate run --format json`` (default
-1,000 bootstrap replicates) and the plain script (``json.load`` or ``json.loads`` per line, a
-dict of dicts → a ``(units, annotators)`` array, ``krippendorff.alpha``) and reports median wall
-time and peak RSS (``os.wait4``). ``--profile`` adds where the time of one in-process run goes
+1,000 bootstrap replicates) and the plain script (``json.load``, ``json.loads`` per line or
+``csv.reader``, a dict of dicts → a ``(units, annotators)`` array, ``krippendorff.alpha``) and
+reports median wall time and peak RSS (``os.wait4``); ``--only TEXT``: the inputs whose name
+holds it. ``--profile`` adds where the time of one in-process run goes
 (cProfile, cumulative, iaa_gate functions); ``--decoders`` times JSON decoders on the same
 files (``json``, ``orjson``, ``msgspec``, untyped and typed, each in its own process).
 
     PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --profile --decoders
     PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --tasks 1e6   # 3·10^6 lines
     PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --tree /path/to/older/checkout
+    PYTHONPATH=plugin .venv/bin/python bench/bench_run.py --tasks 1e6 --only table --repeats 1
 
 Goals (issue 10): 100k tasks ≤ 1.0 s and ≤ 400 MiB and ≥ 3× faster than the plain script;
 10^6 tasks (and 3·10^6 Prodigy lines) ≤ 10 s and ≤ 2 GiB.
@@ -81,6 +84,22 @@ with open(sys.argv[1]) as f:
         v = labels.setdefault(e["accept"][0], len(labels))
         cells.append((rows.setdefault(e["_input_hash"], len(rows)),
                       cols.setdefault(e["_annotator_id"], len(cols)), v))
+"""
+    + MATRIX
+)
+
+PLAIN_TABLE = (
+    """
+import csv, sys
+import numpy as np, krippendorff
+rows, cols, labels = {}, {}, {}
+cells = []
+with open(sys.argv[1], newline="") as f:
+    for task, annotator, field, value in csv.reader(f):
+        if field != "label":
+            continue
+        v = labels.setdefault(value, len(labels))
+        cells.append((rows.setdefault(task, len(rows)), cols.setdefault(annotator, len(cols)), v))
 """
     + MATRIX
 )
@@ -187,6 +206,16 @@ def make_jsonl(path: Path, tasks: int) -> None:
                 f.write(json.dumps(line, separators=(",", ":")) + "\n")
 
 
+def make_table(path: Path, tasks: int) -> None:
+    """A long-format CSV table (``task,annotator,field,value``): one row per (task, annotator)."""
+    rng = random.Random(2)
+    with path.open("w") as f:
+        f.write("task,annotator,field,value\n")
+        for t in range(1, tasks + 1):
+            truth, who = _label(rng)
+            f.writelines(f"{t},a{a},label,{_given(truth, rng)}\n" for a in who)
+
+
 def config(path: Path, kind: str, data: Path, field: str, out: Path) -> None:
     path.write_text(
         f"version: 1\nsource:\n  type: {kind}\n  path: {data}\nfields:\n  {field}:\n"
@@ -197,12 +226,13 @@ def config(path: Path, kind: str, data: Path, field: str, out: Path) -> None:
 def inputs(work: Path, tasks: int) -> dict[str, tuple[Path, Path, str]]:
     """name → (data file, config, plain script source); generated once per size."""
     export, jsonl = work / f"export-{tasks}.json", work / f"prodigy-{tasks}.jsonl"
-    if not export.exists():
-        make_export(export, tasks)
-    if not jsonl.exists():
-        make_jsonl(jsonl, tasks)
+    table = work / f"table-{tasks}.csv"
+    for path, make in ((export, make_export), (jsonl, make_jsonl), (table, make_table)):
+        if not path.exists():
+            make(path, tasks)
     config(work / "ls.yaml", "label-studio-export", export, "label", work / "out-ls")
     config(work / "prodigy.yaml", "prodigy", jsonl, "choice", work / "out-prodigy")
+    config(work / "table.yaml", "table", table, "label", work / "out-table")
     return {
         f"Label Studio export, {tasks:,} tasks ({export.stat().st_size / 1e6:.0f} MB)": (
             export,
@@ -214,15 +244,23 @@ def inputs(work: Path, tasks: int) -> dict[str, tuple[Path, Path, str]]:
             work / "prodigy.yaml",
             PLAIN_PRODIGY,
         ),
+        f"CSV table, {PER_TASK * tasks:,} rows ({table.stat().st_size / 1e6:.0f} MB)": (
+            table,
+            work / "table.yaml",
+            PLAIN_TABLE,
+        ),
     }
 
 
-def compare(work: Path, tasks: int, repeats: int, trees: list[Path]) -> None:
-    """Each input: ``iaa-gate run`` (this tree, then each of ``trees``) and the plain script,
-    in turn ``repeats`` times; median wall, CPU and peak RSS."""
+def compare(work: Path, tasks: int, repeats: int, trees: list[Path], only: str = "") -> None:
+    """Each input (whose name holds ``only``): ``iaa-gate run`` (this tree, then each of
+    ``trees``) and the plain script, in turn ``repeats`` times; median wall, CPU and peak
+    RSS."""
     py = sys.executable
     print("| input | command | wall (s) | CPU (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|---:|")
     for name, (data, cfg, plain) in inputs(work, tasks).items():
+        if only not in name:
+            continue
         script = work / ("plain_" + cfg.stem + ".py")
         script.write_text(plain)
         run = [py, "-c", CLI, "run", "-c", str(cfg), "-q"]
@@ -253,7 +291,7 @@ def _median(runs: list[Proc]) -> tuple[float, float, float]:
 
 
 def decoders(work: Path, tasks: int, repeats: int) -> None:
-    files = list(inputs(work, tasks).values())
+    files = list(inputs(work, tasks).values())[:2]  # the JSON files
     print("\n| file | decoder | wall (s) | peak RSS (MiB) |\n|:---|:---|---:|---:|")
     for (data, _, _), table in zip(files, (DECODE, DECODE_LINES), strict=True):
         for name, body in table.items():
@@ -302,6 +340,7 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--decoders", action="store_true")
     parser.add_argument("--no-compare", action="store_true")
+    parser.add_argument("--only", default="", help="the inputs whose name holds this text")
     parser.add_argument(
         "--tree", type=Path, action="append", default=[], help="another checkout to alternate"
     )
@@ -312,7 +351,7 @@ def main() -> int:
     for tree in [Path(__file__).resolve().parents[1], *trees]:
         compiled(tree / "plugin")
     if not args.no_compare:
-        compare(args.workdir, tasks, args.repeats, trees)
+        compare(args.workdir, tasks, args.repeats, trees, args.only)
     if args.decoders:
         decoders(args.workdir, tasks, args.repeats)
     if args.profile:

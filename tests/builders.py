@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from iaa_gate.model import Dataset
+
 
 def ls_annotation(
     user: Any,
@@ -45,3 +47,24 @@ def read_disputed(out_dir: Path) -> dict[str, list[dict[str, Any]]]:
         task = json.loads(line)
         by_field.setdefault(task.pop("field"), []).append(task)
     return by_field
+
+
+def assert_same_dataset(a: Dataset | str, b: Dataset | str, values: bool = False) -> None:
+    """``a`` and ``b`` (datasets, or the messages of errors) are the same as readers give them;
+    ``values``: and each field's values in the same order."""
+    if isinstance(a, str) or isinstance(b, str):
+        assert a == b
+        return
+    assert list(a.annotations) == list(b.annotations)
+    assert a.task_ids == b.task_ids
+    assert a.annotator_names == b.annotator_names
+    assert a.stats == b.stats
+    assert a.texts == b.texts
+    assert a.field_kinds() == b.field_kinds()
+    assert (a.predictions, a.started_from) == (b.predictions, b.started_from)
+    assert a.prediction_ids_only == b.prediction_ids_only
+    assert list(a.columns().fields) == list(b.columns().fields)  # in order of first answer
+    if values:  # and each field's values in order of first use (a repeated id leaves more)
+        assert [c.values for c in a.columns().fields.values()] == [
+            c.values for c in b.columns().fields.values()
+        ]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from builders import assert_same_dataset as _same
 from iaa_gate.adapters.label_studio import export as lse
 from iaa_gate.adapters.label_studio.export import LabelStudioExport, parse_tasks
 from iaa_gate.adapters.prodigy import source as _prodigy_source
@@ -38,25 +39,6 @@ def _read(tasks: Any, *, fast: bool, **kw: Any) -> Dataset | str:
         return parse_tasks(items if fast else tasks, "export.json", **kw)
     except InputError as exc:
         return str(exc)
-
-
-def _same(a: Dataset | str, b: Dataset | str, values: bool = False) -> None:
-    if isinstance(a, str) or isinstance(b, str):
-        assert a == b
-        return
-    assert list(a.annotations) == list(b.annotations)
-    assert a.task_ids == b.task_ids
-    assert a.annotator_names == b.annotator_names
-    assert a.stats == b.stats
-    assert a.texts == b.texts
-    assert a.field_kinds() == b.field_kinds()
-    assert (a.predictions, a.started_from) == (b.predictions, b.started_from)
-    assert a.prediction_ids_only == b.prediction_ids_only
-    assert list(a.columns().fields) == list(b.columns().fields)  # in order of first answer
-    if values:  # and each field's values in order of first use (a repeated id leaves more)
-        assert [c.values for c in a.columns().fields.values()] == [
-            c.values for c in b.columns().fields.values()
-        ]
 
 
 @pytest.mark.parametrize("path", EXPORTS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -13,10 +13,17 @@ from typing import Any
 import krippendorff
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from builders import ls_annotation
+from builders import assert_same_dataset, ls_annotation
 from iaa_gate import InputError, evaluate, load_config
+from iaa_gate.adapters.table import columnwise
+from iaa_gate.adapters.table.config import TableSource
+from iaa_gate.adapters.table.source import TableFile, read_table
 from iaa_gate.cli import main
+from iaa_gate.core.errors import IaaGateError
+from iaa_gate.model import Dataset
 
 pa = pytest.importorskip("pyarrow")
 
@@ -233,3 +240,121 @@ def test_without_pyarrow_the_error_names_the_extra(
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(InputError, match=r'pip install "iaa-gate\[table\]"'):
         evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
+
+
+def _by_row(table: Any, source: TableSource) -> Dataset | str:
+    """The row reader's dataset of ``table``, or its error message."""
+    try:
+        return TableFile(source).read_by_row(table)
+    except IaaGateError as exc:
+        return str(exc)
+
+
+CLEAN = {
+    "task": st.sampled_from(["t1", "t2", "t3", "4"]),
+    "int_task": st.integers(-2, 3),
+    "float_task": st.sampled_from([0.0, -0.0, 1.0, 2.0]),
+    "annotator": st.sampled_from(["ana", "ben", "7"]),
+    "field": st.sampled_from(["sentiment", "stars", "notes", "tags"]),
+    "value": st.sampled_from(["Positive", "1", "2.0", "a|b", "b| a", " x "]),
+    "number": st.sampled_from(["1", "2.0", " 3 ", "-1e3"]),
+    "updated_at": st.sampled_from(
+        [None, "2026-11-02T10:00:00Z", "2026-11-03T10:00:00+02:00", "2026-11-01T09:00:00"]
+    ),
+}
+"""Cells every rule reads ("number": values when a field is a rating): the column-wise reader
+reads a table of them unless two rows answer one question."""
+ODD = {
+    "task": st.sampled_from(["t1", " ", None]),
+    "int_task": st.sampled_from([1, None]),
+    "float_task": st.sampled_from([2.5, None]),
+    "annotator": st.sampled_from(["", None]),
+    "field": st.sampled_from([" ", None]),
+    "value": st.sampled_from([" ", "five", "1e300", None]),
+    "number": st.sampled_from([" ", "five", "1e300", None]),
+    "updated_at": st.sampled_from(["x", "2026-13-01"]),
+}
+"""Cells a rule refuses, and empty ones."""
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[Any, TableSource]:
+    """A small table in memory whose cells come from few values (so that tasks repeat), in
+    half the cases with some empty or malformed cells, and the settings to read it."""
+    n = draw(st.integers(1, 12))
+    task = draw(st.sampled_from(["task", "int_task", "float_task"]))
+    numbers = draw(st.booleans())  # stars is then a rating, and every value a number
+    odd = draw(st.booleans())
+    keys = {"task": task, "annotator": "annotator", "field": "field", "updated_at": "updated_at"}
+    keys["value"] = "number" if numbers else "value"
+    columns = {
+        name: draw(
+            st.lists(st.one_of(CLEAN[key], ODD[key]) if odd else CLEAN[key], min_size=n, max_size=n)
+        )
+        for name, key in keys.items()
+    }
+    if draw(st.booleans()):
+        del columns["updated_at"]
+    chunks = draw(st.integers(1, 3))  # as a large file is read: in several chunks
+    table = pa.Table.from_batches(
+        pa.table(columns).to_batches(max_chunksize=max(1, -(-n // chunks)))
+    )
+    source = TableSource(
+        type="table",
+        path=Path("answers.csv"),
+        kinds={"stars": "rating"} if numbers else {"notes": "textarea"},
+        multiple_separator=draw(st.sampled_from([None, "|"])),
+    )
+    return table, source
+
+
+@settings(max_examples=400, deadline=None)
+@given(tables())
+def test_the_column_reader_agrees_with_the_row_reader(case: tuple[Any, TableSource]) -> None:
+    """Whatever a table holds, the column-wise reader gives the row reader's dataset (values
+    in the same order), or leaves the table to it."""
+    table, source = case
+    fast = columnwise.read_columnwise(table, source)
+    if fast is not None:
+        assert_same_dataset(fast, _by_row(table, source), values=True)
+
+
+def test_a_clean_table_is_read_column_by_column_once_per_distinct_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundled example and a larger clean table are read column-wise, with one call of each
+    rule per distinct cell (not per row), and give the row reader's dataset."""
+    rows = [
+        [t, f"a{(t + k) % 5}", "label", f"L{(t * k) % 3}", None]
+        for t in range(300)
+        for k in range(3)
+    ]
+    calls: dict[str, int] = {}
+    for name in ("annotator", "field_name", "answer"):
+        rule = getattr(columnwise, name)
+        monkeypatch.setattr(
+            columnwise,
+            name,
+            lambda *a, _r=rule, _n=name: calls.update({_n: calls.get(_n, 0) + 1}) or _r(*a),
+        )
+    for path in (EXAMPLE / "answers.csv", _write(tmp_path, rows)):
+        calls.clear()
+        source = TableSource(type="table", path=path, kinds={"stars": "rating"})
+        table = read_table(path, "csv")
+        fast = columnwise.read_columnwise(table, source)
+        assert fast is not None
+        assert_same_dataset(fast, _by_row(table, source), values=True)
+        assert calls["annotator"] == len(fast.columns().annotators) <= 5
+        assert calls["field_name"] == len(fast.columns().fields)
+        assert calls["answer"] < 20  # one per distinct (field, value)
+    assert fast.stats.annotations == 900
+
+
+def test_two_answers_to_one_question_are_left_to_the_row_reader(tmp_path: Path) -> None:
+    """The column-wise reader does not pick the latest of two answers: the row reader does."""
+    rows = [list(r) for r in GOOD] + [["2", "ana", "sentiment", "Positive", "2026-11-03T10:00:00Z"]]
+    path = _write(tmp_path, rows)
+    source = TableSource(type="table", path=path, kinds={"stars": "rating"})
+    table = read_table(path, "csv")
+    assert columnwise.read_columnwise(table, source) is None
+    assert TableFile(source).load().stats.superseded == 1

@@ -1,44 +1,32 @@
-"""A long-format table read column-wise with pyarrow, one row per answer (per span for spans).
+"""A long-format table read with pyarrow, one row per answer (per span for spans).
 
-Rows are numbered as a person finds them: in CSV and TSV files as a spreadsheet shows them (the
-header is row 1), in JSON Lines by line, in Parquet from 1. Every problem names the row, the
-column and what to do; ``skip_invalid`` counts and skips malformed rows instead.
+A table whose rows all read cleanly, one answer per task, annotator and field, is read column by
+column (:mod:`.columnwise`); any other is read here row by row, which also finds and names every
+problem. Rows are numbered as a person finds them: in CSV and TSV files as a spreadsheet shows
+them (the header is row 1), in JSON Lines by line, in Parquet from 1. Every problem names the
+row, the column and what to do; ``skip_invalid`` counts and skips malformed rows instead.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError, Problem
 from ...model import Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
+from .columnwise import dataset_of, read_columnwise
 from .config import TableSource
+from .rules import RowError, annotator, answer, field_name, number, seconds, task_id, text
 
-MAX_NUMBER = 1e150
-"""Largest rating or number magnitude: squared differences of larger ones overflow."""
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
 INSTALL = 'install the table extra: pip install "iaa-gate[table]" (pyarrow)'
 MAX_PROBLEMS = 50
 
 
-class RowError(ValueError):
-    """A row that cannot be read: what is wrong, and the ``column`` it is in (and the
-    ``field`` the row answers, once known)."""
-
-    def __init__(self, message: str, column: str | None = None, field: str | None = None):
-        super().__init__(message)
-        self.message, self.column, self.field = message, column, field
-
-    def problem(self, row: int) -> Problem:
-        part = None if self.column is None else f"column {self.column!r}"
-        return Problem(f"row {row}", self.field, "invalid_row", self.message, part)
-
-
-def read_columns(path: Path, fmt: str) -> dict[str, list[Any]]:
-    """The file's columns as lists, one item per row (None: an empty cell)."""
+def read_table(path: Path, fmt: str) -> Any:
+    """The file as a ``pyarrow.Table``."""
     try:
         import pyarrow as pa
     except ImportError:
@@ -47,19 +35,18 @@ def read_columns(path: Path, fmt: str) -> dict[str, list[Any]]:
         if fmt in ("csv", "tsv"):
             from pyarrow import csv
 
-            table = csv.read_csv(
+            return csv.read_csv(
                 path,
                 parse_options=csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
                 convert_options=csv.ConvertOptions(strings_can_be_null=True),
             )
-        elif fmt == "parquet":
+        if fmt == "parquet":
             from pyarrow import parquet
 
-            table = parquet.read_table(path)
-        else:
-            from pyarrow import json
+            return parquet.read_table(path)
+        from pyarrow import json
 
-            table = json.read_json(path)
+        return json.read_json(path)
     except FileNotFoundError:
         raise InputError(
             str(path), ["file not found"], hint="check source.path or pass --source PATH"
@@ -70,51 +57,6 @@ def read_columns(path: Path, fmt: str) -> dict[str, list[Any]]:
             [f"not a readable {fmt.upper()} table: {exc}"],
             hint="check source.format, or export the table again",
         ) from None
-    return {name: table.column(name).to_pylist() for name in table.column_names}
-
-
-def _text(v: Any) -> str:
-    """A label as text: integers without ``.0``, everything else as ``str``."""
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def _task(v: Any, column: str) -> TaskId:
-    if isinstance(v, bool) or v is None or (isinstance(v, str) and not v.strip()):
-        raise RowError("no task id", column)
-    if isinstance(v, float):
-        if not v.is_integer():
-            raise RowError(f"task id {v!r} is not a whole number or text", column)
-        return int(v)
-    return v if isinstance(v, (int, str)) else str(v)
-
-
-def _time(v: Any, column: str) -> float:
-    """Seconds since the epoch (NaN: no time)."""
-    if v is None:
-        return math.nan
-    if isinstance(v, datetime):
-        return (v if v.tzinfo else v.replace(tzinfo=timezone.utc)).timestamp()
-    if isinstance(v, str):
-        try:
-            t = datetime.fromisoformat(v.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise RowError(f"{v!r} is not an ISO 8601 time", column) from None
-        return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
-    raise RowError(f"{v!r} is not a time (ISO 8601 text)", column)
-
-
-def _number(v: Any, column: str) -> float:
-    if isinstance(v, bool):
-        raise RowError(f"{v!r} is a boolean, not a number", column)
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        raise RowError(f"{v!r} is not a number", column) from None
-    if not abs(x) <= MAX_NUMBER:
-        raise RowError(f"{v!r} is not a finite number of at most 1e150", column)
-    return x
 
 
 @dataclass
@@ -146,22 +88,32 @@ class TableFile:
         return fmt
 
     def load(self) -> Dataset:
+        table = read_table(self.settings.path, self.fmt)
+        self._check_columns(table.column_names)
+        return read_columnwise(table, self.settings) or self.read_by_row(table)
+
+    def _check_columns(self, names: list[str]) -> None:
         s, c = self.settings, self.settings.columns
-        data = read_columns(s.path, self.fmt)
-        spans = {f for f, k in s.kinds.items() if k == "spans"}
         required = [c.task, c.annotator, c.field]
-        if not spans:  # with span fields only, a table may have no value column
-            required.append(c.value)
-        if spans:
+        if "spans" in s.kinds.values():
             required += [c.start, c.end, c.label]
-        missing = [name for name in required if name not in data]
+        else:  # with span fields only, a table may have no value column
+            required.append(c.value)
+        missing = [name for name in required if name not in names]
         if missing:
             raise InputError(
                 str(s.path),
-                [f"no column {', '.join(map(repr, missing))} (the columns are {list(data)})"],
+                [f"no column {', '.join(map(repr, missing))} (the columns are {names})"],
                 hint="name the columns under source.columns, e.g. columns: {task: item_id}",
             )
-        n = len(data[c.task])
+
+    def read_by_row(self, table: Any) -> Dataset:
+        """The dataset of ``table`` (a ``pyarrow.Table``) read row by row: every rule checked on
+        every row, the latest of several answers kept, every problem named by its row."""
+        s = self.settings
+        data = {name: table.column(name).to_pylist() for name in table.column_names}
+        n = table.num_rows
+        spans = {f for f, k in s.kinds.items() if k == "spans"}
         first = 2 if self.fmt in ("csv", "tsv") else 1  # the row number a person sees
         stats = SourceStats()
         answers: dict[tuple[TaskId, str, str], _Answer] = {}
@@ -199,15 +151,11 @@ class TableFile:
         stats: SourceStats,
     ) -> None:
         c = self.settings.columns
-        task = _task(data[c.task][i], c.task)
-        who = data[c.annotator][i]
-        if who is None or isinstance(who, bool) or (isinstance(who, str) and not who.strip()):
-            raise RowError("no annotator", c.annotator)
-        name = data[c.field][i]
-        if not isinstance(name, str) or not name.strip():
-            raise RowError("no field name", c.field)
+        task = task_id(data[c.task][i], c.task)
+        who = annotator(data[c.annotator][i], c.annotator)
+        name = field_name(data[c.field][i], c.field)
         try:
-            self._answer(i, row, data, empty, spans, answers, stats, task, _text(who), name)
+            self._answer(i, row, data, empty, spans, answers, stats, task, who, name)
         except RowError as exc:
             exc.field = exc.field or name
             raise
@@ -228,17 +176,17 @@ class TableFile:
         """Row ``row``'s answer of annotator ``who`` to field ``name`` of ``task``."""
         s, c = self.settings, self.settings.columns
         kind = s.kinds.get(name, "choices")
-        updated = _time(data.get(c.updated_at, empty)[i], c.updated_at)
+        updated = seconds(data.get(c.updated_at, empty)[i], c.updated_at)
         key = (task, who, name)
         if kind == "spans":
             start, end = data[c.start][i], data[c.end][i]
             span = None
             if start is not None or end is not None:
-                a, b = _number(start, c.start), _number(end, c.end)
+                a, b = number(start, c.start), number(end, c.end)
                 if b < a:
                     raise RowError(f"{end!r} is before start {start!r}", c.end)
                 label = data[c.label][i]
-                span = (a, b, "" if label is None else _text(label))
+                span = (a, b, "" if label is None else text(label))
             known = answers.get(key)
             if known is None or updated > known.updated:
                 if known is not None:
@@ -252,7 +200,7 @@ class TableFile:
             return
         if c.value not in data:
             raise RowError(f"no column {c.value!r} for a {kind} field")
-        value = self._value(kind, data[c.value][i])
+        value = answer(kind, data[c.value][i], c.value, s.multiple_separator)
         if value is None:
             stats.empty += 1
             return
@@ -268,26 +216,6 @@ class TableFile:
             if updated < known.updated:
                 return
         answers[key] = _Answer(row, updated, value)
-
-    def _value(self, kind: str, raw: Any) -> Any:
-        """The normalised value of one cell (None: no answer)."""
-        column = self.settings.columns.value
-        if raw is None or (isinstance(raw, str) and not raw.strip()):
-            return None
-        if kind in ("rating", "number"):
-            return _number(raw, column)
-        if isinstance(raw, bool):
-            raise RowError(f"{raw!r} is a boolean; quote it as a label", column)
-        if kind == "textarea":
-            return str(raw)
-        sep = self.settings.multiple_separator
-        if isinstance(raw, list):
-            labels = tuple(_text(x) for x in raw if x is not None)
-        elif sep is not None:
-            labels = tuple(x.strip() for x in str(raw).split(sep) if x.strip())
-        else:
-            labels = (_text(raw),)
-        return labels
 
     def _dataset(
         self,
@@ -315,11 +243,5 @@ class TableFile:
                     cols.value(row, name, FieldValue("spans", "", rs))
                 else:
                     cols.value(row, name, FieldValue(kind, ans.value))
-        stats.tasks = len(cols.tasks)
         stats.annotations = len(rows)
-        dataset = Dataset.of_columns(str(s.path), cols, list(cols.tasks), stats=stats)
-        if s.multiple_separator is not None:
-            dataset.declared_multiple = {
-                name: True for name in cols.fields if s.kinds.get(name, "choices") == "choices"
-            }
-        return dataset
+        return dataset_of(cols, stats, s)
