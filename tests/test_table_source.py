@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -295,6 +296,20 @@ def tables(draw: st.DrawFn) -> tuple[Any, TableSource]:
     }
     if draw(st.booleans()):
         del columns["updated_at"]
+    elif draw(st.booleans()):  # times as a file with a time type gives them
+        unit = draw(st.sampled_from(["s", "ms", "us"]))
+        tick = {"s": 10**6, "ms": 10**3, "us": 1}[unit]
+        moments = st.integers(-(10**6), 10**6).map(
+            lambda k: (
+                datetime(2026, 11, 2, tzinfo=timezone.utc) + timedelta(microseconds=k * tick * 997)
+            )
+        )
+        stamps = draw(
+            st.lists(st.one_of(moments, st.none()) if odd else moments, min_size=n, max_size=n)
+        )
+        columns["updated_at"] = pa.array(
+            stamps, type=pa.timestamp(unit, tz=draw(st.sampled_from([None, "UTC"])))
+        )
     chunks = draw(st.integers(1, 3))  # as a large file is read: in several chunks
     table = pa.Table.from_batches(
         pa.table(columns).to_batches(max_chunksize=max(1, -(-n // chunks)))
@@ -316,7 +331,12 @@ def test_the_column_reader_agrees_with_the_row_reader(case: tuple[Any, TableSour
     table, source = case
     fast = columnwise.read_columnwise(table, source)
     if fast is not None:
-        assert_same_dataset(fast, _by_row(table, source), values=True)
+        slow = _by_row(table, source)
+        assert_same_dataset(fast, slow, values=True)
+        assert not isinstance(slow, str)  # and the times to the last bit
+        np.testing.assert_array_equal(
+            fast.columns().array("updated"), slow.columns().array("updated")
+        )
 
 
 def test_a_clean_table_is_read_column_by_column_once_per_distinct_cell(
@@ -350,11 +370,24 @@ def test_a_clean_table_is_read_column_by_column_once_per_distinct_cell(
     assert fast.stats.annotations == 900
 
 
-def test_two_answers_to_one_question_are_left_to_the_row_reader(tmp_path: Path) -> None:
-    """The column-wise reader does not pick the latest of two answers: the row reader does."""
-    rows = [list(r) for r in GOOD] + [["2", "ana", "sentiment", "Positive", "2026-11-03T10:00:00Z"]]
-    path = _write(tmp_path, rows)
+def test_the_latest_answer_wins_column_by_column_and_a_tie_goes_to_the_row_reader(
+    tmp_path: Path,
+) -> None:
+    """Re-answered questions are read column-wise, the latest answer kept as the row reader
+    keeps it; two answers with the same time are left to the row reader, which names both."""
+    later = ["2", "ana", "sentiment", "Positive", "2026-11-03T10:00:00Z"]
+    earlier = ["2", "ana", "sentiment", "Neutral", "2026-11-01T10:00:00Z"]
+    path = _write(tmp_path, [list(r) for r in GOOD] + [later, earlier])
     source = TableSource(type="table", path=path, kinds={"stars": "rating"})
     table = read_table(path, "csv")
-    assert columnwise.read_columnwise(table, source) is None
-    assert TableFile(source).load().stats.superseded == 1
+    fast = columnwise.read_columnwise(table, source)
+    assert fast is not None and fast.stats.superseded == 2
+    assert_same_dataset(fast, _by_row(table, source), values=True)
+    sentiment = fast.columns().fields["sentiment"]
+    assert [sentiment.values[k] for k in sentiment.codes] == [("Positive",)] * 4
+    for time in (GOOD[2][4], ""):  # the same time, or none
+        tie = [list(r) for r in GOOD] + [["2", "ana", "sentiment", "Positive", time]]
+        table = read_table(_write(tmp_path, tie), "csv")
+        assert columnwise.read_columnwise(table, source) is None
+        with pytest.raises(InputError, match="rows 4 and 8 both answer task 2"):
+            TableFile(source).load()

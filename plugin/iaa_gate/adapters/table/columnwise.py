@@ -2,11 +2,11 @@
 reading rules of :mod:`.rules` run once per distinct cell (task id, annotator, field, time) and
 once per distinct (field, value) pair, never once per row.
 
-It covers tables without span fields whose every row reads cleanly and gives each (task,
-annotator, field) at most one answer. For anything else :func:`read_columnwise` returns None:
-the row reader (:meth:`.source.TableFile.read_by_row`) then reads the table, which keeps the
-latest of several answers or names every problem by its row. The two give the same dataset
-(tested to agree).
+It covers tables without span fields whose every row reads cleanly, keeping the latest of
+several answers to one question (task, annotator, field) as the row reader does. For anything
+else :func:`read_columnwise` returns None: the row reader
+(:meth:`.source.TableFile.read_by_row`) then reads the table and names every problem by its
+row. The two give the same dataset (tested to agree).
 """
 
 from __future__ import annotations
@@ -36,14 +36,10 @@ def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
         task, tasks = _task_ids(table, c.task)
         who, names = _distinct(table, c.annotator, annotator)
         field, fields = _distinct(table, c.field, field_name)
-        if c.updated_at in table.column_names:
-            at, times = _cells(table, c.updated_at)
-            when = np.array([seconds(v, c.updated_at) for v in times], dtype=np.float64)[at]
-        else:
-            when = np.full(table.num_rows, math.nan)
+        when = _seconds(table, c.updated_at)
         raw, raws = _cells(table, c.value)
         pair = field * len(raws) + raw  # (field, value) per row
-        pairs, pair_at = np.unique(pair, return_inverse=True)
+        pair_at, heads = _first_seen(pair, len(fields) * len(raws))
         values = [
             answer(
                 s.kinds.get(fields[p // len(raws)], "choices"),
@@ -51,7 +47,7 @@ def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
                 c.value,
                 s.multiple_separator,
             )
-            for p in pairs.tolist()
+            for p in pair[heads].tolist()
         ]
     except (RowError, pa.ArrowException):
         return None
@@ -59,14 +55,56 @@ def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
     rows = np.flatnonzero(answered)
     if not len(rows):
         return None
-    stats = SourceStats(empty=table.num_rows - len(rows))
-    task, who, field, pair_at = task[rows], who[rows], field[rows], pair_at[rows]
-    key = (task * len(names) + who) * len(fields) + field
-    if len(np.unique(key)) < len(key):  # two answers to one question: the latest wins
+    task, who, field, pair_at, when = task[rows], who[rows], field[rows], pair_at[rows], when[rows]
+    latest = _latest((task * len(names) + who) * len(fields) + field, pair_at, when)
+    if latest is None:
         return None
+    keep, superseded = latest
+    stats = SourceStats(empty=table.num_rows - len(rows), superseded=superseded)
     return _columns(
-        (task, who, field, pair_at, when[rows]), (tasks, names, fields, values), stats, s
+        (task[keep], who[keep], field[keep], pair_at[keep], when[keep]),
+        (tasks, names, fields, values),
+        stats,
+        s,
     )
+
+
+def _latest(key: Codes, value: Codes, when: Any) -> tuple[Any, int] | None:
+    """Where several rows answer one question (equal ``key``), the latest answer by ``when``,
+    as the row reader keeps it: its value and time move to the question's first row, the other
+    rows are dropped. Returns which rows to keep and how many were superseded; None when two
+    answers have no time to order them (the row reader names them). Changes ``value`` and
+    ``when`` in place.
+
+    The row reader compares each answer with the latest before it: equal times are an error
+    only then. Here each question's times become ranks offset by the question's number, so one
+    running maximum over all of them is each question's latest-so-far."""
+    if int(key.max()) < 4 * len(key) and np.bincount(key).max() < 2:  # no question twice
+        return np.ones(len(key), dtype=bool), 0
+    order = np.argsort(key, kind="stable")  # each question's rows together, in table order
+    same = key[order[1:]] == key[order[:-1]]
+    if not same.any():
+        return np.ones(len(key), dtype=bool), 0
+    repeated = np.zeros(len(key), dtype=bool)
+    repeated[1:] |= same
+    repeated[:-1] |= same
+    rows = order[repeated]
+    times = when[rows]
+    if np.isnan(times).any():
+        return None
+    starts = np.concatenate(([True], key[rows[1:]] != key[rows[:-1]]))
+    question = np.cumsum(starts) - 1
+    rank = np.unique(times, return_inverse=True)[1].reshape(-1)
+    ranked = question * (int(rank.max()) + 1) + rank
+    before = np.maximum.accumulate(ranked)[:-1]  # the latest so far, up to the row before
+    if (ranked[1:][~starts[1:]] == before[~starts[1:]]).any():
+        return None
+    latest = ranked == np.maximum.reduceat(ranked, np.flatnonzero(starts))[question]
+    first, best = rows[starts], rows[latest]
+    value[first], when[first] = value[best], when[best]
+    keep = np.ones(len(key), dtype=bool)
+    keep[rows[~starts]] = False
+    return keep, len(rows) - len(first)
 
 
 def _cells(table: Any, column: str) -> tuple[Codes, list[Any]]:
@@ -80,11 +118,30 @@ def _cells(table: Any, column: str) -> tuple[Codes, list[Any]]:
     return codes, cells.to_pylist()
 
 
-def _ints(indices: Any) -> Any:
-    """A pyarrow array of integers without nulls as numpy, without a copy (``to_numpy``
-    imports pandas when it is installed: 0.27 s)."""
-    dtype = np.dtype(f"int{indices.type.bit_width}")
-    return np.frombuffer(indices.buffers()[1], dtype, len(indices), indices.offset * dtype.itemsize)
+def _ints(array: Any) -> Any:
+    """A pyarrow array of integers (or times) without nulls as numpy, without a copy
+    (``to_numpy`` imports pandas when it is installed: 0.27 s)."""
+    dtype = np.dtype(f"int{array.type.bit_width}")
+    return np.frombuffer(array.buffers()[1], dtype, len(array), array.offset * dtype.itemsize)
+
+
+def _seconds(table: Any, column: str) -> Any:
+    """Each row's time in seconds since the epoch (NaN: none), as :func:`.rules.seconds` makes
+    it of the cell. A time column without empty cells in whole seconds, milliseconds or
+    microseconds is converted at once, exactly (an integer count of microseconds below 2^53
+    over 10^6 is the same correctly rounded float); any other once per distinct cell."""
+    import pyarrow as pa
+
+    if column not in table.column_names:
+        return np.full(table.num_rows, math.nan)
+    cells = table.column(column)
+    per_second = {"s": 1, "ms": 10**3, "us": 10**6}
+    if pa.types.is_timestamp(cells.type) and cells.type.unit in per_second and not cells.null_count:
+        ticks = np.concatenate([_ints(chunk) for chunk in cells.chunks])
+        if np.abs(ticks).max() < 2**53 // 10**6 * per_second[cells.type.unit]:
+            return ticks / per_second[cells.type.unit]
+    at, times = _cells(table, column)
+    return np.array([seconds(v, column) for v in times], dtype=np.float64)[at]
 
 
 def _distinct(table: Any, column: str, rule: Callable[[Any, str], Any]) -> tuple[Codes, list[Any]]:
@@ -118,16 +175,11 @@ def _columns(
     annotation per (task, annotator) in order of first row, its fields in name order."""
     task, who, field, value, when = rows
     tasks, names, fields, values = tables
-    pair = task * len(names) + who
-    _, first, group = np.unique(pair, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    group = rank[group]  # each row's annotation, numbered in order of first row
-    heads = np.sort(first)  # each annotation's first row
-    cols = Columns()
+    group, heads = _first_seen(task * len(names) + who, len(tasks) * len(names))
+    cols = Columns()  # an annotation per group, numbered in order of first row (its head)
     n = len(heads)
-    t = intern_all(cols.task_index, cols.tasks, [tasks[i] for i in task[heads].tolist()])
-    a = intern_all(cols.annotator_index, cols.annotators, [names[i] for i in who[heads].tolist()])
+    t = _table(task[heads], tasks, cols.tasks, cols.task_index)
+    a = _table(who[heads], names, cols.annotators, cols.annotator_index)
     updated = np.full(n, math.nan)
     np.fmax.at(updated, group, when)  # the latest time given (NaN: none)
     cols.task.frombytes(t.tobytes())
@@ -144,15 +196,38 @@ def _columns(
         mine = np.flatnonzero(field == f)
         mine = mine[np.argsort(group[mine], kind="stable")]
         col = cols.fields[fields[f]] = FieldColumn(s.kinds.get(fields[f], "choices"))
-        distinct, seen, code = np.unique(value[mine], return_index=True, return_inverse=True)
-        order = np.argsort(seen)
-        interned = np.empty(len(distinct), dtype=np.int64)
-        interned[order] = intern_all(
-            col.index, col.values, [values[v] for v in distinct[order].tolist()]
-        )
+        code, seen = _first_seen(value[mine], len(values))
+        made = [values[v] for v in value[mine][seen].tolist()]
         col.rows.frombytes(group[mine].tobytes())
-        col.codes.frombytes(interned[code].tobytes())
+        col.codes.frombytes(intern_all(col.index, col.values, made)[code].tobytes())
     return dataset_of(cols, stats, s)
+
+
+def _first_seen(codes: Codes, size: int) -> tuple[Codes, Codes]:
+    """Each of ``codes`` (integers in ``[0, size)``) renumbered in order of first appearance,
+    and the row where each number first appears. Through tables of ``size`` when it is at most
+    4× the rows (O(rows + size)), else by sorting."""
+    n = len(codes)
+    if size <= 4 * n:
+        first = np.full(size, n, dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(n))
+        heads: Codes = np.sort(first[first < n])
+        number = np.empty(size, dtype=np.int64)
+        number[codes[heads]] = np.arange(len(heads))
+        return number[codes], heads
+    _, seen, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    rank = np.empty(len(seen), dtype=np.int64)
+    rank[np.argsort(seen)] = np.arange(len(seen))
+    return rank[inverse.reshape(-1)], np.sort(seen)
+
+
+def _table(codes: Codes, cells: list[Any], table: list[Any], index: dict[Any, int]) -> Codes:
+    """``codes`` (indices into ``cells``, distinct values) as indices into ``table``, which is
+    filled, with its ``index``, in order of first appearance (what interning each gives)."""
+    number, heads = _first_seen(codes, len(cells))
+    table += [cells[i] for i in codes[heads].tolist()]
+    index.update(zip(table, range(len(table)), strict=True))
+    return number
 
 
 def dataset_of(cols: Columns, stats: SourceStats, s: TableSource) -> Dataset:
