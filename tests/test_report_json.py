@@ -174,9 +174,11 @@ def test_nulls_in_region_tasks_do_not_make_the_check_walk_them(
     walked: list[Any] = []
     monkeypatch.setattr(report_json, "_finite", lambda x: walked.append(x) or True)
     details = {"disagreements": [{"counterpart": None, "region": {"start": 1, "end": 2.5}}] * 50}
-    tasks = [DisputedTask("ner", k, 0.25, {"a": "x"}, details, 0.5) for k in range(1_000)]
+    tasks = [DisputedTask("ner", k, 0.25, {"a": "x"}, details, 0.5) for k in range(3_000)]
     lines = DisputedTasksWriter().render({"fields": {}}, {"ner": tasks})
     assert b"null" in lines and not walked
+    tasks[2_500] = DisputedTask("ner", 0, math.nan, {})  # in a later slice of the encoding
+    assert not report_json._surely_finite({"ner": tasks})
 
 
 def test_numpy_numbers_and_subclasses_are_written_as_plain_json() -> None:
