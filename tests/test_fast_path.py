@@ -194,7 +194,7 @@ EXAMPLES = st.fixed_dictionaries(
     optional={
         "_task_hash": st.one_of(st.integers(-3, 3), st.just("t")),
         "_view_id": st.sampled_from(
-            ["choice", "classification", "ner", "ner_manual", "blocks", None, ""]
+            ["choice", "classification", "ner", "ner_manual", "spans_manual", "blocks", None, ""]
         ),
         "_annotator_id": st.sampled_from(["a", "b", "", None, 3]),
         "_session_id": st.sampled_from(["s", "a"]),
@@ -207,8 +207,23 @@ EXAMPLES = st.fixed_dictionaries(
             st.just([{"id": "A"}, {"id": "B"}, {"id": 1}]), st.none(), st.just(["A"])
         ),
         "config": st.one_of(st.sampled_from([{"choice_style": "multiple"}, {}, "x", None])),
-        "spans": st.just([{"start": 0, "end": 2, "label": "A"}]),
-        "text": st.just("abcdef"),
+        "spans": st.one_of(
+            st.lists(
+                st.fixed_dictionaries(
+                    {"start": st.sampled_from([0, 1, 2.5, True, None])},
+                    optional={
+                        "end": st.sampled_from([0, 2, 3.0, "4"]),
+                        "label": st.sampled_from(["A", "B", "", 3, None]),
+                        "id": st.sampled_from([7, "s1", None, 2.0, [1]]),
+                        "token_start": st.just(0),
+                    },
+                )
+                | st.sampled_from([3, None, [0, 2]]),
+                max_size=3,
+            ),
+            st.sampled_from([None, {}, "x"]),
+        ),
+        "text": st.sampled_from(["abcdef", "", 3, None]),
     },
 )
 
@@ -225,6 +240,52 @@ def test_prodigy_fast_path_agrees_with_the_general_parser(
         general = _prodigy(path, fast=False, monkeypatch=mp)
         _same(_prodigy(path, fast=True, monkeypatch=mp), general)
         _same(_prodigy(path, fast=True, monkeypatch=mp, blocks=False), general)
+
+
+SPANS = st.fixed_dictionaries(
+    {"start": st.integers(0, 5), "end": st.integers(-1, 9), "label": st.sampled_from(["A", "B"])},
+    optional={"id": st.sampled_from([7, "s1", None, 2.0]), "token_end": st.just(1)},
+)
+SPAN_LINES = st.fixed_dictionaries(
+    {
+        "_input_hash": st.integers(1, 3),
+        "_view_id": st.sampled_from(["ner_manual", "spans_manual"]),
+        "_annotator_id": st.sampled_from(["a", "b"]),
+        "answer": st.sampled_from(["accept", "accept", "reject", "ignore"]),
+        "_timestamp": st.integers(1_700_000_000, 1_700_000_009),
+    },
+    optional={
+        "spans": st.lists(SPANS, max_size=3) | st.sampled_from([None, [{"start": 1}], [3]]),
+        "text": st.sampled_from(["abcdef", "uvwxyz", 3]),
+        "_task_hash": st.integers(-3, 3),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(SPAN_LINES, min_size=1, max_size=6))
+def test_prodigy_span_lines_read_as_the_general_parser_reads_them(
+    lines: list[Any], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Manual span answers, read line by line by the typed path: the same span sets, texts,
+    counts and errors as the general parser."""
+    path = tmp_path_factory.mktemp("p") / "db.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        _same(_prodigy(path, fast=True, monkeypatch=mp), _prodigy(path, fast=False, monkeypatch=mp))
+
+
+def test_a_prodigy_span_file_never_takes_the_general_parser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bundled ``ner_manual`` answers are read by the typed path, each line once."""
+    calls: list[str] = []
+    general = _prodigy_source._example
+    monkeypatch.setattr(
+        _prodigy_source, "_example", lambda line, *a: calls.append(line) or general(line, *a)
+    )
+    ds = ProdigyJSONL(ROOT / "examples" / "prodigy" / "ner_manual.jsonl").load()
+    assert not calls and ds.stats.annotations == 150 and len(ds.texts) == ds.stats.tasks == 49
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("examples/prodigy/*.jsonl")), ids=str)

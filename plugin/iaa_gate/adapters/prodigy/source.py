@@ -142,7 +142,7 @@ class _Part:
     def read(self, path: Path, start: int, end: int, blocks_only: bool = False) -> _Part | None:
         """Read the lines of bytes ``start`` to ``end`` (each at a line start); with
         ``blocks_only``, None as soon as a block needs the per-line readers."""
-        read = LineReader(self.cols, self.stats, self.styles)
+        read = LineReader(self.cols, self.stats, self.styles, self.texts)
         done = progress.step(f"read {path.name}", end - start, "B")
         try:
             return self._read(read, path, start, end, blocks_only, done)

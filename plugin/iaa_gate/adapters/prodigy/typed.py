@@ -1,9 +1,10 @@
 """The fast path of a Prodigy ``db-out`` line: decoded by msgspec into a typed struct that holds
 only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
-It covers choice views (with or without options) and binary views. Anything else, and anything
-malformed, raises :class:`Unusual`: the caller then reads that line with the general parser,
-which gives the same answer or the precise error (the two are tested to agree).
+It covers choice views (with or without options), binary views and, line by line, manual span
+views. Anything else, and anything malformed, raises :class:`Unusual`: the caller then reads
+that line with the general parser, which gives the same answer or the precise error (the two
+are tested to agree).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, field
 
-from ...model import Columns, FieldColumn, SourceStats, TaskId, intern_all
+from ...model import Columns, FieldColumn, RegionSet, SourceStats, TaskId, intern_all
 from .rules import (
     BINARY_VIEWS,
     IMAGE_VIEWS,
@@ -53,9 +54,19 @@ class _Example(msgspec.Struct, gc=False):
     accept: Any = UNSET
     options: msgspec.Raw = msgspec.Raw()  # empty: no options key
     config: _Config | None = None
+    spans: msgspec.Raw = msgspec.Raw()  # decoded for span views only
+    text: msgspec.Raw = msgspec.Raw()
+
+
+class _Span(msgspec.Struct, gc=False):
+    start: int | float
+    end: int | float
+    label: str = ""
+    id: Any = UNSET
 
 
 DECODER = msgspec.json.Decoder(_Example)
+_SPANS = msgspec.json.Decoder(list[_Span])
 
 
 _OPTIONS = msgspec.json.Decoder(list[_Option] | None)
@@ -70,8 +81,10 @@ class LineReader:
         cols: Columns,
         stats: SourceStats,
         styles: dict[str, bool],
+        texts: dict[tuple[TaskId, str], str] | None = None,
     ) -> None:
         self.cols, self.stats, self.styles = cols, stats, styles
+        self.texts = {} if texts is None else texts
         self.option_ids: dict[bytes, set[str] | None] = {}
         self.accepted: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
@@ -95,8 +108,8 @@ class LineReader:
         view = ex.view_id
         if view is UNSET:
             view = "classification"
-        elif type(view) is not str or not view or view in SPAN_VIEWS or view in IMAGE_VIEWS:
-            raise Unusual  # null or empty views, spans and images: the general parser
+        elif type(view) is not str or not view or view in IMAGE_VIEWS:
+            raise Unusual  # null or empty views and images: the general parser
         if type(ts) is int and abs(ts) < 1 << 40:
             when = float(ts)  # what the time of _when gives back, without making it
         else:
@@ -107,6 +120,8 @@ class LineReader:
             when = math.nan if t is None else t.timestamp()
         task_hash = ex.task_hash
         unit: TaskId = unit_of(h, view, ex.label, task_hash)
+        if view in SPAN_VIEWS:
+            return self._spans(ex, unit, view, annotator, when)
         has_options = len(ex.options) > 0
         choice = has_options or view == "choice"
         if answer == "ignore":
@@ -133,6 +148,37 @@ class LineReader:
         if col is None:
             col = cols.fields[view] = FieldColumn("choices")
         col.add(row, chosen, None)
+        return unit
+
+    def _spans(self, ex: _Example, unit: TaskId, view: str, who: str, when: float) -> TaskId:
+        """A manual span answer (a reject, like an ignore, is a skip), as the general parser
+        reads it: a span set of character offsets, and the task's text."""
+        regions = RegionSet("span")
+        if ex.answer == "accept" and len(ex.spans):
+            try:
+                spans = _SPANS.decode(ex.spans)
+            except msgspec.ValidationError:
+                raise Unusual from None
+            for i, span in enumerate(spans):
+                if span.end < span.start:
+                    raise Unusual  # the general parser names it
+                regions.ids.append(str(i if span.id is UNSET else span.id))
+                regions.labels.append(span.label)
+                regions.coords += [float(span.start), float(span.end)]
+        text = msgspec.json.decode(ex.text) if len(ex.text) else None
+        stats, cols = self.stats, self.cols
+        stats.annotations += 1
+        if ex.answer != "accept":
+            stats.ignored += 1
+            cols.row(unit, who, when, when, annotation_id=ex.task_hash, skipped=True)
+            return unit
+        if type(text) is str:
+            self.texts[unit, view] = text
+        row = cols.row(unit, who, when, when, annotation_id=ex.task_hash)
+        col = cols.fields.get(view)
+        if col is None:
+            col = cols.fields[view] = FieldColumn("spans")
+        col.add(row, "", regions)
         return unit
 
     def _chosen(self, ex: _Example, accepted: bool) -> tuple[str, ...]:
