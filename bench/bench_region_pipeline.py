@@ -5,7 +5,9 @@
     PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py --tree /path/to/other/checkout
 
 Spans: a Label Studio export of N texts × 3 annotators × ~10 spans (``labels``, 600-character
-texts). Boxes: N images × 3 annotators × ~10 ``rectanglelabels`` boxes. ``iaa-gate run`` (a fresh
+texts). Boxes: N images × 3 annotators × ~10 ``rectanglelabels`` boxes. Prodigy spans: twice as
+many texts as ``ner_manual`` lines, each span's label swapped with p 0.1, so that most tasks are
+disputed and described. ``iaa-gate run`` (a fresh
 process: start-up, parse, matching, every coefficient, JSON, Markdown, HTML and JUnit reports) is
 timed against the plain script: ``json.load`` the export, then per task and annotator pair
 ``scipy.optimize.linear_sum_assignment`` on the IoU matrix, pairwise F1, the mean.
@@ -31,8 +33,9 @@ LABELS = ["PER", "ORG", "LOC", "MISC"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def span_tasks(n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
-    """n texts; each annotator keeps each true span with p 0.9, shifts its end with p 0.1."""
+def span_tasks(n: int, rng: np.random.Generator, swap: float = 0.0) -> list[dict[str, Any]]:
+    """n texts; each annotator keeps each true span with p 0.9, shifts its end with p 0.1 and
+    gives it another label with p ``swap``."""
     tasks = []
     text = ("lorem ipsum dolor sit amet " * 23)[:600]
     for t in range(n):
@@ -47,6 +50,8 @@ def span_tasks(n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
                 if rng.random() < 0.1:
                     continue
                 e2 = e + (1 if rng.random() < 0.1 else 0)
+                if swap and rng.random() < swap:
+                    lab = LABELS[(LABELS.index(lab) + 1) % len(LABELS)]
                 value = {"start": s, "end": e2, "text": text[s:e2], "labels": [lab]}
                 result.append(
                     {
@@ -97,6 +102,33 @@ def box_tasks(n: int, rng: np.random.Generator) -> list[dict[str, Any]]:
     return tasks
 
 
+def prodigy_lines(tasks: list[dict[str, Any]]) -> str:
+    """The span tasks as Prodigy ``ner_manual`` answers, one ``db-out`` line per annotator."""
+    lines = []
+    for t, task in enumerate(tasks):
+        for ann in task["annotations"]:
+            spans = [
+                {
+                    "start": r["value"]["start"],
+                    "end": r["value"]["end"],
+                    "label": r["value"]["labels"][0],
+                }
+                for r in ann["result"]
+            ]
+            line = {
+                "text": task["data"]["text"],
+                "_input_hash": t,
+                "_task_hash": -t,
+                "spans": spans,
+                "_view_id": "ner_manual",
+                "answer": "accept",
+                "_timestamp": 1794821857 + t,
+                "_annotator_id": f"u{ann['completed_by']}",
+            }
+            lines.append(json.dumps(line, separators=(",", ":")) + "\n")
+    return "".join(lines)
+
+
 def span_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
     return inter / (max(a[1], b[1]) - min(a[0], b[0]))
@@ -113,20 +145,34 @@ def plain_script(path: Path, kind: str) -> float:
     """What a user would write: mean over tasks of the mean pairwise F1 (IoU ≥ 0.5, same label)."""
     from scipy.optimize import linear_sum_assignment
 
-    keys = ("start", "end") if kind == "span" else ("x", "y", "width", "height")
-    iou = span_iou if kind == "span" else box_iou
-    with open(path) as f:
-        tasks = json.load(f)
-    per_task = []
-    for task in tasks:
-        regions = []
-        for ann in task["annotations"]:
-            regions.append(
+    keys = ("start", "end") if kind != "box" else ("x", "y", "width", "height")
+    iou = box_iou if kind == "box" else span_iou
+    by_task: list[list[list[tuple[tuple[float, ...], str]]]] = []
+    if path.suffix == ".jsonl":  # Prodigy: one line per answer, grouped by its input
+        grouped: dict[Any, list[Any]] = {}
+        with open(path) as f:
+            for line in f:
+                e = json.loads(line)
+                if e.get("answer") == "accept":
+                    grouped.setdefault(e["_input_hash"], []).append(
+                        [(tuple(float(x[k]) for k in keys), x["label"]) for x in e["spans"]]
+                    )
+        by_task = list(grouped.values())
+    else:
+        with open(path) as f:
+            tasks = json.load(f)
+        for task in tasks:
+            by_task.append(
                 [
-                    (tuple(float(r["value"][k]) for k in keys), r["value"][r["type"]][0])
-                    for r in ann["result"]
+                    [
+                        (tuple(float(r["value"][k]) for k in keys), r["value"][r["type"]][0])
+                        for r in ann["result"]
+                    ]
+                    for ann in task["annotations"]
                 ]
             )
+    per_task = []
+    for regions in by_task:
         f1s = []
         for a, b in combinations(regions, 2):
             if not a and not b:
@@ -152,8 +198,9 @@ def run_iaa_gate(
     seconds, and its report."""
     out.mkdir(parents=True, exist_ok=True)
     config = out / "c.yaml"
+    source = "prodigy" if path.suffix == ".jsonl" else "label-studio-export"
     config.write_text(
-        f"source: {{type: label-studio-export, path: {path}}}\n"
+        f"source: {{type: {source}, path: {path}}}\n"
         f"fields: {{{field}: {{bootstrap: {{replicates: 0}}}}}}\n"
         f"report: {{dir: {out}, formats: [json, markdown, html, junit]}}\n"
     )
@@ -183,11 +230,13 @@ def main() -> None:
         for kind, field, n, make in (
             ("span", "ner", int(50_000 * args.scale), span_tasks),
             ("box", "objects", int(20_000 * args.scale), box_tasks),
+            ("Prodigy span, 10 % swapped", "ner_manual", int(100_000 * args.scale), span_tasks),
         ):
-            path = Path(tmp) / f"{kind}.json"
-            tasks = make(n, rng)
+            prodigy = kind.startswith("Prodigy")
+            path = Path(tmp) / ("ner.jsonl" if prodigy else f"{kind}.json")
+            tasks = make(n, rng, 0.1) if prodigy else make(n, rng)
             n_regions = sum(len(a["result"]) for t in tasks for a in t["annotations"])
-            path.write_text(json.dumps(tasks))
+            path.write_text(prodigy_lines(tasks) if prodigy else json.dumps(tasks))
             del tasks
             size = path.stat().st_size / 1e6
             ours, cpu, report = run_iaa_gate(path, field, Path(tmp) / "this")
@@ -196,7 +245,7 @@ def main() -> None:
                 wall, other, _ = run_iaa_gate(path, field, Path(tmp) / str(k), tree)
                 trees.append(f"| {kind} | {tree} | {wall:.1f} | {other:.1f} |")
             t0 = time.perf_counter()
-            plain = plain_script(path, kind)
+            plain = plain_script(path, "span" if prodigy else kind)
             ref = time.perf_counter() - t0
             f = report["fields"][field]
             rows.append(

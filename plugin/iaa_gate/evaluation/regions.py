@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from operator import itemgetter
 from typing import Any, cast
 
 import numpy as np
@@ -308,8 +309,12 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
         region = place({"label": label}, geo[c], unit[c], example.get(c))
         region.update(posterior=p[c], tie=t[c])
         value[unit[c]].append(region)
-    for regions in value:  # in reading order: by start, or top-left corner
-        regions.sort(key=lambda d: tuple(d.get(k, 0) for k in ("start", "end", "y", "x")))
+    # in reading order: spans by start and end, other shapes by top-left corner (y, x); a
+    # polygon's regions (points, no corner) as they come
+    if reg.kind == "span" or not (reg.kind == "polygon" and reg.points is not None):
+        key = itemgetter("start", "end") if reg.kind == "span" else itemgetter("y", "x")
+        for regions in value:
+            regions.sort(key=key)
     consensus.assign(
         units, list(m.table.unit_ids), value, low, ties, np.asarray(reg.rated.any(axis=1))
     )
