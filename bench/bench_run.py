@@ -35,6 +35,7 @@ import random
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from _proc import CLI, Proc, compiled, measure
@@ -153,20 +154,27 @@ def _given(truth: str, rng: random.Random) -> str:
     return truth if rng.random() < 0.7 else LABELS[rng.randrange(len(LABELS))]
 
 
+def _round(seed: int, tasks: int) -> Iterator[tuple[int, list[int], Callable[[], str]]]:
+    """Each task of a simulated round: its id (from 1), its annotators, and a draw of one of
+    their answers (the task's true label with p 0.7), to be made in turn."""
+    rng = random.Random(seed)
+    for t in range(1, tasks + 1):
+        truth, who = _label(rng)
+        yield t, who, lambda: _given(truth, rng)  # noqa: B023 (drawn before the next task)
+
+
 def make_export(path: Path, tasks: int) -> None:
     """Label Studio JSON export: a list of tasks, compact separators, ~620 bytes a task."""
-    rng = random.Random(0)
     with path.open("w") as f:
         f.write("[")
-        for t in range(1, tasks + 1):
-            truth, who = _label(rng)
+        for t, who, answer in _round(0, tasks):
             anns = [
                 {
                     "id": t * PER_TASK + k,
                     "completed_by": a + 1,
                     "result": [
                         {
-                            "value": {"choices": [_given(truth, rng)]},
+                            "value": {"choices": [answer()]},
                             "from_name": "label",
                             "to_name": "text",
                             "type": "choices",
@@ -184,11 +192,9 @@ def make_export(path: Path, tasks: int) -> None:
 
 def make_jsonl(path: Path, tasks: int) -> None:
     """Prodigy db-out, ``choice`` view: one line per (task, annotator), answer accept."""
-    rng = random.Random(1)
     options = [{"id": x, "text": x} for x in LABELS]
     with path.open("w") as f:
-        for t in range(1, tasks + 1):
-            truth, who = _label(rng)
+        for t, who, answer in _round(1, tasks):
             for a in who:
                 line = {
                     "text": f"review {t}",
@@ -197,7 +203,7 @@ def make_jsonl(path: Path, tasks: int) -> None:
                     "options": options,
                     "_view_id": "choice",
                     "config": {"choice_style": "single"},
-                    "accept": [_given(truth, rng)],
+                    "accept": [answer()],
                     "answer": "accept",
                     "_timestamp": 1794821857 + t,
                     "_annotator_id": f"a{a}",
@@ -208,12 +214,10 @@ def make_jsonl(path: Path, tasks: int) -> None:
 
 def make_table(path: Path, tasks: int) -> None:
     """A long-format CSV table (``task,annotator,field,value``): one row per (task, annotator)."""
-    rng = random.Random(2)
     with path.open("w") as f:
         f.write("task,annotator,field,value\n")
-        for t in range(1, tasks + 1):
-            truth, who = _label(rng)
-            f.writelines(f"{t},a{a},label,{_given(truth, rng)}\n" for a in who)
+        for t, who, answer in _round(2, tasks):
+            f.writelines(f"{t},a{a},label,{answer()}\n" for a in who)
 
 
 def config(path: Path, kind: str, data: Path, field: str, out: Path) -> None:
