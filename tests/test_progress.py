@@ -68,21 +68,61 @@ def test_quiet_runs_print_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert capsys.readouterr() == ("", "")
 
 
-def test_describing_disputed_region_tasks_reports_its_progress() -> None:
+def test_describing_disputed_region_tasks_says_how_long_it_will_take(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Describing each disputed region task (its regions, excerpt and disagreements: the long
-    step of a dense region field) is a step too: every task advanced, the step closed."""
+    step of a dense region field) is announced once the first tasks are timed, with an
+    estimate of the rest: every task advanced, the step closed."""
     from iaa_gate.config import load_config
     from iaa_gate.pipeline import evaluate
 
+    monkeypatch.setattr(progress, "SAMPLE", 2)
     cfg = load_config(ROOT / "examples" / "label-studio-ner" / "iaa-gate.yaml")
     data = LabelStudioExport(ROOT / "examples" / "label-studio-ner" / "export.json").load()
-    rec = Recorder()
+    rec = Estimates()
     with progress.reporting(rec):
         out = evaluate(cfg, data)
     steps = [s for s in rec.steps if s[0] == "describe disputed tasks"]
     disputed = sum(len(r.disputed) for r in out.results.values() if r.regions is not None)
     assert steps and all(s[1:] == [s[1], "tasks", s[1], True] for s in steps)
-    assert sum(s[1] for s in steps) == disputed > 0
+    assert sum(s[1] + 2 for s in steps) == disputed > 2
+    assert all(e is not None and e > 0 for e in rec.estimates)
+
+
+class Estimates(Recorder):
+    """A :class:`Recorder` that keeps each step's estimate too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.estimates: list[float | None] = []
+
+    def __call__(self, what: str, total: int, unit: str, estimate: float | None) -> Any:
+        self.estimates.append(estimate)
+        return super().__call__(what, total, unit, estimate)
+
+
+def test_a_loop_of_even_cost_says_its_time_up_front(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the first items are timed, the CLI's listener writes the rest's estimate (from
+    ``ESTIMATE_SAY`` seconds) before the loop goes on; a loop of no more than the sample says
+    nothing."""
+    import time
+
+    monkeypatch.setattr(progress, "ESTIMATE_SAY", 0.5)
+    items = list(range(progress.SAMPLE + 10_000))
+    with progress.reporting(progress.Terminal(bars=False)):
+        for i in progress.estimated("slow things", items, "things"):
+            if i < progress.SAMPLE:
+                time.sleep(0.0002)  # the sample: ~0.2 ms an item, so ~2 s and more for the rest
+            if i == progress.SAMPLE:
+                said = capsys.readouterr().err
+        assert capsys.readouterr().err == ""
+        for _ in progress.estimated("few things", items[: progress.SAMPLE], "things"):
+            pass
+    assert said.startswith("iaa-gate: slow things: 10,000 things, about ")
+    assert capsys.readouterr() == ("", "")
 
 
 def test_a_long_matching_reports_its_groups(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ only: no global state, and threads or tasks of other callers see none.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -68,6 +69,24 @@ def counted(items: Iterable[T], done: Step, every: int = 4096) -> Iterator[T]:
         done.advance(n % every)
     finally:
         done.close()
+
+
+SAMPLE = 256
+"""Items of an even-cost loop timed before it announces the rest with an estimate."""
+
+
+def estimated(what: str, items: list[T], unit: str = "it") -> Iterator[T]:
+    """``items``, as a loop over them consumes them; to a listener, the loop's step is
+    announced once the first :data:`SAMPLE` are done, with the rest's estimate from their time
+    (so a long loop says how long before it runs on, and a short one says nothing)."""
+    if not listening() or len(items) <= SAMPLE:
+        yield from items
+        return
+    start = time.perf_counter()
+    yield from items[:SAMPLE]
+    rest = len(items) - SAMPLE
+    per_item = (time.perf_counter() - start) / SAMPLE
+    yield from counted(items[SAMPLE:], step(what, rest, unit, per_item * rest), every=SAMPLE)
 
 
 def listening() -> bool:

@@ -592,8 +592,7 @@ def _details(
         first_r = order_r[np.flatnonzero(np.diff(rel.unit[order_r], prepend=-1))]
         rel_low = dict(zip(rel.unit[first_r].tolist(), first_r.tolist(), strict=True))
     out: dict[int, dict[str, Any]] = {}
-    done = progress.step("describe disputed tasks", len(units), "tasks")
-    for k, u in enumerate(progress.counted(units.tolist(), done, every=256)):
+    for k, u in enumerate(progress.estimated("describe disputed tasks", units.tolist(), "tasks")):
         rows = order[starts[k] : ends[k]]
         rows = rows.tolist()
         described = {r: describe(r) for r in rows}
