@@ -391,3 +391,15 @@ def test_the_latest_answer_wins_column_by_column_and_a_tie_goes_to_the_row_reade
         assert columnwise.read_columnwise(table, source) is None
         with pytest.raises(InputError, match="rows 4 and 8 both answer task 2"):
             TableFile(source).load()
+
+
+def test_a_table_of_more_questions_than_an_int64_numbers_goes_to_the_row_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path, [list(r) for r in GOOD])
+    source = TableSource(type="table", path=path, kinds={"stars": "rating"})
+    table = read_table(path, "csv")
+    assert columnwise.read_columnwise(table, source) is not None
+    monkeypatch.setattr(columnwise, "MAX_QUESTIONS", 3 * 2 * 2 - 1)  # 3 tasks, 2 raters, 2 fields
+    assert columnwise.read_columnwise(table, source) is None
+    assert TableFile(source).load().stats.annotations == 6

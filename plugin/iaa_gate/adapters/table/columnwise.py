@@ -22,6 +22,9 @@ from .config import TableSource
 from .rules import RowError, annotator, answer, field_name, seconds, task_id
 
 Codes = np.ndarray[Any, np.dtype[np.int64]]
+MAX_QUESTIONS = 2**62
+"""The most (task, annotator, field) combinations whose number fits an int64 key; a table
+with more (only a contrived one) is left to the row reader."""
 
 
 def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
@@ -53,7 +56,7 @@ def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
         return None
     answered = np.array([v is not None for v in values], dtype=bool)[pair_at]
     rows = np.flatnonzero(answered)
-    if not len(rows):
+    if not len(rows) or len(tasks) * len(names) * len(fields) > MAX_QUESTIONS:
         return None
     task, who, field, pair_at, when = task[rows], who[rows], field[rows], pair_at[rows], when[rows]
     latest = _latest((task * len(names) + who) * len(fields) + field, pair_at, when)
