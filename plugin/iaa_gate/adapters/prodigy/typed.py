@@ -120,18 +120,20 @@ class LineReader:
             when = math.nan if t is None else t.timestamp()
         task_hash = ex.task_hash
         unit: TaskId = unit_of(h, view, ex.label, task_hash)
-        if view in SPAN_VIEWS:
-            return self._spans(ex, unit, view, annotator, when)
-        has_options = len(ex.options) > 0
-        choice = has_options or view == "choice"
-        if answer == "ignore":
-            chosen = None
+        spans = view in SPAN_VIEWS
+        choice = not spans and (len(ex.options) > 0 or view == "choice")
+        chosen: tuple[str, ...] | str | None
+        regions: RegionSet | None = None
+        if answer == "ignore" or (spans and answer == "reject"):  # a rejected span answer is
+            chosen = None  # unusable: a skip, like an ignore
+        elif spans:
+            chosen, regions = "", self._regions(ex)
         elif choice:
             chosen = self._chosen(ex, answer == "accept")
         elif view in BINARY_VIEWS:
             chosen = (answer,)
         else:
-            raise Unusual  # span, image and other manual views: the general parser
+            raise Unusual  # image and other manual views: the general parser
         stats, cols = self.stats, self.cols
         stats.annotations += 1
         if chosen is None:
@@ -143,43 +145,32 @@ class LineReader:
                 self.styles, view, ex.config.choice_style if ex.config is not None else None
             )
             stats.empty += not chosen
+        if spans and len(ex.text) and type(text := msgspec.json.decode(ex.text)) is str:
+            self.texts[unit, view] = text
         row = cols.row(unit, annotator, when, when, annotation_id=task_hash)
         col = cols.fields.get(view)
         if col is None:
-            col = cols.fields[view] = FieldColumn("choices")
-        col.add(row, chosen, None)
+            col = cols.fields[view] = FieldColumn("spans" if spans else "choices")
+        col.add(row, chosen, regions)
         return unit
 
-    def _spans(self, ex: _Example, unit: TaskId, view: str, who: str, when: float) -> TaskId:
-        """A manual span answer (a reject, like an ignore, is a skip), as the general parser
-        reads it: a span set of character offsets, and the task's text."""
+    def _regions(self, ex: _Example) -> RegionSet:
+        """An accepted manual span answer's spans as the general parser reads them: a span set
+        of character offsets (anything it would refuse: :class:`Unusual`)."""
         regions = RegionSet("span")
-        if ex.answer == "accept" and len(ex.spans):
-            try:
-                spans = _SPANS.decode(ex.spans)
-            except msgspec.ValidationError:
-                raise Unusual from None
-            for i, span in enumerate(spans):
-                if span.end < span.start:
-                    raise Unusual  # the general parser names it
-                regions.ids.append(str(i if span.id is UNSET else span.id))
-                regions.labels.append(span.label)
-                regions.coords += [float(span.start), float(span.end)]
-        text = msgspec.json.decode(ex.text) if len(ex.text) else None
-        stats, cols = self.stats, self.cols
-        stats.annotations += 1
-        if ex.answer != "accept":
-            stats.ignored += 1
-            cols.row(unit, who, when, when, annotation_id=ex.task_hash, skipped=True)
-            return unit
-        if type(text) is str:
-            self.texts[unit, view] = text
-        row = cols.row(unit, who, when, when, annotation_id=ex.task_hash)
-        col = cols.fields.get(view)
-        if col is None:
-            col = cols.fields[view] = FieldColumn("spans")
-        col.add(row, "", regions)
-        return unit
+        if not len(ex.spans):
+            return regions
+        try:
+            spans = _SPANS.decode(ex.spans)
+        except msgspec.ValidationError:
+            raise Unusual from None
+        for i, span in enumerate(spans):
+            if span.end < span.start:
+                raise Unusual  # the general parser names it
+            regions.ids.append(str(i if span.id is UNSET else span.id))
+            regions.labels.append(span.label)
+            regions.coords += [float(span.start), float(span.end)]
+        return regions
 
     def _chosen(self, ex: _Example, accepted: bool) -> tuple[str, ...]:
         """A choice answer's options (``REJECT`` for a reject), checked against its options."""

@@ -1,10 +1,11 @@
 """A long-format table read with pyarrow, one row per answer (per span for spans).
 
-A table whose rows all read cleanly, one answer per task, annotator and field, is read column by
-column (:mod:`.columnwise`); any other is read here row by row, which also finds and names every
-problem. Rows are numbered as a person finds them: in CSV and TSV files as a spreadsheet shows
-them (the header is row 1), in JSON Lines by line, in Parquet from 1. Every problem names the
-row, the column and what to do; ``skip_invalid`` counts and skips malformed rows instead.
+A table without span fields whose rows all read cleanly is read column by column
+(:mod:`.columnwise`, the latest of repeated answers kept); any other is read here row by row,
+which also finds and names every problem. Rows are numbered as a person finds them: in CSV and
+TSV files as a spreadsheet shows them (the header is row 1), in JSON Lines by line, in Parquet
+from 1. Every problem names the row, the column and what to do; ``skip_invalid`` counts and
+skips malformed rows instead.
 """
 
 from __future__ import annotations
