@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -268,6 +271,33 @@ def test_console_script_flushes_and_exits_with_the_gate(ls_config: Path, tmp_pat
     )
     assert plain.returncode == ExitCode.OK and plain.stdout.startswith("iaa-gate ! warn")
     assert plain.stdout.rstrip().splitlines()[-1].startswith("  report: ")
+
+
+def test_console_script_ends_with_the_outcome_alive(
+    ls_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cli.entry`` keeps the run's outcome until the process ends: freeing the per-task
+    results object by object cost 0.75 s of a 20,000-task span run, for nothing."""
+    from iaa_gate import cli, pipeline
+
+    run, seen = pipeline.run, {}
+
+    def watched(*args: Any, **kwargs: Any) -> pipeline.Outcome:
+        outcome = run(*args, **kwargs)
+        seen["outcome"] = weakref.ref(outcome)
+        return outcome
+
+    def exit_(code: int) -> None:
+        seen["alive at exit"] = seen["outcome"]() is not None
+        raise SystemExit(code)
+
+    monkeypatch.setattr(pipeline, "run", watched)
+    monkeypatch.setattr(os, "_exit", exit_)
+    argv = ["iaa-gate", "run", "-c", str(ls_config), "--out", str(tmp_path), "--quiet"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as done:
+        cli.entry()
+    assert done.value.code == ExitCode.OK and seen["alive at exit"]
 
 
 def test_report_matches_its_schema(ls_config: Path, examples: Path, tmp_path: Path) -> None:
