@@ -468,25 +468,43 @@ def _annotators(
 
 
 class Describer:
-    """Regions of :attr:`Matched.regions` for the report: id, label, geometry (and text), with
-    the columns turned into Python lists once (a dict per region, ~1 µs each)."""
+    """Regions of :attr:`Matched.regions` for the report: id, label, geometry (and text), built
+    column-wise for the regions asked (:meth:`many`), with their one-line forms."""
 
     def __init__(self, m: Matched) -> None:
-        reg, t = m.regions, m.table
-        self.m = m
-        kept = cast(list[int], m.kept.tolist())
-        self.ids = [t.region_ids[row] for row in kept]
-        names = [*reg.labels, None]
-        self.labels = [names[x] for x in reg.label.tolist()]  # -1: None
-        geo = reg.geometry.round(4)
-        whole = reg.kind == "span" and bool(np.all(geo == np.floor(geo)))  # offsets as ints
-        self.geo = cast(list[list[Any]], (geo.astype(np.int64) if whole else geo).tolist())
-        self.unit = reg.unit.tolist()
-        self.kind = reg.kind
+        reg = m.regions
+        self.m, self.kind = m, reg.kind
+        self.geometry = reg.geometry.round(4)
+        self.whole = reg.kind == "span" and bool(  # span offsets as ints
+            np.all(self.geometry == np.floor(self.geometry))
+        )
 
-    def __call__(self, r: int) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.ids[r], "label": self.labels[r]}
-        return self.place(out, self.geo[r], self.unit[r], r)
+    def many(self, rows: np.ndarray[Any, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """Regions ``rows`` (``(R,)`` region indices), in their order, as dicts ``{id, label,
+        <geometry>[, text]}`` and as lines of text (:func:`_shown`)."""
+        reg, t = self.m.regions, self.m.table
+        names = [*reg.labels, None]  # label -1: None
+        labels = list(map(names.__getitem__, reg.label[rows].tolist()))
+        ids = list(map(t.region_ids.__getitem__, self.m.kept[rows].tolist()))
+        geo = self.geometry[rows]
+        geos = cast(list[list[Any]], (geo.astype(np.int64) if self.whole else geo).tolist())
+        units = cast(list[int], reg.unit[rows].tolist())
+        if self.kind == "span":
+            bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
+            out = [
+                {"id": i, "label": label, "start": s, "end": e}
+                if (text := t.texts[u]) is None
+                else {"id": i, "label": label, "start": s, "end": e, "text": text[a:b]}
+                for i, label, (s, e), (a, b), u in zip(
+                    ids, labels, geos, bounds, units, strict=True
+                )
+            ]
+        else:
+            out = [
+                self.place({"id": i, "label": label}, g, u, r)
+                for i, label, g, u, r in zip(ids, labels, geos, units, rows.tolist(), strict=True)
+            ]
+        return out, list(map(_shown, out))
 
     def place(self, out: dict[str, Any], geo: list[Any], u: int, r: int | None) -> dict[str, Any]:
         """Add ``geo`` (one region's geometry, or a cluster's median) to ``out``; a polygon's
@@ -533,11 +551,8 @@ def _units(
     details = _details(m, cl, disputed, relations) if disputed.size else {}
     words = ("too_few", "disputed", "agreed")
     out = []
-    for u in np.flatnonzero(rated_any):
-        d = details.get(int(u))
-        labels = (
-            {name: [_shown(x) for x in regs] for name, regs in d["regions"].items()} if d else {}
-        )
+    for u in np.flatnonzero(rated_any).tolist():
+        d, labels = details.get(u, (None, {}))
         out.append(UnitResult(t.unit_ids[u], words[status[u]], float(scores[u]), labels, d))
     return out
 
@@ -565,19 +580,33 @@ def _excerpt(
 
 def _details(
     m: Matched, cl: Clustered, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
-) -> dict[int, dict[str, Any]]:
-    """Per disputed unit: its lowest-scoring region (``region``: its ``score``, each rater's
-    ``labels`` in it, ``"(unmatched)"`` where they have none, and its ``regions``), the text
-    excerpt, each rater's regions and each disagreement with its kind, those of the lowest
+) -> dict[int, tuple[dict[str, Any], dict[str, list[str]]]]:
+    """Per disputed unit (``units``: ``(K,)`` ascending): its details and each rater's regions as
+    lines of text. The details: its lowest-scoring region (``region``: its ``score``, each
+    rater's ``labels`` in it, ``"(unmatched)"`` where they have none, and its ``regions``), the
+    text excerpt, each rater's regions and each disagreement with its kind, those of the lowest
     region first."""
     reg, t = m.regions, m.table
-    describe = Describer(m)
-    cluster_of = cl.clusters.cluster.tolist()
-    names = [m.names[a] for a in reg.annotator.tolist()]
-    dis = metrics.disagreements(m.matching, units)
     order = np.argsort(reg.unit, kind="stable")
     starts = np.searchsorted(reg.unit[order], units)
-    ends = np.searchsorted(reg.unit[order], units, side="right")
+    counts = np.searchsorted(reg.unit[order], units, side="right") - starts
+    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()  # unit k: rows[bounds[k]:…[k+1]]
+    rows = order[np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)]
+    described, lines = Describer(m).many(rows)
+    row_list = cast(list[int], rows.tolist())
+    by_row = dict(zip(row_list, described, strict=True))
+    owner = list(map(m.names.__getitem__, reg.annotator[rows].tolist()))
+    cluster_of = cl.clusters.cluster[rows].tolist()
+    raters = [[m.names[a] for a in np.flatnonzero(r)] for r in reg.rated[units]]
+    lowest = cl.lowest[units]
+    low_score = [round(x, 6) for x in cl.score[lowest].tolist()]
+    values = [str(v) for v in cl.coded.values]
+    low_labels = [
+        {m.names[a]: values[code] for a, code in enumerate(codes) if code >= 0}
+        for codes in cl.coded.codes[lowest].tolist()
+    ]
+    owner_of = dict(zip(row_list, owner, strict=True))
+    dis = metrics.disagreements(m.matching, units)
     d_start = np.searchsorted(dis.unit, units).tolist()
     d_end = np.searchsorted(dis.unit, units, side="right").tolist()
     d_region, d_other, d_counterpart = (
@@ -591,34 +620,25 @@ def _details(
         order_r = np.lexsort((np.where(np.isnan(rel.score), np.inf, rel.score), rel.unit))
         first_r = order_r[np.flatnonzero(np.diff(rel.unit[order_r], prepend=-1))]
         rel_low = dict(zip(rel.unit[first_r].tolist(), first_r.tolist(), strict=True))
-    out: dict[int, dict[str, Any]] = {}
+    lowest_list = lowest.tolist()
+    out: dict[int, tuple[dict[str, Any], dict[str, list[str]]]] = {}
     for k, u in enumerate(progress.estimated("describe disputed tasks", units.tolist(), "tasks")):
-        rows = order[starts[k] : ends[k]]
-        rows = rows.tolist()
-        described = {r: describe(r) for r in rows}
-        regions: dict[str, list[dict[str, Any]]] = {
-            m.names[a]: [] for a in np.flatnonzero(reg.rated[u])
-        }
-        for r in rows:
-            regions[names[r]].append(described[r])
-        c = int(cl.lowest[u])
-        members = [r for r in rows if cluster_of[r] == c]
+        a, b = bounds[k], bounds[k + 1]
+        regions: dict[str, list[dict[str, Any]]] = {name: [] for name in raters[k]}
+        shown: dict[str, list[str]] = {name: [] for name in raters[k]}
+        for name, region, line in zip(owner[a:b], described[a:b], lines[a:b], strict=True):
+            regions[name].append(region)
+            shown[name].append(line)
+        c = lowest_list[k]
+        members = [r for r, x in zip(row_list[a:b], cluster_of[a:b], strict=True) if x == c]
+        low = [by_row[r] for r in members]
         entry: dict[str, Any] = {
-            "region": {
-                "score": round(float(cl.score[c]), 6),
-                "labels": {
-                    m.names[a]: str(cl.coded.values[code])
-                    for a, code in enumerate(cl.coded.codes[c].tolist())
-                    if code >= 0
-                },
-                "regions": [described[r] for r in members],
-            },
+            "region": {"score": low_score[k], "labels": low_labels[k], "regions": low},
             "regions": regions,
         }
         text = t.texts[u]
         if reg.kind == "span" and text is not None:
-            lowest = [described[r] for r in members]
-            entry["text"] = _excerpt(text, list(described.values()), lowest)
+            entry["text"] = _excerpt(text, described[a:b], low)
         first = set(members)
         found = sorted(
             range(d_start[k], d_end[k]),
@@ -627,10 +647,10 @@ def _details(
         entry["disagreements"] = [
             {
                 "kind": d_kind[i],
-                "annotator": names[d_region[i]],
-                "region": described[d_region[i]],
+                "annotator": owner_of[d_region[i]],
+                "region": by_row[d_region[i]],
                 "other": m.names[d_other[i]],
-                "counterpart": described.get(d_counterpart[i]),
+                "counterpart": by_row.get(d_counterpart[i]),
             }
             for i in found
         ]
@@ -649,7 +669,7 @@ def _details(
             }
         if relations is not None and not math.isnan(relations.unit[u]):
             entry["relations_f1"] = round(float(relations.unit[u]), 4)
-        out[u] = entry
+        out[u] = entry, shown
     return out
 
 
