@@ -9,13 +9,16 @@ and checked again with the results and annotations in shuffled orders.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from test_regions_pipeline import NER, box, outcome
-from test_regions_reading import ann, relation, span, task
+from test_regions_reading import TEXT, ann, relation, span, task
 
 
 def three(*third: dict[str, Any], first: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -175,3 +178,74 @@ def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
     assert shown["excerpt"] == text[shown["offset"] : shown["offset"] + len(shown["excerpt"])]
     assert shown["excerpt"].endswith("London")  # the lowest region (LOC), with its context
     assert shown["offset"] <= end - 6
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 3),  # annotator
+            st.integers(0, len(TEXT) - 1),  # start
+            st.integers(0, 8),  # length
+            st.sampled_from(["PER", "LOC", "ORG"]),
+            st.booleans(),  # in the task without a text
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.booleans(),  # boxes instead of spans
+)
+def test_regions_described_column_wise_as_one_by_one(
+    drawn: list[tuple[int, int, int, str, bool]], boxes: bool
+) -> None:
+    """``Describer.many`` (every disputed region at once, by column) gives each region's dict
+    and line as describing it alone through ``Describer.place`` does: ids, labels, geometry
+    (whole offsets as ints), the text under a span, none without a text."""
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from iaa_gate.adapters.label_studio.export import LabelStudioExport
+    from iaa_gate.config import parse_config
+    from iaa_gate.evaluation.regions import Describer, _shown, match
+
+    def region(k: int, start: int, length: int, label: str) -> dict[str, Any]:
+        if boxes:
+            return dict(box(f"r{k}", start + length / 4, label), from_name="ner")
+        return span(f"r{k}", start, min(start + length, len(TEXT)), label)
+
+    results: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for k, (who, start, length, label, bare) in enumerate(drawn):
+        results.setdefault((2 if bare else 1, who), []).append(region(k, start, length, label))
+    tasks = [
+        task(0, ann(1, [region(-1, 0, 5, "PER")]), data={"text": TEXT}),  # one rater: not kept
+        *(
+            task(t, *(ann(a, results.get((t, a), [])) for a in (1, 2, 3)), data=data)
+            for t, data in ((1, {"text": TEXT}), (2, {"image" if boxes else "html": "x"}))
+        ),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "export.json"
+        path.write_text(json.dumps(tasks))
+        dataset = LabelStudioExport(path).load()
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x"}, "fields": {"ner": {}}}
+    )
+    m = match(dataset, "ner", cfg.fields["ner"])
+    describe = Describer(m)
+    reg, t = m.regions, m.table
+    rows = np.random.default_rng(len(drawn)).permutation(reg.n)
+    many, lines = describe.many(rows)
+    geometry = reg.geometry.round(4)
+    whole = reg.kind == "span" and bool(np.all(geometry == np.floor(geometry)))
+    one_by_one = [
+        describe.place(
+            {"id": t.region_ids[m.kept[r]], "label": ([*reg.labels, None])[reg.label[r]]},
+            (geometry[r].astype(np.int64) if whole else geometry[r]).tolist(),
+            int(reg.unit[r]),
+            r,
+        )
+        for r in rows.tolist()
+    ]
+    assert many == one_by_one and lines == [_shown(d) for d in one_by_one]
