@@ -276,9 +276,9 @@ def test_console_script_flushes_and_exits_with_the_gate(ls_config: Path, tmp_pat
 def test_console_script_ends_with_the_outcome_alive(
     ls_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``cli.entry`` keeps the run's outcome until the process ends, with the cyclic collector
-    off: freeing the per-task results object by object cost 0.75 s of a 20,000-task span run,
-    and scanning them once more 0.45 s, for nothing."""
+    """``cli.entry`` keeps the run's outcome (and its dataset) until the process ends, with the
+    cyclic collector off: freeing the per-task results object by object cost 0.75 s of a
+    20,000-task span run, and scanning them once more 0.45 s, for nothing."""
     import gc
 
     from iaa_gate import cli, pipeline
@@ -291,7 +291,8 @@ def test_console_script_ends_with_the_outcome_alive(
         return outcome
 
     def exit_(code: int) -> None:
-        seen["alive at exit"] = seen["outcome"]() is not None
+        outcome = seen["outcome"]()
+        seen["alive at exit"] = outcome is not None and outcome.dataset is not None
         seen["collector on"] = gc.isenabled()
         raise SystemExit(code)
 

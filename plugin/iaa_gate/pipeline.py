@@ -36,7 +36,8 @@ from .sinks.report.history import read_history, read_report, save_history
 class Outcome:
     """What a run found: the ``verdict``, the typed ``report`` (its JSON form is
     :attr:`document`), each field's ``results``, every ``check``, every ``disputed`` task by
-    field (the report keeps the lowest scores) and the files ``written``."""
+    field (the report keeps the lowest scores), the files ``written`` and, from :func:`run`,
+    the ``dataset`` as its source gave it."""
 
     verdict: Verdict
     report: Report
@@ -44,6 +45,7 @@ class Outcome:
     checks: list[Check]
     disputed: Disputed = field(default_factory=dict)
     written: list[Path] = field(default_factory=list)
+    dataset: Dataset | None = None
 
     @property
     def document(self) -> dict[str, Any]:
@@ -187,6 +189,7 @@ def run(
     source = make_source(config, options)
     dataset = source.load()
     outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
+    outcome.dataset = dataset
     project_id = getattr(source, "project_id", None)
     if project_id is not None and project_id != outcome.report.source.get("project"):
         outcome.report.source["project_id"] = project_id  # a project named by its title
