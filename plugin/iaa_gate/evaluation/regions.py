@@ -597,7 +597,9 @@ def _details(
     by_row = dict(zip(row_list, described, strict=True))
     owner = list(map(m.names.__getitem__, reg.annotator[rows].tolist()))
     cluster_of = cl.clusters.cluster[rows].tolist()
-    raters = [[m.names[a] for a in np.flatnonzero(r)] for r in reg.rated[units]]
+    patterns, which = np.unique(reg.rated[units], axis=0, return_inverse=True)
+    named = [[m.names[a] for a in np.flatnonzero(p)] for p in patterns]  # who rated, per pattern
+    raters = list(map(named.__getitem__, which.reshape(-1).tolist()))
     lowest = cl.lowest[units]
     low_score = [round(x, 6) for x in cl.score[lowest].tolist()]
     values = [str(v) for v in cl.coded.values]

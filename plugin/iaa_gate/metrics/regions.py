@@ -783,10 +783,22 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
 
     With a label-free matching, matched pairs with two labels are listed as label swaps too.
     ``units``: only these units' rows (each unit's rows depend on that unit alone; the cost
-    follows their regions, not the field's).
+    follows their regions, not the field's, when they are fewer than half its units).
     """
     if units is not None:
-        return _within_units(matching, _ints(units))
+        keep = np.zeros(matching.regions.units, dtype=bool)
+        keep[_ints(units)] = True
+        if 2 * np.count_nonzero(keep) < keep.size:  # a few: on the matching cut down to them
+            return _within_units(matching, keep)
+        every = disagreements(matching)  # most: their rows of all, without the cut's copies
+        rows = keep[every.unit]
+        return Disagreements(
+            every.unit[rows],
+            every.region[rows],
+            every.other[rows],
+            every.kind[rows],
+            every.counterpart[rows],
+        )
     reg = matching.regions
     n_ann = reg.annotators
     pairs = RatedPairs.of(reg.rated)
@@ -850,11 +862,10 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     )
 
 
-def _within_units(matching: RegionMatching, units: Int64Array) -> Disagreements:
-    """:func:`disagreements` of ``units`` only: on the matching cut down to their regions."""
+def _within_units(matching: RegionMatching, keep: BoolArray) -> Disagreements:
+    """:func:`disagreements` of the units ``keep`` marks (``(units,)``) only: on the matching
+    cut down to their regions."""
     reg, ov = matching.regions, matching.overlaps
-    keep = np.zeros(reg.units, dtype=bool)
-    keep[units] = True
     idx = np.flatnonzero(keep[reg.unit])
     new = np.full(reg.n, -1, dtype=np.int64)
     new[idx] = np.arange(idx.size)
