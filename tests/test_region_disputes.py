@@ -83,6 +83,17 @@ CASES: dict[str, tuple[dict[str, Any], str, float, dict[str, str] | None]] = {
         {"1": "GIVEN", "2": "GIVEN", "3": "(unmatched)"},
     ),
     "empty vs empty": (three(first=[]), "agreed", 1.0, None),
+    "a miss, and a swap with a miss below it": (
+        task(
+            1,
+            ann(1, [span("1a", 0, 12, "PER"), span("1b", 36, 42, "LOC")]),
+            ann(2, [span("2a", 0, 12, "PER"), span("2b", 36, 42, "ORG")]),
+            ann(3, []),
+        ),
+        "disputed",
+        0.0,  # London: (LOC, ORG, unmatched), no pair agrees; Ada Lovelace 1/3 comes first
+        {"1": "LOC", "2": "ORG", "3": "(unmatched)"},
+    ),
 }
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress
 from operator import itemgetter
 from typing import Any, cast
 
@@ -558,24 +559,41 @@ def _units(
 
 
 def _excerpt(
-    text: str, regions: list[dict[str, Any]], lowest: list[dict[str, Any]]
+    text: str, regions: tuple[float, float], lowest: tuple[float, float] | None
 ) -> dict[str, Any]:
     """The part of a disputed task's ``text`` the report shows: from :data:`EXCERPT` / 2
-    characters before its first region to as many after its last; when that is longer than
-    :data:`EXCERPT_MAX`, around its lowest region's ``lowest`` regions instead, and at most
+    characters before its first region to as many after its last (``regions``: the first
+    start and the last end, 0 and 0 without regions); when that is longer than
+    :data:`EXCERPT_MAX`, around its ``lowest`` region's instead, and at most
     :data:`EXCERPT_MAX` characters. ``offset``: where the excerpt starts; ``length``: the
     text's."""
 
-    def around(spans: list[dict[str, Any]]) -> tuple[int, int]:
-        lo = int(min((x["start"] for x in spans), default=0))
-        hi = int(max((x["end"] for x in spans), default=0))
-        return max(0, lo - EXCERPT // 2), min(len(text), hi + EXCERPT // 2)
+    def around(span: tuple[float, float]) -> tuple[int, int]:
+        return max(0, int(span[0]) - EXCERPT // 2), min(len(text), int(span[1]) + EXCERPT // 2)
 
     lo, hi = around(regions)
-    if hi - lo > EXCERPT_MAX and lowest:
+    if hi - lo > EXCERPT_MAX and lowest is not None:
         lo, hi = around(lowest)
     hi = min(hi, lo + EXCERPT_MAX)
     return {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
+
+
+def _reach(
+    geometry: np.ndarray[Any, Any], counts: np.ndarray[Any, Any], keep: np.ndarray[Any, Any]
+) -> list[tuple[float, float] | None]:
+    """Per group of consecutive spans (``counts``: ``(K,)`` their sizes; ``geometry``: ``(R,
+    2)``), the first start and last end of those ``keep`` (``(R,)``) marks; None for a group
+    without one."""
+    if not len(geometry):
+        return [None] * len(counts)
+    at = np.minimum(np.concatenate(([0], np.cumsum(counts)[:-1])), len(geometry) - 1)
+    first = np.minimum.reduceat(np.where(keep, geometry[:, 0], np.inf), at)
+    last = np.maximum.reduceat(np.where(keep, geometry[:, 1], -np.inf), at)
+    some = (np.add.reduceat(keep, at) > 0) & (counts > 0)
+    return [
+        (f, e) if y else None
+        for f, e, y in zip(first.tolist(), last.tolist(), some.tolist(), strict=True)
+    ]
 
 
 def _details(
@@ -592,11 +610,19 @@ def _details(
     counts = np.searchsorted(reg.unit[order], units, side="right") - starts
     bounds = np.concatenate(([0], np.cumsum(counts))).tolist()  # unit k: rows[bounds[k]:…[k+1]]
     rows = order[np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)]
-    described, lines = Describer(m).many(rows)
+    describe = Describer(m)
+    described, lines = describe.many(rows)
     row_list = cast(list[int], rows.tolist())
     by_row = dict(zip(row_list, described, strict=True))
     owner = list(map(m.names.__getitem__, reg.annotator[rows].tolist()))
-    cluster_of = cl.clusters.cluster[rows].tolist()
+    in_lowest = cl.clusters.cluster == cl.lowest[reg.unit]  # (regions,): of its task's lowest
+    member = cast(list[bool], in_lowest[rows].tolist())
+    reach: list[tuple[float, float] | None] = []  # spans: each task's, for its excerpt
+    reach_lowest: list[tuple[float, float] | None] = []
+    if reg.kind == "span":
+        geometry = describe.geometry[rows]
+        reach = _reach(geometry, counts, np.ones(len(rows), dtype=bool))
+        reach_lowest = _reach(geometry, counts, in_lowest[rows])
     patterns, which = np.unique(reg.rated[units], axis=0, return_inverse=True)
     named = [[m.names[a] for a in np.flatnonzero(p)] for p in patterns]  # who rated, per pattern
     raters = list(map(named.__getitem__, which.reshape(-1).tolist()))
@@ -611,12 +637,14 @@ def _details(
     dis = metrics.disagreements(m.matching, units)
     d_start = np.searchsorted(dis.unit, units).tolist()
     d_end = np.searchsorted(dis.unit, units, side="right").tolist()
+    near = in_lowest[dis.region] | ((dis.counterpart >= 0) & in_lowest[dis.counterpart])
+    first = np.lexsort((~near, dis.unit))  # each task's, those of its lowest region first
     d_region, d_other, d_counterpart = (
-        dis.region.tolist(),
-        dis.other.tolist(),
-        dis.counterpart.tolist(),
+        dis.region[first].tolist(),
+        dis.other[first].tolist(),
+        dis.counterpart[first].tolist(),
     )
-    d_kind = [metrics.KINDS[x] for x in dis.kind.tolist()]
+    d_kind = [metrics.KINDS[x] for x in dis.kind[first].tolist()]
     rel, rel_low = cl.relations, {}
     if rel is not None:  # each task's lowest relation
         order_r = np.lexsort((np.where(np.isnan(rel.score), np.inf, rel.score), rel.unit))
@@ -632,20 +660,14 @@ def _details(
             regions[name].append(region)
             shown[name].append(line)
         c = lowest_list[k]
-        members = [r for r, x in zip(row_list[a:b], cluster_of[a:b], strict=True) if x == c]
-        low = [by_row[r] for r in members]
+        low = list(compress(described[a:b], member[a:b]))
         entry: dict[str, Any] = {
             "region": {"score": low_score[k], "labels": low_labels[k], "regions": low},
             "regions": regions,
         }
         text = t.texts[u]
         if reg.kind == "span" and text is not None:
-            entry["text"] = _excerpt(text, described[a:b], low)
-        first = set(members)
-        found = sorted(
-            range(d_start[k], d_end[k]),
-            key=lambda i: d_region[i] not in first and d_counterpart[i] not in first,
-        )
+            entry["text"] = _excerpt(text, reach[k] or (0, 0), reach_lowest[k])
         entry["disagreements"] = [
             {
                 "kind": d_kind[i],
@@ -654,7 +676,7 @@ def _details(
                 "other": m.names[d_other[i]],
                 "counterpart": by_row.get(d_counterpart[i]),
             }
-            for i in found
+            for i in range(d_start[k], d_end[k])
         ]
         j = rel_low.get(u)
         if rel is not None and j is not None and rel.score[j] < cl.score[c]:
