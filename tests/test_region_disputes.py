@@ -160,6 +160,26 @@ def test_a_per_region_attribute_gets_a_proposal_per_region(write_json: Any) -> N
     assert cert.skill is not None and cert.skill.basis == "matched region"
 
 
+def test_a_span_consensus_holds_its_text_where_the_text_is_known(write_json: Any) -> None:
+    """Each proposed span holds the text under it, and no text in a task whose text is not
+    known (a span field on another data key)."""
+    drawn = [ann(a, [span(f"{a}", 0, 12, "PER")]) for a in (1, 2, 3)]
+    tasks = [task(1, *drawn), task(2, *drawn, data={"html": "x"})]
+    known, unknown = outcome(write_json, {"ner": {}}, tasks).results["ner"].units
+    assert known.consensus is not None and unknown.consensus is not None
+    (region,) = known.consensus.value
+    assert list(region) == ["label", "start", "end", "text", "posterior", "tie"]
+    assert (region["label"], region["start"], region["end"], region["text"]) == (
+        "PER",
+        0,
+        12,
+        "Ada Lovelace",
+    )
+    (bare,) = unknown.consensus.value
+    assert list(bare) == ["label", "start", "end", "posterior", "tie"]
+    assert {k: region[k] for k in bare} == bare
+
+
 def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
     """A disputed task's excerpt runs from its first region to its last only while that is
     short: in a long document (here 200,000 characters, PER agreed at the start, LOC at the end

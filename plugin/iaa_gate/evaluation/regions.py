@@ -304,18 +304,30 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
     example = _examples(m, cl, shown, best)
     p = cast(list[float], posterior.round(6).tolist())
     t = cast(list[bool], tie.tolist())
-    place = Describer(m).place
-    for c in shown:
-        label = None if best[c] == NO_LABEL else best[c]
-        region = place({"label": label}, geo[c], unit[c], example.get(c))
-        region.update(posterior=p[c], tie=t[c])
+    labels = [None if best[c] == NO_LABEL else best[c] for c in shown]
+    if reg.kind == "span":  # what place() makes of a span (offsets are ints), by column
+        texts = m.table.texts
+        regions = [
+            {"label": label, "start": s, "end": e}
+            if (text := texts[unit[c]]) is None
+            else {"label": label, "start": s, "end": e, "text": text[s:e]}
+            for c, label, (s, e) in zip(shown, labels, map(geo.__getitem__, shown), strict=True)
+        ]
+    else:
+        place = Describer(m).place
+        regions = [
+            place({"label": label}, geo[c], unit[c], example.get(c))
+            for c, label in zip(shown, labels, strict=True)
+        ]
+    for c, region in zip(shown, regions, strict=True):
+        region["posterior"], region["tie"] = p[c], t[c]
         value[unit[c]].append(region)
     # in reading order: spans by start and end, other shapes by top-left corner (y, x); a
     # polygon's regions (points, no corner) as they come
     if reg.kind == "span" or not (reg.kind == "polygon" and reg.points is not None):
         key = itemgetter("start", "end") if reg.kind == "span" else itemgetter("y", "x")
-        for regions in value:
-            regions.sort(key=key)
+        for each in value:
+            each.sort(key=key)
     consensus.assign(
         units, list(m.table.unit_ids), value, low, ties, np.asarray(reg.rated.any(axis=1))
     )
