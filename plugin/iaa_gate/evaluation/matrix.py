@@ -313,7 +313,7 @@ def _codes(values: list[str], order: Sequence[str] | None) -> tuple[IntArray, tu
     table += sorted(set(values) - set(table) - {""})
     index = {lab: i for i, lab in enumerate(table)}
     index[""] = -1
-    return np.fromiter((index[v] for v in values), np.int64, len(values)), tuple(table)
+    return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), tuple(table)
 
 
 def region_table(
