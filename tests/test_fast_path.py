@@ -703,7 +703,35 @@ rating before a field's first rating, two kinds under one name, ground truth ans
 one annotator written as an int and as a string."""
 
 
+ROLLED_BACK = [
+    {
+        "id": 1,
+        "annotations": [
+            {"id": 1, "completed_by": 1, "result": [_result("choices", "c", "r1", {"choices": []})]}
+        ],
+    },
+    {
+        "id": 3,
+        "annotations": [
+            {
+                "id": 2,
+                "completed_by": 1,
+                "result": [_result("choices", "c", "r1", {"choices": "A"})],
+            },
+            {
+                "id": 3,
+                "completed_by": 1,
+                "result": [_result("rating", "r", "r2", {"rating": 1e300})],
+            },
+        ],
+    },
+]
+"""Task 3 is begun by the batch reader, then left to the general parser (a rating agreement
+cannot compare): the choice "A" it had coded must not stay in the field's values."""
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(tasks=ROLLED_BACK, skip=True, truth=False, batch=1)
 @example(tasks=MIXED, skip=False, truth=True, batch=4096)
 @example(tasks=MIXED, skip=False, truth=False, batch=4096)
 @given(

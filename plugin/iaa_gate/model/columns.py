@@ -130,7 +130,9 @@ class Columns:
         return len(self.annotation_ids) - 1
 
     def rollback(self, n: int) -> None:
-        """Drop the rows from row ``n`` on (task and annotator ids seen stay in the tables)."""
+        """Drop the rows from row ``n`` on, and the values only they answered (task and
+        annotator ids seen stay in the tables). Values are coded as rows are added, so the
+        values of the rows kept come first."""
         for name in self.ARRAYS:
             del getattr(self, name)[n:]
         del self.annotation_ids[n:]
@@ -144,6 +146,11 @@ class Columns:
                 del col.regions[k:]
             if not k:
                 del self.fields[name]
+                continue
+            used = max(col.codes) + 1
+            for value in col.values[used:]:
+                del col.index[value]
+            del col.values[used:]
 
     def value(self, row: int, name: str, fv: FieldValue) -> None:
         """Field ``name`` of annotation ``row`` answered ``fv``."""
