@@ -48,6 +48,10 @@ class FieldColumn:
         return _numpy(self.codes)
 
 
+Mark = tuple[int, list[int]]
+"""What :meth:`Columns.mark` gives: the number of rows, and of each field's values."""
+
+
 class Columns:
     """Annotations column-wise, row ``i`` one annotation (what sources build and the model
     reads: no Python object per annotation).
@@ -129,14 +133,19 @@ class Columns:
         self.annotation_ids.append(annotation_id)
         return len(self.annotation_ids) - 1
 
-    def rollback(self, n: int) -> None:
-        """Drop the rows from row ``n`` on, and the values only they answered (task and
-        annotator ids seen stay in the tables). Values are coded as rows are added, so the
-        values of the rows kept come first."""
+    def mark(self) -> Mark:
+        """Where the columns stand, for :meth:`rollback`: the rows, and each field's values."""
+        return len(self), [len(col.values) for col in self.fields.values()]
+
+    def rollback(self, mark: Mark) -> None:
+        """Back to ``mark``: the rows added since are dropped, and the values only they
+        answered (values are coded as rows are added); task and annotator ids seen stay in the
+        tables."""
+        n, coded = mark
         for name in self.ARRAYS:
             del getattr(self, name)[n:]
         del self.annotation_ids[n:]
-        for name in list(self.fields):
+        for f, name in enumerate(list(self.fields)):
             col = self.fields[name]
             k = len(col.rows)
             while k and col.rows[k - 1] >= n:
@@ -146,11 +155,10 @@ class Columns:
                 del col.regions[k:]
             if not k:
                 del self.fields[name]
-                continue
-            used = max(col.codes) + 1
-            for value in col.values[used:]:
-                del col.index[value]
-            del col.values[used:]
+            elif f < len(coded):  # a field older than the mark: the values since
+                for value in col.values[coded[f] :]:
+                    del col.index[value]
+                del col.values[coded[f] :]
 
     def value(self, row: int, name: str, fv: FieldValue) -> None:
         """Field ``name`` of annotation ``row`` answered ``fv``."""

@@ -322,7 +322,7 @@ def _one(
         part.first_seen,
     )
     stats.tasks += 1
-    mark, excluded = len(cols), stats.ground_truth_excluded
+    mark, excluded = cols.mark(), stats.ground_truth_excluded
     try:
         if index and type(task) is msgspec.Raw:
             try:

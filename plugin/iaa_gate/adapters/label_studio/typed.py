@@ -118,7 +118,7 @@ def read_task(
     anns = task.annotations
     if not plain_id(task_id) or anns is None:
         raise Unusual
-    mark = len(cols)
+    mark = cols.mark()
     new_names: dict[str, str] = {}
     try:
         counts, spans = _append(task_id, anns, cols, new_names, include_ground_truth)
