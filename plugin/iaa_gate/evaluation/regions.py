@@ -645,7 +645,6 @@ def _details(
         {m.names[a]: values[code] for a, code in enumerate(codes) if code >= 0}
         for codes in cl.coded.codes[lowest].tolist()
     ]
-    owner_of = dict(zip(row_list, owner, strict=True))
     dis = metrics.disagreements(m.matching, units)
     d_start = np.searchsorted(dis.unit, units).tolist()
     d_end = np.searchsorted(dis.unit, units, side="right").tolist()
@@ -657,6 +656,7 @@ def _details(
         dis.counterpart[first].tolist(),
     )
     d_kind = [metrics.KINDS[x] for x in dis.kind[first].tolist()]
+    d_owner = list(map(m.names.__getitem__, reg.annotator[dis.region[first]].tolist()))
     rel, rel_low = cl.relations, {}
     if rel is not None:  # each task's lowest relation
         order_r = np.lexsort((np.where(np.isnan(rel.score), np.inf, rel.score), rel.unit))
@@ -683,7 +683,7 @@ def _details(
         entry["disagreements"] = [
             {
                 "kind": d_kind[i],
-                "annotator": owner_of[d_region[i]],
+                "annotator": d_owner[i],
                 "region": by_row[d_region[i]],
                 "other": m.names[d_other[i]],
                 "counterpart": by_row.get(d_counterpart[i]),
