@@ -257,6 +257,7 @@ class FakeServer:
         ]
         self.fail = dict(fail or {})
         self.down = False  # True: PATCHes meet a refused connection
+        self.reread: dict[int, bytes] = {}  # task id → the body a GET of it answers with
         self.log: list[tuple[str, str, int]] = []
 
     def __call__(self, request: Any) -> Any:
@@ -284,6 +285,8 @@ class FakeServer:
             return httpx.Response(200, json={"total": len(self.tasks), "tasks": chunk})
         if path.startswith("/api/tasks/"):
             task = next(t for t in self.tasks if t["id"] == int(path.split("/")[3]))
+            if request.method == "GET" and task["id"] in self.reread:
+                return httpx.Response(200, content=self.reread[task["id"]])
             if request.method == "PATCH":
                 task["meta"] = json.loads(request.content)["meta"]
             return httpx.Response(200, json=task)
@@ -351,6 +354,24 @@ def test_a_write_failing_with_503_is_retried_then_reported(fake: Any) -> None:
     assert source.tasks[100].meta["keep"] == 0
     assert summary["view"] == "created" and summary["view_id"] == 7
     assert [r for r in server.log if r[0] == "POST"] == [("POST", "/api/dm/views/", 0)]
+
+
+def test_a_re_read_that_is_not_the_task_fails_the_write_and_is_never_an_edit(fake: Any) -> None:
+    """An empty answer, or another task's, to the GET before a PATCH: the task is not written
+    and is listed as failed (a re-run writes it), not skipped as "changed since the pull"."""
+    server = FakeServer()
+    source = fake(server)
+    source.load()
+    server.reread = {102: b"", 103: json.dumps(server.tasks[4]).encode()}
+    units = [UnitResult(100 + i, "disputed", 0.5, {}) for i in range(5)]
+    summary = LabelStudioFlags(source, WriteBackConfig(enabled=True), "h").apply(_results(s=units))
+    assert (summary["done"], summary["skipped"], summary["failed"]) == (3, 0, 2)
+    errors = {f["id"]: f["error"] for f in summary["failed_tasks"]}
+    assert "re-reading task 102 with an empty body, not the task" in errors[102]
+    assert "re-reading task 103 with task 104, not the task" in errors[103]
+    assert ("PATCH", "/api/tasks/102/", 0) not in server.log
+    assert ("PATCH", "/api/tasks/103/", 0) not in server.log
+    assert source.tasks[102].meta == {"keep": 2} and source.tasks[103].meta == {"keep": 3}
 
 
 def test_writes_are_given_up_when_the_server_stops_answering(fake: Any) -> None:

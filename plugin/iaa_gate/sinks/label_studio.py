@@ -129,6 +129,15 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _what(answer: Any) -> str:
+    """What a re-read answered instead of the task, for the message."""
+    if answer is None:
+        return "an empty body"
+    if isinstance(answer, dict):
+        return f"task {answer.get('id')!r}"
+    return f"a JSON {type(answer).__name__}"
+
+
 def _same(old: Any, new: dict[str, Any] | None) -> bool:
     if new is None:
         return old is None
@@ -293,15 +302,19 @@ class LabelStudioFlags:
     def _write_one(self, change: Change, read: dict[str, Any] | None = None) -> str:
         """Re-read the task (unless ``read`` has it as it is now), then PATCH it unless it
         changed since the pull: ``written``, ``already`` (another run wrote the same flags) or
-        ``edited`` (skipped)."""
+        ``edited`` (skipped). A re-read that is not the task (an empty body, another task) is an
+        error, never an edit."""
         api, key = self.source.api, self.config.meta_key
         pulled = self.source.tasks[change.id]
         path = f"api/tasks/{change.id}/"
-        now = (
-            read
-            if read is not None
-            else _dict(api.request("GET", path, f"re-reading task {change.id}"))
-        )
+        now = read if read is not None else api.request("GET", path, f"re-reading task {change.id}")
+        if not isinstance(now, dict) or now.get("id", change.id) != change.id:
+            raise LabelStudioError(  # never taken for an edit: that would skip the task
+                f"Label Studio on {api.url} answered re-reading task {change.id} with "
+                f"{_what(now)}, not the task ({api.where})",
+                hint="a re-run writes it",
+                transient=True,
+            )
         meta, data = _dict(now.get("meta")), _dict(now.get("data"))
         as_pulled = meta == pulled.meta and (change.data is None or data == pulled.data)
         if not as_pulled:
