@@ -502,15 +502,23 @@ class Describer:
         geo = self.geometry[rows]
         geos = cast(list[list[Any]], (geo.astype(np.int64) if self.whole else geo).tolist())
         units = cast(list[int], reg.unit[rows].tolist())
-        if self.kind == "span":
+        if self.kind == "span":  # the lines too, as _shown writes them, without the dicts
             bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
+            texts = [
+                None if (text := t.texts[u]) is None else text[a:b]
+                for u, (a, b) in zip(units, bounds, strict=True)
+            ]
             out = [
                 {"id": i, "label": label, "start": s, "end": e}
-                if (text := t.texts[u]) is None
-                else {"id": i, "label": label, "start": s, "end": e, "text": text[a:b]}
-                for i, label, (s, e), (a, b), u in zip(
-                    ids, labels, geos, bounds, units, strict=True
-                )
+                if x is None
+                else {"id": i, "label": label, "start": s, "end": e, "text": x}
+                for i, label, (s, e), x in zip(ids, labels, geos, texts, strict=True)
+            ]
+            return out, [
+                f"{label or '(no label)'} [{s}, {e})"
+                if x is None
+                else f"{label or '(no label)'} [{s}, {e}) {x!r}"
+                for label, (s, e), x in zip(labels, geos, texts, strict=True)
             ]
         else:
             out = [
