@@ -302,6 +302,11 @@ def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
                     geometry[4],
                 ]
             labels = value.rectanglelabels
+        if type(labels) is list and len(labels) == 1 and type(labels[0]) is str:
+            rs.ids.append(str(rid))  # one label: the common case
+            rs.labels.append(labels[0])
+            rs.coords += geometry
+            continue
         if type(labels) is str:
             labels = [labels]
         if type(labels) is not list or not labels or not all(type(x) is str for x in labels):
@@ -312,6 +317,8 @@ def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
             rs.labels.append(label)
             rs.coords += geometry
     fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
+    if not relations and not scalars:
+        return fields
     owner = {rid: rs for _, rs in regions.values() for rid in rs.ids}
     for item in relations:
         ends, labels = (item.from_id, item.to_id), item.labels or []
