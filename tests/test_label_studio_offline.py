@@ -357,21 +357,22 @@ def test_a_write_failing_with_503_is_retried_then_reported(fake: Any) -> None:
 
 
 def test_a_re_read_that_is_not_the_task_fails_the_write_and_is_never_an_edit(fake: Any) -> None:
-    """An empty answer, or another task's, to the GET before a PATCH: the task is not written
-    and is listed as failed (a re-run writes it), not skipped as "changed since the pull"."""
+    """An empty answer, an empty object or another task's, to the GET before a PATCH: the task
+    is not written and is listed as failed (a re-run writes it), not skipped as "changed since
+    the pull"."""
     server = FakeServer()
     source = fake(server)
     source.load()
-    server.reread = {102: b"", 103: json.dumps(server.tasks[4]).encode()}
+    server.reread = {102: b"", 103: json.dumps(server.tasks[4]).encode(), 101: b"{}"}
     units = [UnitResult(100 + i, "disputed", 0.5, {}) for i in range(5)]
     summary = LabelStudioFlags(source, WriteBackConfig(enabled=True), "h").apply(_results(s=units))
-    assert (summary["done"], summary["skipped"], summary["failed"]) == (3, 0, 2)
+    assert (summary["done"], summary["skipped"], summary["failed"]) == (2, 0, 3)
     errors = {f["id"]: f["error"] for f in summary["failed_tasks"]}
+    assert "re-reading task 101 with an object with no id, not the task" in errors[101]
     assert "re-reading task 102 with an empty body, not the task" in errors[102]
     assert "re-reading task 103 with task 104, not the task" in errors[103]
-    assert ("PATCH", "/api/tasks/102/", 0) not in server.log
-    assert ("PATCH", "/api/tasks/103/", 0) not in server.log
-    assert source.tasks[102].meta == {"keep": 2} and source.tasks[103].meta == {"keep": 3}
+    assert not any(("PATCH", f"/api/tasks/{t}/", 0) in server.log for t in (101, 102, 103))
+    assert [source.tasks[t].meta for t in (101, 102, 103)] == [{"keep": k} for k in (1, 2, 3)]
 
 
 def test_writes_are_given_up_when_the_server_stops_answering(fake: Any) -> None:

@@ -502,7 +502,7 @@ class Describer:
         geo = self.geometry[rows]
         geos = cast(list[list[Any]], (geo.astype(np.int64) if self.whole else geo).tolist())
         units = cast(list[int], reg.unit[rows].tolist())
-        if self.kind == "span":  # the lines too, as _shown writes them, without the dicts
+        if self.kind == "span":  # the lines from the same columns, as _shown writes them
             bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
             texts = [
                 None if (text := t.texts[u]) is None else text[a:b]

@@ -134,7 +134,7 @@ def _what(answer: Any) -> str:
     if answer is None:
         return "an empty body"
     if isinstance(answer, dict):
-        return f"task {answer.get('id')!r}"
+        return f"task {answer['id']!r}" if "id" in answer else "an object with no id"
     return f"a JSON {type(answer).__name__}"
 
 
@@ -308,7 +308,7 @@ class LabelStudioFlags:
         pulled = self.source.tasks[change.id]
         path = f"api/tasks/{change.id}/"
         now = read if read is not None else api.request("GET", path, f"re-reading task {change.id}")
-        if not isinstance(now, dict) or now.get("id", change.id) != change.id:
+        if not isinstance(now, dict) or now.get("id") != change.id:
             raise LabelStudioError(  # never taken for an edit: that would skip the task
                 f"Label Studio on {api.url} answered re-reading task {change.id} with "
                 f"{_what(now)}, not the task ({api.where})",
