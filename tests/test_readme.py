@@ -35,3 +35,14 @@ def test_the_quick_start_prints_what_the_readme_shows(
     monkeypatch.chdir(ROOT)  # the README's paths are relative to the repository root
     assert main(command) == 0  # warnings pass
     assert capsys.readouterr().out.rstrip("\n") == shown.group(1)
+
+
+def test_the_docs_home_shows_the_readme_quick_start() -> None:
+    """The documentation's home page repeats the README's quick start word for word (its command,
+    the files it writes, what it prints), so the two cannot drift apart."""
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+
+    def quick_start(text: str) -> str:
+        return text[text.index("## Quick start") : text.index("Install everything and run")]
+
+    assert quick_start(home) == quick_start(README)
