@@ -230,8 +230,9 @@ def test_regions_described_column_wise_as_one_by_one(
     drawn: list[tuple[int, int, int, str, bool]], boxes: bool
 ) -> None:
     """``Describer.many`` (every disputed region at once, by column) gives each region's dict
-    and line as describing it alone through ``Describer.place`` does: ids, labels, geometry
-    (whole offsets as ints), the text under a span, none without a text."""
+    and line as describing it alone does (a box through ``Describer.place`` and ``_shown``):
+    ids, labels, geometry (whole offsets as ints), the text under a span, none without a
+    text."""
     import tempfile
     from pathlib import Path
 
@@ -270,13 +271,21 @@ def test_regions_described_column_wise_as_one_by_one(
     many, lines = describe.many(rows)
     geometry = reg.geometry.round(4)
     whole = reg.kind == "span" and bool(np.all(geometry == np.floor(geometry)))
-    one_by_one = [
-        describe.place(
-            {"id": t.region_ids[m.kept[r]], "label": ([*reg.labels, None])[reg.label[r]]},
-            (geometry[r].astype(np.int64) if whole else geometry[r]).tolist(),
-            int(reg.unit[r]),
-            r,
-        )
-        for r in rows.tolist()
-    ]
-    assert many == one_by_one and lines == [_shown(d) for d in one_by_one]
+
+    def alone(r: int) -> dict[str, Any]:
+        head = {"id": t.region_ids[m.kept[r]], "label": ([*reg.labels, None])[reg.label[r]]}
+        geo = (geometry[r].astype(np.int64) if whole else geometry[r]).tolist()
+        if boxes:
+            return describe.place(head, geo, r)
+        text = t.texts[int(reg.unit[r])]
+        under = {} if text is None else {"text": text[int(geo[0]) : int(geo[1])]}
+        return {**head, "start": geo[0], "end": geo[1], **under}
+
+    def line(d: dict[str, Any]) -> str:
+        if boxes:
+            return _shown(d)
+        text = f" {d['text']!r}" if "text" in d else ""
+        return f"{d['label'] or '(no label)'} [{d['start']}, {d['end']}){text}"
+
+    one_by_one = [alone(r) for r in rows.tolist()]
+    assert many == one_by_one and lines == [line(d) for d in one_by_one]

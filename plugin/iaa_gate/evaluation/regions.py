@@ -305,18 +305,19 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
     p = cast(list[float], posterior.round(6).tolist())
     t = cast(list[bool], tie.tolist())
     labels = [None if best[c] == NO_LABEL else best[c] for c in shown]
-    if reg.kind == "span":  # what place() makes of a span (offsets are ints), by column
-        texts = m.table.texts
+    if reg.kind == "span":  # offsets are ints
+        spans = list(map(geo.__getitem__, shown))
+        under = _under(m.table.texts, [unit[c] for c in shown], spans)
         regions = [
             {"label": label, "start": s, "end": e}
-            if (text := texts[unit[c]]) is None
-            else {"label": label, "start": s, "end": e, "text": text[s:e]}
-            for c, label, (s, e) in zip(shown, labels, map(geo.__getitem__, shown), strict=True)
+            if x is None
+            else {"label": label, "start": s, "end": e, "text": x}
+            for label, (s, e), x in zip(labels, spans, under, strict=True)
         ]
     else:
         place = Describer(m).place
         regions = [
-            place({"label": label}, geo[c], unit[c], example.get(c))
+            place({"label": label}, geo[c], example.get(c))
             for c, label in zip(shown, labels, strict=True)
         ]
     for c, region in zip(shown, regions, strict=True):
@@ -494,20 +495,17 @@ class Describer:
 
     def many(self, rows: np.ndarray[Any, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as dicts ``{id, label,
-        <geometry>[, text]}`` and as lines of text (:func:`_shown`)."""
+        <geometry>[, text]}`` and as lines of text (``LABEL [start, end) 'text'`` for a span,
+        :func:`_shown` for the other shapes)."""
         reg, t = self.m.regions, self.m.table
         names = [*reg.labels, None]  # label -1: None
         labels = list(map(names.__getitem__, reg.label[rows].tolist()))
         ids = list(map(t.region_ids.__getitem__, self.m.kept[rows].tolist()))
         geo = self.geometry[rows]
         geos = cast(list[list[Any]], (geo.astype(np.int64) if self.whole else geo).tolist())
-        units = cast(list[int], reg.unit[rows].tolist())
-        if self.kind == "span":  # the lines from the same columns, as _shown writes them
+        if self.kind == "span":  # the dicts and their lines from the same columns
             bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
-            texts = [
-                None if (text := t.texts[u]) is None else text[a:b]
-                for u, (a, b) in zip(units, bounds, strict=True)
-            ]
+            texts = _under(t.texts, reg.unit[rows].tolist(), bounds)
             out = [
                 {"id": i, "label": label, "start": s, "end": e}
                 if x is None
@@ -520,23 +518,18 @@ class Describer:
                 else f"{label or '(no label)'} [{s}, {e}) {x!r}"
                 for label, (s, e), x in zip(labels, geos, texts, strict=True)
             ]
-        else:
-            out = [
-                self.place({"id": i, "label": label}, g, u, r)
-                for i, label, g, u, r in zip(ids, labels, geos, units, rows.tolist(), strict=True)
-            ]
+        out = [
+            self.place({"id": i, "label": label}, g, r)
+            for i, label, g, r in zip(ids, labels, geos, rows.tolist(), strict=True)
+        ]
         return out, list(map(_shown, out))
 
-    def place(self, out: dict[str, Any], geo: list[Any], u: int, r: int | None) -> dict[str, Any]:
+    def place(self, out: dict[str, Any], geo: list[Any], r: int | None) -> dict[str, Any]:
         """Add ``geo`` (one region's geometry, or a cluster's median) to ``out``; a polygon's
-        points are region ``r``'s."""
-        reg, t = self.m.regions, self.m.table
-        if self.kind == "span":
-            out["start"], out["end"] = geo[0], geo[1]
-            text = t.texts[u]
-            if text is not None:
-                out["text"] = text[int(geo[0]) : int(geo[1])]
-        elif self.kind == "polygon" and reg.points is not None:
+        points are region ``r``'s. Not spans: :meth:`many` and the proposals describe those by
+        column."""
+        reg = self.m.regions
+        if self.kind == "polygon" and reg.points is not None:
             if r is not None:
                 out["points"] = reg.points[r].round(4).tolist()
         else:
@@ -545,12 +538,19 @@ class Describer:
         return out
 
 
+def _under(texts: list[str | None], units: list[int], spans: list[list[int]]) -> list[str | None]:
+    """The text under each span (``spans``: ``[start, end]`` character offsets, in task
+    ``units``'s text); None where that text is unknown."""
+    return [
+        None if (text := texts[u]) is None else text[a:b]
+        for u, (a, b) in zip(units, spans, strict=True)
+    ]
+
+
 def _shown(d: dict[str, Any]) -> str:
-    """A region as one line of text for the disputed listing."""
+    """A region other than a span as one line of text for the disputed listing (a span's:
+    :meth:`Describer.many`)."""
     label = d["label"] or "(no label)"
-    if "start" in d:
-        text = f" {d['text']!r}" if "text" in d else ""
-        return f"{label} [{d['start']}, {d['end']}){text}"
     if "points" in d:
         return f"{label} polygon of {len(d['points'])} points at {d['points'][0]}"
     return f"{label} " + " ".join(f"{k}={v:g}" for k, v in d.items() if k not in ("id", "label"))
