@@ -1,18 +1,58 @@
-"""Errors that end a run with exit code 2, each naming where the problem is and what to do."""
+"""Errors that end a run with exit code 2, each naming where the problem is and what to do.
+
+The exception tree (every error is an :class:`IaaGateError`; the CLI prints it and exits 2)::
+
+    IaaGateError           a run could not be done (message, hint)
+    ├── UsageError         an argument or option that cannot be used (parameter, accepted, reason)
+    ├── ConfigError        the YAML config is invalid (problems: every one, as text)
+    ├── InputError         the export or data is malformed (problems, structured: [Problem])
+    ├── ServerError        Label Studio could not be used (unreachable, token refused)
+    └── OutputError        a report or file could not be written
+
+Errors carry their cases as data: a :class:`Problem` per problem found (with a :class:`Reason`
+code), and a :class:`UsageError` names the ``parameter`` and the ``accepted`` values.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from enum import Enum
 from typing import Any
+
+
+class Reason(str, Enum):
+    """What kind of problem a :class:`Problem` or an error is: its ``code``, a string in every
+    report (``Reason.INVALID_ROW == "invalid_row"``).
+
+    >>> Reason("invalid_line").name, Reason.BAD_ARGUMENT.value
+    ('INVALID_LINE', 'bad_argument')
+    """
+
+    INVALID_INPUT = "invalid_input"
+    """The input as a whole (a file that cannot be read as its format)."""
+    INVALID_TASK = "invalid_task"
+    """A Label Studio task or annotation."""
+    INVALID_LINE = "invalid_line"
+    """A line of a JSON Lines file (Prodigy)."""
+    INVALID_ROW = "invalid_row"
+    """A row of a table source."""
+    BAD_ARGUMENT = "bad_argument"
+    """A Python API argument or a command-line option."""
+    BAD_DATA = "bad_data"
+    """The ratings given to the Python API cannot be read as the function needs them."""
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
 class Problem:
     """One problem, structured where it is raised: ``where`` (file, task, line, row or YAML
     path), ``field`` (or None), ``part`` (a place inside the field: a region, an annotator, a
-    column; or None), ``code`` (what kind of problem) and ``message`` (what is wrong). Its text
-    is the house format ``WHERE[, field 'NAME'][, PART]: MESSAGE``.
+    column; or None), ``code`` (what kind of problem: a :class:`Reason`, kept as its string)
+    and ``message`` (what is wrong). Its text is the house format
+    ``WHERE[, field 'NAME'][, PART]: MESSAGE``.
 
     >>> p = Problem("task 7", "sentiment", "label", "label 'X' is unknown", "annotator 2")
     >>> str(p)
@@ -26,6 +66,10 @@ class Problem:
     code: str
     message: str
     part: str | None = None
+
+    def __post_init__(self) -> None:
+        # a Reason is kept as its plain string: reports and pickles hold text, not the Enum
+        object.__setattr__(self, "code", str(self.code))
 
     def __str__(self) -> str:
         head = ", ".join(
@@ -56,7 +100,31 @@ class IaaGateError(Exception):
 
 
 class UsageError(IaaGateError):
-    """The command line asks for something that cannot be done (missing or conflicting options)."""
+    """An argument or option that cannot be used: the command line's (missing or conflicting
+    options) or a Python API function's.
+
+    ``parameter``: the argument at fault (``None`` when it is no single one); ``accepted``: the
+    values it takes, when they are a list; ``reason``: :attr:`Reason.BAD_ARGUMENT`, or
+    :attr:`Reason.BAD_DATA` when the data argument cannot be read.
+
+    >>> e = UsageError("level='x' is not accepted", parameter="level", accepted=("nominal",))
+    >>> e.parameter, e.accepted, e.reason.value
+    ('level', ('nominal',), 'bad_argument')
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        parameter: str | None = None,
+        accepted: Sequence[str] = (),
+        reason: Reason = Reason.BAD_ARGUMENT,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.parameter = parameter
+        self.accepted = tuple(accepted)
+        self.reason = reason
 
 
 class ServerError(IaaGateError):
@@ -88,7 +156,7 @@ class InputError(IaaGateError):
         problems: Sequence[str | Problem],
         *,
         hint: str | None = None,
-        code: str = "invalid_input",
+        code: str = Reason.INVALID_INPUT,
     ) -> None:
         shown = [str(p) for p in problems[:20]]
         more = f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""

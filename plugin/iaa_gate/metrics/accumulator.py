@@ -221,8 +221,11 @@ def _union(
     sit in it."""
     if len(b) == 0 or np.array_equal(a, b):
         return a, np.arange(len(a)), np.arange(len(b))
+    if len(a) == 0:  # the first block's table, as its values were given (integers stay so)
+        return b, np.arange(0), np.arange(len(b))
     if a.dtype.kind in "iuf" and b.dtype.kind in "iuf":
-        table: npt.NDArray[Any] = np.union1d(a.astype(np.float64), b.astype(np.float64))
+        common = np.result_type(a.dtype, b.dtype)  # int64 while both are integers
+        table: npt.NDArray[Any] = np.union1d(a.astype(common), b.astype(common))
         return table, np.searchsorted(table, a), np.searchsorted(table, b)
     items = list(dict.fromkeys([*a.tolist(), *b.tolist()]))
     with contextlib.suppress(TypeError):  # unordered labels keep first-seen order

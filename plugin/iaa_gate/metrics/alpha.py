@@ -98,6 +98,22 @@ def krippendorff_alpha(ratings: npt.ArrayLike | Coded, level: LevelArg = "nomina
     With few distinct values this is the textbook form: one pass builds the coincidence matrix
     o ``(V, V)``, then D_o ∝ Σ o·δ² and the pairable counts are n_v = Σ_v' o_vv'.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    float
+        Alpha, at most 1; Undefined (NaN with its ``reason``) when no unit is pairable or one value
+        occurs.
+
+    Examples
+    --------
     >>> krippendorff_alpha([[1, 1], [2, 2], [1, 2]])
     0.4444444444444444
     """
@@ -150,7 +166,26 @@ def alphas_without(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
 def unit_disagreement(
     ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal"
 ) -> UnitDisagreement:
-    """The per-unit pieces of alpha (see :class:`UnitDisagreement`)."""
+    """The per-unit pieces of alpha (see :class:`UnitDisagreement`).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    UnitDisagreement
+        Per unit: observed disagreement and ratings; the expected disagreement.
+
+    Examples
+    --------
+    >>> round(unit_disagreement([[1, 1], [2, 2], [1, 2]]).alpha(), 4)
+    0.4444
+    """
     x = _float_interval(ratings, level)
     if x is not None:
         return _interval(x.shape, lambda s: x[s])

@@ -126,6 +126,29 @@ def alpha_bootstrap(
     product with a few per-unit terms (see the module docstring); memory is bounded by blocks of
     ``CELLS`` weights.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+    replicates : int
+        Resamples of the pairable units.
+    confidence : float
+        The interval's coverage, strictly between 0 and 1.
+    alpha_min : float, optional
+        A threshold: ``q`` is the share of replicates below it.
+    seed : int or Generator, optional
+        The random numbers' seed: the same seed, data and numpy give the same result.
+
+    Returns
+    -------
+    AlphaBootstrap
+        Alpha, the percentile interval, ``q`` and the replicate counts.
+
+    Examples
+    --------
     >>> b = alpha_bootstrap([[1, 1], [2, 2], [1, 2], [2, 2], [1, 1]], replicates=200, alpha_min=0.5)
     >>> round(b.alpha, 3), b.replicates + b.n_undefined
     (0.64, 200)
@@ -173,6 +196,27 @@ def alpha_replicates(
     (a bootstrap draw, or ones with a zero for a jackknife). Row b gives exactly
     ``krippendorff_alpha(ratings[np.repeat(np.arange(units), weights[b])], level)`` (up to
     rounding), computed as in :func:`alpha_bootstrap`. Returns ``(replicates,)``.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+    weights : array_like
+        ``(replicates, units)`` non-negative integers: how often each unit is taken.
+
+    Returns
+    -------
+    ndarray
+        ``(replicates,)`` alpha of each weighted copy; NaN where undefined.
+
+    Examples
+    --------
+    >>> weights = [[1, 1, 1], [2, 1, 0]]  # replicate 2: unit 0 twice, unit 2 left out
+    >>> alpha_replicates([[1, 1], [2, 2], [1, 2]], 'nominal', weights).round(4).tolist()
+    [0.4444, 1.0]
     """
     w = np.asarray(weights)
     coded_shape = ratings.codes.shape if isinstance(ratings, Coded) else np.shape(ratings)

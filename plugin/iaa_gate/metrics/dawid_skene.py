@@ -88,6 +88,24 @@ def dawid_skene(
     ``n_classes``: defaults to the largest code + 1. ``max_iter``: EM steps at most; ``tol``:
     stop when the log-likelihood changes by less than this share of itself.
 
+    Parameters
+    ----------
+    codes : array_like
+        ``(units, annotators)`` integer classes ``0 … n_classes − 1``, ``-1`` missing.
+    n_classes : int, optional
+        How many classes; by default the largest code + 1.
+    max_iter : int
+        EM steps at most.
+    tol : float
+        Stop when the log-likelihood changes by less than this share of itself.
+
+    Returns
+    -------
+    DawidSkene
+        Posteriors, confusion matrices, priors and accuracies.
+
+    Examples
+    --------
     >>> fit = dawid_skene([[0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 1, 0]])
     >>> fit.best.tolist(), bool(fit.converged)
     ([0, 1, 0, 1], True)

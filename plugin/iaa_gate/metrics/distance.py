@@ -198,7 +198,25 @@ def tabulate(values: npt.NDArray[Any], level: str) -> str | Tabulated:
     the Levenshtein and hierarchical distances over :data:`TABULATE_MIN` values or more become
     a :class:`Tabulated` table, computed once (a field's alpha, its interval, each annotator's
     alpha without them and the per-task scores all read it; each used to compute it again, the
-    hierarchical one a Python call per pair). Announced as a progress step."""
+    hierarchical one a Python call per pair). Announced as a progress step.
+
+    Parameters
+    ----------
+    values : ndarray
+        ``(V,)`` a field's distinct values.
+    level : str
+        The field's level or distance.
+
+    Returns
+    -------
+    str or Tabulated
+        ``level`` itself, or its table when it is worth computing once.
+
+    Examples
+    --------
+    >>> tabulate(np.array(['a', 'b'], dtype=object), 'levenshtein')
+    'levenshtein'
+    """
     make = {"levenshtein": levenshtein_table, "hierarchical": hierarchical_table}.get(level)
     if make is None or len(values) < TABULATE_MIN:
         return level

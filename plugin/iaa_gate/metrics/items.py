@@ -28,7 +28,27 @@ class ItemAgreement:
 
 
 def item_agreement(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") -> ItemAgreement:
-    """Per-unit agreement of ``ratings`` ``(units, annotators)`` (see :class:`ItemAgreement`)."""
+    """Per-unit agreement of ``ratings`` ``(units, annotators)`` (see :class:`ItemAgreement`).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    ItemAgreement
+        Per unit: its score and the number of ratings.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> item_agreement(x).n_ratings.tolist()
+    [3, 3, 2, 3]
+    """
     nominal = unit_disagreement(ratings, "nominal")
     m = nominal.n_ratings.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -54,7 +74,27 @@ class AnnotatorAgreement:
 def annotator_agreement(
     ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal"
 ) -> AnnotatorAgreement:
-    """Each annotator against the others in ``ratings`` ``(units, annotators)``."""
+    """Each annotator against the others in ``ratings`` ``(units, annotators)``.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    AnnotatorAgreement
+        Per annotator: alpha without them, and their agreement with the others.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> annotator_agreement(x).n_units.tolist()
+    [4, 4, 3]
+    """
     coded = encode(ratings)
     codes = coded.codes
     n_units, n_cols = codes.shape
@@ -84,6 +124,21 @@ def annotator_offsets(values: npt.ArrayLike) -> FloatArray:
     ratings, annotator ``a``'s offset is ``x_a`` minus the mean of the other ratings; the result,
     ``(annotators,)``, is its mean over those units (NaN when there are none). A rater who is
     always one point above the others gets about +1.
+
+    Parameters
+    ----------
+    values : array_like
+        ``(units, annotators)`` numbers, NaN missing.
+
+    Returns
+    -------
+    ndarray
+        ``(annotators,)`` each one's mean offset from the others; NaN with no shared unit.
+
+    Examples
+    --------
+    >>> annotator_offsets([[1, 2], [3, 4], [2, 3]]).tolist()
+    [-1.0, 1.0]
     """
     x = np.asarray(values, dtype=np.float64)
     rated = ~np.isnan(x)
@@ -115,6 +170,22 @@ def pairwise_agreement(ratings: npt.ArrayLike | Coded) -> PairwiseAgreement:
     With few values, one ``(A, A)`` matrix product per value and per block of units:
     O(units · A² · V); with more values than annotators, one comparison per annotator pair:
     O(units · A²), whatever the number of values.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+
+    Returns
+    -------
+    PairwiseAgreement
+        ``(A, A)`` agreement and shared units per pair.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> pairwise_agreement(x).shared.tolist()
+    [[4, 4, 3], [4, 4, 3], [3, 3, 3]]
     """
     coded = encode(ratings)
     n_cols = coded.codes.shape[1]

@@ -258,6 +258,34 @@ def match_regions(
     ``overlapping``: :func:`overlaps` of these regions at this ``tolerance`` when already known
     (e.g. ``other.overlaps`` of another matching of them), so matching the same regions several
     ways computes the candidate pairs and their IoU once.
+
+    Parameters
+    ----------
+    regions : Regions
+        One field's regions.
+    mode : {'overlap', 'exact'}
+        Overlap (IoU ≥ ``iou``) or identical geometry.
+    iou : float
+        The least IoU of a matched pair.
+    labels : bool
+        Match only regions with the same label.
+    tolerance : float
+        Keypoints: the largest distance of a match.
+    overlapping : optional
+        The candidate pairs of these regions at this tolerance, when already known.
+
+    Returns
+    -------
+    RegionMatching
+        The matched pairs, with their IoU.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> len(match_regions(spans).first), len(match_regions(spans, mode='exact').first)
+    (2, 1)
     """
     if mode not in ("overlap", "exact"):
         raise ValueError(f"unknown matching mode {mode!r}: use 'overlap' or 'exact'")
@@ -519,6 +547,24 @@ def region_scores(matching: RegionMatching) -> RegionScores:
 
     A matched pair counts as a true positive of its label when both regions carry it (with
     ``labels=False`` a label swap is a true positive of the field, not of either label).
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    RegionScores
+        Pairwise F1 per unit, label, annotator pair and field, and the mean IoU.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> region_scores(match_regions(spans)).f1, region_scores(match_regions(spans, mode='exact')).f1
+    (1.0, 0.5)
     """
     reg = matching.regions
     pairs = RatedPairs.of(reg.rated)
@@ -557,7 +603,26 @@ class Clusters:
 
 
 def region_clusters(matching: RegionMatching) -> Clusters:
-    """Clusters of the regions: connected components of the matching's pairs within a unit."""
+    """Clusters of the regions: connected components of the matching's pairs within a unit.
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    Clusters
+        Each region's cluster.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> region_clusters(match_regions(spans)).cluster.tolist()
+    [0, 1, 0, 1]
+    """
     reg = matching.regions
     n = reg.n
     comp = components(n, matching.first, matching.second)
@@ -614,6 +679,31 @@ def cluster_ratings(
 
     Two regions of one annotator in a cluster with different values leave that cell missing (and
     counted in ``conflicts``): which one is "theirs" cannot be told; equal values count once.
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+    values : array_like, optional
+        ``(n,)`` a per-region value's codes into ``names`` (-1: not given); ``None``: the regions'
+        labels.
+    names : tuple of str
+        The values' names.
+    clusters : Clusters, optional
+        :func:`region_clusters` of the matching, when already known.
+
+    Returns
+    -------
+    ClusterRatings
+        The ``(clusters, annotators)`` ratings, their value names and the conflicts.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> cluster_ratings(match_regions(spans)).codes.tolist()
+    [[0, 0], [1, 1]]
     """
     reg = matching.regions
     cl = clusters or region_clusters(matching)
@@ -642,7 +732,26 @@ def cluster_ratings(
 
 def cluster_alpha(matching: RegionMatching) -> float:
     """Nominal Krippendorff's alpha over clusters with an "unmatched" category (Tschirschwitz et
-    al. 2022; their setting: ``match_regions(..., iou=0.5, labels=False)``)."""
+    al. 2022; their setting: ``match_regions(..., iou=0.5, labels=False)``).
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    float
+        Nominal alpha over the clusters; Undefined with no variation.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> round(cluster_alpha(match_regions(spans, labels=False)), 4)
+    1.0
+    """
     from ._base import Coded
     from .alpha import krippendorff_alpha
 
@@ -678,7 +787,29 @@ def relation_scores(relations: Relations, matching: RegionMatching) -> PairwiseF
     """Pairwise F1 of relations: two annotators' relations agree when both endpoints are matched
     regions and the labels are equal (undirected relations also agree reversed). Scored like
     regions: per unit, per label, per annotator pair, pooled; units where both annotators drew no
-    relation agree."""
+    relation agree.
+
+    Parameters
+    ----------
+    relations : Relations
+        The relations between the regions.
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    PairwiseF1
+        Pairwise F1 per unit, label, annotator pair and pooled.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> rel = Relations(source=[0, 2], target=[1, 3], label=[0, 0], labels=('works_at',))
+    >>> relation_scores(rel, match_regions(spans)).f1
+    1.0
+    """
     reg = matching.regions
     src, dst, lab = relations.source, relations.target, relations.label
     if src.size and (src.min() < 0 or max(src.max(), dst.max()) >= reg.n or dst.min() < 0):
@@ -784,6 +915,21 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     With a label-free matching, matched pairs with two labels are listed as label swaps too.
     ``units``: only these units' rows (each unit's rows depend on that unit alone; the cost
     follows their regions, not the field's, when they are fewer than half its units).
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+    units : array_like, optional
+        Only these units' rows.
+
+    Returns
+    -------
+    Disagreements
+        One row per disputed region: its kind and counterpart.
+
+    Examples
+    --------
     """
     if units is not None:
         keep = np.zeros(matching.regions.units, dtype=bool)

@@ -70,6 +70,22 @@ def unitizing_alpha(
     (``ValueError`` names them), except exact repeats, which count once (``.duplicates``);
     empty segments carry no length and are ignored.
 
+    Parameters
+    ----------
+    segments : iterable of tuple
+        ``(annotator, start, end, label)``, end exclusive.
+    continuum : tuple of int
+        ``(begin, end)``.
+    annotators : iterable, optional
+        Every coder, including those who marked nothing.
+
+    Returns
+    -------
+    UnitizingAlpha
+        α_U per label and pooled.
+
+    Examples
+    --------
     >>> round(unitizing_alpha([("a", 0, 4, "x"), ("b", 0, 5, "x")], (0, 10)).value, 3)
     0.928
     """
@@ -102,6 +118,28 @@ def unitizing_alpha_tasks(
     length (characters or tokens). Spans without a label count as a label ``"(no label)"``.
     ``merge``: one annotator's overlapping spans of one label count as their union (α_U needs
     them disjoint; without ``merge`` they raise ``ValueError``).
+
+    Parameters
+    ----------
+    regions : Regions
+        One field's span regions, integer offsets.
+    lengths : array_like
+        ``(units,)`` each unit's length (characters or tokens).
+    merge : bool
+        One annotator's overlapping spans of one label count as their union.
+
+    Returns
+    -------
+    UnitizingAlpha
+        α_U per label and pooled.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> round(unitizing_alpha_tasks(spans, [20]).value, 4)
+    0.945
     """
     return _tasks(regions, lengths, None, merge)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core import progress
-from ...core.errors import InputError, Problem, unreadable
+from ...core.errors import InputError, Problem, Reason, unreadable
 from ...core.fork import can_fork, in_child
 from ...model import (
     Annotation,
@@ -198,7 +198,7 @@ class _Part:
         try:
             ann = _example(line, self.stats, self.styles, self.texts)
         except ValueError as exc:
-            problem = Problem(f"line {lineno}", None, "invalid_line", str(exc))
+            problem = Problem(f"line {lineno}", None, Reason.INVALID_LINE, str(exc))
             if self.skip_invalid:
                 self.stats.skip_invalid(problem)
                 return True
