@@ -748,6 +748,13 @@ class DawidSkeneResult:
         EM steps run.
     converged : bool
         The log-likelihood settled within ``tol`` before ``max_iter``.
+
+    Examples
+    --------
+    >>> fit = dawid_skene([("t1", "a", "x"), ("t1", "b", "x"), ("t2", "a", "y"),
+    ...                    ("t2", "b", "y"), ("t3", "a", "x"), ("t3", "b", "y")])
+    >>> fit.labels["t1"], round(fit.posteriors["t1"]["x"], 3), fit.converged
+    ('x', 1.0, True)
     """
 
     labels: dict[Any, Any]
@@ -784,7 +791,8 @@ def dawid_skene(
     max_iter : int
         EM steps at most (crowd-kit's ``n_iter``).
     tol : float
-        Stop when the log-likelihood changes by less than this share of itself.
+        Stop when the log-likelihood changes by less than this share of itself (crowd-kit
+        stops on the ELBO per answer instead: run as many steps for the same result).
     rows, order, task, annotator, value
         How to read ``data``, as :func:`ratings` takes them. ``order`` names every label
         (one nobody gave gets a posterior too).

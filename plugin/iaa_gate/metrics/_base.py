@@ -26,8 +26,15 @@ IntArray = npt.NDArray[np.intp]
 
 
 class Undefined(float):
-    """NaN that remembers why a coefficient is undefined.
+    """NaN that remembers why a coefficient is undefined: never mistaken for 0 or 1.
 
+    Attributes
+    ----------
+    reason : str
+        Why the coefficient is undefined (the one argument of ``Undefined(reason)``).
+
+    Examples
+    --------
     >>> u = Undefined("only one value occurs")
     >>> math.isnan(u), u.reason
     (True, 'only one value occurs')
@@ -79,11 +86,24 @@ def undefined_reason(value: float) -> str | None:
 class Coded:
     """Ratings as integer codes into a table of distinct values.
 
-    ``codes``: ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where
-    the rating is missing.
-    ``values``: ``(V,)`` the distinct values in code order (sorted when they sort).
-    ``memo``: what the metrics derive from the codes and reuse (e.g. the per-unit category
-    counts), made once; the codes are not changed after the ``Coded`` is made.
+    Attributes
+    ----------
+    codes : ndarray
+        ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where the
+        rating is missing.
+    values : ndarray
+        ``(V,)`` the distinct values in code order (sorted when they sort), of the type given:
+        int64 for integers, float64 for floats, objects otherwise.
+    memo : dict
+        What the metrics derive from the codes and reuse (e.g. the per-unit category counts),
+        made once; the codes are not changed after the ``Coded`` is made.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import krippendorff_alpha
+    >>> c = Coded(np.array([[0, 1], [1, -1]], dtype=np.int8), np.array(['no', 'yes'], dtype=object))
+    >>> c.n_values, krippendorff_alpha(c)
+    (2, 0.0)
     """
 
     codes: npt.NDArray[np.signedinteger[Any]]
@@ -275,6 +295,8 @@ def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
 
 
 def _encode_objects(arr: npt.NDArray[Any]) -> Coded:
+    if arr.dtype != object:  # numpy strings (np.str_) back as the user's str
+        arr = arr.astype(object)
     index: dict[Any, int] = {}
     codes = np.full(arr.shape, -1, dtype=np.int64)
     for (u, a), v in np.ndenumerate(arr):

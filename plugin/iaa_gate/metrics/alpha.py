@@ -42,11 +42,25 @@ LevelArg = str | dist.Distance
 class UnitDisagreement:
     """Per-unit pieces of alpha; every array has shape ``(units,)``.
 
-    ``observed``: Σ_{i≠j in u} δ²(x_i, x_j) over ordered pairs (0 for non-pairable units).
-    ``n_ratings``: m_u, the number of ratings of the unit.
-    ``expected``: Σ_{v,v'} n_v n_v' δ²(v, v') over all pairable values (a scalar).
-    ``n_pairable``: n, the number of pairable values.
-    ``n_values``: distinct values among the pairable ones.
+    Attributes
+    ----------
+    observed : ndarray
+        Σ_{i≠j in u} δ²(x_i, x_j) over ordered pairs (0 for non-pairable units).
+    n_ratings : ndarray
+        m_u, the number of ratings of the unit.
+    expected : float
+        Σ_{v,v'} n_v n_v' δ²(v, v') over all pairable values.
+    n_pairable : int
+        n, the number of pairable values.
+    n_values : int
+        Distinct values among the pairable ones.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import alpha
+    >>> d = unit_disagreement([[1, 1], [2, 2], [1, 2]])
+    >>> d.observed.tolist(), round(d.alpha(), 4)
+    ([0.0, 0.0, 2.0], 0.4444)
     """
 
     observed: FloatArray

@@ -82,16 +82,37 @@ IntArray = npt.NDArray[np.intp]
 class AlphaBootstrap:
     """Krippendorff's alpha with its unit-bootstrap distribution.
 
-    ``alpha``: the point estimate (:func:`~iaa_gate.metrics.krippendorff_alpha`).
-    ``lower``/``upper``: the percentile interval at ``confidence`` (quantiles (1 ∓ c)/2 of the
-    defined replicates, linear interpolation).
-    ``se``: standard deviation of the defined replicates (ddof 1).
-    ``q``: share of defined replicates below ``alpha_min`` — Krippendorff's probability of
-    failing to reach the smallest acceptable alpha; ``None`` without ``alpha_min``.
-    ``replicates``: replicates used; ``n_undefined``: replicates dropped because alpha was
-    undefined on them (one value only).
-    ``samples``: ``(replicates,)`` the defined replicate alphas, in draw order.
     Values that cannot be computed are :class:`~iaa_gate.metrics.Undefined`.
+
+    Attributes
+    ----------
+    alpha : float
+        The point estimate (:func:`~iaa_gate.metrics.krippendorff_alpha`).
+    lower, upper : float
+        The percentile interval at ``confidence`` (quantiles (1 ∓ c)/2 of the defined
+        replicates, linear interpolation).
+    se : float
+        Standard deviation of the defined replicates (ddof 1).
+    q : float or None
+        Share of defined replicates below ``alpha_min``: Krippendorff's probability of failing to
+        reach the smallest acceptable alpha; ``None`` without ``alpha_min``.
+    replicates : int
+        Replicates used.
+    n_undefined : int
+        Replicates dropped because alpha was undefined on them (one value only).
+    confidence : float
+        The interval's coverage.
+    alpha_min : float or None
+        The threshold ``q`` is computed for.
+    samples : ndarray
+        ``(replicates,)`` the defined replicate alphas, in draw order.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import alpha
+    >>> b = alpha_bootstrap([[1, 1], [2, 2], [1, 2], [2, 2], [1, 1]], replicates=200, alpha_min=0.5)
+    >>> round(b.alpha, 3), b.replicates + b.n_undefined
+    (0.64, 200)
     """
 
     alpha: float

@@ -24,7 +24,21 @@ LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
 
 
 class Distance(Protocol):
-    """δ²(a, b) for two broadcastable value arrays; 0 where a == b, symmetric, non-negative."""
+    """δ²(a, b) for two broadcastable value arrays; 0 where a == b, symmetric, non-negative.
+
+    Called as ``fn(a, b)`` on value arrays that broadcast against each other, it returns δ² of
+    each pair. Any callable of this shape is a level for :func:`krippendorff_alpha`; the named
+    ones are in :mod:`iaa_gate.metrics.distance`.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import krippendorff_alpha
+    >>> def squared(a, b):
+    ...     return (np.asarray(a, dtype=float) - b) ** 2
+    >>> x = [[1, 1], [2, 3], [3, 3]]
+    >>> krippendorff_alpha(x, squared) == krippendorff_alpha(x, "interval")
+    True
+    """
 
     def __call__(self, a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]: ...
 
@@ -162,8 +176,24 @@ FLOAT32_FROM = 4096
 
 class Tabulated:
     """A distance read from a table computed once: δ²(``values[i]``, ``values[j]``) is
-    ``table[i, j]`` ``(V, V)``. ``name``: the distance it tabulates. Every value it is asked
-    about must be among ``values``."""
+    ``table[i, j]``. Every value it is asked about must be among ``values``.
+
+    Parameters
+    ----------
+    name : str
+        The distance it tabulates.
+    values : sequence
+        ``(V,)`` the values, in the table's order.
+    table : ndarray
+        ``(V, V)`` δ² between them.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import krippendorff_alpha
+    >>> t = Tabulated('custom', ['a', 'b'], np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> krippendorff_alpha([['a', 'a'], ['a', 'b']], t)
+    0.0
+    """
 
     def __init__(self, name: str, values: Sequence[Any], table: npt.NDArray[np.floating[Any]]):
         self.name, self.table, self.values = name, table, list(values)

@@ -40,9 +40,23 @@ __all__ = [
 
 
 class Band(NamedTuple):
-    """One band of a scale: values from ``lower`` (``-inf`` for the lowest band) to the next
-    band's ``lower``. ``closed``: whether ``lower`` itself belongs to this band (else to the band
-    below)."""
+    """One band of an interpretation scale (:data:`SCALES`).
+
+    Attributes
+    ----------
+    lower : float
+        Where the band starts (``-inf`` for the lowest band); it ends at the next band's
+        ``lower``.
+    label : str
+        The band's name.
+    closed : bool
+        Whether ``lower`` itself belongs to this band (else to the band below).
+
+    Examples
+    --------
+    >>> SCALES['landis_koch'][2]
+    Band(lower=0.2, label='fair', closed=False)
+    """
 
     lower: float
     label: str

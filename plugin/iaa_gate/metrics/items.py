@@ -16,10 +16,21 @@ from .categories import DENSE_CELLS
 class ItemAgreement:
     """Per-unit agreement; each array has shape ``(units,)``, NaN where a unit has < 2 ratings.
 
-    ``pair_agreement``: share of annotator pairs that gave the same value.
-    ``score``: 1 − D_u / D_e, the unit's disagreement against chance (1 perfect, 0 chance level,
-    negative worse); for nominal data it is the pair agreement rescaled by chance.
-    ``n_ratings``: ratings per unit.
+    Attributes
+    ----------
+    pair_agreement : ndarray
+        Share of annotator pairs that gave the same value.
+    score : ndarray
+        1 − D_u / D_e, the unit's disagreement against chance (1 perfect, 0 chance level,
+        negative worse); for nominal data it is the pair agreement rescaled by chance.
+    n_ratings : ndarray
+        Ratings per unit.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> item_agreement(x).pair_agreement.round(3).tolist()
+    [0.333, 1.0, 0.0, 1.0]
     """
 
     pair_agreement: FloatArray
@@ -61,9 +72,20 @@ def item_agreement(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
 class AnnotatorAgreement:
     """Per-annotator agreement; each array has shape ``(annotators,)``.
 
-    ``n_units``: units the annotator rated that someone else rated too.
-    ``pair_agreement``: share of the annotator's pairs with co-annotators that agree.
-    ``alpha_without``: alpha with the annotator left out (NaN when undefined).
+    Attributes
+    ----------
+    n_units : ndarray
+        Units the annotator rated that someone else rated too.
+    pair_agreement : ndarray
+        Share of the annotator's pairs with co-annotators that agree.
+    alpha_without : ndarray
+        Alpha with the annotator left out (NaN when undefined).
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> annotator_agreement(x).pair_agreement.round(3).tolist()
+    [0.714, 0.714, 0.667]
     """
 
     n_units: npt.NDArray[np.int64]
@@ -155,9 +177,19 @@ def annotator_offsets(values: npt.ArrayLike) -> FloatArray:
 class PairwiseAgreement:
     """Every annotator pair; both arrays have shape ``(annotators, annotators)``, symmetric.
 
-    ``shared``: units both annotators rated (the diagonal: units the annotator rated).
-    ``agreement``: share of the shared units on which the two gave the same value; NaN on the
-    diagonal and where a pair shares no unit.
+    Attributes
+    ----------
+    shared : ndarray
+        Units both annotators rated (the diagonal: units the annotator rated).
+    agreement : ndarray
+        Share of the shared units on which the two gave the same value; NaN on the diagonal and
+        where a pair shares no unit.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> pairwise_agreement(x).agreement.round(3).tolist()
+    [[nan, 0.75, 0.667], [0.75, nan, 0.667], [0.667, 0.667, nan]]
     """
 
     shared: npt.NDArray[np.int64]

@@ -53,9 +53,24 @@ EPS = 1e-12
 class KappaEstimate:
     """A coefficient with its large-sample standard error and confidence interval.
 
-    ``value``: the coefficient; ``se``: its standard error; ``lower``/``upper``: the confidence
-    limits (``upper`` is clipped at 1, the largest value any of these coefficients can take).
-    Each may be :class:`Undefined`. ``kappa`` is an alias of ``value``.
+    Each value may be :class:`Undefined`. ``kappa`` is an alias of ``value``.
+
+    Attributes
+    ----------
+    value : float
+        The coefficient.
+    se : float
+        Its standard error.
+    lower, upper : float
+        The confidence limits (``upper`` is clipped at 1, the largest value any of these
+        coefficients can take).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import kappa
+    >>> e = cohen_kappa_ci([[1, 1], [2, 2], [1, 2], [2, 2]])
+    >>> e.kappa == e.value, bool(e.lower < e.value <= e.upper)
+    (True, True)
     """
 
     value: float
@@ -75,8 +90,22 @@ class KappaEstimate:
 
 @dataclass(frozen=True)
 class LightKappa:
-    """Light's kappa with its bookkeeping: ``value`` (mean over the pairs whose Cohen's kappa is
-    defined), ``pairs_used`` and ``pairs_skipped`` (pairs whose kappa is undefined)."""
+    """Light's kappa with its bookkeeping.
+
+    Attributes
+    ----------
+    value : float
+        The mean of Cohen's kappa over the pairs where it is defined.
+    pairs_used : int
+        Those pairs.
+    pairs_skipped : int
+        Pairs whose kappa is undefined (no shared unit, or one shared category only).
+
+    Examples
+    --------
+    >>> light_kappa([[1, 1, None], [2, 2, None], [None, 1, 1]]).pairs_skipped
+    2
+    """
 
     value: float
     pairs_used: int

@@ -24,8 +24,23 @@ SAMPLED_LEVELS = ("levenshtein", "hierarchical")
 
 
 class Sampled:
-    """The distance ``name`` (one of :data:`SAMPLED_LEVELS`), its expected disagreement estimated
-    from ``pairs`` drawn pairs of ratings with ``seed``; δ² itself is exact."""
+    """A distance whose expected disagreement is estimated from drawn pairs; δ² itself is exact.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SAMPLED_LEVELS`.
+    pairs : int
+        Pairs of ratings drawn.
+    seed : int
+        The draw's seed.
+
+    Examples
+    --------
+    >>> fn = Sampled('levenshtein', pairs=1000, seed=0)
+    >>> fn(np.array(['kitten']), np.array(['sitting'])).tolist()
+    [0.42857142857142855]
+    """
 
     def __init__(self, name: str, pairs: int, seed: int) -> None:
         self.name, self.pairs, self.seed = name, pairs, seed

@@ -42,10 +42,30 @@ Int64Array = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class UnitizingAlpha:
-    """α_U pooled over labels (``value``) and per label (``by_label``), with each label's
-    ``observed`` D_o and ``expected`` D_e; ``coders`` m; ``excluded``: tasks left out because
-    fewer than m annotators rated them (array entry only); ``duplicates``: segments dropped
-    because the same coder marked the same stretch with the same label twice."""
+    """Krippendorff's α_U, pooled over labels and per label.
+
+    Attributes
+    ----------
+    value : float
+        α_U pooled over labels.
+    by_label : dict
+        Label → α_U.
+    observed, expected : dict
+        Each label's D_o and D_e.
+    coders : int
+        m, the coders.
+    excluded : int
+        Tasks left out because fewer than m annotators rated them (array entry only).
+    duplicates : int
+        Segments dropped because the same coder marked the same stretch with the same label
+        twice.
+
+    Examples
+    --------
+    >>> u = unitizing_alpha([('a', 0, 4, 'x'), ('b', 0, 5, 'x')], (0, 10))
+    >>> round(u.value, 3), u.coders
+    (0.928, 2)
+    """
 
     value: float
     by_label: dict[Hashable, float]
