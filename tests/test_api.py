@@ -226,3 +226,19 @@ def test_every_public_name_has_a_numpy_docstring(name: str, obj: Any) -> None:
         needed.add("Attributes" if "Attributes" in sections else "Parameters")
     assert needed <= sections, f"{name}: missing {sorted(needed - sections)}"
     assert ">>> " in doc.split("Examples\n--------", 1)[-1]
+
+
+def test_pandas_missing_values_are_missing_ratings() -> None:
+    frame = pd.DataFrame(
+        {
+            "task": ["t1", "t1", "t2", "t2"],
+            "worker": ["a", "b", "a", "b"],
+            "label": [1, 2, 1, pd.NA],
+        }
+    ).astype({"label": "Int64"})
+    assert iaa_gate.ratings(frame).codes.tolist() == [[0, 1], [0, -1]]
+
+
+def test_a_weight_matrix_is_refused_by_name_not_by_numpy() -> None:
+    with pytest.raises(iaa_gate.UsageError, match=r"^weights=array"):
+        iaa_gate.cohen_kappa([[1, 2]], rows="units", weights=np.eye(2))  # type: ignore[arg-type]

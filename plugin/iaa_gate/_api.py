@@ -70,14 +70,14 @@ LONG_COLUMNS = ("task", "annotator", "value")
 """What ``(task, annotator, value)`` tuples hold, in order."""
 
 
-def _choice(parameter: str, given: object, accepted: Sequence[object]) -> None:
+def _choice(parameter: str, given: object, accepted: Sequence[str]) -> None:
     """Refuse ``given`` unless it is one of ``accepted``, naming the parameter and them."""
-    if not any(given == a and type(given) is type(a) for a in accepted):
+    if not (isinstance(given, str) and given in accepted):
         shown = ", ".join(repr(a) for a in accepted)
         raise UsageError(
             f"{parameter}={given!r} is not accepted: use one of {shown}",
             parameter=parameter,
-            accepted=tuple(str(a) for a in accepted),
+            accepted=tuple(accepted),
         )
 
 
@@ -92,7 +92,12 @@ def _data_errors() -> Iterator[None]:
 
 
 def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
+    """``None``, NaN, and pandas' ``NA``/``NaT`` (told by their type, without importing pandas)."""
+    return (
+        v is None
+        or (isinstance(v, float) and math.isnan(v))
+        or type(v).__name__ in ("NAType", "NaTType")
+    )
 
 
 def _is_frame(data: Any) -> bool:

@@ -234,7 +234,8 @@ def _distance(values: npt.NDArray[Any], level: LevelArg) -> Callable[..., Any]:
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
         raise ValueError(
-            f"unknown level {level!r}: use {', '.join(dist.LEVELS)}, jaccard, masi or a callable"
+            f"unknown level {level!r}: use one of "
+            f"{', '.join(dict.fromkeys([*dist.LEVELS, *dist.NAMED]))} or a Distance callable"
         )
     if fn in (dist.interval, dist.ratio):
         _numeric_values(values)
