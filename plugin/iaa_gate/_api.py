@@ -365,9 +365,10 @@ def ratings(
         Long data (a DataFrame or records with a task, an annotator and a value column, or
         ``(task, annotator, value)`` tuples) or wide data (a 2-D array, list of lists or wide
         DataFrame, with ``rows=``). ``None``/NaN is a missing rating.
-    rows : {"units", "annotators"}, optional
-        The orientation of wide data: one row per unit (as :mod:`iaa_gate.metrics`) or one
-        row per annotator (as the ``krippendorff`` package). Required for wide data.
+    rows : str, optional
+        The orientation of wide data: ``"units"``, one row per unit (as :mod:`iaa_gate.metrics`),
+        or ``"annotators"``, one row per annotator (as the ``krippendorff`` package). Required
+        for wide data.
     order : sequence, optional
         The value scale in order (an ordinal scale, or labels that may not occur). By default
         the distinct values, sorted (first seen when they do not sort).
@@ -418,8 +419,12 @@ def alpha(
     level : {"nominal", "ordinal", "interval", "ratio", "jaccard", "masi", "hierarchical", \
 "levenshtein"} or Distance
         The level of measurement, a named distance, or a callable δ²(a, b) on value arrays.
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them. ``order`` sets the ordinal scale.
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        The value scale in order (the ordinal scale, lowest first).
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -468,8 +473,12 @@ def percent_agreement(
     ----------
     data : DataFrame, records, tuples or 2-D array
         The ratings, long or wide (see :func:`ratings`).
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them.
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        The value scale, as :func:`ratings` takes it.
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -504,11 +513,15 @@ def cohen_kappa(
     ----------
     data : DataFrame, records, tuples or 2-D array
         The ratings of exactly two annotators, long or wide (see :func:`ratings`).
-    weights : {"identity", "linear", "quadratic"}, optional
-        Agreement weights over the category order, for weighted kappa; none by default.
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them. ``order`` sets the category order
-        the weights follow.
+    weights : str, optional
+        ``"identity"``, ``"linear"`` or ``"quadratic"`` agreement weights over the category
+        order, for weighted kappa; none by default.
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        The category order the weights follow.
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -549,8 +562,12 @@ def scott_pi(
     ----------
     data : DataFrame, records, tuples or 2-D array
         The ratings of exactly two annotators, long or wide (see :func:`ratings`).
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them.
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        The value scale, as :func:`ratings` takes it.
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -589,8 +606,12 @@ def fleiss_kappa(
     ----------
     data : DataFrame, records, tuples or 2-D array
         The ratings, long or wide (see :func:`ratings`).
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them.
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        The value scale, as :func:`ratings` takes it.
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -625,9 +646,12 @@ def gwet_ac1(
     ----------
     data : DataFrame, records, tuples or 2-D array
         The ratings, long or wide (see :func:`ratings`).
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them. ``order`` names every category
-        (chance agreement depends on how many there are).
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        Every category (chance agreement depends on how many there are).
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -665,8 +689,12 @@ def gwet_ac2(
     weights : {"quadratic", "identity", "linear", "ordinal", "radical", "ratio", "circular", \
 "bipolar"}
         Gwet's agreement weights (:func:`iaa_gate.metrics.gwet_weights`); quadratic by default.
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them. ``order`` sets the scale.
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        The scale, in order.
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -707,9 +735,12 @@ def category_agreement(
     ----------
     data : DataFrame, records, tuples or 2-D array
         The ratings, long or wide (see :func:`ratings`).
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them. A category in ``order`` that
-        nobody gave is listed as Undefined.
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        The categories in order; one nobody gave is listed as Undefined.
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
@@ -798,9 +829,12 @@ def dawid_skene(
     tol : float
         Stop when the log-likelihood changes by less than this share of itself (crowd-kit
         stops on the ELBO per answer instead: run as many steps for the same result).
-    rows, order, task, annotator, value
-        How to read ``data``, as :func:`ratings` takes them. ``order`` names every label
-        (one nobody gave gets a posterior too).
+    rows : str, optional
+        ``"units"`` or ``"annotators"``: the orientation of wide data (see :func:`ratings`).
+    order : sequence, optional
+        Every label (one nobody gave gets a posterior too).
+    task, annotator, value : str, optional
+        Long data's column names (see :func:`ratings`).
 
     Returns
     -------
