@@ -242,3 +242,11 @@ def test_pandas_missing_values_are_missing_ratings() -> None:
 def test_a_weight_matrix_is_refused_by_name_not_by_numpy() -> None:
     with pytest.raises(iaa_gate.UsageError, match=r"^weights=array"):
         iaa_gate.cohen_kappa([[1, 2]], rows="units", weights=np.eye(2))  # type: ignore[arg-type]
+
+
+def test_a_config_that_is_not_one_is_a_usage_error() -> None:
+    with pytest.raises(iaa_gate.UsageError, match=r"^config=dict is not accepted") as caught:
+        iaa_gate.evaluate({"source": {}})  # type: ignore[arg-type]
+    assert caught.value.parameter == "config"
+    with pytest.raises(iaa_gate.UsageError, match=r"^path=3 is not accepted"):
+        iaa_gate.load_config(3)  # type: ignore[arg-type]

@@ -919,6 +919,11 @@ def load_config(path: str | Path) -> Config:
     """
     from .config import load_config as load
 
+    if not isinstance(path, (str, Path)):
+        raise UsageError(
+            f"path={path!r} is not accepted: use the config file's path (str or Path)",
+            parameter="path",
+        )
     return load(Path(path))
 
 
@@ -948,9 +953,16 @@ def evaluate(config: Config | str | Path, *, source: str | Path | None = None) -
     >>> outcome.verdict.value, round(outcome.results["sentiment"].alpha, 3)
     ('warn', 0.762)
     """
+    from .config import Config
     from .pipeline import evaluate as run_evaluation
     from .pipeline import make_source
 
+    if not isinstance(config, (str, Path, Config)):
+        raise UsageError(
+            f"config={type(config).__name__} is not accepted: use a Config from load_config() "
+            "or the config file's path",
+            parameter="config",
+        )
     cfg = load_config(config) if isinstance(config, (str, Path)) else config
     if source is not None:
         if "path" not in cfg.source.files():
