@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import base64
 import bisect
+import contextlib
 import functools
 import hashlib
 import itertools
+import os
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from importlib.resources import files
@@ -20,6 +23,7 @@ from typing import Any
 
 import jinja2
 from jinja2 import Environment, PackageLoader, Template, select_autoescape
+from jinja2.bccache import Bucket, BytecodeCache, FileSystemBytecodeCache
 from markupsafe import Markup
 
 from ...adapters import registry
@@ -143,9 +147,40 @@ def minority(labels: dict[str, Any]) -> set[str]:
 
 
 TEMPLATE = "report.html.j2"
-COMPILED = Path(__file__).with_name("html_compiled.py")
-"""The template compiled by Jinja2 into a module (:func:`compiled_module`), shipped beside this
-file: compiling it at run time took ~0.1 s of every run that writes the page."""
+
+
+def cache_dir() -> Path:
+    """Where the compiled template is kept between runs: ``$XDG_CACHE_HOME/iaa-gate`` (else
+    ``~/.cache/iaa-gate``), one folder per Jinja2 and Python version, whose compiled code
+    differs."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    version = f"jinja2-{jinja2.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    return Path(base) / "iaa-gate" / "templates" / version
+
+
+class _QuietBytecodeCache(FileSystemBytecodeCache):
+    """Jinja2's file cache of compiled templates, where a cache that cannot be read or written
+    (a read-only home, a full disk) only costs the compile (~0.1 s), never the report."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError):
+            bucket.reset()  # a truncated or foreign file: compiled again, and rewritten
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> BytecodeCache | None:
+    """The cache in :func:`cache_dir`, or None (compile on every run) when it cannot be made."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return _QuietBytecodeCache(str(folder))
 
 
 def _environment() -> Environment:
@@ -154,49 +189,19 @@ def _environment() -> Environment:
         autoescape=select_autoescape(default=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters["num"] = num
     env.filters["shown"] = plain
     return env
 
 
-def _source() -> str:
-    return files("iaa_gate.sinks.report").joinpath(f"templates/{TEMPLATE}").read_text("utf-8")
-
-
-def _fingerprint(source: str) -> str:
-    """What the compiled module must have been compiled from: the template and Jinja2."""
-    return f"{hashlib.sha256(source.encode()).hexdigest()} jinja2 {jinja2.__version__}"
-
-
 @functools.cache
 def _template() -> Template:
-    """:data:`TEMPLATE`, from its compiled module when that was compiled from this template by
-    this Jinja2 version, else compiled here (the same template either way)."""
-    env = _environment()
-    from . import html_compiled as compiled
-
-    if getattr(compiled, "FINGERPRINT", None) == _fingerprint(_source()):
-        return env.template_class.from_module_dict(env, vars(compiled), env.make_globals(None))
-    return env.get_template(TEMPLATE)
-
-
-def compiled_module() -> str:
-    """The text of :data:`COMPILED`: :data:`TEMPLATE` compiled by Jinja2, with its fingerprint
-    (after changing the template or Jinja2, :func:`write_compiled` writes it again)."""
-    source = _source()
-    code = _environment().compile(source, TEMPLATE, TEMPLATE, raw=True, defer_init=True)
-    return (
-        f"# Generated from templates/{TEMPLATE} by html.write_compiled(): do not edit.\n"
-        f"FINGERPRINT = {_fingerprint(source)!r}\n{code}\n"
-    )
-
-
-def write_compiled() -> Path:
-    """Write :data:`COMPILED` from the template:
-    ``python -c "from iaa_gate.sinks.report import html; html.write_compiled()"``."""
-    COMPILED.write_text(compiled_module(), encoding="utf-8")
-    return COMPILED
+    """:data:`TEMPLATE`, compiled once per template and Jinja2 version and kept in
+    :func:`cache_dir` (Jinja2 checks the template's checksum, so an edited template is compiled
+    again): compiling it took ~0.1 s of every run that writes the page."""
+    return _environment().get_template(TEMPLATE)
 
 
 class HtmlWriter:
