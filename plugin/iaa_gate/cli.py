@@ -204,7 +204,9 @@ def _init(args: argparse.Namespace) -> int:
         }
     else:
         raise UsageError("init needs --project ID --url URL, or --label-config FILE.xml")
-    text = starting_config(parse_label_config(xml, origin), source, origin=origin)
+    controls = parse_label_config(xml, origin)
+    text = starting_config(controls, source, origin=origin)
+    _check_extras(text, {c.name: c.kind for c in controls})
     if args.out == "-":
         sys.stdout.write(text)
         return ExitCode.OK
@@ -214,6 +216,19 @@ def _init(args: argparse.Namespace) -> int:
     write_atomic(out, text)
     print(f"wrote {out} from {origin}; next: iaa-gate validate-config {out}", file=sys.stderr)
     return ExitCode.OK
+
+
+def _check_extras(text: str, kinds: dict[str, str]) -> None:
+    """Every extra the fields of the starting config ``text`` need is installed (else the run it
+    prepares would end with exit code 2: so does ``init``, with the line that installs it)."""
+    import yaml
+
+    from .core.extras import require
+    from .kinds import extras_of
+
+    for name, entry in (yaml.safe_load(text).get("fields") or {}).items():
+        for extra in extras_of(kinds[name], (entry or {}).get("distance")):
+            require(extra, f"field {name!r} ({kinds[name]})")
 
 
 def _from_config(path: Path, out: str) -> str:

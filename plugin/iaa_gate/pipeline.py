@@ -27,7 +27,7 @@ from .evaluation.gate import Check, Verdict, field_checks, worst
 from .evaluation.models import models_section
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
-from .sinks.report import Disputed, build_document, write_reports
+from .sinks.report import Disputed, build_document, write_reports, writers
 from .sinks.report import consensus as consensus_file
 from .sinks.report.history import read_history, read_report, save_history
 
@@ -179,6 +179,8 @@ def run(
     ``compare_to`` or the newest report in ``history.dir``, and keep this one there.
     ``workers``: processes that may read one large export and write the reports of a large
     round (1: this one only)."""
+    for name in config.report.formats:  # a format whose extra is not installed: before reading
+        writers(name)
     previous = read_report(compare_to) if compare_to is not None else None
     history: list[PreviousReport] = []
     notes: list[str] = []

@@ -203,6 +203,24 @@ class OutputError(IaaGateError):
     """
 
 
+class MissingExtraError(IaaGateError):
+    """The run needs a package this install lacks (an optional extra of iaa-gate); the hint is
+    the one line that installs it.
+
+    >>> print(MissingExtraError("matching regions", "scipy", "regions"))
+    matching regions needs scipy, which is not installed (the 'regions' extra)
+      hint: pip install "iaa-gate[regions]"
+    """
+
+    def __init__(self, what: str, module: str, extra: str) -> None:
+        super().__init__(
+            f"{what} needs {module}, which is not installed (the {extra!r} extra)",
+            hint=f'pip install "iaa-gate[{extra}]"',
+        )
+        self.module = module
+        self.extra = extra
+
+
 class ConfigError(IaaGateError):
     """The config is invalid; every error is listed at once.
 

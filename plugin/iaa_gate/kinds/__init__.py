@@ -125,3 +125,15 @@ def _derived() -> tuple[frozenset[str], dict[str, str], dict[str, str], frozense
 SCALAR_KINDS, REGION_SHAPES, DEFAULT_LEVEL, LISTED_KINDS = _derived()
 """Derived from the registry: scalar kinds; region kind → geometry; kind → default level;
 kinds known but not scored."""
+
+
+def extras_of(kind: str, distance: str | None = None, *, matched: bool = False) -> list[str]:
+    """The optional extras (``core.extras.EXTRAS``) a field of control type ``kind`` scored
+    with ``distance`` needs: ``regions`` to match its regions (a region kind, or ``matched``:
+    an attribute scored on matched regions), ``text`` for the Levenshtein distance.
+
+    >>> extras_of("rectanglelabels"), extras_of("textarea", "levenshtein"), extras_of("choices")
+    (['regions'], ['text'], [])
+    """
+    needs = {"regions": matched or kind in REGION_SHAPES, "text": distance == "levenshtein"}
+    return [extra for extra, needed in needs.items() if needed]

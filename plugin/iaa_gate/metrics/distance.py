@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.extras import needed
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
@@ -131,7 +132,8 @@ def _levenshtein(x: str, y: str) -> float:
     >>> _levenshtein("kitten", "sitting")
     0.42857142857142855
     """
-    from rapidfuzz.distance import Levenshtein
+    with needed("text"):
+        from rapidfuzz.distance import Levenshtein
 
     return float(Levenshtein.normalized_distance(str(x), str(y)))
 
@@ -155,8 +157,9 @@ def levenshtein(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.f
     of exact alpha, n(n − 1)/2 edit distances for n distinct texts."""
     a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
     if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and b.shape[0] == 1:
-        from rapidfuzz.distance import Levenshtein
-        from rapidfuzz.process import cdist
+        with needed("text"):
+            from rapidfuzz.distance import Levenshtein
+            from rapidfuzz.process import cdist
 
         scorer = Levenshtein.normalized_distance
         rows, cols = [str(x) for x in a[:, 0]], [str(y) for y in b[0]]
@@ -294,8 +297,9 @@ def levenshtein_table(texts: list[str]) -> npt.NDArray[np.floating[Any]]:
     unordered pair measured once: triangular row blocks (a block against itself is one list,
     which rapidfuzz measures once per pair and mirrors; against the later texts, mirrored
     here). Memory: 8·V² bytes (4·V² from :data:`FLOAT32_FROM` texts)."""
-    from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cdist
+    with needed("text"):
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cdist
 
     n = len(texts)
     dtype = np.float32 if n >= FLOAT32_FROM else np.float64

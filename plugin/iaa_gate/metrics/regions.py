@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.extras import needed
 from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
     BoolArray,
@@ -254,7 +255,8 @@ def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
             dtype=bool,
         )
     elif kind == "polygon":
-        import shapely
+        with needed("regions"):
+            import shapely
 
         shapes = polygon_shapes(regions.points or ())
         sim = polygon_iou(shapes, i, j)
@@ -394,7 +396,8 @@ def _assign(
     hard = np.flatnonzero(~trivial)
     if hard.size == 0:
         return np.flatnonzero(trivial)
-    from scipy.optimize import linear_sum_assignment
+    with needed("regions"):
+        from scipy.optimize import linear_sum_assignment
 
     _, li = np.unique(left[hard], return_inverse=True)
     _, ri = np.unique(right[hard], return_inverse=True)

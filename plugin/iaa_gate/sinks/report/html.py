@@ -21,12 +21,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import jinja2
-from jinja2 import Environment, PackageLoader, Template, select_autoescape
-from jinja2.bccache import Bucket, BytecodeCache, FileSystemBytecodeCache
-from markupsafe import Markup
-
 from ...adapters import registry
+from ...core.extras import needed
 from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
 from .format import (
@@ -46,6 +42,12 @@ from .format import (
     round_text,
     sampling_note,
 )
+
+with needed("html"):  # the `html` extra: imported when the format is written
+    import jinja2
+    from jinja2 import Environment, PackageLoader, Template, select_autoescape
+    from jinja2.bccache import Bucket, BytecodeCache, FileSystemBytecodeCache
+    from markupsafe import Markup
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the first in review order
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
