@@ -41,6 +41,18 @@ def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture
+def no_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The Label Studio client's waits between retries, recorded instead of slept: the retries
+    and their backoff are the real ones, the wall clock is not spent (a test may assert on the
+    waits)."""
+    from iaa_gate.adapters.label_studio import client
+
+    waits: list[float] = []
+    monkeypatch.setattr(client, "sleep", waits.append)
+    return waits
+
+
+@pytest.fixture
 def examples() -> Path:
     return EXAMPLES
 
