@@ -171,7 +171,6 @@ def run(
     *,
     dry_run: bool = False,
     progress: bool = False,
-    writeback: bool = True,
     compare_to: Path | None = None,
     workers: int = 1,
 ) -> Outcome:
@@ -196,7 +195,7 @@ def run(
     if project_id is not None and project_id != outcome.report.source.get("project"):
         outcome.report.source["project_id"] = project_id  # a project named by its title
     out_dir = config.report.dir
-    sink = sinks.writeback(config, out_dir, source, options) if writeback else None
+    sink = sinks.writeback(config, out_dir, source, options)
     if sink is not None:
         outcome.report.writeback = sink.apply(outcome.results, dry_run=dry_run)
     document = outcome.document
