@@ -443,12 +443,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> None:
     """The ``iaa-gate`` console script: :func:`main`, then, after ``run``, the process ends
-    without freeing its heap object by object (0.06–0.09 s at 100,000 tasks and at 10^6,
-    bench/README "2026-11-26"; 0.75 s for the per-task details of 20,000 disputed span tasks):
-    the run's outcome is kept until then, and the cyclic collector stays off to the end (turned
-    back on, it scanned those details once more: 0.45 s). The output is flushed first; the
-    reports were written and closed by the run itself. Process-wide choices, so the CLI's
-    alone."""
+    without freeing its heap object by object (a large round's objects took longer to free than
+    to report; bench/README.md "2026-11-26" and "2026-11-27"): the run's outcome is kept until
+    then, and the cyclic collector stays off to the end (turned back on, it would scan them
+    once more). The output is flushed first; the reports were written and closed by the run
+    itself. Process-wide choices, so the CLI's alone."""
     args = _parser().parse_args()
     if args.command == "run":
         gc.disable()

@@ -4,8 +4,8 @@ Four shapes cover every chart of the report: horizontal bars (agreement per cate
 heatmap (coincidences, annotator × annotator agreement), a histogram (per-task scores) and a
 line (alpha over the last rounds). Each is a few dozen SVG elements written as text: the page
 stays self-contained, needs no script to show them, passes its content security policy, and
-drawing all of a report's charts takes milliseconds where importing matplotlib alone took
-0.4 s (bench/README.md). Every piece of text is XML-escaped; the output is deterministic.
+drawing all of a report's charts costs less than importing a plotting library
+(bench/README.md). Every piece of text is XML-escaped; the output is deterministic.
 """
 
 from __future__ import annotations

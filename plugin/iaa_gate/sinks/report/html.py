@@ -162,7 +162,7 @@ def cache_dir() -> Path:
 
 class _QuietBytecodeCache(FileSystemBytecodeCache):
     """Jinja2's file cache of compiled templates, where a cache that cannot be read or written
-    (a read-only home, a full disk) only costs the compile (~0.1 s), never the report."""
+    (a read-only home, a full disk) only costs the compile, never the report."""
 
     def load_bytecode(self, bucket: Bucket) -> None:
         try:
@@ -202,7 +202,8 @@ def _environment() -> Environment:
 def _template() -> Template:
     """:data:`TEMPLATE`, compiled once per template and Jinja2 version and kept in
     :func:`cache_dir` (Jinja2 checks the template's checksum, so an edited template is compiled
-    again): compiling it took ~0.1 s of every run that writes the page."""
+    again): compiling it on every run was a noticeable part of the quick start
+    (bench/README.md "2026-11-27 (3)")."""
     return _environment().get_template(TEMPLATE)
 
 
