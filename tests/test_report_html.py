@@ -411,7 +411,7 @@ def test_the_template_is_compiled_once_into_the_user_cache(
     doc = json.loads((example / "report.json").read_text())
     cold = _fresh_render(doc)
     folder = html_report.cache_dir()
-    assert folder.is_relative_to(tmp_path / "cache" / "iaa-gate")
+    assert folder is not None and folder.is_relative_to(tmp_path / "cache" / "iaa-gate")
     assert len(list(folder.glob("*.cache"))) == 1
 
     def no_compile(*args: Any, **kwargs: Any) -> Any:
@@ -424,9 +424,18 @@ def test_the_template_is_compiled_once_into_the_user_cache(
 def test_the_cache_defaults_to_the_home_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    """Without XDG_CACHE_HOME, or with a relative one (ignored), the home's .cache; without a
+    home, no cache (never the current folder)."""
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert html_report.cache_dir().is_relative_to(tmp_path / ".cache" / "iaa-gate")
+    for xdg in (None, "relative/cache"):
+        if xdg is None:
+            monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        folder = html_report.cache_dir()
+        assert folder is not None and folder.is_relative_to(tmp_path / ".cache" / "iaa-gate")
+    monkeypatch.setattr("os.path.expanduser", lambda path: path)  # no home to expand "~" to
+    assert html_report.cache_dir() is None
 
 
 def test_an_unwritable_or_broken_cache_only_costs_the_compile(
@@ -442,7 +451,9 @@ def test_an_unwritable_or_broken_cache_only_costs_the_compile(
     assert _fresh_render(doc) == page
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "good"))
-    (cached,) = html_report.cache_dir().glob("*.cache")
+    folder = html_report.cache_dir()
+    assert folder is not None
+    (cached,) = folder.glob("*.cache")
     cached.write_bytes(cached.read_bytes()[:100])  # cut mid-code: compiled again, rewritten
     assert _fresh_render(doc) == page
     assert len(cached.read_bytes()) > 100

@@ -151,13 +151,21 @@ def minority(labels: dict[str, Any]) -> set[str]:
 TEMPLATE = "report.html.j2"
 
 
-def cache_dir() -> Path:
+def cache_dir() -> Path | None:
     """Where the compiled template is kept between runs: ``$XDG_CACHE_HOME/iaa-gate`` (else
     ``~/.cache/iaa-gate``), one folder per Jinja2 and Python version, whose compiled code
-    differs."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    differs; None without a home (a relative ``XDG_CACHE_HOME`` is ignored, as the XDG
+    specification says, rather than caching in the current folder)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    home = os.path.expanduser("~")
+    if os.path.isabs(xdg):
+        base = Path(xdg)
+    elif os.path.isabs(home):
+        base = Path(home) / ".cache"
+    else:
+        return None
     version = f"jinja2-{jinja2.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return Path(base) / "iaa-gate" / "templates" / version
+    return base / "iaa-gate" / "templates" / version
 
 
 class _QuietBytecodeCache(FileSystemBytecodeCache):
@@ -179,6 +187,8 @@ def _bytecode_cache() -> BytecodeCache | None:
     """The cache in :func:`cache_dir`, or None (compile on every run) when it cannot be made."""
     folder = cache_dir()
     try:
+        if folder is None:
+            return None
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
