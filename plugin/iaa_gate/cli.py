@@ -266,7 +266,13 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
 
 
 def _summary(outcome: Any, out: Any) -> None:
-    from .sinks.report.format import consensus_text, model_note, model_rows
+    from .sinks.report.format import (
+        alt_test_line,
+        alt_test_versions,
+        consensus_text,
+        model_note,
+        model_rows,
+    )
 
     doc = outcome.document
     inp = doc["input"]
@@ -334,6 +340,8 @@ def _summary(outcome: Any, out: Any) -> None:
     note = model_note(doc.get("models"))
     if note:
         print(f"  models not evaluated: {note}", file=out)
+    for name, v in alt_test_versions(doc.get("alt_test")):
+        print(f"  {alt_test_line(name, v)}", file=out)
     if doc.get("trend"):
         prev = doc["trend"]["previous"]
         print(f"  compared with {prev['path']} ({prev['generated_at']})", file=out)

@@ -14,6 +14,7 @@ from .config import Config
 from .core.errors import OutputError
 from .core.fork import can_fork, in_child
 from .evaluation import ground_truth
+from .evaluation.alt_test import alt_test_section, split_models
 from .evaluation.analysis import FieldResult, analyse, not_evaluated
 from .evaluation.document import (
     FieldReport,
@@ -121,7 +122,7 @@ def evaluate(
     rf = round_filter(config)
     dataset, refs = ground_truth.split(dataset, config)
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
-    dataset = apply_round(dataset, rf)
+    dataset = split_models(apply_round(dataset, rf), config)  # a model is never a rating
     results = analyse(dataset, config)
     for name, result in results.items():
         result.ground_truth = ground_truth.field_truth(
@@ -130,9 +131,10 @@ def evaluate(
     fields: dict[str, FieldReport] = {}
     disputed: Disputed = {}
     checks: list[Check] = []
+    alt_tests, model_checks = alt_test_section(results, dataset, config)
     for name, result in results.items():
         cfg = config.fields[name]
-        fc = field_checks(result, cfg)
+        fc = field_checks(result, cfg) + [c for c in model_checks if c.field == name]
         checks += fc
         t = cfg.thresholds
         disputed[name] = disputed_tasks(name, result)
@@ -150,6 +152,7 @@ def evaluate(
     )
     report.ground_truth = _truth_summary(config, refs)
     report.models = models_section(results, dataset, config)
+    report.alt_test = alt_tests
     if previous is not None:
         rounds = config.history.rounds if config.history else 10
         trend = compare(as_json_data(report), previous, list(history), rounds)

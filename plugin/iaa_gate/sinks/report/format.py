@@ -137,6 +137,119 @@ def model_note(models: dict[str, Any] | None) -> str | None:
     )
 
 
+ALT_TEST_COLUMNS = (
+    "field",
+    "model version",
+    "result",
+    "ω winning rate",
+    "ρ advantage",
+    "ε",
+    "humans tested",
+    "instances",
+    "scoring",
+)
+"""The columns of the alt-test table (:func:`alt_test_rows`)."""
+ALT_TEST_HUMAN_COLUMNS = (
+    "annotator",
+    "instances",
+    "p-value",
+    "decision",
+    "model ≥ human",
+    "human ≥ model",
+    "human's score",
+    "model's score",
+)
+"""The columns of one model version's per-human table (:func:`alt_test_human_rows`)."""
+
+
+def alt_test_versions(alt: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+    """``(field, version)`` of every model version tested, field by field."""
+    return [(name, v) for name, vs in (alt or {}).get("fields", {}).items() for v in vs]
+
+
+def alt_test_result(v: dict[str, Any]) -> str:
+    """ "passes", "does not pass" or "not tested"."""
+    return {True: "passes", False: "does not pass", None: "not tested"}[v["passed"]]
+
+
+def alt_test_line(field: str, v: dict[str, Any]) -> str:
+    """One model version on one field in a line: "gpt-4o on sentiment: passes the alt-test
+    (ω 0.75, ρ 0.77, ε 0.15, 4 humans)", or why it was not tested."""
+    head = f"{v['model_version']} on {field}: "
+    if v["passed"] is None:
+        return head + f"not tested ({v['not_tested']})"
+    n = v["n_humans_tested"]
+    return head + (
+        f"{alt_test_result(v)} the alt-test (ω {v['winning_rate']:.2f}, "
+        f"ρ {v['advantage_probability']:.2f}, ε {v['epsilon']:g}, {n} human{'s' * (n != 1)})"
+    )
+
+
+def alt_test_rows(alt: dict[str, Any] | None) -> list[tuple[str, ...]]:
+    """One row of text per field and model version, in :data:`ALT_TEST_COLUMNS` order."""
+    return [
+        (
+            name,
+            v["model_version"],
+            alt_test_result(v),
+            fmt(v["winning_rate"]) if v["passed"] is not None else "—",
+            fmt(v["advantage_probability"]) if v["passed"] is not None else "—",
+            f"{v['epsilon']:g}",
+            str(v["n_humans_tested"]),
+            str(v["n_instances"]),
+            v["scoring"],
+        )
+        for name, v in alt_test_versions(alt)
+    ]
+
+
+def alt_test_human_rows(v: dict[str, Any]) -> list[tuple[str, ...]]:
+    """One model version's humans, in :data:`ALT_TEST_HUMAN_COLUMNS` order."""
+    rows: list[tuple[str, ...]] = []
+    for h in v["humans"]:
+        p = h["p_value"]
+        shown = (
+            "—"
+            if not h["tested"]
+            else f"undefined ({h['p_value_undefined_reason']})"
+            if p is None
+            else f"{p:.3g}"
+        )
+        figures = ("model_advantage", "human_advantage", "human_score", "model_score")
+        rows.append(
+            (
+                h["name"],
+                str(h["n_instances"]),
+                shown,
+                h["decision"],
+                *(fmt(h[k]) if h["tested"] else "—" for k in figures),
+            )
+        )
+    return rows
+
+
+def alt_test_details(v: dict[str, Any]) -> list[str]:
+    """The comparisons beside the test, one sentence each: against the humans' consensus, the
+    label distribution or the mean offset."""
+    out = []
+    c = v.get("consensus")
+    if c and c["n_tasks"]:
+        out.append(
+            f"{c['measure'].capitalize()}: the model {fmt(c['model'])} over {c['n_tasks']} "
+            f"tasks; each human against the others' {c['measure'].split()[-1]} (leave one out) "
+            f"{fmt(c['humans'])}"
+        )
+    if v.get("labels"):
+        shares = ", ".join(
+            f"{label} {s['model']:.0%} (humans {s['humans']:.0%})"
+            for label, s in v["labels"].items()
+        )
+        out.append(f"Labels the model gives: {shares}")
+    if v.get("mean_offset") is not None:
+        out.append(f"Mean offset from the humans' mean rating: {v['mean_offset']:+.3f}")
+    return out
+
+
 def consensus_text(writeback: dict[str, Any] | None) -> str | None:
     """The consensus predictions written back, in a line (None: none were asked for)."""
     c = (writeback or {}).get("consensus")

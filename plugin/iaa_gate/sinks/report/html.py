@@ -26,10 +26,17 @@ from ...core.extras import needed
 from ...evaluation.document import Disputed, DisputedTask, lowest_scores
 from . import charts
 from .format import (
+    ALT_TEST_COLUMNS,
+    ALT_TEST_HUMAN_COLUMNS,
     ICON_TEXT,
     MODEL_COLUMNS,
     alpha_name,
     alpha_without_note,
+    alt_test_details,
+    alt_test_human_rows,
+    alt_test_line,
+    alt_test_rows,
+    alt_test_versions,
     categories_text,
     change_text,
     confused_pairs,
@@ -234,8 +241,18 @@ class HtmlWriter:
                 }
                 for i, (name, f) in enumerate(doc["fields"].items())
             }
+        tested = alt_test_versions(doc.get("alt_test"))
+        rho = {f"{v['model_version']} · {name}": v["advantage_probability"] for name, v in tested}
         return _template().render(
             doc=doc,
+            alt_test_columns=ALT_TEST_COLUMNS,
+            alt_test_rows=alt_test_rows(doc.get("alt_test")),
+            alt_test_chart=Markup(charts.advantage_bars(rho)) if tested else None,
+            alt_test_versions=[
+                (alt_test_line(name, v), alt_test_human_rows(v), alt_test_details(v))
+                for name, v in tested
+            ],
+            alt_test_human_columns=ALT_TEST_HUMAN_COLUMNS,
             icon=ICON_TEXT,
             round_text=round_text(doc["round"]),
             change=change_text,
