@@ -92,8 +92,9 @@ def write_sources(at: Path) -> dict[str, Path]:
             }
             for k, m in enumerate(MODELS)
         ]
-        tasks.append({"id": t, "data": {"text": f"review {t}"}, "annotations": anns,
-                      "predictions": preds})  # fmt: skip
+        tasks.append(
+            {"id": t, "data": {"text": f"review {t}"}, "annotations": anns, "predictions": preds}
+        )
     (at / "export.json").write_text(json.dumps(tasks), encoding="utf-8")
     lines = []
     options = [{"id": x, "text": x.lower()} for x in LABELS]
@@ -113,7 +114,7 @@ def write_sources(at: Path) -> dict[str, Path]:
                     "_timestamp": 1794821857,
                     "_annotator_id": session,
                     "_session_id": session,
-                }  # fmt: skip
+                }
             )
     (at / "db-out.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     with (at / "answers.csv").open("w", newline="", encoding="utf-8") as fh:
@@ -133,9 +134,13 @@ def write_sources(at: Path) -> dict[str, Path]:
     }
     out = {}
     for name, src in sources.items():
-        cfg = {"version": 1, "source": src, "models": models,
-               "fields": {k: v for k, v in fields.items() if name != "prodigy" or k == "choice"},
-               "report": {"formats": ["json", "markdown", "html", "junit"]}}  # fmt: skip
+        cfg = {
+            "version": 1,
+            "source": src,
+            "models": models,
+            "fields": {k: v for k, v in fields.items() if name != "prodigy" or k == "choice"},
+            "report": {"formats": ["json", "markdown", "html", "junit"]},
+        }
         out[name] = at / f"{name}.yaml"
         out[name].write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return out
@@ -191,8 +196,9 @@ def test_the_figures_are_the_procedures(configs: dict[str, Path]) -> None:
             for j, h in enumerate(HUMANS):
                 for t, x in answers[h].items():
                     values[t - 1, j] = x
-            model = np.array([answers[v["model_version"]][t] for t in range(1, TASKS + 1)],
-                             dtype=object)  # fmt: skip
+            model = np.array(
+                [answers[v["model_version"]][t] for t in range(1, TASKS + 1)], dtype=object
+            )
             if scoring == "neg_rmse":
                 values, model = values.astype(float), model.astype(float)
             ref = alt_test(values, model, scoring=scoring, epsilon=0.15)
@@ -267,7 +273,7 @@ def test_a_round_too_small_says_why_it_was_not_tested(configs: dict[str, Path]) 
         {
             **config.model_dump(mode="json", by_alias=True, exclude_unset=True),
             "models": {"annotators": list(MODELS), "alt_test": {"min_instances": 100}},
-        }  # fmt: skip
+        }
     )
     doc = evaluate(small, make_source(config).load()).document
     for v in doc["alt_test"]["fields"]["choice"]:
