@@ -280,3 +280,33 @@ def test_a_round_too_small_says_why_it_was_not_tested(configs: dict[str, Path]) 
         assert v["passed"] is None and v["winning_rate"] is None
         assert v["not_tested"].startswith("too few instances: no human shares 100 or more")
         assert all(h["decision"].startswith("not tested") for h in v["humans"])
+
+
+def test_the_trend_compares_each_model_versions_omega_and_rho() -> None:
+    from iaa_gate.evaluation.trend import compare_alt_tests
+
+    def section(**versions: tuple[float, float, float]) -> dict[str, Any]:
+        return {
+            "fields": {
+                "choice": [
+                    {
+                        "model_version": m,
+                        "winning_rate": w,
+                        "advantage_probability": r,
+                        "epsilon": e,
+                    }
+                    for m, (w, r, e) in versions.items()
+                ]
+            }
+        }
+
+    before = section(**{"gpt-4o": (0.5, 0.7, 0.15), "old": (0.0, 0.4, 0.15)})
+    now = section(**{"gpt-4o": (0.75, 0.77, 0.15), "llama": (0.25, 0.6, 0.15)})
+    trend = compare_alt_tests(now, before)["choice"]
+    assert trend["gpt-4o"]["winning_rate"]["change"] == pytest.approx(0.25)
+    assert trend["gpt-4o"]["advantage_probability"]["change"] == pytest.approx(0.07)
+    assert trend["llama"]["winning_rate"]["note"] == "new model version: not in the previous round"
+    assert trend["old"]["advantage_probability"]["note"] == "model version not in this round"
+    other = compare_alt_tests(section(**{"gpt-4o": (0.75, 0.77, 0.2)}), before)["choice"]
+    assert other["gpt-4o"]["winning_rate"]["change"] is None
+    assert other["gpt-4o"]["winning_rate"]["note"].startswith("ε changed from 0.15 to 0.2")

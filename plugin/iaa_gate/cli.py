@@ -268,6 +268,7 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
 def _summary(outcome: Any, out: Any) -> None:
     from .sinks.report.format import (
         alt_test_line,
+        alt_test_trend,
         alt_test_versions,
         consensus_text,
         model_note,
@@ -347,6 +348,8 @@ def _summary(outcome: Any, out: Any) -> None:
         print(f"  compared with {prev['path']} ({prev['generated_at']})", file=out)
         for note in doc["trend"]["notes"]:
             print(f"    note: {note}", file=out)
+        for line in alt_test_trend(doc["trend"]):
+            print(f"    {line}", file=out)
     wb = doc.get("writeback")
     if wb:
         from .sinks.report.format import plain  # words, never a Python repr

@@ -145,7 +145,7 @@ def compare(doc: Doc, previous: PreviousReport, history: list[PreviousReport], r
     gone = sorted(set(prev_fields) - set(fields))
     if gone:
         notes.append(f"in the previous report only: {', '.join(gone)}")
-    return {
+    out_doc: Doc = {
         "previous": {
             "path": previous.path,
             "generated_at": prev.get("generated_at"),
@@ -157,6 +157,43 @@ def compare(doc: Doc, previous: PreviousReport, history: list[PreviousReport], r
         "notes": notes,
         "fields": out,
     }
+    alt = compare_alt_tests(doc.get("alt_test"), prev.get("alt_test"))
+    if alt:
+        out_doc["alt_test"] = alt
+    return out_doc
+
+
+def _versions(section: Any) -> dict[tuple[str, str], Doc]:
+    fields = section.get("fields") if isinstance(section, dict) else None
+    return {
+        (name, v["model_version"]): v
+        for name, vs in (fields or {}).items()
+        if isinstance(vs, list)
+        for v in vs
+        if isinstance(v, dict) and "model_version" in v
+    }
+
+
+def compare_alt_tests(current: Any, previous: Any) -> dict[str, dict[str, Doc]]:
+    """Each model version's alt-test against the previous round's, by field: the change in ω
+    (``winning_rate``) and ρ (``advantage_probability``); a version tested in one round only,
+    or with another ε, is given with a note instead of a change."""
+    now, before = _versions(current), _versions(previous)
+    out: dict[str, dict[str, Doc]] = {}
+    for key in [*now, *(k for k in before if k not in now)]:
+        cur, prev = now.get(key), before.get(key)
+        note = None
+        if prev is None:
+            note = "new model version: not in the previous round"
+        elif cur is None:
+            note = "model version not in this round"
+        elif prev.get("epsilon") != cur.get("epsilon"):
+            note = f"ε changed from {prev.get('epsilon')} to {cur.get('epsilon')}: not comparable"
+        out.setdefault(key[0], {})[key[1]] = {
+            k: change((prev or {}).get(k), (cur or {}).get(k), note)
+            for k in ("winning_rate", "advantage_probability")
+        }
+    return out
 
 
 def _series(name: str, current: Doc, history: list[PreviousReport], rounds: int) -> list[Doc]:

@@ -228,6 +228,25 @@ def alt_test_human_rows(v: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
+def alt_test_trend(trend: dict[str, Any] | None) -> list[str]:
+    """Each model version's ω and ρ against the previous round, a line each."""
+    out = []
+    for name, versions in ((trend or {}).get("alt_test") or {}).items():
+        for version, rec in versions.items():
+            parts = []
+            for key, sign in (("winning_rate", "ω"), ("advantage_probability", "ρ")):
+                r = rec[key]
+                if r["change"] is None:
+                    parts.append(f"{sign} {fmt(r['current'], 2)} ({r['note']})")
+                else:
+                    parts.append(
+                        f"{sign} {fmt(r['previous'], 2)} → {fmt(r['current'], 2)} "
+                        f"({r['change']:+.2f})"
+                    )
+            out.append(f"{version} on {name} since the previous round: " + ", ".join(parts))
+    return out
+
+
 def alt_test_details(v: dict[str, Any]) -> list[str]:
     """The comparisons beside the test, one sentence each: against the humans' consensus, the
     label distribution or the mean offset."""

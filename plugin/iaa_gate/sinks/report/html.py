@@ -36,6 +36,7 @@ from .format import (
     alt_test_human_rows,
     alt_test_line,
     alt_test_rows,
+    alt_test_trend,
     alt_test_versions,
     categories_text,
     change_text,
@@ -253,6 +254,7 @@ class HtmlWriter:
                 for name, v in tested
             ],
             alt_test_human_columns=ALT_TEST_HUMAN_COLUMNS,
+            alt_test_trend=alt_test_trend(doc.get("trend")),
             icon=ICON_TEXT,
             round_text=round_text(doc["round"]),
             change=change_text,

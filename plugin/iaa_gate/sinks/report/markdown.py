@@ -15,6 +15,7 @@ from .format import (
     alt_test_human_rows,
     alt_test_line,
     alt_test_rows,
+    alt_test_trend,
     alt_test_versions,
     categories_text,
     change_text,
@@ -83,6 +84,9 @@ def _trend(trend: dict[str, Any]) -> list[str]:
         )
     if trend["notes"]:
         out += ["", *(f"- {md(n)}" for n in trend["notes"])]
+    models = alt_test_trend(trend)
+    if models:
+        out += ["", "Alternative annotator test:", "", *(f"- {md(line)}" for line in models)]
     return out
 
 
