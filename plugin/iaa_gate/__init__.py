@@ -8,6 +8,8 @@ The public API (see ARCHITECTURE.md for the layers behind it):
   ``(units, annotators)`` codes :mod:`iaa_gate.metrics` takes);
 - each task's true label and each annotator's accuracy: :func:`dawid_skene`
   (a :class:`DawidSkeneResult`);
+- the alternative annotator test of a model against the humans, on long data:
+  :func:`alt_test`;
 - a whole run: :func:`load_config`, :func:`evaluate`;
 - the errors: :class:`IaaGateError` and its kinds, :class:`Reason` (their codes).
 
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from ._api import (
         DawidSkeneResult,
         alpha,
+        alt_test,
         category_agreement,
         cohen_kappa,
         dawid_skene,
@@ -72,6 +75,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "alpha",
+    "alt_test",
     "category_agreement",
     "cohen_kappa",
     "dawid_skene",

@@ -34,7 +34,7 @@ annotator names), check its own options with ``_choice`` and call the metric ins
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -974,3 +974,231 @@ def evaluate(config: Config | str | Path, *, source: str | Path | None = None) -
             update={"source": cfg.source.model_copy(update={"path": Path(source)})}
         )
     return run_evaluation(cfg, make_source(cfg).load())
+
+
+@dataclass(frozen=True)
+class AltTestHuman:
+    """One human of :func:`alt_test`: the ``annotator``, the ``n_instances`` shared with the
+    model (on instances with enough humans), whether they were ``tested``, the one-sided
+    t-test's ``p_value`` (NaN: not tested, or undefined with its reason), whether the null was
+    ``rejected`` (the model wins against them), mean(W_model) ``model_advantage``, mean(W_h)
+    ``human_advantage``, and the human's and the model's mean score against the remaining
+    humans (``human_score``, ``model_score``; −RMSE for ``neg_rmse``)."""
+
+    annotator: Any
+    n_instances: int
+    tested: bool
+    p_value: float
+    rejected: bool
+    model_advantage: float
+    human_advantage: float
+    human_score: float
+    model_score: float
+
+
+@dataclass(frozen=True)
+class AltTestResult:
+    """What :func:`alt_test` found: the winning rate ω, the advantage probability ρ (NaN with
+    the reason in ``not_tested`` when no human could be tested), whether the model ``passed``
+    (ω ≥ 0.5; None: not tested), the ``instances`` used, ``epsilon`` and the per-human
+    table ``humans``."""
+
+    winning_rate: float
+    advantage_probability: float
+    passed: bool | None
+    not_tested: str | None
+    instances: int
+    epsilon: float
+    humans: list[AltTestHuman]
+
+
+def _model_answers(
+    model: Any, task: str | None, annotator: str | None, value: str | None
+) -> dict[Any, Any]:
+    """The model's answers by task: from a mapping, ``(task, value)`` pairs, or long data (a
+    DataFrame, records or tuples) of one annotator; a DataFrame or records may leave the
+    annotator column out."""
+    if isinstance(model, Mapping):
+        return {_plain(k): _plain(v) for k, v in model.items() if not _missing(_plain(v))}
+    if _is_frame(model) or (isinstance(model, list) and model and isinstance(model[0], Mapping)):
+        items = model.to_dict("records") if _is_frame(model) else model
+        have = list(dict.fromkeys(k for r in items for k in r))
+        task_col = task or "task"
+        value_col = value or next((c for c in COLUMNS["value"] if c in have), "value")
+        who_col = annotator or next((c for c in COLUMNS["annotator"] if c in have), None)
+        if task_col not in have or value_col not in have:
+            raise UsageError(
+                f"model: needs the columns {task_col!r} and {value_col!r}, it has {have}",
+                parameter="model",
+                reason=Reason.BAD_DATA,
+            )
+        if who_col is not None and len({r.get(who_col) for r in items}) > 1:
+            raise UsageError(
+                "model: long data of one model; call alt_test once per model",
+                parameter="model",
+                reason=Reason.BAD_DATA,
+            )
+        rows = [(r[task_col], r[value_col]) for r in items]
+    else:
+        rows = []
+        for r in model:
+            r = tuple(r)
+            if len(r) not in (2, 3):
+                raise UsageError(
+                    "model: a mapping {task: value}, (task, value) pairs or (task, annotator, "
+                    f"value) tuples; got a row of {len(r)} items",
+                    parameter="model",
+                    reason=Reason.BAD_DATA,
+                )
+            rows.append(r)
+        if len({r[1] for r in rows if len(r) == 3}) > 1:
+            raise UsageError(
+                "model: long data of one model; call alt_test once per model",
+                parameter="model",
+                reason=Reason.BAD_DATA,
+            )
+        rows = [(r[0], r[-1]) for r in rows]
+    out: dict[Any, Any] = {}
+    for t, v in rows:
+        t, v = _plain(t), _plain(v)
+        if _missing(v):
+            continue
+        if t in out:
+            raise UsageError(
+                f"model: task {t!r} answered twice; keep one answer per task",
+                parameter="model",
+                reason=Reason.BAD_DATA,
+            )
+        out[t] = v
+    return out
+
+
+def alt_test(
+    humans: Any,
+    model: Any,
+    *,
+    scoring: str | Callable[[Any, Sequence[Any]], float] = "accuracy",
+    epsilon: float = 0.15,
+    q: float = 0.05,
+    min_instances: int = 30,
+    min_humans: int = 2,
+    task: str | None = None,
+    annotator: str | None = None,
+    value: str | None = None,
+) -> AltTestResult:
+    """The alternative annotator test (Calderon, Reichart & Dror, ACL 2025): may ``model``
+    take a human annotator's place?
+
+    Each human is left out in turn; on the instances they and the model answered (with at
+    least ``min_humans`` humans), both are scored against the remaining humans, and a
+    one-sided t-test of W_h − W_model against ``epsilon`` gives the human's p-value; the
+    Benjamini–Yekutieli procedure at ``q`` decides which humans the model wins against.
+
+    Parameters
+    ----------
+    humans : DataFrame, records or iterable of tuple
+        Long data, as the coefficients take it: ``(task, annotator, value)`` tuples, or a
+        DataFrame or records with columns ``task, annotator, value`` or crowd-kit's ``task,
+        worker, label``.
+    model : mapping, iterable of tuple, records or DataFrame
+        The model's answers: ``{task: value}``, ``(task, value)`` pairs, or long data of one
+        annotator (a DataFrame or records may leave the annotator column out).
+    scoring : {"accuracy", "neg_rmse"} or callable
+        How an answer is scored against the remaining humans' answers of an instance: the
+        share giving the same answer (labels), minus the RMSE (ratings, numbers), or a
+        function ``(answer, others) -> float``, higher is better.
+    epsilon : float
+        ε, the cost-benefit allowance: 0.2 for experts, 0.15 for skilled annotators, 0.1 for
+        crowd workers.
+    q : float
+        The false discovery rate.
+    min_instances : int
+        A human sharing fewer instances with the model is not tested.
+    min_humans : int
+        Human answers an instance needs to be used (2 or more).
+    task, annotator, value : str, optional
+        The long columns' names, when they are not the defaults.
+
+    Returns
+    -------
+    AltTestResult
+        ω, ρ, whether the model passed, and each human's row.
+
+    Examples
+    --------
+    >>> humans = [(t, h, v) for t in range(40)
+    ...           for h, v in (("ann", t % 3), ("bob", t % 3), ("cy", (t + (t % 4 == 0)) % 3))]
+    >>> r = alt_test(humans, {t: t % 3 for t in range(40)}, scoring="accuracy", epsilon=0.1)
+    >>> r.winning_rate, round(r.advantage_probability, 3), r.passed
+    (1.0, 1.0, True)
+    >>> [(h.annotator, h.n_instances, h.rejected) for h in r.humans]
+    [('ann', 40, True), ('bob', 40, True), ('cy', 40, True)]
+    """
+    import numpy as np
+
+    from .metrics.alt_test import alt_test as run_alt_test
+
+    if not callable(scoring):
+        _choice("scoring", scoring, ("accuracy", "neg_rmse"))
+    for name, n, least in (("min_instances", min_instances, 2), ("min_humans", min_humans, 2)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < least:
+            raise UsageError(
+                f"{name}={n!r} is not accepted: use an integer ≥ {least}", parameter=name
+            )
+    for name, x in (("epsilon", epsilon), ("q", q)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x < 1:
+            raise UsageError(
+                f"{name}={x!r} is not accepted: use a number in [0, 1)", parameter=name
+            )
+    read = _read(humans, rows=None, order=None, task=task, annotator=annotator, value=value)
+    table = read.coded.values.tolist()
+    codes = read.coded.codes
+    mine = _model_answers(model, task, annotator, value)
+    tasks = [*read.tasks, *(t for t in mine if t not in set(read.tasks))]
+    rmse = scoring == "neg_rmse"
+    empty = math.nan if rmse else None
+    values = np.full((len(tasks), codes.shape[1]), empty, dtype=np.float64 if rmse else object)
+    try:
+        for (u, a), code in np.ndenumerate(codes):
+            if code >= 0:
+                values[u, a] = table[code]
+        given = np.full(len(tasks), empty, dtype=values.dtype)
+        for i, t in enumerate(tasks):
+            if t in mine:
+                given[i] = mine[t]
+    except (TypeError, ValueError):
+        raise UsageError(
+            "scoring='neg_rmse' needs numbers: use accuracy for labels",
+            parameter="scoring",
+        ) from None
+    result = run_alt_test(
+        values,
+        given,
+        scoring=scoring,  # type: ignore[arg-type]  # checked above
+        epsilon=epsilon,
+        q=q,
+        min_instances=min_instances,
+        min_humans=min_humans,
+    )
+    return AltTestResult(
+        result.winning_rate,
+        result.advantage_probability,
+        result.passed,
+        result.not_tested,
+        result.instances,
+        epsilon,
+        [
+            AltTestHuman(
+                read.annotators[h.column],
+                h.n_instances,
+                h.tested,
+                h.p_value,
+                h.rejected,
+                h.model_advantage,
+                h.human_advantage,
+                h.human_score,
+                h.model_score,
+            )
+            for h in result.humans
+        ],
+    )
