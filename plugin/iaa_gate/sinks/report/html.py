@@ -248,7 +248,9 @@ class HtmlWriter:
             doc=doc,
             alt_test_columns=ALT_TEST_COLUMNS,
             alt_test_rows=alt_test_rows(doc.get("alt_test")),
-            alt_test_chart=Markup(charts.advantage_bars(rho)) if tested else None,
+            alt_test_chart=Markup(charts.advantage_bars(rho))
+            if tested and charts.available()
+            else None,
             alt_test_versions=[
                 (alt_test_line(name, v), alt_test_human_rows(v), alt_test_details(v))
                 for name, v in tested
