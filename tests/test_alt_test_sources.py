@@ -310,3 +310,34 @@ def test_the_trend_compares_each_model_versions_omega_and_rho() -> None:
     other = compare_alt_tests(section(**{"gpt-4o": (0.75, 0.77, 0.2)}), before)["choice"]
     assert other["gpt-4o"]["winning_rate"]["change"] is None
     assert other["gpt-4o"]["winning_rate"]["note"].startswith("ε changed from 0.15 to 0.2")
+
+
+def test_the_config_checks_the_models_section() -> None:
+    from iaa_gate.core.errors import ConfigError
+
+    base = {"source": {"type": "table", "path": "x.csv"}, "fields": {"s": {}, "t": {}}}
+    with pytest.raises(ConfigError) as caught:
+        parse_config(
+            {
+                **base,
+                "models": {"thresholds": {"winning_rate": {"fail": 0.5, "use": "lower_bound"}}},
+                "fields": {"s": {"models": {"alt_test": {"epsilon": 1.5, "q2": 1}}}, "t": {}},
+            }
+        )
+    assert caught.value.problems == [
+        "fields.s.models.alt_test.epsilon: Input should be less than 1",
+        "fields.s.models.alt_test.q2: Extra inputs are not permitted",
+    ]  # pydantic's errors first: the combinations are checked on a valid config
+    config = parse_config(
+        {
+            **base,
+            "models": {"alt_test": {"epsilon": 0.2}, "thresholds": {"winning_rate": {"fail": 0.5}}},
+            "fields": {"s": {"models": {"alt_test": {"q": 0.1}}}, "t": {}},
+        }
+    )
+    own, bars = config.models.for_field(config.fields["s"])
+    assert (own.epsilon, own.q, own.min_instances, bars.winning_rate.fail) == (0.2, 0.1, 30, 0.5)
+    other, _ = config.models.for_field(config.fields["t"])
+    assert (other.epsilon, other.q) == (0.2, 0.05)
+    with pytest.raises(ConfigError, match="winning rate has no confidence interval"):
+        parse_config({**base, "models": {"thresholds": {"winning_rate": {"use": "lower_bound"}}}})

@@ -640,7 +640,7 @@ NO_INTERVAL = (
 def field_problems(config: Config) -> list[str]:
     """Combinations pydantic accepts one key at a time but that cannot work together, each as
     ``path: message``."""
-    out: list[str] = []
+    out: list[str] = _no_interval("models", config.models.thresholds)
     for name, f in config.fields.items():
         at = f"fields.{name}"
         if f.multiple:
@@ -670,6 +670,8 @@ def field_problems(config: Config) -> list[str]:
                     f"{at}.level: {f.level} needs numbers, but labels has {text[0]!r}: use "
                     "nominal, or ordinal with the labels in scale order"
                 )
+        if f.models and f.models.thresholds:
+            out += _no_interval(f"{at}.models", f.models.thresholds)
         for key in ("alpha", *COEFFICIENT_THRESHOLDS):
             bar = getattr(f.thresholds, key)
             if bar is None or bar.use != "lower_bound":
@@ -686,6 +688,16 @@ def field_problems(config: Config) -> list[str]:
                     "use: estimate"
                 )
     return out
+
+
+def _no_interval(at: str, bars: ModelThresholds) -> list[str]:
+    """``use: lower_bound`` on the winning rate, which has no interval, as a problem."""
+    if bars.winning_rate.use != "lower_bound":
+        return []
+    return [
+        f"{at}.thresholds.winning_rate.use: lower_bound: the winning rate has no confidence "
+        "interval; use: estimate"
+    ]
 
 
 def _is_number(text: str) -> bool:
