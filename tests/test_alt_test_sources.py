@@ -59,6 +59,12 @@ def _result(name: str, kind: str, value: Any) -> dict[str, Any]:
     }
 
 
+def _topics(label: str, stars: float) -> dict[str, Any]:
+    """A multi-select answer (Label Studio only): the label, and "LONG" for 4 or 5 stars."""
+    chosen = [label, "LONG"] if stars >= 4 else [label]
+    return {**_result("topics", "choices", label), "value": {"choices": chosen}}
+
+
 def write_sources(at: Path) -> dict[str, Path]:
     """The round in three sources, each with its config; returns source → config path."""
     labels, ratings = _round()
@@ -71,6 +77,7 @@ def write_sources(at: Path) -> dict[str, Path]:
                 "result": [
                     _result("choice", "choices", labels[h][t]),
                     _result("stars", "rating", ratings[h][t]),
+                    _topics(labels[h][t], ratings[h][t]),
                 ],
                 "was_cancelled": False,
                 "ground_truth": False,
@@ -87,6 +94,7 @@ def write_sources(at: Path) -> dict[str, Path]:
                 "result": [
                     _result("choice", "choices", labels[m][t]),
                     _result("stars", "rating", ratings[m][t]),
+                    _topics(labels[m][t], ratings[m][t]),
                 ],
                 "task": t,
             }
@@ -138,7 +146,8 @@ def write_sources(at: Path) -> dict[str, Path]:
             "version": 1,
             "source": src,
             "models": models,
-            "fields": {k: v for k, v in fields.items() if name != "prodigy" or k == "choice"},
+            "fields": {k: v for k, v in fields.items() if name != "prodigy" or k == "choice"}
+            | ({"topics": {"multiple": True, **common}} if name == "label-studio" else {}),
             "report": {"formats": ["json", "markdown", "html", "junit"]},
         }
         out[name] = at / f"{name}.yaml"
@@ -262,6 +271,8 @@ def test_every_format_shows_it(
         ("iaa-gate.alt-test.choice", "llama-3.1-70b"),
         ("iaa-gate.alt-test.stars", "gpt-4o"),
         ("iaa-gate.alt-test.stars", "llama-3.1-70b"),
+        ("iaa-gate.alt-test.topics", "gpt-4o"),
+        ("iaa-gate.alt-test.topics", "llama-3.1-70b"),
     ]
 
 
@@ -341,3 +352,34 @@ def test_the_config_checks_the_models_section() -> None:
     assert (other.epsilon, other.q) == (0.2, 0.05)
     with pytest.raises(ConfigError, match="winning rate has no confidence interval"):
         parse_config({**base, "models": {"thresholds": {"winning_rate": {"use": "lower_bound"}}}})
+
+
+def test_other_kinds_are_scored_by_their_own_comparison(configs: dict[str, Path]) -> None:
+    """A multi-select field: 1 − the MASI distance of the label sets, averaged over the
+    remaining humans, named in the report."""
+    from iaa_gate.metrics.distance import SET_DISTANCES
+
+    labels, ratings = _round()
+    doc = _doc(configs["label-studio"])
+    masi = SET_DISTANCES["masi"]
+
+    def agreement(a: Any, others: Any) -> float:
+        return sum(1.0 - masi(frozenset(a), frozenset(o)) for o in others) / len(others)
+
+    for v in doc["alt_test"]["fields"]["topics"]:
+        assert v["scoring"] == "mean 1 − masi distance of the label sets"
+        assert v["labels"] is None and v["consensus"] is None
+        values = np.full((TASKS, len(HUMANS)), None, dtype=object)
+        for j, h in enumerate(HUMANS):
+            for t, x in labels[h].items():
+                values[t - 1, j] = tuple(sorted([x, "LONG"] if ratings[h][t] >= 4 else [x]))
+        m = v["model_version"]
+        model = np.empty(TASKS, dtype=object)
+        for t in range(1, TASKS + 1):
+            x = labels[m][t]
+            model[t - 1] = tuple(sorted([x, "LONG"] if ratings[m][t] >= 4 else [x]))
+        ref = alt_test(values, model, scoring=agreement, epsilon=0.15)
+        assert v["winning_rate"] == ref.winning_rate
+        assert [h["p_value"] for h in v["humans"]] == pytest.approx(
+            [h.p_value for h in ref.humans], rel=1e-12
+        )

@@ -190,8 +190,6 @@ def _offset(values: Any, model: Any, kept: Any) -> float | None:
 
 
 def version_report(
-    field: str,
-    version: str,
     test: AltTest,
     how: str,
     humans: list[tuple[str, str]],
@@ -312,9 +310,7 @@ def field_alt_tests(
                 advantage_probability=_round(test.advantage_probability) if test else None,
                 passed=test.passed if test else None,
                 not_tested=why,
-                humans=version_report(
-                    name, version, test, how, [(h, display.get(h, h)) for h in people], settings
-                )
+                humans=version_report(test, how, [(h, display.get(h, h)) for h in people], settings)
                 if test
                 else [],
                 consensus=_consensus(values, model, kept, scoring) if scoring else None,
