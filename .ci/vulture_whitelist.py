@@ -27,6 +27,10 @@ n_disputed
 n_too_few
 schema_version
 input
+p_value_undefined_reason
+measure
+n_humans_tested
+model_versions
 
 # results a user reads: metrics' result fields, InputError.structured
 pairable_units

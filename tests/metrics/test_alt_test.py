@@ -13,11 +13,9 @@ import numpy as np
 import pytest
 
 from iaa_gate.metrics.alt_test import (
-    accuracy,
     alt_test,
     benjamini_yekutieli,
     betainc,
-    neg_rmse,
     t_cdf,
     ttest_less,
 )
@@ -85,6 +83,16 @@ def test_benjamini_yekutieli_hand_worked() -> None:
     ]
     assert benjamini_yekutieli([0.0061, 0.5, 0.9, 0.99], 0.05).tolist() == [False] * 4
     assert benjamini_yekutieli([math.nan, 0.001], 0.05).tolist() == [False, True]
+
+
+def accuracy(answer: Any, others: list[Any]) -> float:
+    """The share of the remaining humans giving ``answer`` (the paper's code)."""
+    return float(np.mean([answer == o for o in others]))
+
+
+def neg_rmse(answer: float, others: list[float]) -> float:
+    """Minus the root mean square difference from the remaining humans (the paper's code)."""
+    return -1 * float(np.sqrt(np.mean([(answer - o) ** 2 for o in others])))
 
 
 def reference(

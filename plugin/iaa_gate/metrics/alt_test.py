@@ -5,8 +5,9 @@ procedure as published (their reference code: ``nitaytech/AltTest``):
 
 1. Keep the instances (units) the model answered that at least ``min_humans`` humans answered.
 2. For each human ``h`` in turn (leave one out), on the kept instances ``h`` answered: score
-   ``h``'s answer and the model's against the **remaining** humans' answers (:func:`accuracy`,
-   :func:`neg_rmse`, or the field's own pairwise agreement averaged over them), and set the
+   ``h``'s answer and the model's against the **remaining** humans' answers (accuracy,
+   negative RMSE, or the field's own pairwise agreement averaged over them:
+   :func:`alignment_scores`), and set the
    indicators ``W_h = [score_h >= score_model]``, ``W_model = [score_model >= score_h]``
    (:func:`winning_indicators`; a tie gives both 1).
 3. A human with fewer than ``min_instances`` instances is not tested. For a tested human, the
@@ -314,52 +315,6 @@ def advantage_probability(model_wins: Sequence[Any]) -> float:
     if not len(model_wins):
         return Undefined("no human annotator was tested")
     return float(np.mean([np.mean(np.asarray(w, np.float64)) for w in model_wins]))
-
-
-def accuracy(answer: Any, others: Sequence[Any]) -> float:
-    """The share of ``others`` giving ``answer``.
-
-    Parameters
-    ----------
-    answer : Any
-        One answer.
-    others : sequence
-        The remaining humans' answers to the same instance (one or more).
-
-    Returns
-    -------
-    float
-        In [0, 1].
-
-    Examples
-    --------
-    >>> accuracy("pos", ["pos", "neg", "pos", "pos"])
-    0.75
-    """
-    return float(sum(bool(answer == o) for o in others)) / len(others)
-
-
-def neg_rmse(answer: float, others: Sequence[float]) -> float:
-    """Minus the root mean square difference of ``answer`` from ``others``.
-
-    Parameters
-    ----------
-    answer : float
-        One rating.
-    others : sequence of float
-        The remaining humans' ratings of the same instance (one or more).
-
-    Returns
-    -------
-    float
-        −RMSE, at most 0 (higher is closer).
-
-    Examples
-    --------
-    >>> neg_rmse(3.0, [3.0, 5.0])
-    -1.4142135623730951
-    """
-    return -math.sqrt(sum((answer - o) ** 2 for o in others) / len(others))
 
 
 def _present(values: Array) -> Array:
