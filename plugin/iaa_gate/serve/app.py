@@ -53,7 +53,7 @@ def create_app(service: Service) -> Starlette:
     settings = service.settings
     secret = settings.secret.get_secret_value().encode()
     inbox = Inbox(settings.state)  # the event loop's own connection
-    counters = service.counters
+    counters, reporter = service.counters, service.reporter
 
     async def webhook(request: Request) -> Response:
         given = request.headers.get(HEADER, "").encode()
@@ -87,8 +87,6 @@ def create_app(service: Service) -> Starlette:
         inbox.push(encode(event), now())
         service.heard()
         return JSONResponse({"queued": True}, status_code=202)
-
-    reporter = service.reporter
 
     async def report_json(request: Request) -> Response:
         outcome = await run_in_threadpool(service.fresh)
