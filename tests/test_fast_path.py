@@ -107,7 +107,23 @@ RESULTS = st.one_of(
         st.sampled_from([0, 10.5, None]),
         st.sampled_from([0, 200]),
     ),
+    st.builds(  # scripts and SDK imports write regions without an id
+        lambda r: {k: v for k, v in r.items() if k != "id"},
+        st.sampled_from(
+            [
+                _result("labels", "ner", "", {"start": 1, "end": 3, "text": "bc", "labels": ["A"]}),
+                _result(
+                    "rectanglelabels",
+                    "box",
+                    "",
+                    {"x": 1, "y": 1, "width": 2, "height": 2, "rectanglelabels": ["A"]},
+                ),
+                _result("choices", "s1", "", {"start": 1, "end": 3, "choices": ["A"]}),
+            ]
+        ),
+    ),
     st.builds(lambda: {"type": "relation", "from_id": "s1", "to_id": "s2", "direction": "right"}),
+    st.builds(lambda: {"type": "relation", "from_id": None, "to_id": "s2"}),
     st.builds(lambda: _result("choices", "s1", "s1", {"choices": ["A"]})),  # attribute of span s1
     st.builds(lambda: _result("choices", "c", "r1", {"choices": ["A"], "start": None})),
     st.builds(lambda: _result("taxonomy", "tx", "r5", {"taxonomy": [["A", "B"]]})),
