@@ -69,8 +69,12 @@ def _label(v: Any) -> Any:
 class Threshold(Strict):
     """Below ``fail`` the check fails, below ``warn`` it warns; either may be left out."""
 
-    fail: AgreementValue | None = None
-    warn: AgreementValue | None = None
+    fail: AgreementValue | None = Field(
+        default=None, description="below this value the check fails; null: no fail bar"
+    )
+    warn: AgreementValue | None = Field(
+        default=None, description="below this value the check warns; null: no warn bar"
+    )
     use: Literal["estimate", "lower_bound"] = Field(
         default="estimate",
         description="lower_bound: gate on the lower confidence bound instead of the estimate",
@@ -106,8 +110,12 @@ DropKey = Literal[Coefficient, "category", "annotator"]
 class DropThreshold(Strict):
     """Largest allowed fall since the previous round: above ``fail`` fails, above ``warn`` warns."""
 
-    fail: float | None = Field(default=None, ge=0, le=2)
-    warn: float | None = Field(default=None, ge=0, le=2)
+    fail: float | None = Field(
+        default=None, ge=0, le=2, description="a fall larger than this fails; null: no fail bar"
+    )
+    warn: float | None = Field(
+        default=None, ge=0, le=2, description="a fall larger than this warns; null: no warn bar"
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> DropThreshold:
@@ -116,11 +124,17 @@ class DropThreshold(Strict):
         return self
 
 
+_ON_COEFFICIENT = "a threshold on this coefficient (off unless set; coefficients must list it)"
+
+
 class Thresholds(Strict):
     """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
     α < 0.800 warns."""
 
-    alpha: Threshold = Threshold(fail=0.667, warn=0.8)
+    alpha: Threshold = Field(
+        default=Threshold(fail=0.667, warn=0.8),
+        description="Krippendorff's alpha of the field (the main check)",
+    )
     category: Threshold = Field(
         default=Threshold(),
         description="lowest per-category agreement (by the field's category_method)",
@@ -149,7 +163,11 @@ class Thresholds(Strict):
         le=2,
         description="an annotator whose removal raises alpha by at least this is an outlier",
     )
-    annotator_severity: Severity | Literal["info"] = "warn"
+    annotator_severity: Severity | Literal["info"] = Field(
+        default="warn",
+        description="verdict of an outlier annotator (annotator_gain): fail, warn, or info "
+        "(named in the report, never a check)",
+    )
     on_undefined: Severity | Literal["pass"] = Field(
         default="warn", description="verdict when alpha or a rate is undefined (e.g. one label)"
     )
@@ -166,14 +184,14 @@ class Thresholds(Strict):
     unitizing_alpha: Threshold = Field(
         default=Threshold(), description="span fields: Krippendorff's unitizing alpha (pooled)"
     )
-    percent_agreement: Threshold | None = None
-    cohen_kappa: Threshold | None = None
-    scott_pi: Threshold | None = None
-    fleiss_kappa: Threshold | None = None
-    mean_pairwise_cohen_kappa: Threshold | None = None
-    gwet_ac1: Threshold | None = None
-    gwet_ac2: Threshold | None = None
-    pabak: Threshold | None = None
+    percent_agreement: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    cohen_kappa: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    scott_pi: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    fleiss_kappa: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    mean_pairwise_cohen_kappa: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    gwet_ac1: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    gwet_ac2: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    pabak: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
 
     def for_coefficient(self, name: str) -> Threshold | None:
         """The threshold set on coefficient ``name``, if any (alpha has its own check)."""
@@ -195,8 +213,12 @@ COEFFICIENT_THRESHOLDS = tuple(
 class Bootstrap(Strict):
     """Bootstrap interval for alpha, resampling tasks; ``replicates: 0`` turns it off."""
 
-    replicates: int = Field(default=1000, ge=0, le=100_000)
-    seed: int = 0
+    replicates: int = Field(
+        default=1000, ge=0, le=100_000, description="resamples of the tasks; 0: no interval"
+    )
+    seed: int = Field(
+        default=0, description="random seed: the same seed and data give the same interval"
+    )
 
 
 class Matching(Strict):
@@ -257,8 +279,12 @@ class FieldModels(Strict):
     """One field's alt-test settings and thresholds: each key set here replaces the same key of
     the top-level ``models`` section; the keys left out keep its values."""
 
-    alt_test: AltTestConfig | None = None
-    thresholds: ModelThresholds | None = None
+    alt_test: AltTestConfig | None = Field(
+        default=None, description="replaces the keys it sets of models.alt_test"
+    )
+    thresholds: ModelThresholds | None = Field(
+        default=None, description="replaces the keys it sets of models.thresholds"
+    )
 
 
 class ModelsConfig(Strict):
@@ -271,8 +297,12 @@ class ModelsConfig(Strict):
         "agreement: e.g. [gpt-4o, llama-3.1-70b]; a Prodigy id <dataset>-<name> (a "
         "model-annotate session) matches <name>",
     )
-    alt_test: AltTestConfig = AltTestConfig()
-    thresholds: ModelThresholds = ModelThresholds()
+    alt_test: AltTestConfig = Field(
+        default=AltTestConfig(), description="the alternative annotator test's settings"
+    )
+    thresholds: ModelThresholds = Field(
+        default=ModelThresholds(), description="the gate's bars on each model's alt-test"
+    )
 
     def for_field(self, field: FieldConfig) -> tuple[AltTestConfig, ModelThresholds]:
         """The alt-test settings and thresholds of one field: the keys its ``models`` sets,
@@ -331,7 +361,11 @@ class FieldConfig(Strict):
         default=None, description="the project's label set, in scale order for ordinal"
     )
     min_annotators: int = Field(default=2, ge=2, description="ratings a task needs to count")
-    category_method: Literal["category_agreement", "specific_agreement"] = "category_agreement"
+    category_method: Literal["category_agreement", "specific_agreement"] = Field(
+        default="category_agreement",
+        description="agreement per category: category_agreement (pairs who both chose it over "
+        "pairs where at least one did) or specific_agreement (Uebersax's specific agreement)",
+    )
     coefficients: list[Coefficient] | None = Field(
         default=None,
         description="coefficients to compute and report (alpha is always computed); default: "
@@ -349,12 +383,18 @@ class FieldConfig(Strict):
         description="scale for interpretations; default Krippendorff's for alpha, Landis & Koch "
         "for the kappa family",
     )
-    confidence: float = Field(default=0.95, gt=0.5, lt=1)
-    bootstrap: Bootstrap = Bootstrap()
+    confidence: float = Field(
+        default=0.95, gt=0.5, lt=1, description="level of every confidence interval"
+    )
+    bootstrap: Bootstrap = Field(
+        default=Bootstrap(), description="alpha's bootstrap interval (resampling tasks)"
+    )
     matching: Matching = Field(
         default=Matching(), description="region fields: how regions are matched"
     )
-    thresholds: Thresholds = Thresholds()
+    thresholds: Thresholds = Field(
+        default=Thresholds(), description="the checks of this field and their bars"
+    )
     models: FieldModels | None = Field(
         default=None,
         description="this field's alt-test settings and thresholds (override models.alt_test "
@@ -383,8 +423,15 @@ class FieldConfig(Strict):
 class RoundConfig(Strict):
     """One labeling round: annotations created or updated in [from, to], and/or these tasks."""
 
-    from_: date | datetime | None = Field(default=None, alias="from")
-    to: date | datetime | None = None
+    from_: date | datetime | None = Field(
+        default=None,
+        alias="from",
+        description="first day (2026-11-02) or moment (2026-11-02T09:00:00+01:00) of the "
+        "round; UTC unless a zone is given",
+    )
+    to: date | datetime | None = Field(
+        default=None, description="last day (the whole day counts) or moment of the round"
+    )
     task_ids: list[int | str] | None = Field(
         default=None, description='ids or inclusive ranges like "100-250"'
     )
@@ -444,8 +491,18 @@ Format = Literal["json", "markdown", "html", "junit"]
 
 
 class ReportConfig(Strict):
-    dir: Path = Path("iaa-report")
-    formats: list[Format] = Field(default=["json", "markdown"])
+    """Where the reports go, and in which formats."""
+
+    dir: Path = Field(
+        default=Path("iaa-report"),
+        description="directory the reports are written to (relative to the config file; "
+        "--out overrides it)",
+    )
+    formats: list[Format] = Field(
+        default=["json", "markdown"],
+        description="json (report.json, with disputed-tasks.jsonl and consensus.jsonl), "
+        "markdown (report.md), html (report.html, needs iaa-gate[html]), junit (junit.xml)",
+    )
 
 
 class WriteBackConfig(Strict):
@@ -548,16 +605,39 @@ class ServeConfig(Strict):
 class Config(Strict):
     """The whole config file."""
 
-    version: Literal[1] = 1
-    source: SourceConfig
-    round: RoundConfig = RoundConfig()
-    fields: dict[str, FieldConfig] = Field(min_length=1)
-    report: ReportConfig = ReportConfig()
-    writeback: WriteBackConfig = WriteBackConfig()
-    history: HistoryConfig | None = None
-    ground_truth: GroundTruthConfig | None = None
-    models: ModelsConfig = ModelsConfig()
-    serve: ServeConfig | None = None
+    version: Literal[1] = Field(default=1, description="the config format's version")
+    source: SourceConfig = Field(
+        description="where the round is read from; its type picks one of the source sections"
+    )
+    round: RoundConfig = Field(
+        default=RoundConfig(), description="only the annotations of one labeling round"
+    )
+    fields: dict[str, FieldConfig] = Field(
+        min_length=1,
+        description="the fields to evaluate, by name: a Label Studio control's name, a Prodigy "
+        "view, a table's field value",
+    )
+    report: ReportConfig = Field(
+        default=ReportConfig(), description="where the reports go, and in which formats"
+    )
+    writeback: WriteBackConfig = Field(
+        default=WriteBackConfig(),
+        description="flags on the source's tasks for people to adjudicate (off unless enabled)",
+    )
+    history: HistoryConfig | None = Field(
+        default=None, description="keep each run's report, to compare rounds; null: none kept"
+    )
+    ground_truth: GroundTruthConfig | None = Field(
+        default=None, description="references to score each annotator against"
+    )
+    models: ModelsConfig = Field(
+        default=ModelsConfig(),
+        description="model predictions: the alt-test of each model version against the "
+        "annotators, and its thresholds",
+    )
+    serve: ServeConfig | None = Field(
+        default=None, description="iaa-gate serve: live agreement from webhooks"
+    )
 
     @field_validator("writeback")
     @classmethod

@@ -7,19 +7,22 @@ from typing import Literal
 
 from pydantic import Field, SecretStr
 
-from ...core.settings import SourceSettings
+from ...core.settings import SKIP_INVALID, SourceSettings
 
 
 class ExportSource(SourceSettings):
     """A Label Studio JSON export (Export → JSON)."""
 
-    type: Literal["label-studio-export"]
-    path: Path
+    type: Literal["label-studio-export"] = Field(description="a Label Studio JSON export")
+    path: Path = Field(
+        description="the export file (Export → JSON, not JSON-MIN or CSV); relative to the "
+        "config file"
+    )
     label_config: Path | None = Field(
         default=None,
         description="the project's labeling config (XML): which fields are multi-select",
     )
-    skip_invalid: bool = False
+    skip_invalid: bool = Field(default=False, description=SKIP_INVALID)
     include_ground_truth: bool = Field(
         default=True,
         description="false: ground-truth annotations are only the reference, not ratings",
@@ -35,8 +38,11 @@ class ExportSource(SourceSettings):
 class LabelStudioSource(SourceSettings):
     """A live Label Studio project, read through the API (needs ``iaa-gate[label-studio]``)."""
 
-    type: Literal["label-studio"]
-    url: str
+    type: Literal["label-studio"] = Field(description="a live Label Studio project")
+    url: str = Field(
+        description="the Label Studio base URL, e.g. http://localhost:8080 (not a page of the "
+        "app such as …/projects/1/data)"
+    )
     project: int | str = Field(description="project id or title")
     api_key: SecretStr = Field(description="legacy token or personal access token: use ${VAR}")
     view: int | None = Field(default=None, description="Data Manager view (tab) id")
@@ -44,7 +50,7 @@ class LabelStudioSource(SourceSettings):
         default=True,
         description="false: ground-truth annotations are only the reference, not ratings",
     )
-    skip_invalid: bool = False
+    skip_invalid: bool = Field(default=False, description=SKIP_INVALID)
     timeout: float | None = Field(
         default=3600,
         gt=0,
