@@ -180,10 +180,35 @@ def test_validate_config_lists_every_error(tmp_path: Path, capsys) -> None:
         "source.path: Field required",
         "fields.sentiment.level:",
         "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1",
-        "reprot: Extra inputs are not permitted",
+        "reprot: unknown key; did you mean 'report'?",
         "4 config errors",
     ):
         assert expected in err
+
+
+def test_config_errors_say_what_was_meant_and_include_combinations(tmp_path: Path, capsys) -> None:
+    """A misspelt key gets the closest known one, a key in the wrong section the section it
+    belongs under, and a combination that cannot work (an interval level on text labels) is
+    named even when other errors are present."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "version: 1\n"
+        "source: {type: label-studio-export, path: export.json}\n"
+        "bootstrap: {replicates: 100}\n"
+        "fields:\n"
+        "  sentiment: {labels: [Positive, Negative], level: interval}\n"
+        "  topics: {thresolds: {alpha: {fial: 0.5}}}\n"
+    )
+    assert run("validate-config", str(path)) == ExitCode.ERROR
+    err = capsys.readouterr().err
+    for expected in (
+        "3 config errors",
+        "bootstrap: unknown key here; 'bootstrap' belongs under fields.<name>",
+        "fields.topics.thresolds: unknown key; did you mean 'thresholds'?",
+        "fields.sentiment.level: interval needs numbers, but labels has 'Positive'",
+    ):
+        assert expected in err, err
+    assert "Extra inputs" not in err
 
 
 def test_validate_example_configs(capsys, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,6 +5,7 @@ Secrets come only from the environment: any string may contain ``${VAR}``.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from datetime import date, datetime, time, timezone
@@ -696,14 +697,107 @@ def parse_config(data: Any, source: str = "config") -> Config:
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
+        schema = json_schema()
         for err in exc.errors():
+            if err["type"] == "extra_forbidden":
+                problems.append(f"{_loc(err['loc'])}: {_unknown_key(schema, err['loc'])}")
+                continue
             msg = err["msg"].removeprefix("Value error, ")
             problems.append(f"{_loc(err['loc'])}: {msg}")
+        problems += _valid_fields_problems(data.get("fields"))
         raise ConfigError(source, problems) from None
     problems += field_problems(config)
     if problems:
         raise ConfigError(source, problems)
     return config
+
+
+def _valid_fields_problems(fields: Any) -> list[str]:
+    """:func:`field_problems` of each field that is valid on its own, so that a combination
+    that cannot work is named beside the config's other errors."""
+    out: list[str] = []
+    for name, data in fields.items() if isinstance(fields, dict) else ():
+        try:
+            field = FieldConfig.model_validate(data)
+        except ValidationError:
+            continue  # its own errors are listed already
+        out += _one_field_problems(str(name), field)
+    return out
+
+
+def _model_at(schema: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str, Any] | None:
+    """The schema of the section at ``loc`` (pydantic's error location), or None."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: dict[str, Any]) -> list[dict[str, Any]]:
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            return resolve(defs[ref.rsplit("/", 1)[-1]])
+        parts = node.get("anyOf") or node.get("oneOf")
+        if parts:
+            return [r for p in parts for r in resolve(p)]
+        return [node]
+
+    nodes = resolve(schema)
+    for part in loc:
+        found: list[dict[str, Any]] = []
+        for node in nodes:
+            props = node.get("properties", {})
+            if isinstance(part, str) and part in props:
+                found += resolve(props[part])
+            elif isinstance(part, str) and props.get("type", {}).get("const") == part:
+                found.append(node)  # the tag pydantic adds after a discriminated "source"
+            elif isinstance(part, int) and isinstance(node.get("items"), dict):
+                found += resolve(node["items"])
+            elif isinstance(node.get("additionalProperties"), dict):
+                found += resolve(node["additionalProperties"])
+        nodes = found
+    with_keys = [n for n in nodes if "properties" in n]
+    return with_keys[0] if len(with_keys) == 1 else None
+
+
+def _key_places(schema: dict[str, Any]) -> dict[str, list[str]]:
+    """Every config key → the YAML paths of the sections that have it (``fields.<name>``)."""
+    defs = schema.get("$defs", {})
+    out: dict[str, list[str]] = {}
+    seen: set[str] = set()
+
+    def walk(node: dict[str, Any], path: str) -> None:
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            name = ref.rsplit("/", 1)[-1]
+            if name in seen:
+                return
+            seen.add(name)
+            walk(defs[name], path)
+            seen.discard(name)
+            return
+        for part in node.get("anyOf", []) + node.get("oneOf", []):
+            walk(part, path)
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], f"{path}.<name>")
+        for key, prop in node.get("properties", {}).items():
+            here = f"{path}.{key}" if path else key
+            out.setdefault(key, []).append(path)
+            walk(prop, here)
+
+    walk(schema, "")
+    return out
+
+
+def _unknown_key(schema: dict[str, Any], loc: tuple[int | str, ...]) -> str:
+    """What to say about the unknown key at ``loc``: the known key it is closest to, else the
+    section it belongs in, else the keys this section has."""
+    key = str(loc[-1])
+    model = _model_at(schema, loc[:-1])
+    known = list(model.get("properties", {})) if model else []
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if close:
+        return f"unknown key; did you mean {close[0]!r}?"
+    places = sorted({p for p in _key_places(schema).get(key, []) if p})
+    if places:
+        return f"unknown key here; {key!r} belongs under {' or '.join(places)}"
+    return "unknown key" + (f"; the keys here are {', '.join(known)}" if known else "")
 
 
 NUMERIC_LEVELS = ("interval", "ratio")
@@ -720,53 +814,58 @@ NO_INTERVAL = (
 def field_problems(config: Config) -> list[str]:
     """Combinations pydantic accepts one key at a time but that cannot work together, each as
     ``path: message``."""
-    out: list[str] = _no_interval("models", config.models.thresholds)
-    for name, f in config.fields.items():
-        at = f"fields.{name}"
-        if f.multiple:
-            if f.level not in (None, "nominal"):
-                out.append(
-                    f"{at}.level: {f.level} does not apply to a multi-select field (label sets "
-                    "are compared with distance: masi or jaccard); remove level"
-                )
-            if f.distance not in (None, *SET_DISTANCES):
-                out.append(
-                    f"{at}.distance: {f.distance} does not apply to label sets: use masi or jaccard"
-                )
-        else:
-            if f.distance in SET_DISTANCES:
-                out.append(
-                    f"{at}.distance: {f.distance} compares label sets; set multiple: true if "
-                    "annotators may choose several labels, else remove distance"
-                )
-            if f.empty == "empty_set":
-                out.append(f"{at}.empty: empty_set needs multiple: true (label sets)")
-        if f.level is not None and f.distance is not None:
-            out.append(f"{at}: set level or distance, not both (distance replaces the level)")
-        if f.level in NUMERIC_LEVELS and f.labels is not None:
-            text = [lab for lab in f.labels if not _is_number(lab)]
-            if text:
-                out.append(
-                    f"{at}.level: {f.level} needs numbers, but labels has {text[0]!r}: use "
-                    "nominal, or ordinal with the labels in scale order"
-                )
-        if f.models and f.models.thresholds:
-            out += _no_interval(f"{at}.models", f.models.thresholds)
-        for key in ("alpha", *COEFFICIENT_THRESHOLDS):
-            bar = getattr(f.thresholds, key)
-            if bar is None or bar.use != "lower_bound":
-                continue
-            if key == "alpha" and f.bootstrap.replicates == 0:
-                out.append(
-                    f"{at}.thresholds.alpha.use: lower_bound needs alpha's bootstrap interval, "
-                    f"but {at}.bootstrap.replicates is 0; set replicates (e.g. 1000) or "
-                    "use: estimate"
-                )
-            elif key in NO_INTERVAL:
-                out.append(
-                    f"{at}.thresholds.{key}.use: lower_bound: {key} has no confidence interval; "
-                    "use: estimate"
-                )
+    out = _no_interval("models", config.models.thresholds)
+    return out + [p for name, f in config.fields.items() for p in _one_field_problems(name, f)]
+
+
+def _one_field_problems(name: str, f: FieldConfig) -> list[str]:
+    """:func:`field_problems` of field ``name``."""
+    out: list[str] = []
+    at = f"fields.{name}"
+    if f.multiple:
+        if f.level not in (None, "nominal"):
+            out.append(
+                f"{at}.level: {f.level} does not apply to a multi-select field (label sets "
+                "are compared with distance: masi or jaccard); remove level"
+            )
+        if f.distance not in (None, *SET_DISTANCES):
+            out.append(
+                f"{at}.distance: {f.distance} does not apply to label sets: use masi or jaccard"
+            )
+    else:
+        if f.distance in SET_DISTANCES:
+            out.append(
+                f"{at}.distance: {f.distance} compares label sets; set multiple: true if "
+                "annotators may choose several labels, else remove distance"
+            )
+        if f.empty == "empty_set":
+            out.append(f"{at}.empty: empty_set needs multiple: true (label sets)")
+    if f.level is not None and f.distance is not None:
+        out.append(f"{at}: set level or distance, not both (distance replaces the level)")
+    if f.level in NUMERIC_LEVELS and f.labels is not None:
+        text = [lab for lab in f.labels if not _is_number(lab)]
+        if text:
+            out.append(
+                f"{at}.level: {f.level} needs numbers, but labels has {text[0]!r}: use "
+                "nominal, or ordinal with the labels in scale order"
+            )
+    if f.models and f.models.thresholds:
+        out += _no_interval(f"{at}.models", f.models.thresholds)
+    for key in ("alpha", *COEFFICIENT_THRESHOLDS):
+        bar = getattr(f.thresholds, key)
+        if bar is None or bar.use != "lower_bound":
+            continue
+        if key == "alpha" and f.bootstrap.replicates == 0:
+            out.append(
+                f"{at}.thresholds.alpha.use: lower_bound needs alpha's bootstrap interval, "
+                f"but {at}.bootstrap.replicates is 0; set replicates (e.g. 1000) or "
+                "use: estimate"
+            )
+        elif key in NO_INTERVAL:
+            out.append(
+                f"{at}.thresholds.{key}.use: lower_bound: {key} has no confidence interval; "
+                "use: estimate"
+            )
     return out
 
 
