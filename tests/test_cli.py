@@ -404,3 +404,32 @@ def test_write_back_summaries_show_no_python_reprs(
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     table = page.split('id="writeback"', 1)[1].split("</table>", 1)[0]
     assert ">no<" in table and "False" not in table
+
+
+@pytest.mark.parametrize(
+    ("url", "base"),
+    [
+        ("http://localhost:8080/projects/1/data?tab=3", "http://localhost:8080"),
+        ("https://ls.example.org/label/projects/", "https://ls.example.org/label"),
+        ("http://localhost:8080/user/account", "http://localhost:8080"),
+    ],
+)
+def test_a_page_of_the_app_as_url_is_refused_with_the_base_url(
+    url: str, base: str, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A URL copied from the browser's address bar is refused before any request, by init and
+    by the config, naming the base URL to use (it used to end in 'project 1 not found')."""
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "token")
+    assert run("init", "--project", "1", "--url", url, "-o", str(tmp_path / "c.yaml")) == 2
+    err = capsys.readouterr().err
+    assert f"is a page of the Label Studio app, not its base URL\n  hint: use --url {base}" in err
+    path = tmp_path / "live.yaml"
+    path.write_text(
+        "version: 1\n"
+        f"source: {{type: label-studio, url: '{url}', project: 1, api_key: k}}\n"
+        "fields: {sentiment: {}}\n"
+    )
+    assert run("validate-config", str(path)) == 2
+    assert f"source.url: {url} is a page of the Label Studio app, not its base URL: use {base}" in (
+        capsys.readouterr().err
+    )

@@ -173,6 +173,14 @@ def _init(args: argparse.Namespace) -> int:
     if args.project is not None:
         if not args.url:
             raise UsageError("init --project needs --url (the Label Studio base URL)")
+        from .adapters.label_studio.config import base_url
+
+        base = base_url(args.url)
+        if base is not None:
+            raise UsageError(
+                f"--url {args.url} is a page of the Label Studio app, not its base URL",
+                hint=f"use --url {base}",
+            )
         key = os.environ.get(args.api_key_env)
         if not key:
             raise UsageError(

@@ -4,10 +4,46 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 
 from ...core.settings import SKIP_INVALID, SourceSettings
+
+APP_PAGES = frozenset({"projects", "tasks", "user", "organization", "api", "dm"})
+"""First path segments of the Label Studio app's pages (and its API) below the base URL."""
+
+
+def base_url(url: str) -> str | None:
+    """The base URL of ``url`` when it is a page of the Label Studio app, as a browser's address
+    bar shows it (``http://localhost:8080/projects/1/data?tab=2`` → ``http://localhost:8080``);
+    None when it looks like a base URL. A path before the page (a server behind a prefix) is
+    kept.
+
+    Examples
+    --------
+    >>> base_url("http://localhost:8080/projects/1/data?tab=2")
+    'http://localhost:8080'
+    >>> base_url("https://example.org/label/user/account")
+    'https://example.org/label'
+    >>> base_url("http://localhost:8080/") is None
+    True
+    """
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    for i, segment in enumerate(segments):
+        if segment in APP_PAGES:
+            prefix = "".join(f"/{s}" for s in segments[:i])
+            return urlunsplit((parts.scheme, parts.netloc, prefix, "", ""))
+    return None
+
+
+def check_base_url(url: str) -> str:
+    """``url``, or a :class:`ValueError` naming the base URL when it is a page of the app."""
+    base = base_url(url)
+    if base is not None:
+        raise ValueError(f"{url} is a page of the Label Studio app, not its base URL: use {base}")
+    return url
 
 
 class ExportSource(SourceSettings):
@@ -67,3 +103,8 @@ class LabelStudioSource(SourceSettings):
         description="further attempts of a request after a dropped connection, a timeout, "
         "408, 429 or 5xx, with exponential backoff (0.5 s, 1 s, 2 s, …)",
     )
+
+    @field_validator("url")
+    @classmethod
+    def _base_url(cls, v: str) -> str:
+        return check_base_url(v)
