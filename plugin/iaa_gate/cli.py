@@ -93,7 +93,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--tasks", metavar="IDS", help='round: task ids, e.g. "1-100,205"')
     run.add_argument("--dry-run", action="store_true", help="write-back: show, do not write")
-    run.add_argument("--quiet", "-q", action="store_true", help="no summary or progress bar")
+    run.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress bar or time estimate (the summary is still printed)",
+    )
     run.add_argument("--debug", action="store_true", help="show tracebacks")
 
     val = sub.add_parser("validate-config", help="check a config, listing every error")
@@ -536,7 +541,7 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
         code = ExitCode.WRITEBACK_FAILED if incomplete and not failed else code
         if args.json:
             print(json.dumps(json_summary(outcome, code), indent=2, sort_keys=True))
-        elif not args.quiet:
+        else:  # --quiet silences the progress on stderr, never the verdict
             _summary(outcome, sys.stdout)
         for warning in wb.get("warnings", []):
             print(f"iaa-gate: warning: {warning}", file=sys.stderr)
