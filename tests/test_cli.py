@@ -433,3 +433,24 @@ def test_a_page_of_the_app_as_url_is_refused_with_the_base_url(
     assert f"source.url: {url} is a page of the Label Studio app, not its base URL: use {base}" in (
         capsys.readouterr().err
     )
+
+
+def test_init_writes_the_thresholds_it_applies_and_the_html_report(tmp_path: Path, capsys) -> None:
+    """The starting config says which thresholds gate each field (as a comment, from the config
+    model's defaults) and asks for the HTML report; it validates and runs as written."""
+    from iaa_gate.config import Thresholds, load_config
+
+    example = ROOT / "examples" / "label-studio"
+    out = tmp_path / "iaa-gate.yaml"
+    args = ["--label-config", str(example / "label_config.xml"), "--export"]
+    assert run("init", *args, str(example / "export.json"), "-o", str(out)) == 0
+    text = out.read_text()
+    t = Thresholds()
+    assert (
+        f"#   thresholds: {{alpha: {{fail: {t.alpha.fail:g}, warn: {t.alpha.warn:g}}}, "
+        f"disputed_below: {t.disputed_below:g}}}\n" in text
+    )
+    assert "a task whose agreement score is below 0.5 is disputed" in text
+    config = load_config(out)
+    assert config.report.formats == ["json", "markdown", "html"]
+    assert all(f.thresholds == t for f in config.fields.values())

@@ -217,8 +217,15 @@ def _init(args: argparse.Namespace) -> int:
         }
     else:
         raise UsageError("init needs --project ID --url URL, or --label-config FILE.xml")
+    from .config import Thresholds
+
+    defaults = Thresholds()
+    thresholds = {
+        "alpha": {"fail": defaults.alpha.fail, "warn": defaults.alpha.warn},
+        "disputed_below": defaults.disputed_below,
+    }
     controls = parse_label_config(xml, origin)
-    text = starting_config(controls, source, origin=origin)
+    text = starting_config(controls, source, origin=origin, thresholds=thresholds)
     _check_extras(text, {c.name: c.kind for c in controls})
     if args.out == "-":
         sys.stdout.write(text)

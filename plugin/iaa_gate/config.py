@@ -502,7 +502,7 @@ class ReportConfig(Strict):
     formats: list[Format] = Field(
         default=["json", "markdown"],
         description="json (report.json, with disputed-tasks.jsonl and consensus.jsonl), "
-        "markdown (report.md), html (report.html, needs iaa-gate[html]), junit (junit.xml)",
+        "markdown (report.md), html (report.html), junit (junit.xml)",
     )
 
 
