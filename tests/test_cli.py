@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import weakref
@@ -397,7 +398,13 @@ def test_write_back_summaries_show_no_python_reprs(
     )
     assert code == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if "write-back:" in x)
-    assert "dry run no" in line and "False" not in line and "None" not in line
+    assert "False" not in line and "None" not in line
+    # a sentence with its counts, not a list of keys
+    assert re.fullmatch(
+        r"  write-back: wrote \d+ disputed examples to \S+disputed.jsonl for prodigy review "
+        r"\(\d+ with a proposed answer\)",
+        line,
+    ), line
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     section = md.split("## Write-back", 1)[1]
     assert "dry run: no" in section and "False" not in section and "None" not in section
@@ -454,3 +461,51 @@ def test_init_writes_the_thresholds_it_applies_and_the_html_report(tmp_path: Pat
     config = load_config(out)
     assert config.report.formats == ["json", "markdown", "html"]
     assert all(f.thresholds == t for f in config.fields.values())
+
+
+def test_the_write_back_summary_is_a_sentence_and_the_dry_run_says_what_changes() -> None:
+    from iaa_gate.cli import writeback_lines
+
+    plan = {
+        "target": "label-studio",
+        "project": 5,
+        "meta_key": "iaa",
+        "dry_run": True,
+        "planned": 4,
+        "done": 0,
+        "unchanged": 7,
+        "skipped": 0,
+        "failed": 0,
+        "disputed": 2,
+        "warnings": [],
+        "view_title": "IAA: disputed",
+        "view_id": None,
+        "view": "would create",
+        "changes": [
+            {"id": 1, "was": None, "now": "disputed", "data": True},
+            {"id": 2, "was": "disputed", "now": "agreed", "data": False},
+            {"id": 3, "was": "agreed", "now": "agreed", "data": False},
+            {"id": 4, "was": "disputed", "now": None, "data": False},
+        ],
+    }
+    assert writeback_lines(plan) == [
+        "write-back (dry run, nothing written): 4 tasks of Label Studio project 5 would change, "
+        "7 unchanged (2 disputed in all); tab 'IAA: disputed' would be created",
+        "  task 1: would be flagged disputed (no entry yet); its data columns too",
+        "  task 2: would go from disputed to agreed",
+        "  task 3: stays agreed; its scores would be updated",
+        "  task 4: its disputed entry would be removed (the task is no longer evaluated)",
+    ]
+    done = {
+        **plan,
+        "dry_run": False,
+        "done": 3,
+        "already_done": 0,
+        "skipped": 1,
+        "view": "created",
+        "changes": [],
+    }
+    assert writeback_lines(done) == [
+        "write-back: 3 tasks flagged in Label Studio project 5, 7 unchanged (2 disputed in "
+        "all); 1 skipped: edited in Label Studio since the pull; tab 'IAA: disputed' created"
+    ]

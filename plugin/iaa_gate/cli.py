@@ -290,7 +290,6 @@ def _summary(outcome: Any, out: Any) -> None:
         alt_test_line,
         alt_test_trend,
         alt_test_versions,
-        consensus_text,
         model_note,
         model_rows,
     )
@@ -372,28 +371,81 @@ def _summary(outcome: Any, out: Any) -> None:
             print(f"    {line}", file=out)
     wb = doc.get("writeback")
     if wb:
-        from .sinks.report.format import plain  # words, never a Python repr
+        for line in writeback_lines(wb):
+            print(f"  {line}", file=out)
+    if outcome.written:
+        print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
 
-        print(
-            "  write-back: "
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def writeback_lines(wb: dict[str, Any]) -> list[str]:
+    """The write-back in the terminal summary: a sentence with its counts, then (a dry run)
+    what would change on each task, in words."""
+    from .sinks.report.format import consensus_text, plain  # words, never a Python repr
+
+    dry = bool(wb.get("dry_run"))
+    if wb.get("target") == "label-studio":
+        where = f"Label Studio project {wb['project']}"
+        if dry:
+            head = (
+                f"write-back (dry run, nothing written): {_n(wb['planned'], 'task')} of {where} "
+                f"would change, {wb['unchanged']} unchanged ({wb['disputed']} disputed in all)"
+            )
+        else:
+            head = (
+                f"write-back: {_n(wb['done'], 'task')} flagged in {where}, "
+                f"{wb['unchanged']} unchanged ({wb['disputed']} disputed in all)"
+            )
+            more = [
+                (wb.get("already_done", 0), "already written by another run"),
+                (wb.get("skipped", 0), "skipped: edited in Label Studio since the pull"),
+                (wb.get("failed", 0), "failed: a re-run writes them"),
+            ]
+            head += "".join(f"; {n} {what}" for n, what in more if n)
+        if wb.get("view"):
+            view = {"would create": "would be created", "would update": "would be updated"}
+            head += f"; tab {wb['view_title']!r} {view.get(wb['view'], wb['view'])}"
+        lines = [head]
+    elif "disputed_examples" in wb:  # Prodigy: the review file
+        verb = "would write" if dry else "wrote"
+        lines = [
+            f"write-back: {verb} {_n(wb['disputed_examples'], 'disputed example')} to "
+            f"{wb['target']} for prodigy review ({wb['consensus_lines']} with a proposed answer)"
+        ]
+    else:
+        lines = [
+            "write-back: "
             + ", ".join(
                 f"{k.replace('_', ' ')} {plain(v)}"
                 for k, v in wb.items()
                 if not isinstance(v, (dict, list))
-            ),
-            file=out,
-        )
-        consensus = consensus_text(wb)
-        if consensus:
-            print(f"    {consensus}", file=out)
-        changes = wb.get("changes") or []
-        for c in changes[:50]:  # --dry-run: what would change
-            was, now = c["was"] or "no entry", c["now"] or "entry removed"
-            print(f"    would write task {c['id']}: {was} → {now}", file=out)
-        if len(changes) > 50:
-            print(f"    … and {len(changes) - 50} more (all in report.json)", file=out)
-    if outcome.written:
-        print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
+            )
+        ]
+    consensus = consensus_text(wb)
+    if consensus:
+        lines.append(f"  {consensus}")
+    changes = wb.get("changes") or []
+    for c in changes[:50]:  # --dry-run: what would change on each task
+        lines.append(f"  task {c['id']}: {change_text(c['was'], c['now'], c.get('data'))}")
+    if len(changes) > 50:
+        lines.append(f"  … and {len(changes) - 50} more (all in report.json)")
+    return lines
+
+
+def change_text(was: str | None, now: str | None, data: bool | None = False) -> str:
+    """What a write-back would change on one task, in words (``was``/``now``: its status)."""
+    if was is None and now is not None:
+        text = f"would be flagged {now} (no entry yet)"
+    elif now is None:
+        text = f"its {was or ''} entry would be removed (the task is no longer evaluated)"
+    elif was != now:
+        text = f"would go from {was} to {now}"
+    else:
+        text = f"stays {now}; its scores would be updated"
+    return text + ("; its data columns too" if data else "")
 
 
 def trend_line(t: dict[str, Any]) -> str:
