@@ -45,6 +45,9 @@ MAX_CONSECUTIVE_ERRORS = 3
 after which the remaining writes are given up."""
 WORKERS = 4
 """PATCHes in flight at once: each waits mostly on the network and the server."""
+DEFAULT_VIEW = "Default"
+"""The tab the Label Studio UI creates in a project that has none, and iaa-gate creates there
+before its own."""
 NO_TASK = {"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": 0}
 
 
@@ -466,7 +469,8 @@ class LabelStudioFlags:
         out: dict[str, Any] = {"view_title": title, "view_id": None}
         doing = f"saving the Data Manager tab {title!r}"
         try:
-            mine = self._views(title)
+            views = self._all_views()
+            mine = self._views(title, views)
             if mine:
                 view = mine[0]
                 out["view_id"] = view["id"]
@@ -481,6 +485,9 @@ class LabelStudioFlags:
                 return {**out, "view": "updated"}
             if dry_run:
                 return {**out, "view": "would create"}
+            if not views:  # never opened in the UI: ours alone would hide every other task
+                body = {"project": pid, "data": {"title": DEFAULT_VIEW}}
+                api.request("POST", "api/dm/views/", f"adding the {DEFAULT_VIEW!r} tab", body=body)
             body = {"project": pid, "data": {"title": title, **want}}
             created = api.request("POST", "api/dm/views/", doing, body=body)
             first, *copies = self._views(title) or [created]
@@ -491,15 +498,22 @@ class LabelStudioFlags:
             warnings.append(exc.message)
             return {**out, "view": "failed", "view_error": exc.message}
 
-    def _views(self, title: str | None) -> list[dict[str, Any]]:
-        """This project's tabs titled ``title``, oldest first."""
+    def _all_views(self) -> list[dict[str, Any]]:
+        """This project's Data Manager tabs."""
         views = self.source.api.request(
             "GET",
             "api/dm/views/",
             "listing the Data Manager tabs",
             params={"project": self.source.project_id},
         )
-        mine = [v for v in views or [] if _dict(v.get("data")).get("title") == title]
+        return [v for v in views or [] if isinstance(v, dict)]
+
+    def _views(
+        self, title: str | None, views: list[dict[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        """This project's tabs (of ``views``, if given) titled ``title``, oldest first."""
+        views = self._all_views() if views is None else views
+        mine = [v for v in views if _dict(v.get("data")).get("title") == title]
         return sorted(mine, key=lambda v: int(v["id"]))
 
 
