@@ -50,3 +50,12 @@ def test_the_docs_home_shows_the_readme_quick_start() -> None:
         return text[text.index("## Quick start") : text.index("Install everything and run")]
 
     assert quick_start(home) == quick_start(README)
+
+
+def test_usage_shows_the_readme_walk_through_of_a_label_studio_project() -> None:
+    """docs/usage.md repeats the README's "Your Label Studio project" word for word (the
+    commands tests/labelstudio/test_walkthrough.py runs against a real server)."""
+    usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    start = "## Your Label Studio project"
+    section = README[README.index(start) : README.index("## What it does")]
+    assert usage[usage.index(start) :].startswith(section)
