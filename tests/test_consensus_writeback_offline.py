@@ -167,16 +167,18 @@ def test_the_consensus_summary_reads_as_words() -> None:
     summary |= {"created": 3, "replaced": 0, "deleted": 1, "unchanged": 0, "ties": 1, "failed": 0}
     text = consensus_text({"consensus": summary})
     assert text == (
-        "consensus predictions (iaa-gate-consensus): planned 4, created 3, replaced 0, "
-        "deleted 1, unchanged 0, ties 1, failed 0"
+        "consensus predictions (iaa-gate-consensus): 3 created, 0 replaced, 1 deleted, "
+        "0 unchanged; 1 disputed answer(s) tie, so nothing is proposed for them"
     )
+    dry = consensus_text({"consensus": {**summary, "dry_run": True, "ties": 0}})
+    assert dry == "consensus predictions (iaa-gate-consensus): 4 would change (dry run)"
     assert consensus_text({"done": 1}) is None
     import iaa_gate
 
     case = Path(__file__).parent / "corpus" / "model-predictions-two-versions" / "iaa-gate.yaml"
     doc = iaa_gate.evaluate(case).document
     doc["writeback"] = {"target": "label-studio", "dry_run": False, "consensus": summary}
-    assert "consensus predictions (iaa-gate-consensus): planned 4" in MarkdownWriter().render(doc)
+    assert "consensus predictions (iaa-gate-consensus): 3 created" in MarkdownWriter().render(doc)
 
 
 def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:

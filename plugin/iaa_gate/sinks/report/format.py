@@ -274,9 +274,17 @@ def consensus_text(writeback: dict[str, Any] | None) -> str | None:
     c = (writeback or {}).get("consensus")
     if not c:
         return None
-    keys = ("planned", "created", "replaced", "deleted", "unchanged", "ties", "failed")
-    head = "would change" if c["dry_run"] else "consensus predictions"
-    return f"{head} ({c['model_version']}): " + ", ".join(f"{k} {c[k]}" for k in keys)
+    head = f"consensus predictions ({c['model_version']}): "
+    if c["dry_run"]:
+        text = head + f"{c['planned']} would change (dry run)"
+    else:
+        done = ("created", "replaced", "deleted", "unchanged")
+        text = head + ", ".join(f"{c[k]} {k}" for k in done)
+    if c.get("ties"):
+        text += f"; {c['ties']} disputed answer(s) tie, so nothing is proposed for them"
+    if c.get("failed"):
+        text += f"; {c['failed']} failed (a re-run writes them)"
+    return text
 
 
 def categories_text(used: dict[str, Any]) -> str:
