@@ -486,17 +486,23 @@ class LabelStudioFlags:
             if dry_run:
                 return {**out, "view": "would create"}
             if not views:  # never opened in the UI: ours alone would hide every other task
-                body = {"project": pid, "data": {"title": DEFAULT_VIEW}}
-                api.request("POST", "api/dm/views/", f"adding the {DEFAULT_VIEW!r} tab", body=body)
-            body = {"project": pid, "data": {"title": title, **want}}
-            created = api.request("POST", "api/dm/views/", doing, body=body)
-            first, *copies = self._views(title) or [created]
-            for copy in copies:  # another run created the tab at the same time
-                api.request("DELETE", f"api/dm/views/{copy['id']}/", doing, absent=(404,))
+                self._create_once({"title": DEFAULT_VIEW}, f"adding the {DEFAULT_VIEW!r} tab")
+            first = self._create_once({"title": title, **want}, doing)
             return {**out, "view_id": first["id"], "view": "created"}
         except LabelStudioError as exc:
             warnings.append(exc.message)
             return {**out, "view": "failed", "view_error": exc.message}
+
+    def _create_once(self, data: dict[str, Any], doing: str) -> dict[str, Any]:
+        """Create the tab ``data`` describes; the oldest of that title, once the copies that
+        another run created at the same time are deleted."""
+        api = self.source.api
+        body = {"project": self.source.project_id, "data": data}
+        created = api.request("POST", "api/dm/views/", doing, body=body)
+        first, *copies = self._views(data["title"]) or [created]
+        for copy in copies:
+            api.request("DELETE", f"api/dm/views/{copy['id']}/", doing, absent=(404,))
+        return dict(first)
 
     def _all_views(self) -> list[dict[str, Any]]:
         """This project's Data Manager tabs."""
