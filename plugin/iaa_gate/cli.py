@@ -225,7 +225,10 @@ def _init(args: argparse.Namespace) -> int:
         "disputed_below": defaults.disputed_below,
     }
     controls = parse_label_config(xml, origin)
-    text = starting_config(controls, source, origin=origin, thresholds=thresholds)
+    from .core.extras import missing
+
+    html = not missing("html")  # a report format the run could not write is left out
+    text = starting_config(controls, source, origin=origin, thresholds=thresholds, html=html)
     _check_extras(text, {c.name: c.kind for c in controls})
     if args.out == "-":
         sys.stdout.write(text)

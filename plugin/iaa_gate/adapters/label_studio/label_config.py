@@ -339,6 +339,7 @@ def starting_config(
     *,
     origin: str,
     thresholds: dict[str, Any] | None = None,
+    html: bool = True,
 ) -> str:
     """A commented starting YAML config for ``controls`` reading ``source``.
 
@@ -346,6 +347,8 @@ def starting_config(
     used when nothing else can be evaluated); region controls are named in a comment.
     ``thresholds``: the default thresholds every field is gated by (``alpha``'s ``fail`` and
     ``warn``, ``disputed_below``), written as a comment so the user sees what applies.
+    ``html``: the HTML report is among the formats (False: its extra is not installed, and a
+    comment says how to add it).
     """
     evaluated = [c for c in controls if c.evaluated]
     texts = [c for c in controls if c.kind in LISTED and c.reason is None and not c.evaluated]
@@ -396,7 +399,11 @@ def starting_config(
     if skipped:
         lines.append("# not evaluated:")
         lines += [f"#   {c.name} ({c.note.split('>')[0]}>): {c.reason}" for c in skipped]
-    lines += ["report:", "  dir: iaa-report", "  formats: [json, markdown, html]"]
+    lines += ["report:", "  dir: iaa-report"]
+    if html:
+        lines.append("  formats: [json, markdown, html]")
+    else:
+        lines.append('  formats: [json, markdown]  # and html, after pip install "iaa-gate[html]"')
     if source.get("type") == "label-studio":
         lines += [
             "writeback:                 # flags on the project's tasks",
