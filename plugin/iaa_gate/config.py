@@ -704,7 +704,7 @@ def parse_config(data: Any, source: str = "config") -> Config:
                 continue
             msg = err["msg"].removeprefix("Value error, ")
             problems.append(f"{_loc(err['loc'])}: {msg}")
-        problems += _valid_fields_problems(data.get("fields"))
+        problems += _valid_parts_problems(data)
         raise ConfigError(source, problems) from None
     problems += field_problems(config)
     if problems:
@@ -712,10 +712,16 @@ def parse_config(data: Any, source: str = "config") -> Config:
     return config
 
 
-def _valid_fields_problems(fields: Any) -> list[str]:
-    """:func:`field_problems` of each field that is valid on its own, so that a combination
-    that cannot work is named beside the config's other errors."""
+def _valid_parts_problems(config: dict[str, Any]) -> list[str]:
+    """:func:`field_problems` of the ``models`` section and of each field that is valid on its
+    own, so that a combination that cannot work is named beside the config's other errors."""
     out: list[str] = []
+    try:
+        models = ModelsConfig.model_validate(config.get("models", {}))
+        out += _no_interval("models", models.thresholds)
+    except ValidationError:
+        pass  # its own errors are listed already
+    fields = config.get("fields")
     for name, data in fields.items() if isinstance(fields, dict) else ():
         try:
             field = FieldConfig.model_validate(data)
