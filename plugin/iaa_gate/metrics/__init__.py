@@ -63,6 +63,16 @@ from .regions import (
     region_scores,
     relation_scores,
 )
+from .sample_size import (
+    WidthPlan,
+    cohen_kappa_sample_size,
+    interval_widths,
+    kappa_ci_sample_size,
+    kappa_power_sample_size,
+    krippendorff_sample_size,
+    more_units,
+    width_sample_size,
+)
 from .sampled import SAMPLED_LEVELS, Sampled, alpha_standard_error
 from .scores import item_scores, tolerance_scores
 from .unitizing import UnitizingAlpha, unitizing_alpha, unitizing_alpha_tasks
@@ -97,6 +107,7 @@ __all__ = [
     "Undefined",
     "UnitDisagreement",
     "UnitizingAlpha",
+    "WidthPlan",
     "allocation_disagreement",
     "alpha_bootstrap",
     "alpha_replicates",
@@ -111,6 +122,7 @@ __all__ = [
     "code_dtype",
     "cohen_kappa",
     "cohen_kappa_ci",
+    "cohen_kappa_sample_size",
     "coincidence_matrix",
     "dawid_skene",
     "disagreements",
@@ -124,13 +136,18 @@ __all__ = [
     "gwet_benchmark",
     "gwet_weights",
     "interpret",
+    "interval_widths",
     "item_agreement",
     "item_scores",
+    "kappa_ci_sample_size",
     "kappa_max",
+    "kappa_power_sample_size",
     "krippendorff_alpha",
+    "krippendorff_sample_size",
     "light_kappa",
     "match_regions",
     "mean_pairwise_cohen_kappa",
+    "more_units",
     "pabak",
     "pairwise_agreement",
     "pairwise_cohen_kappa",
@@ -153,4 +170,5 @@ __all__ = [
     "unit_disagreement",
     "unitizing_alpha",
     "unitizing_alpha_tasks",
+    "width_sample_size",
 ]
