@@ -139,7 +139,7 @@ def evaluate(
         t = cfg.thresholds
         disputed[name] = disputed_tasks(name, result)
         fields[name] = field_document(
-            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance
+            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance, t.interval_width
         )
     report = build_document(
         source=source_summary(config),

@@ -321,6 +321,40 @@ def sampling_note(f: dict[str, Any]) -> str | None:
     )
 
 
+CEILINGS = ("interval_width",)
+"""Checks whose bars are ceilings (the value must not be above them), under the reports'
+"fail below / warn below" columns."""
+
+
+def bar_text(check: dict[str, Any], key: str) -> str:
+    """A check's ``fail`` or ``warn`` bar as its column shows it: ``0.8``, or ``above 0.1`` for
+    a ceiling; ``—`` when not set."""
+    x = check[key]
+    if x is None:
+        return "—"
+    return f"above {x:g}" if check["name"] in CEILINGS else f"{x:g}"
+
+
+def width_text(f: dict[str, Any]) -> str | None:
+    """Alpha's interval width beside alpha, in words: ``95% interval width 0.101`` and, with
+    a goal (``thresholds.interval_width``), ``, wider than 0.1: about 166 more tasks would
+    narrow it`` or ``, at most 0.1``; None when alpha has no interval and no goal is set."""
+    w = f.get("interval_width")
+    if not w or (w["width"] is None and w["goal"] is None):
+        return None
+    if w["width"] is None:
+        return f"alpha's interval width is undefined ({w['undefined_reason']})"
+    text = f"{w['confidence']:.0%} interval width {w['width']:.3f}"
+    if w["goal"] is None:
+        return text
+    if w["more_tasks"] is None:
+        return f"{text}, at most {w['goal']:g}"
+    return (
+        f"{text}, wider than {w['goal']:g}: about {w['more_tasks']:,} more tasks with two or "
+        "more ratings would narrow it"
+    )
+
+
 def alpha_without_note(f: dict[str, Any]) -> str | None:
     """Region fields: what "alpha without" changes from (None elsewhere)."""
     base = (f.get("regions") or {}).get("annotator_alpha")

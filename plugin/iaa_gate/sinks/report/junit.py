@@ -23,6 +23,7 @@ from .format import (
     alt_test_versions,
     model_note,
     model_rows,
+    width_text,
 )
 
 
@@ -45,8 +46,11 @@ class JUnitWriter:
             )
             skill = f.get("skill")
             sampling = f.get("alpha_sampling")
-            if skill or f.get("small_sample") or sampling:
+            width = width_text(f)
+            if skill or f.get("small_sample") or sampling or width:
                 props = ET.SubElement(suite, "properties")
+            if width:  # beside alpha, as every report gives it
+                ET.SubElement(props, "property", name="alpha interval width", value=width)
             if sampling:  # alpha's expected disagreement from drawn pairs: named, with its SE
                 se = sampling["standard_error"]
                 ET.SubElement(
