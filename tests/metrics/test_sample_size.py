@@ -9,12 +9,15 @@ import pytest
 
 from iaa_gate.metrics import krippendorff_alpha
 from iaa_gate.metrics.sample_size import (
+    Simulation,
     cohen_kappa_sample_size,
     interval_widths,
     kappa_ci_sample_size,
     kappa_power_sample_size,
     krippendorff_sample_size,
     more_units,
+    resampled,
+    settled,
     settled_ratings,
     width_sample_size,
 )
@@ -156,15 +159,29 @@ def test_settled_ratings_draw_annotator_counts() -> None:
 
 
 def test_interval_widths_are_seeded() -> None:
-    a = interval_widths(80, 0.8, [0.25] * 4, rounds=5, replicates=50, seed=9)
-    b = interval_widths(80, 0.8, [0.25] * 4, rounds=5, replicates=50, seed=9)
-    c = interval_widths(80, 0.8, [0.25] * 4, rounds=5, replicates=50, seed=10)
-    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    def widths(seed: int) -> np.ndarray:
+        model = settled(0.8, [0.25] * 4)
+        return interval_widths(80, model, values=range(4), rounds=5, replicates=50, seed=seed)
+
+    assert np.array_equal(widths(9), widths(9)) and not np.array_equal(widths(9), widths(10))
 
 
-def test_width_plan_refuses_a_negative_alpha() -> None:
+def test_the_settled_model_refuses_a_negative_alpha() -> None:
     with pytest.raises(ValueError, match="negative alpha"):
-        width_sample_size(0.1, -0.2, [0.5, 0.5])
+        settled(-0.2, [0.5, 0.5])
+
+
+def test_resampled_rounds_are_the_pilots_pairable_units() -> None:
+    """A pilot's rounds: its units with two or more ratings, drawn with replacement; a large
+    one has the pilot's alpha."""
+    rng = np.random.default_rng(2)
+    pilot = settled_ratings(300, 0.6, [0.5, 0.3, 0.2], [2, 3], rng)
+    pilot[:5, 1:] = -1  # units with one rating never enter alpha, nor the rounds
+    drawn = resampled(pilot)(30_000, rng)
+    assert ((drawn >= 0).sum(axis=1) >= 2).all()
+    want = krippendorff_alpha(pilot.astype(float) + np.where(pilot < 0, np.nan, 0), "nominal")
+    got = krippendorff_alpha(drawn.astype(float) + np.where(drawn < 0, np.nan, 0), "nominal")
+    assert got == pytest.approx(want, abs=0.01)
 
 
 def test_more_units_scales_as_inverse_square_root() -> None:
@@ -178,13 +195,13 @@ def test_planned_n_meets_the_width_in_fresh_rounds(level: str) -> None:
     """The plan's n gives an interval at most the width wide in at least the stated share of
     fresh rounds from the same known model (other seeds), up to Monte Carlo error (3 standard
     errors of a share of 2,000 rounds at 0.9: 0.02)."""
-    shares = [0.4, 0.3, 0.2, 0.1]
-    plan = width_sample_size(0.12, 0.75, shares, 2, level=level, seed=11)
+    model, values = settled(0.75, [0.4, 0.3, 0.2, 0.1]), [1, 2, 3, 4]
+    plan = width_sample_size(
+        0.12, model, values=values, level=level, simulation=Simulation(seed=11)
+    )
     assert plan.share >= 0.9
-    fresh = interval_widths(plan.n_units, 0.75, shares, 2, level=level, rounds=2000, seed=12345)
+    fresh = interval_widths(plan.n_units, model, values=values, level=level, seed=12345)
     assert float(np.mean(fresh <= 0.12)) >= 0.9 - 0.02
     # and it is about the smallest such n: a fifth fewer units miss the width more often
-    fewer = interval_widths(
-        int(plan.n_units * 0.8), 0.75, shares, 2, level=level, rounds=2000, seed=54321
-    )
+    fewer = interval_widths(int(plan.n_units * 0.8), model, values=values, level=level, seed=9)
     assert float(np.mean(fewer <= 0.12)) < 0.9

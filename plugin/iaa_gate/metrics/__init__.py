@@ -64,6 +64,8 @@ from .regions import (
     relation_scores,
 )
 from .sample_size import (
+    Draw,
+    Simulation,
     WidthPlan,
     cohen_kappa_sample_size,
     interval_widths,
@@ -71,6 +73,8 @@ from .sample_size import (
     kappa_power_sample_size,
     krippendorff_sample_size,
     more_units,
+    resampled,
+    settled,
     width_sample_size,
 )
 from .sampled import SAMPLED_LEVELS, Sampled, alpha_standard_error
@@ -92,6 +96,7 @@ __all__ = [
     "DawidSkene",
     "Disagreements",
     "Distance",
+    "Draw",
     "ItemAgreement",
     "KappaEstimate",
     "LevelArg",
@@ -103,6 +108,7 @@ __all__ = [
     "Regions",
     "Relations",
     "Sampled",
+    "Simulation",
     "Tabulated",
     "Undefined",
     "UnitDisagreement",
@@ -161,8 +167,10 @@ __all__ = [
     "region_clusters",
     "region_scores",
     "relation_scores",
+    "resampled",
     "scale_table",
     "scott_pi",
+    "settled",
     "specific_agreement",
     "tabulate",
     "tolerance_scores",

@@ -9,10 +9,12 @@
 - :func:`cohen_kappa_sample_size`: Cantor's (1996) sample size for Cohen's kappa, as R's irr
   computes it (``N.cohen.kappa``).
 - :func:`interval_widths` and :func:`width_sample_size`: how wide alpha's 95 % bootstrap
-  interval is on rounds drawn from a known model, and the smallest number of units whose
-  interval is at most a width wide in a given share of rounds, for any level of measurement.
+  interval is on rounds drawn from a model, and the smallest number of units whose interval is
+  at most a width wide in a given share of rounds, for any level of measurement. The models:
+  :func:`resampled` draws a pilot's units with replacement (its values, disagreements and
+  annotators per unit as they are); :func:`settled`, before any data, is the settled-unit model.
 
-The simulation's model (the one kappaSize's formulas assume, Donner & Rotondi 2010): a unit
+The settled-unit model (the one kappaSize's formulas assume, Donner & Rotondi 2010): a unit
 is *settled* with probability ``alpha``, and then every annotator gives the same value, drawn
 with the value shares; otherwise each annotator draws a value on their own, with the same
 shares. Both the observed and the expected disagreement are then sums over independent draws,
@@ -23,6 +25,7 @@ every level of measurement (every distance δ²).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -34,6 +37,8 @@ from .alpha import LevelArg
 from .bootstrap import alpha_bootstrap
 
 __all__ = [
+    "Draw",
+    "Simulation",
     "WidthPlan",
     "cohen_kappa_sample_size",
     "interval_widths",
@@ -41,6 +46,8 @@ __all__ = [
     "kappa_power_sample_size",
     "krippendorff_sample_size",
     "more_units",
+    "resampled",
+    "settled",
     "settled_ratings",
     "width_sample_size",
 ]
@@ -56,8 +63,8 @@ def _share(name: str, x: float) -> None:
 def krippendorff_sample_size(
     alpha_min: float, smallest_share: float, *, significance: float = 0.05, coders: int = 2
 ) -> int:
-    """The minimum number of values (units × coders' values, as Krippendorff counts them) for
-    alpha to be at least ``alpha_min`` at ``significance``.
+    """The minimum number of values for alpha to be at least ``alpha_min`` at ``significance``
+    (Krippendorff's N).
 
     Krippendorff (2019, *Content Analysis*, 4th ed., section 12.5), from Bloch & Kraemer
     (1989, eq. 3.7)::
@@ -330,6 +337,11 @@ def cohen_kappa_sample_size(
 # ------------------------------------------------------------------------------ simulation
 
 
+Draw = Callable[[int, np.random.Generator], npt.NDArray[np.int32]]
+"""A model of rounds: ``draw(n_units, rng)`` gives ``(n_units, annotators)`` value codes, ``-1``
+missing (:func:`settled` or :func:`resampled`)."""
+
+
 def settled_ratings(
     n_units: int,
     alpha: float,
@@ -349,8 +361,7 @@ def settled_ratings(
     shares : array_like
         ``(V,)`` each value's probability (normalised here).
     annotators : int or array_like
-        Annotators per unit: a number, or the counts to draw each unit's from (a pilot's
-        annotators per task, each at least 2).
+        Annotators per unit: a number, or the counts to draw each unit's from (each at least 2).
     rng : numpy.random.Generator
         The random numbers.
 
@@ -368,17 +379,39 @@ def settled_ratings(
     p = p / p.sum()
     counts = np.atleast_1d(np.asarray(annotators, dtype=np.int64))
     width = int(counts.max())
-    settled = rng.random(n_units) < alpha
+    settled_units = rng.random(n_units) < alpha
     truth = rng.choice(len(p), size=n_units, p=p)
     codes = rng.choice(len(p), size=(n_units, width), p=p).astype(np.int32)
-    codes[settled] = truth[settled, None]
+    codes[settled_units] = truth[settled_units, None]
     if counts.size > 1 or counts[0] != width:
         m = rng.choice(counts, size=n_units) if counts.size > 1 else np.full(n_units, width)
         codes[np.arange(width)[None, :] >= m[:, None]] = -1
     return codes
 
 
-def _model_args(alpha: float, shares: npt.ArrayLike, annotators: int | npt.ArrayLike) -> None:
+def settled(alpha: float, shares: npt.ArrayLike, annotators: int | npt.ArrayLike = 2) -> Draw:
+    """The settled-unit model (module docstring) as a :data:`Draw`: before a round, from the
+    alpha to expect, the values' shares and the annotators per unit.
+
+    Parameters
+    ----------
+    alpha : float
+        The model's alpha, in [0, 1).
+    shares : array_like
+        ``(V,)`` each value's probability.
+    annotators : int or array_like
+        Annotators per unit, or the counts each unit's is drawn from.
+
+    Returns
+    -------
+    Draw
+        The model.
+
+    Examples
+    --------
+    >>> settled(0.8, [0.5, 0.5])(4, np.random.default_rng(0)).shape
+    (4, 2)
+    """
     if not 0.0 <= alpha < 1.0:
         raise ValueError(
             f"the simulation's model needs an alpha in [0, 1), got {alpha}: "
@@ -389,23 +422,49 @@ def _model_args(alpha: float, shares: npt.ArrayLike, annotators: int | npt.Array
         raise ValueError("shares: at least two values with a positive share")
     if np.any(np.atleast_1d(np.asarray(annotators)) < 2):
         raise ValueError("annotators per unit must be at least 2")
+    return lambda n, rng: settled_ratings(n, alpha, p, annotators, rng)
+
+
+def resampled(codes: npt.ArrayLike) -> Draw:
+    """A pilot's units drawn with replacement, as a :data:`Draw`: rounds like the pilot (its
+    values, their shares, its disagreements and its annotators per unit), only larger.
+
+    Parameters
+    ----------
+    codes : array_like
+        ``(units, annotators)`` the pilot's value codes, ``-1`` missing; units with fewer than
+        two ratings are left out (alpha never uses them).
+
+    Returns
+    -------
+    Draw
+        The model.
+
+    Examples
+    --------
+    >>> draw = resampled([[0, 0], [0, 1], [1, -1]])
+    >>> sorted(set(map(tuple, draw(20, np.random.default_rng(0)).tolist())))
+    [(0, 0), (0, 1)]
+    """
+    c = np.asarray(codes, dtype=np.int32)
+    pairable = c[(c >= 0).sum(axis=1) >= 2]
+    if len(pairable) < 2:
+        raise ValueError("the pilot needs at least two units with two or more ratings")
+    return lambda n, rng: pairable[rng.integers(0, len(pairable), n)]
 
 
 def interval_widths(
     n_units: int,
-    alpha: float,
-    shares: npt.ArrayLike,
-    annotators: int | npt.ArrayLike = 2,
+    draw: Draw,
     *,
+    values: npt.ArrayLike,
     level: LevelArg = "nominal",
-    values: npt.ArrayLike | None = None,
     rounds: int = 2000,
     replicates: int = 200,
     confidence: float = 0.95,
     seed: int | np.random.Generator = 0,
 ) -> FloatArray:
-    """Alpha's bootstrap interval width on ``rounds`` rounds of ``n_units`` units drawn from
-    the settled-unit model (module docstring).
+    """Alpha's bootstrap interval width on ``rounds`` rounds of ``n_units`` units from ``draw``.
 
     Each round's interval is :func:`~iaa_gate.metrics.alpha_bootstrap`'s percentile interval
     from ``replicates`` resamples, as a report's is from its own (a report's default 1,000
@@ -415,17 +474,12 @@ def interval_widths(
     ----------
     n_units : int
         Units per round (at least 2).
-    alpha : float
-        The model's alpha, in [0, 1).
-    shares : array_like
-        ``(V,)`` each value's probability.
-    annotators : int or array_like
-        Annotators per unit, or the counts each unit's is drawn from.
+    draw : Draw
+        The model of rounds (:func:`settled`, :func:`resampled`).
+    values : array_like
+        ``(V,)`` the values the codes stand for: what the level's distance compares.
     level : str or Distance
         The level of measurement (as for :func:`~iaa_gate.metrics.krippendorff_alpha`).
-    values : array_like, optional
-        ``(V,)`` the values the shares belong to (default 0, 1, …, V − 1): what the level's
-        distance compares.
     rounds, replicates : int
         Rounds drawn; bootstrap resamples per round.
     confidence : float
@@ -440,24 +494,38 @@ def interval_widths(
 
     Examples
     --------
-    >>> w = interval_widths(200, 0.8, [0.25] * 4, rounds=20, seed=1)
+    >>> w = interval_widths(200, settled(0.8, [0.25] * 4), values=range(4), rounds=20, seed=1)
     >>> w.shape, bool(0.05 < np.median(w) < 0.3)
     ((20,), True)
     """
-    _model_args(alpha, shares, annotators)
     if n_units < 2:
         raise ValueError(f"n_units must be at least 2, got {n_units}")
     rng = np.random.default_rng(seed)
-    k = len(np.asarray(shares))
-    vals = np.arange(k) if values is None else np.asarray(values)
+    vals = np.asarray(list(values) if isinstance(values, range) else values)
     out = np.empty(rounds)
     for r in range(rounds):
-        codes = settled_ratings(n_units, alpha, shares, annotators, rng)
         b = alpha_bootstrap(
-            Coded(codes, vals), level, replicates=replicates, confidence=confidence, seed=rng
+            Coded(draw(n_units, rng), vals),
+            level,
+            replicates=replicates,
+            confidence=confidence,
+            seed=rng,
         )
         out[r] = b.upper - b.lower
     return out
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """How :func:`width_sample_size` simulates: the share of rounds that must meet the width
+    (``assurance``), the ``rounds`` drawn at the planned n, the bootstrap ``replicates`` per
+    round, the interval's ``confidence`` and the ``seed``."""
+
+    assurance: float = 0.9
+    rounds: int = 2000
+    replicates: int = 200
+    confidence: float = 0.95
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -465,58 +533,47 @@ class WidthPlan:
     """The smallest number of units whose interval is at most ``width`` wide in at least
     ``assurance`` of simulated rounds.
 
-    ``n_units``: that number; ``share``: the share of the ``rounds`` final rounds at
-    ``n_units`` whose interval was at most ``width`` wide (≥ ``assurance``);
-    ``median_width``: their median width; ``alpha``, ``confidence``: the model's alpha and the
-    interval's confidence; ``seed``: the seed the rounds were drawn from."""
+    ``n_units``: that number; ``share``: the share of the final ``simulation.rounds`` rounds
+    at ``n_units`` whose interval was at most ``width`` wide (≥ ``simulation.assurance``);
+    ``median_width``: their median width; ``simulation``: how they were drawn."""
 
     n_units: int
     width: float
-    assurance: float
     share: float
     median_width: float
-    rounds: int
-    alpha: float
-    confidence: float
-    seed: int
+    simulation: Simulation
 
 
 def width_sample_size(
     width: float,
-    alpha: float,
-    shares: npt.ArrayLike,
-    annotators: int | npt.ArrayLike = 2,
+    draw: Draw,
     *,
+    values: npt.ArrayLike,
     level: LevelArg = "nominal",
-    values: npt.ArrayLike | None = None,
-    assurance: float = 0.9,
-    rounds: int = 2000,
-    replicates: int = 200,
-    confidence: float = 0.95,
+    simulation: Simulation = Simulation(),
     start: int | None = None,
-    seed: int = 0,
 ) -> WidthPlan:
-    """The smallest number of units (to within about 1 %) whose alpha interval is at most ``width``
-    wide in at least ``assurance`` of ``rounds`` simulated rounds.
+    """The smallest number of units (to within about 1 %) whose alpha interval is at most
+    ``width`` wide in at least ``assurance`` of ``rounds`` rounds from ``draw`` (the
+    ``simulation``'s).
 
-    A width shrinks about as 1/√n, so each step scales n by (w_q / width)², w_q the
-    ``assurance`` quantile of the widths at n, and draws ``rounds`` fresh rounds there, until a
-    step moves n by at most 1 % (n then sits where the ``assurance`` quantile is ``width``);
-    while that n's rounds meet the width in fewer than ``assurance`` of them (Monte Carlo
-    noise), it grows by 1 %. The plan states the share of its rounds that met the width.
+    A width shrinks about as 1/√n, so each step of the search scales n by (w_q / width)², w_q
+    the ``assurance`` quantile of the widths of a quarter of ``rounds`` rounds (at least 200)
+    at n, until a step moves n by at most 1 %. There ``rounds`` fresh rounds are drawn; while
+    fewer than ``assurance`` of them meet the width (Monte Carlo noise), n grows by 1 % and
+    they are drawn again. The plan states the share of its final rounds that met the width.
+    Each step draws from its own stream of the simulation's seed.
 
     Parameters
     ----------
     width : float
         The widest interval wanted, in (0, 2).
-    alpha, shares, annotators, level, values, rounds, replicates, confidence
+    draw, values, level
         As for :func:`interval_widths`.
-    assurance : float
-        The share of rounds that must meet ``width``, in (0, 1).
+    simulation : Simulation
+        The assurance, rounds, replicates, confidence and seed.
     start : int, optional
         Where the search starts (default: 100 units).
-    seed : int
-        The random numbers (each step draws from its own stream of this seed).
 
     Returns
     -------
@@ -525,61 +582,49 @@ def width_sample_size(
 
     Examples
     --------
-    >>> plan = width_sample_size(0.2, 0.8, [0.25] * 4, rounds=100, replicates=100, seed=3)
+    >>> quick = Simulation(rounds=100, replicates=100, seed=3)
+    >>> plan = width_sample_size(0.2, settled(0.8, [0.25] * 4), values=range(4), simulation=quick)
     >>> plan.share >= 0.9, 50 < plan.n_units < 400
     (True, True)
     """
     if not 0.0 < width < 2.0:
         raise ValueError(f"width must be in (0, 2), got {width}")
-    _share("assurance", assurance)
-    _model_args(alpha, shares, annotators)
-    streams = iter(np.random.SeedSequence(seed).spawn(64))
+    sim = simulation
+    _share("assurance", sim.assurance)
+    streams = iter(np.random.SeedSequence(sim.seed).spawn(64))
 
-    def share_at(n: int) -> tuple[float, FloatArray]:
+    def widths(n: int, k: int) -> FloatArray:
         w = interval_widths(
             n,
-            alpha,
-            shares,
-            annotators,
-            level=level,
+            draw,
             values=values,
-            rounds=rounds,
-            replicates=replicates,
-            confidence=confidence,
+            level=level,
+            rounds=k,
+            replicates=sim.replicates,
+            confidence=sim.confidence,
             seed=np.random.default_rng(next(streams)),
         )
-        w = np.where(np.isnan(w), np.inf, w)  # an undefined interval never meets a width
-        return float(np.mean(w <= width)), w
-
-    def scaled(n: int, w: FloatArray) -> int:
-        q = float(np.quantile(w, assurance))
-        if not math.isfinite(q):
-            return 4 * n
-        return max(2, math.ceil(n * (q / width) ** 2))
+        return np.where(np.isnan(w), np.inf, w)  # an undefined interval never meets a width
 
     n = max(2, start or 100)
-    tried = {n: share_at(n)}
+    search = min(sim.rounds, max(200, sim.rounds // 4))
     for _ in range(6):  # the 1/√n step, until it moves n by at most 1 %
-        nxt = scaled(n, tried[n][1])
+        q = float(np.quantile(widths(n, search), sim.assurance))
+        nxt = 4 * n if not math.isfinite(q) else max(2, math.ceil(n * (q / width) ** 2))
         if abs(nxt - n) <= max(1.0, 0.01 * n):
             break
         n = nxt
-        tried.setdefault(n, share_at(n))
-    share, w = tried[n]
-    while share < assurance:  # short by Monte Carlo noise: grow by 1 % until it is met
+    w = widths(n, sim.rounds)
+    while float(np.mean(w <= width)) < sim.assurance:
         n = math.ceil(n * 1.01) + 1
-        share, w = share_at(n)
+        w = widths(n, sim.rounds)
     finite = w[np.isfinite(w)]
     return WidthPlan(
         n_units=n,
         width=width,
-        assurance=assurance,
-        share=share,
+        share=float(np.mean(w <= width)),
         median_width=float(np.median(finite)) if finite.size else math.nan,
-        rounds=rounds,
-        alpha=alpha,
-        confidence=confidence,
-        seed=seed,
+        simulation=sim,
     )
 
 
