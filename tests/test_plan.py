@@ -4,6 +4,7 @@ fresh rounds of the model the pilot was drawn from."""
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +69,7 @@ def test_from_a_round(capsys: pytest.CaptureFixture[str], examples: Path) -> Non
     assert code == ExitCode.OK
     line, prodigy = out.splitlines()
     m = re.match(
-        r"classification: 200 overlapped tasks, interval width (0\.\d\d); about ([\d,]+) in all "
+        r"classification: 200 overlapped tasks, interval width (0\.\d{3}); about ([\d,]+) in all "
         r"give ≤ 0\.10 \(in (\d+)% of 200 simulated rounds\): ([\d,]+) more",
         line,
     )
@@ -117,3 +118,42 @@ def test_a_pilots_plan_meets_the_width_in_fresh_rounds_of_its_model() -> None:
     assert p.share >= 0.9 and p.simulation.rounds == 2000
     fresh = interval_widths(p.n_units, settled(0.7, shares, counts), values=range(3), seed=99)
     assert float(np.mean(fresh <= 0.1)) >= 0.9 - 0.05
+
+
+def _doc_examples() -> list[tuple[str, str]]:
+    """docs/planning.md's ``$ iaa-gate plan …`` blocks: (command, the output it shows)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "planning.md").read_text("utf-8")
+    out = []
+    for block in re.findall(r"```\n(\$ iaa-gate plan .*?)```", text, flags=re.S):
+        command, *lines = block.splitlines()
+        out.append((command[2:].split("  #")[0].strip(), "\n".join(lines) + "\n"))
+    return out
+
+
+DOC_EXAMPLES = _doc_examples()
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        pytest.param(c, o, marks=[pytest.mark.slow] if "--width" in c else [], id=c[14:60])
+        for c, o in DOC_EXAMPLES
+    ],
+)
+def test_the_docs_examples_print_what_they_show(
+    command: str,
+    shown: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each example in docs/planning.md prints what the page shows, word for word (the
+    simulations are seeded); run from the repository root, as the page's paths are."""
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    code, out, _ = plan(capsys, *shlex.split(command)[2:])
+    assert code == ExitCode.OK and out == shown
+
+
+def test_the_docs_show_every_method() -> None:
+    commands = " ".join(c for c, _ in DOC_EXAMPLES)
+    for option in ("--alpha-min", "--kappa-null", "--width 0.1 --alpha", "--config", "--prodigy"):
+        assert option in commands
