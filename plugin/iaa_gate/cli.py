@@ -680,8 +680,8 @@ def trend_line(t: dict[str, Any]) -> str:
 
 
 def json_summary(outcome: Any, code: int) -> dict[str, Any]:
-    """``--json``: the verdict, the exit code, each field's alpha, verdict, failed checks and
-    change since the previous round, and the files written."""
+    """``--json``: the verdict, the exit code, each field's alpha (with its interval width),
+    verdict, failed checks and change since the previous round, and the files written."""
     doc = outcome.document
     trend = doc.get("trend") or {}
     fields = {}
@@ -690,6 +690,7 @@ def json_summary(outcome: Any, code: int) -> dict[str, Any]:
         fields[name] = {
             "alpha": f["alpha"],
             "alpha_sampling": f.get("alpha_sampling"),
+            "interval_width": f.get("interval_width"),
             "verdict": f["verdict"],
             "n_disputed": f["n_disputed"],
             "alpha_change": (t.get("alpha") or {}).get("change"),
