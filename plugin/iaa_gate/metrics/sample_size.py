@@ -114,14 +114,38 @@ def _rater_probabilities(kappa: float, prevalence: float, raters: int) -> FloatA
     """P(j of ``raters`` say yes), j = 0…raters, under the common-kappa model: with
     probability kappa all raters give one answer (yes with ``prevalence``), else each on their
     own (Donner & Rotondi 2010; kappaSize writes these polynomials out for 2 to 6 raters)."""
-    from scipy.stats import binom
-
     j = np.arange(raters + 1)
-    p = (1.0 - kappa) * binom.pmf(j, raters, prevalence)
+    pmf = [math.comb(raters, k) * prevalence**k * (1 - prevalence) ** (raters - k) for k in j]
+    p = (1.0 - kappa) * np.array(pmf)
     p[0] += kappa * (1.0 - prevalence)
     p[-1] += kappa * prevalence
     out: FloatArray = p
     return out
+
+
+def _chi2_1(q: float) -> float:
+    """The ``q`` quantile of χ² with one degree of freedom: the square of the standard normal
+    quantile at (1 + q) / 2."""
+    return _NORMAL.inv_cdf((1.0 + q) / 2.0) ** 2
+
+
+def _noncentrality(crit: float, below: float) -> float:
+    """λ such that a non-central χ²₁(λ) is below ``crit`` with probability ``below``. χ²₁(λ) is
+    (Z + √λ)², so P(χ²₁(λ) ≤ c) = Φ(√c − √λ) − Φ(−√c − √λ), which falls as λ grows: bisection
+    (to 1e-12 relative, finer than kappaSize's own search)."""
+    root = math.sqrt(crit)
+
+    def cdf(lam: float) -> float:
+        r = math.sqrt(lam)
+        return _NORMAL.cdf(root - r) - _NORMAL.cdf(-root - r)
+
+    lo, hi = 0.0, 1.0
+    while cdf(hi) > below:
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-12 * hi:
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if cdf(mid) > below else (lo, mid)
+    return (lo + hi) / 2.0
 
 
 def _distance(kappa_true: float, kappa_at: float, prevalence: float, raters: int) -> float:
@@ -186,12 +210,10 @@ def kappa_ci_sample_size(
     >>> kappa_ci_sample_size(0.4, 0.3, 0.5, prevalence=0.3)
     397
     """
-    from scipy.stats import chi2
-
     _kappa_args(prevalence, raters, significance)
     if not 0.0 < lower < kappa < 1.0 or (upper is not None and not kappa < upper < 1.0):
         raise ValueError(f"need 0 < lower < kappa < upper < 1, got {lower}, {kappa}, {upper}")
-    crit = float(chi2.ppf(1.0 - (2 * significance if upper is None else significance), 1))
+    crit = _chi2_1(1.0 - (2 * significance if upper is None else significance))
     n = 11
     for limit in (lower, upper):
         if limit is not None:
@@ -214,7 +236,7 @@ def kappa_power_sample_size(
     Donner & Eliasziw's (1992) goodness-of-fit approach, as R's kappaSize ``PowerBinary``
     computes it: n = λ / Σ_j (P_j(κ₁) − P_j(κ₀))² / P_j(κ₀), rounded up, with λ the
     non-centrality of a χ²₁ whose probability below the critical value χ²₁(1 − significance)
-    is ``1 − power``.
+    is ``1 − power`` (from the normal distribution: χ²₁(λ) is (Z + √λ)²).
 
     Parameters
     ----------
@@ -243,20 +265,13 @@ def kappa_power_sample_size(
     >>> kappa_power_sample_size(0.6, 0.4, prevalence=0.3)
     191
     """
-    from scipy.optimize import brentq
-    from scipy.stats import chi2, ncx2
-
     _kappa_args(prevalence, raters, significance)
     _share("power", power)
     _share("kappa", kappa)
     _share("kappa_null", kappa_null)
     if kappa == kappa_null:
         raise ValueError("kappa and kappa_null must differ")
-    crit = float(chi2.ppf(1.0 - significance, 1))
-    hi = 1.0
-    while float(ncx2.cdf(crit, 1, hi)) > 1.0 - power:
-        hi *= 2.0
-    lam = float(brentq(lambda x: float(ncx2.cdf(crit, 1, x)) - (1.0 - power), 1e-9, hi, xtol=1e-10))
+    lam = _noncentrality(_chi2_1(1.0 - significance), 1.0 - power)
     return math.ceil(lam / _distance(kappa_null, kappa, prevalence, raters) - 1e-9)
 
 
