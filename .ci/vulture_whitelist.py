@@ -31,6 +31,7 @@ p_value_undefined_reason
 measure
 n_humans_tested
 model_versions
+more_tasks
 
 # results a user reads: metrics' result fields, InputError.structured
 pairable_units

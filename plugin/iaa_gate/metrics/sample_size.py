@@ -550,12 +550,11 @@ class WidthPlan:
 
     ``n_units``: that number; ``share``: the share of the final ``simulation.rounds`` rounds
     at ``n_units`` whose interval was at most ``width`` wide (≥ ``simulation.assurance``);
-    ``median_width``: their median width; ``simulation``: how they were drawn."""
+    ``simulation``: how they were drawn."""
 
     n_units: int
     width: float
     share: float
-    median_width: float
     simulation: Simulation
 
 
@@ -633,14 +632,7 @@ def width_sample_size(
     while float(np.mean(w <= width)) < sim.assurance:
         n = math.ceil(n * 1.01) + 1
         w = widths(n, sim.rounds)
-    finite = w[np.isfinite(w)]
-    return WidthPlan(
-        n_units=n,
-        width=width,
-        share=float(np.mean(w <= width)),
-        median_width=float(np.median(finite)) if finite.size else math.nan,
-        simulation=sim,
-    )
+    return WidthPlan(n_units=n, width=width, share=float(np.mean(w <= width)), simulation=sim)
 
 
 def more_units(n: int, width: float, goal: float) -> int:
