@@ -157,3 +157,20 @@ def test_the_docs_show_every_method() -> None:
     commands = " ".join(c for c, _ in DOC_EXAMPLES)
     for option in ("--alpha-min", "--kappa-null", "--width 0.1 --alpha", "--config", "--prodigy"):
         assert option in commands
+
+
+def test_a_field_it_cannot_model_says_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """One value throughout: alpha is undefined, and the field is listed, never planned."""
+    rows = ["task,annotator,field,value"]
+    rows += [f"{t},{a},mood,calm" for t in range(20) for a in ("ana", "ben")]
+    (tmp_path / "round.csv").write_text("\n".join(rows) + "\n")
+    config = {
+        "source": {"type": "table", "path": str(tmp_path / "round.csv")},
+        "fields": {"mood": {}},
+    }
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
+    code, out, _ = plan(capsys, "--config", str(tmp_path / "c.yaml"), "--width", "0.1")
+    assert code == ExitCode.OK
+    assert out.startswith("mood: 20 overlapped tasks, no interval; not planned: alpha is undefined")

@@ -104,6 +104,8 @@ def field_plan(
             f"a {result.kind} field: the simulation draws one value per task, its units are "
             "not tasks"
         )
+    if result.n_pairable < 2:
+        return none("fewer than two tasks with two or more ratings")
     if math.isnan(result.alpha):
         return none(f"alpha is undefined ({metrics.undefined_reason(result.alpha)})")
     if result.alpha < 0:
