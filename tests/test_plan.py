@@ -174,3 +174,12 @@ def test_a_field_it_cannot_model_says_why(
     code, out, _ = plan(capsys, "--config", str(tmp_path / "c.yaml"), "--width", "0.1")
     assert code == ExitCode.OK
     assert out.startswith("mood: 20 overlapped tasks, no interval; not planned: alpha is undefined")
+
+
+def test_help_gives_the_formulas_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["plan", "--help"])
+    text = capsys.readouterr().out
+    assert "N = C z² ((1 + A)(3 − A) / (4 (1 − A) S (1 − S)) − A)" in text
+    for source in ("Bloch & Kraemer 1989, eq. 3.7", "kappaSize CIBinary", "Cantor 1996"):
+        assert source in text
