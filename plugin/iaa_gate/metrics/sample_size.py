@@ -532,9 +532,27 @@ def interval_widths(
 
 @dataclass(frozen=True)
 class Simulation:
-    """How :func:`width_sample_size` simulates: the share of rounds that must meet the width
-    (``assurance``), the ``rounds`` drawn at the planned n, the bootstrap ``replicates`` per
-    round, the interval's ``confidence`` and the ``seed``."""
+    """How :func:`width_sample_size` simulates.
+
+    Parameters
+    ----------
+    assurance : float
+        The share of rounds that must meet the width, in (0, 1).
+    rounds : int
+        Rounds drawn at the planned number of units (the search steps draw a quarter as many,
+        at least 200).
+    replicates : int
+        Bootstrap resamples per round.
+    confidence : float
+        The interval's confidence.
+    seed : int
+        The random numbers: the same seed and model give the same plan.
+
+    Examples
+    --------
+    >>> Simulation(rounds=500).assurance
+    0.9
+    """
 
     assurance: float = 0.9
     rounds: int = 2000
@@ -546,11 +564,25 @@ class Simulation:
 @dataclass(frozen=True)
 class WidthPlan:
     """The smallest number of units whose interval is at most ``width`` wide in at least
-    ``assurance`` of simulated rounds.
+    ``simulation.assurance`` of simulated rounds (:func:`width_sample_size`).
 
-    ``n_units``: that number; ``share``: the share of the final ``simulation.rounds`` rounds
-    at ``n_units`` whose interval was at most ``width`` wide (≥ ``simulation.assurance``);
-    ``simulation``: how they were drawn."""
+    Parameters
+    ----------
+    n_units : int
+        That number.
+    width : float
+        The widest interval wanted.
+    share : float
+        The share of the final ``simulation.rounds`` rounds at ``n_units`` whose interval was
+        at most ``width`` wide (at least ``simulation.assurance``).
+    simulation : Simulation
+        How the rounds were drawn.
+
+    Examples
+    --------
+    >>> WidthPlan(410, 0.1, 0.91, Simulation()).n_units
+    410
+    """
 
     n_units: int
     width: float
