@@ -127,7 +127,14 @@ class DropThreshold(Strict):
 
 class WidthThreshold(DropThreshold):
     """Widest allowed confidence interval of alpha (upper − lower): wider than ``fail`` fails,
-    wider than ``warn`` warns."""
+    wider than ``warn`` warns (the bars of :class:`DropThreshold`, which orders them alike)."""
+
+    fail: float | None = Field(
+        default=None, gt=0, le=2, description="an interval wider than this fails; null: no bar"
+    )
+    warn: float | None = Field(
+        default=None, gt=0, le=2, description="an interval wider than this warns; null: no bar"
+    )
 
 
 _ON_COEFFICIENT = "a threshold on this coefficient (off unless set; coefficients must list it)"
