@@ -20,8 +20,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from enum import Enum
+from typing import Any, Literal, Protocol
+from xml.etree.ElementTree import Element
 
 from ..core.plugins import load_all
 
@@ -32,6 +35,55 @@ GEOMETRY_WIDTH = {"span": 2, "box": 5, "polygon": 4, "keypoint": 2, "mask": 5}
 """Numbers per region in a geometry row: span ``[start, end)``; box ``[x, y, width, height,
 rotation]``; polygon its bounding box ``[x, y, width, height]``; mask its pixel box and the
 image's pixel count ``[x, y, width, height, pixels]``; keypoint ``[x, y]``."""
+
+
+MAX_NUMBER = 1e150
+"""Largest rating or number magnitude: squared differences of larger ones overflow."""
+
+
+class Answer(Enum):
+    """What one annotator's answer to a field of a kind is, as the model stores it: the layers
+    above branch on this, never on the kind's name."""
+
+    LABELS = "labels"
+    """A tuple of labels (choices, taxonomy paths written ``a / b``, a pairwise side)."""
+    NUMBER = "number"
+    """A float (ratings and numbers)."""
+    TEXT = "text"
+    """A text (free text, normalised per field)."""
+    RANKING = "ranking"
+    """Tie groups, best first (see :mod:`iaa_gate.kinds.ranker`)."""
+    OTHER = "other"
+    """Regions (the field value's region table), or nothing read (listed kinds)."""
+
+
+class AnswerError(ValueError):
+    """A Label Studio result value, or a consensus, that cannot be an answer of its kind; the
+    message says why, and the caller adds where (a task and field, or a proposal)."""
+
+
+Read = Callable[[dict[str, Any], str], Any]
+"""A kind's reader of a Label Studio result ``value`` of field ``name``: the stored answer (see
+:class:`Answer`), or None for no answer; :class:`AnswerError` when it cannot be one."""
+Propose = Callable[[Any], dict[str, Any]]
+"""A kind's writer of a consensus answer as a Label Studio result ``value`` (the consensus
+prediction's shape); :class:`AnswerError` when the answer cannot be drawn."""
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a Label Studio control tag declares about its field: its ``labels`` (None when the
+    config does not fix them), whether it takes several (``multiple``), the ``note`` a starting
+    config shows beside it and a rating's ``scale``."""
+
+    labels: tuple[str, ...] | None
+    multiple: bool
+    note: str
+    scale: tuple[float, ...] | None = None
+
+
+Declare = Callable[[Element], Declared]
+"""A kind's reader of its Label Studio control tag (see :class:`Declared`)."""
 
 
 class FieldKind(Protocol):
@@ -47,7 +99,15 @@ class FieldKind(Protocol):
     ``options``: field options that apply to this kind only; ``comparison``: how an answer is
     compared with a reference (``exact`` labels and numbers, ``named`` labels under a
     distance, ``regions`` matched regions, ``none``); ``reason``: why a listed kind is not scored;
-    ``evaluated_by_default``: a starting config (``iaa-gate init``) evaluates such fields.
+    ``evaluated_by_default``: a starting config (``iaa-gate init``) evaluates such fields;
+    ``answer``: what an answer is (:class:`Answer`); ``multiple``: several labels may be
+    chosen (the field's ``multiple`` option applies); ``value_key``: the key of a Label Studio
+    result's ``value`` that holds the answer; ``read``: how such a value is read
+    (:data:`Read`); ``propose``: how a consensus is written back as one (:data:`Propose`);
+    ``labels_of_tools``: a result of this type without span bounds is the labels of a region
+    drawn with another tool; ``timestamps``: its span bounds may be timestamps; ``ranges``: one
+    result holds several spans (``value.ranges``); ``declare``: what its Label Studio control
+    tag declares (:data:`Declare`; None: a tag read as a region or listed control).
     """
 
     @property
@@ -68,6 +128,24 @@ class FieldKind(Protocol):
     def reason(self) -> str | None: ...
     @property
     def evaluated_by_default(self) -> bool: ...
+    @property
+    def answer(self) -> Answer: ...
+    @property
+    def multiple(self) -> bool: ...
+    @property
+    def value_key(self) -> str | None: ...
+    @property
+    def read(self) -> Read | None: ...
+    @property
+    def propose(self) -> Propose | None: ...
+    @property
+    def labels_of_tools(self) -> bool: ...
+    @property
+    def timestamps(self) -> bool: ...
+    @property
+    def ranges(self) -> bool: ...
+    @property
+    def declare(self) -> Declare | None: ...
 
 
 @dataclass(frozen=True)
@@ -83,6 +161,15 @@ class Kind:
     comparison: Comparison = "exact"
     reason: str | None = None
     evaluated_by_default: bool = True
+    answer: Answer = Answer.OTHER
+    multiple: bool = False
+    value_key: str | None = None
+    read: Read | None = None
+    propose: Propose | None = None
+    labels_of_tools: bool = False
+    timestamps: bool = False
+    ranges: bool = False
+    declare: Declare | None = None
 
 
 _REGISTRY: dict[str, FieldKind] = {}
@@ -113,17 +200,18 @@ def kind(name: str) -> FieldKind | None:
     return _load().get(name)
 
 
-def _derived() -> tuple[frozenset[str], dict[str, str], frozenset[str]]:
+def _derived() -> tuple[frozenset[str], dict[str, str], frozenset[str], frozenset[str]]:
     kinds = _load().values()
     scalar = frozenset(k.name for k in kinds if k.family == "scalar")
     shapes = {k.name: k.shape for k in kinds if k.family == "region" and k.shape}
     listed = frozenset(k.name for k in kinds if k.family == "listed")
-    return scalar, shapes, listed
+    tools = frozenset(k.name for k in kinds if k.labels_of_tools)
+    return scalar, shapes, listed, tools
 
 
-SCALAR_KINDS, REGION_SHAPES, LISTED_KINDS = _derived()
+SCALAR_KINDS, REGION_SHAPES, LISTED_KINDS, LABELS_OF_TOOLS = _derived()
 """Derived from the registry: scalar kinds; region kind → geometry; kinds known but not
-scored."""
+scored; kinds whose result may label a region drawn with another tool."""
 
 
 def extras_of(kind: str, distance: str | None = None, *, matched: bool = False) -> list[str]:

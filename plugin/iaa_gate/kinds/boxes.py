@@ -4,7 +4,9 @@
 from . import Kind, register
 
 register(
-    Kind("rectanglelabels", "region", shape="box", comparison="regions"),
+    Kind(
+        "rectanglelabels", "region", shape="box", comparison="regions", value_key="rectanglelabels"
+    ),
     Kind("rectangle", "region", shape="box", comparison="regions"),
     Kind("image", "region", shape="box", comparison="regions"),
 )

@@ -3,6 +3,12 @@
 from . import Kind, register
 
 register(
-    Kind("keypointlabels", "region", shape="keypoint", comparison="regions"),
+    Kind(
+        "keypointlabels",
+        "region",
+        shape="keypoint",
+        comparison="regions",
+        value_key="keypointlabels",
+    ),
     Kind("keypoint", "region", shape="keypoint", comparison="regions"),
 )

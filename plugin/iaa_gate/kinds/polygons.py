@@ -3,6 +3,8 @@
 from . import Kind, register
 
 register(
-    Kind("polygonlabels", "region", shape="polygon", comparison="regions"),
+    Kind(
+        "polygonlabels", "region", shape="polygon", comparison="regions", value_key="polygonlabels"
+    ),
     Kind("polygon", "region", shape="polygon", comparison="regions"),
 )

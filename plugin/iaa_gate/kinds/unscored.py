@@ -5,11 +5,18 @@ report never leaves a control out silently and never scores it as something else
 """
 
 from . import Kind, register
+from .messages import CHAT_MESSAGE
 
 
 def _listed(name: str, reason: str) -> Kind:
     return Kind(name, "listed", default_level=None, comparison="none", reason=reason)
 
+
+NOT_REGIONS = frozenset({"datetime", CHAT_MESSAGE})
+"""Listed kinds whose results are an answer or a chat message, not a region: an answer with
+``perRegion`` is never about them."""
+RELATION = "relation"
+"""The type of a Label Studio result that links two regions (scored with their span field)."""
 
 _MASK = "brush masks (RLE) are not compared yet"
 _ELLIPSE = "ellipse regions are not matched yet"
