@@ -107,7 +107,12 @@ class FieldKind(Protocol):
     ``labels_of_tools``: a result of this type without span bounds is the labels of a region
     drawn with another tool; ``timestamps``: its span bounds may be timestamps; ``ranges``: one
     result holds several spans (``value.ranges``); ``declare``: what its Label Studio control
-    tag declares (:data:`Declare`; None: a tag read as a region or listed control).
+    tag declares (:data:`Declare`; None: a tag read as a region or listed control); ``drawn``:
+    a consensus region is written back in its result shape (its geometry, in the report's
+    terms, is the result's); ``own_view``: an answer covers its own view only (Prodigy), so an
+    annotator with no regions in the field did not answer it (a Label Studio annotation answers
+    the whole labeling config: no regions there says "nothing here"); ``sides``: an answer
+    picks one of two items shown side by side (the report adds position bias).
     """
 
     @property
@@ -146,6 +151,12 @@ class FieldKind(Protocol):
     def ranges(self) -> bool: ...
     @property
     def declare(self) -> Declare | None: ...
+    @property
+    def drawn(self) -> bool: ...
+    @property
+    def own_view(self) -> bool: ...
+    @property
+    def sides(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -170,6 +181,9 @@ class Kind:
     timestamps: bool = False
     ranges: bool = False
     declare: Declare | None = None
+    drawn: bool = False
+    own_view: bool = False
+    sides: bool = False
 
 
 _REGISTRY: dict[str, FieldKind] = {}

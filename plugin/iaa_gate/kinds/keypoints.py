@@ -8,7 +8,8 @@ register(
         "region",
         shape="keypoint",
         comparison="regions",
+        drawn=True,
         value_key="keypointlabels",
     ),
-    Kind("keypoint", "region", shape="keypoint", comparison="regions"),
+    Kind("keypoint", "region", shape="keypoint", comparison="regions", drawn=True),
 )

@@ -23,5 +23,6 @@ register(
         value_key="selected",
         read=_read,
         declare=lambda el: Declared(("left", "right"), False, "<Pairwise>"),
+        sides=True,
     )
 )

@@ -4,7 +4,12 @@ from . import Kind, register
 
 register(
     Kind(
-        "polygonlabels", "region", shape="polygon", comparison="regions", value_key="polygonlabels"
+        "polygonlabels",
+        "region",
+        shape="polygon",
+        comparison="regions",
+        drawn=True,
+        value_key="polygonlabels",
     ),
-    Kind("polygon", "region", shape="polygon", comparison="regions"),
+    Kind("polygon", "region", shape="polygon", comparison="regions", drawn=True),
 )

@@ -10,6 +10,7 @@ register(
         "region",
         shape="span",
         comparison="regions",
+        drawn=True,
         labels_of_tools=True,
         value_key="labels",
     ),
@@ -27,5 +28,5 @@ register(
         timestamps=True,
         value_key="timeserieslabels",
     ),
-    Kind("spans", "region", shape="span", comparison="regions"),
+    Kind("spans", "region", shape="span", comparison="regions", own_view=True),
 )

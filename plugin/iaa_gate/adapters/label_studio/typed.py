@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...kinds import MAX_NUMBER, Answer, registry
+from ...kinds import MAX_NUMBER, REGION_SHAPES, Answer, registry
 from ...kinds.unscored import RELATION
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
 from .rules import References, TaskError, annotator_id, plain_id, region_id
@@ -85,14 +85,14 @@ DECODER = msgspec.json.Decoder(_Task)
 _NAN = math.nan
 _UTC = timezone.utc
 _SCALARS = {
-    name: (k.value_key, k.answer)
+    name: (str(k.value_key), k.answer)
     for name, k in registry().items()
     if k.family == "scalar" and k.value_key in _Value.__struct_fields__
 }
 """The scalar kinds whose answer a typed ``value`` holds → its key and what it is."""
 SCALARS = frozenset(_SCALARS)
 _REGIONS = {
-    name: (k.value_key, k.shape)
+    name: (str(k.value_key), REGION_SHAPES[name])
     for name, k in registry().items()
     if k.family == "region" and k.value_key in _Value.__struct_fields__
 }
