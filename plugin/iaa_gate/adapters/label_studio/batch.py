@@ -20,7 +20,7 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Meta, UnsetType
 
-from ...kinds import MAX_NUMBER, Answer, FieldKind, registry
+from ...kinds import MAX_NUMBER, Answer, Kind, registry
 from ...model import Columns, FieldColumn, SourceStats, TaskId, intern_all
 
 _Type = Literal["choices", "rating", "number", "textarea"]
@@ -67,7 +67,7 @@ class _Task(msgspec.Struct, gc=False):
 
 
 _TASK = msgspec.json.Decoder(_Task)
-_KINDS: dict[str, FieldKind] = {t: registry()[t] for t in get_args(_Type)}
+_KINDS: dict[str, Kind] = {t: registry()[t] for t in get_args(_Type)}
 """The kinds read here: where each answer is in a result's ``value``, and what it is."""
 _UTC = timezone.utc
 _CANCELLED, _TRUTH = attrgetter("was_cancelled"), attrgetter("ground_truth")

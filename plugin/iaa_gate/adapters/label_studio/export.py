@@ -887,7 +887,7 @@ def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) ->
 
 
 def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue | None:
-    """``value`` read as its kind reads it (:attr:`~iaa_gate.kinds.FieldKind.read`)."""
+    """``value`` read as its kind reads it (:attr:`~iaa_gate.kinds.Kind.read`)."""
     k = registered(kind)
     if k is None or k.read is None:
         return FieldValue(kind, "")  # brushes, ellipses, video…: listed as not evaluated

@@ -14,7 +14,7 @@ from xml.etree.ElementTree import Element, ParseError
 import yaml
 
 from ...core.errors import InputError
-from ...kinds import LABELS_OF_TOOLS, REGION_SHAPES, Answer, FieldKind, registry
+from ...kinds import LABELS_OF_TOOLS, REGION_SHAPES, Answer, Kind, registry
 from ...kinds.common import labels_of, tag_of
 from ...kinds.messages import ANSWERED
 from ...kinds.messages import kind_of as message_kind
@@ -233,7 +233,7 @@ def _region_labels(
     return Control(name, "labels", labels, False, None, False, f"<{el.tag}>", to, why)
 
 
-def _kind(c: Control) -> FieldKind | None:
+def _kind(c: Control) -> Kind | None:
     return _REGISTRY.get(c.kind)
 
 
