@@ -66,9 +66,7 @@ def test_a_ranking_reads_its_own_list_or_its_buckets() -> None:
     read = _kind("ranker").read
     assert read is not None
     assert read({"ranker": {"order": ["b", "a"]}}, "order") == ("b", "a")
-    assert read({"ranker": {"order": ["c"], "top": ["a", "b"], "low": []}}, "order") == (
-        "a\x1fb",
-    )
+    assert read({"ranker": {"order": ["c"], "top": ["a", "b"], "low": []}}, "order") == ("a\x1fb",)
 
 
 def test_every_kind_says_what_its_answers_are() -> None:
