@@ -115,7 +115,8 @@ class Kind:
     (``value.ranges``); ``own_view``: an answer covers its own view only (Prodigy), so an
     annotator with no regions in the field did not answer it (a Label Studio annotation answers
     the whole labeling config: no regions there says "nothing here"); ``sides``: an answer
-    picks one of two items shown side by side (the report adds position bias).
+    picks one of two items shown side by side (the report adds position bias); ``tool``: an
+    unlabelled Label Studio region tool, whose regions a ``<Labels>`` on the same object labels.
 
     The layers above ask these, never the name: a new kind is its module and its tests.
 
@@ -147,6 +148,7 @@ class Kind:
     ranges: bool = False
     own_view: bool = False
     sides: bool = False
+    tool: bool = False
 
 
 _REGISTRY: dict[str, Kind] = {}

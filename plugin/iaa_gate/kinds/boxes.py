@@ -12,6 +12,6 @@ register(
         drawn=True,
         value_key="rectanglelabels",
     ),
-    Kind("rectangle", "region", shape="box", comparison="regions", drawn=True),
+    Kind("rectangle", "region", shape="box", comparison="regions", drawn=True, tool=True),
     Kind("image", "region", shape="box", comparison="regions", own_view=True),
 )

@@ -11,5 +11,5 @@ register(
         drawn=True,
         value_key="keypointlabels",
     ),
-    Kind("keypoint", "region", shape="keypoint", comparison="regions", drawn=True),
+    Kind("keypoint", "region", shape="keypoint", comparison="regions", drawn=True, tool=True),
 )

@@ -6,5 +6,5 @@ from . import Kind, register
 
 register(
     Kind("brushlabels", "region", shape="mask", comparison="regions", value_key="brushlabels"),
-    Kind("brush", "region", shape="mask", comparison="regions"),
+    Kind("brush", "region", shape="mask", comparison="regions", tool=True),
 )

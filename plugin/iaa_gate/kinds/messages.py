@@ -17,6 +17,8 @@ from typing import Any
 
 from . import Kind, register
 
+CHAT = "chat"
+"""The Label Studio object tag of a conversation, whose messages per-message answers are about."""
 CHAT_MESSAGE = "chatmessage"
 """The type of a Label Studio result that is a chat message itself (not an answer about one)."""
 SEP = "\x1e"

@@ -11,5 +11,5 @@ register(
         drawn=True,
         value_key="polygonlabels",
     ),
-    Kind("polygon", "region", shape="polygon", comparison="regions", drawn=True),
+    Kind("polygon", "region", shape="polygon", comparison="regions", drawn=True, tool=True),
 )

@@ -16,7 +16,7 @@ import yaml
 from ...core.errors import InputError
 from ...kinds import LABELS_OF_TOOLS, REGION_SHAPES, Answer, Kind, registry
 from ...kinds.common import labels_of, tag_of
-from ...kinds.messages import ANSWERED
+from ...kinds.messages import ANSWERED, CHAT
 from ...kinds.messages import kind_of as message_kind
 from ...model import Dataset
 
@@ -77,7 +77,7 @@ SPAN_OBJECTS = {
     "audioplus": "seconds",
 }
 """Objects a ``<Labels>`` marks spans of, and the spans' unit."""
-TOOLS = frozenset({"rectangle", "polygon", "keypoint", "ellipse", "brush", "videorectangle"})
+TOOLS = frozenset(k.name for k in registry().values() if k.tool)
 """Unlabelled region tools whose regions a ``<Labels>`` on the same object labels."""
 
 
@@ -102,7 +102,7 @@ def parse_label_config(text: str, source: str = "labeling config") -> list[Contr
         for el in root.iter()
         if el.get("name")
         and el.get("value") is not None
-        and (not el.get("toName") or tag_of(el) == "chat")
+        and (not el.get("toName") or tag_of(el) == CHAT)
     }
     tools: dict[str, list[tuple[str, str]]] = {}
     for el in root.iter():
@@ -128,7 +128,7 @@ def _attach_per_region(controls: list[Control], objects: dict[str, str]) -> list
         if not c.note.endswith("per-region control"):
             out.append(c)
             continue
-        if objects.get(c.to_name) == "chat":
+        if objects.get(c.to_name) == CHAT:
             note = f"<{c.kind}> on each chat message: units are (task, message)"
             if c.kind in ANSWERED:
                 scale = ANSWERED[c.kind]

@@ -115,7 +115,7 @@ class TableFile:
         s = self.settings
         data = {name: table.column(name).to_pylist() for name in table.column_names}
         n = table.num_rows
-        spans = {f for f, k in s.kinds.items() if k == "spans"}
+        spans = {f for f, k in s.kinds.items() if k in REGION_SHAPES}
         first = 2 if self.fmt in ("csv", "tsv") else 1  # the row number a person sees
         stats = SourceStats()
         answers: dict[tuple[TaskId, str, str], _Answer] = {}
