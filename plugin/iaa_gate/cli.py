@@ -507,6 +507,8 @@ def _summary(outcome: Any, out: Any) -> None:
         alt_test_line,
         alt_test_trend,
         alt_test_versions,
+        burn_down,
+        disputes_line,
         model_note,
         model_rows,
     )
@@ -563,9 +565,15 @@ def _summary(outcome: Any, out: Any) -> None:
                 f"{low_gt['name']} {low_gt['agreement']:.3f} over {low_gt['n_tasks']} tasks",
                 file=out,
             )
+        states = disputes_line(f.get("disputes"))
+        if states is not None:
+            print(f"  {'':<{width}}    {states}", file=out)
         trend = (doc.get("trend") or {}).get("fields", {}).get(name)
         if trend:
             print(f"  {'':<{width}}    {trend_line(trend)}", file=out)
+            opened = burn_down(trend["series"])
+            if opened is not None:
+                print(f"  {'':<{width}}    open disputes by run: {opened}", file=out)
     if doc["not_evaluated"]:
         print(f"  not evaluated: {', '.join(doc['not_evaluated'])}", file=out)
     for row in model_rows(doc.get("models")):

@@ -140,6 +140,19 @@ class WidthThreshold(DropThreshold):
 _ON_COEFFICIENT = "a threshold on this coefficient (off unless set; coefficients must list it)"
 
 
+class CountLimit(Strict):
+    """Most allowed of a count: above ``fail`` the check fails, above ``warn`` it warns."""
+
+    fail: int | None = Field(default=None, ge=0, description="more than this fails")
+    warn: int | None = Field(default=None, ge=0, description="more than this warns")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> CountLimit:
+        if self.fail is not None and self.warn is not None and self.warn > self.fail:
+            raise ValueError("warn must be at most fail (warn is the stricter bar)")
+        return self
+
+
 class Thresholds(Strict):
     """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
     α < 0.800 warns."""
@@ -169,6 +182,11 @@ class Thresholds(Strict):
     ground_truth: Threshold = Field(
         default=Threshold(),
         description="lowest annotator agreement with ground truth (off unless set)",
+    )
+    open_disputes: CountLimit = Field(
+        default=CountLimit(),
+        description="most disputed tasks still open (neither settled nor resolved), e.g. "
+        "{fail: 0}: release only when every dispute is settled or resolved",
     )
     annotator_gain: float | None = Field(
         default=0.05,
@@ -582,6 +600,27 @@ class GroundTruthConfig(Strict):
         return RoundConfig(task_ids=self.tasks).ids()
 
 
+class AdjudicationConfig(Strict):
+    """Who adjudicates disputed tasks and when a routed dispute is settled (see
+    ``docs/lifecycle.md``). With this section, a Label Studio ground-truth mark outside the
+    gold tasks (``ground_truth.tasks``) is an adjudication: the starred annotation stays its
+    author's rating and becomes the task's final answer."""
+
+    by: list[int | str] = Field(
+        default=[],
+        description="adjudicators (Label Studio e-mail or user id; Prodigy session; table "
+        "annotator id): their annotations are final answers, never ratings",
+    )
+    settle_at: Rate = Field(
+        default=0.9,
+        description="a routed dispute whose consensus posterior reaches this is settled",
+    )
+
+    def names(self) -> frozenset[str]:
+        """The adjudicators as text (an id matches as itself or as text)."""
+        return frozenset(str(b) for b in self.by)
+
+
 class HistoryConfig(Strict):
     """A directory keeping one report per run, for the change since the last round."""
 
@@ -647,6 +686,11 @@ class Config(Strict):
     )
     ground_truth: GroundTruthConfig | None = Field(
         default=None, description="references to score each annotator against"
+    )
+    adjudication: AdjudicationConfig | None = Field(
+        default=None,
+        description="who adjudicates disputes and when a routed dispute is settled; null: "
+        "nothing is read as an adjudication",
     )
     models: ModelsConfig = Field(
         default=ModelsConfig(),

@@ -13,7 +13,7 @@ from .adapters import ReadOptions, Source, adapter
 from .config import Config
 from .core.errors import OutputError
 from .core.fork import can_fork, in_child
-from .evaluation import ground_truth
+from .evaluation import ground_truth, lifecycle
 from .evaluation.alt_test import alt_test_section, split_models
 from .evaluation.analysis import FieldResult, analyse, not_evaluated
 from .evaluation.document import (
@@ -25,6 +25,7 @@ from .evaluation.document import (
     field_document,
 )
 from .evaluation.gate import Check, Verdict, field_checks, worst
+from .evaluation.lifecycle import FieldLifecycle
 from .evaluation.models import models_section
 from .evaluation.planning import FieldPlan, field_plan
 from .evaluation.trend import PreviousReport, compare, drop_checks
@@ -49,6 +50,8 @@ class Outcome:
     disputed: Disputed = field(default_factory=dict)
     written: list[Path] = field(default_factory=list)
     dataset: Dataset | None = None
+    disputes: dict[str, FieldLifecycle] = field(default_factory=dict)
+    """With ``adjudication:``: each field's disputes by state and its adjudicated answers."""
 
     @property
     def document(self) -> dict[str, Any]:
@@ -122,8 +125,10 @@ def evaluate(
     """Analyse and gate an already loaded dataset (no I/O); with ``previous``, the change since
     that report and the ``max_drop`` checks (``history``: earlier reports for the chart)."""
     rf = round_filter(config)
+    dataset, adjudications = lifecycle.split(dataset, config)  # never a rating, nor a reference
     dataset, refs = ground_truth.split(dataset, config)
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
+    adjudications = [a for a in adjudications if rf.keeps_task(a.task_id)]
     dataset = split_models(apply_round(dataset, rf), config)  # a model is never a rating
     results = analyse(dataset, config)
     for name, result in results.items():
@@ -133,15 +138,27 @@ def evaluate(
     fields: dict[str, FieldReport] = {}
     disputed: Disputed = {}
     checks: list[Check] = []
+    states: dict[str, FieldLifecycle] = {}
     alt_tests, model_checks = alt_test_section(results, dataset, config)
     for name, result in results.items():
         cfg = config.fields[name]
         fc = field_checks(result, cfg) + [c for c in model_checks if c.field == name]
-        checks += fc
         t = cfg.thresholds
-        disputed[name] = disputed_tasks(name, result)
+        lc = states[name] = lifecycle.field_lifecycle(
+            result, cfg, dataset, adjudications, config, dataset.routed
+        )
+        open_check = lifecycle.open_disputes_check(name, lc, t.open_disputes)
+        fc += [open_check] if open_check is not None else []
+        checks += fc
+        disputed[name] = disputed_tasks(name, result, lc.states if config.adjudication else None)
         fields[name] = field_document(
-            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance, t.interval_width
+            result,
+            fc,
+            disputed[name],
+            t.disputed_below,
+            t.disputed_tolerance,
+            t.interval_width,
+            lc if config.adjudication else None,
         )
     report = build_document(
         source=source_summary(config),
@@ -163,7 +180,9 @@ def evaluate(
         drops = drop_checks(config, trend)
         checks += drops
         add_checks(report, drops)
-    return Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
+    outcome = Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
+    outcome.disputes = states if config.adjudication else {}
+    return outcome
 
 
 def plan(config: Config, width: float, simulation: Simulation | None = None) -> list[FieldPlan]:
@@ -236,9 +255,10 @@ def run(
     document = outcome.document
     proposals = "json" in config.report.formats  # the proposed answers, beside report.json
     units = sum(len(r.units) for r in outcome.results.values())
+    final = {name: lc.adjudicated for name, lc in outcome.disputes.items()}
     child = None
     if proposals and workers > 1 and units >= PARALLEL_UNITS and can_fork():
-        child = in_child(lambda: consensus_file.write(out_dir, outcome.results))
+        child = in_child(lambda: consensus_file.write(out_dir, outcome.results, final))
     try:
         try:
             outcome.written = write_reports(
@@ -248,7 +268,7 @@ def run(
             written = child() if child is not None else None  # never leave the child behind
         if proposals:
             at = 1 + max(i for i, p in enumerate(outcome.written) if p.suffix.startswith(".json"))
-            path = written or consensus_file.write(out_dir, outcome.results)
+            path = written or consensus_file.write(out_dir, outcome.results, final)
             outcome.written.insert(at, path)
         if config.history is not None and not dry_run:
             save_history(document, config.history.dir, config.history.keep)

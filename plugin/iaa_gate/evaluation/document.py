@@ -25,6 +25,7 @@ from ..metrics import more_units, undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, interval_width, small_sample, width_goal, worst
+from .lifecycle import BASIS, STATES, FieldLifecycle, State
 from .results import (
     Consensus,
     FieldResult,
@@ -55,11 +56,17 @@ class DisputedTask(msgspec.Struct, omit_defaults=True, gc=False):
     details: dict[str, Any] | None = None
     priority: float | None = None
     consensus: dict[str, Any] | None = None
+    state: str | None = None
+    """With ``adjudication:``: open, routed, settled or resolved (see :mod:`.lifecycle`)."""
+    final: Any = None
+    """A settled or resolved task's final answer (the consensus, or the adjudicated one)."""
+    note: str | None = None
+    """Why an open task needs a person ("needs a person: 5 annotations, no majority")."""
 
     def as_dict(self) -> dict[str, Any]:
         """As the report lists it (``disputed.lowest``): without the field's name."""
         d: dict[str, Any] = {"id": self.id, "score": self.score, "labels": self.labels}
-        for key in ("details", "priority", "consensus"):
+        for key in ("details", "priority", "consensus", "state", "final", "note"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         return d
@@ -208,7 +215,8 @@ class LowestTask(msgspec.Struct, omit_defaults=True):
     """A disputed task in ``disputed.lowest``: its ``id``, ``score``, each annotator's
     ``labels``, for region fields ``details``, and where a consensus was found its
     ``priority`` (1 − the consensus posterior) and ``consensus`` (``value``, ``posterior``,
-    ``method``, ``tie``)."""
+    ``method``, ``tie``); with ``adjudication:`` its ``state``, ``final`` answer and ``note``
+    (see :class:`DisputedTask`)."""
 
     id: TaskId
     score: float | None
@@ -216,6 +224,9 @@ class LowestTask(msgspec.Struct, omit_defaults=True):
     details: dict[str, Any] | None = None
     priority: float | None = None
     consensus: dict[str, Any] | None = None
+    state: str | None = None
+    final: Any = None
+    note: str | None = None
 
 
 REVIEW_ORDER = "priority, highest first (1 − the consensus posterior); then score, lowest first"
@@ -281,6 +292,38 @@ class IntervalWidth(msgspec.Struct):
     more_tasks: int | None = None
 
 
+class AdjudicatedAgreement(msgspec.Struct):
+    """One annotator against the adjudicated answers: ``n_tasks`` compared and the mean
+    ``agreement`` (0–1; null: undefined)."""
+
+    id: str
+    name: str
+    n_tasks: int
+    agreement: float | None
+
+
+class DisputeStates(msgspec.Struct):
+    """A field's disputes by state (with ``adjudication:``; see :mod:`.lifecycle`):
+    ``n_disputed``; ``states`` (open, routed, settled, resolved → tasks); ``needs_a_person``
+    (open after routing to the most annotators allowed); ``n_adjudicated`` (tasks, disputed or
+    not, with one agreed adjudicated answer) and ``conflicting`` (tasks whose adjudications
+    disagree: left open); ``proposal_confirmed`` of ``proposal_compared`` resolved tasks
+    whose adjudicated answer equals the consensus proposal; each annotator's ``agreement``
+    with the adjudicated answers, compared as ``comparison`` says, on ``basis`` (disputed tasks,
+    not a random sample)."""
+
+    n_disputed: int
+    states: dict[str, int]
+    needs_a_person: int
+    n_adjudicated: int
+    conflicting: list[TaskId]
+    proposal_confirmed: int
+    proposal_compared: int
+    comparison: str | None
+    agreement: list[AdjudicatedAgreement]
+    basis: str
+
+
 class FieldReport(msgspec.Struct):
     """One field of the report (the attributes of
     :class:`~iaa_gate.evaluation.results.FieldResult`, JSON-ready: undefined numbers are null
@@ -324,6 +367,8 @@ class FieldReport(msgspec.Struct):
     small_sample: str | None = None
     alpha_sampling: AlphaSampling | None = None
     interval_width: IntervalWidth | None = None
+    disputes: DisputeStates | None = None
+    """With ``adjudication:``: the disputes by state."""
 
 
 class AltTestHuman(msgspec.Struct):
@@ -522,14 +567,22 @@ def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
     )
 
 
-def disputed_tasks(name: str, result: FieldResult) -> Sequence[DisputedTask]:
+def disputed_tasks(
+    name: str, result: FieldResult, states: dict[TaskId, State] | None = None
+) -> Sequence[DisputedTask]:
     """Every disputed task of field ``name``, in review order (:func:`_review_order`): a
-    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`."""
+    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`. ``states``: each
+    disputed task's state (:func:`.lifecycle.field_lifecycle`), when adjudication is set up."""
     if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
-        return DisputedTable(name, result.units)
+        return DisputedTable(name, result.units, states)
     units = result.disputed
     tasks = [
-        DisputedTask(name, u.id, u.score, u.labels, u.details, u.priority, _as_dict(u.consensus))
+        _with_state(
+            DisputedTask(
+                name, u.id, u.score, u.labels, u.details, u.priority, _as_dict(u.consensus)
+            ),
+            states,
+        )
         for u in units
     ]
     order = _review_order(
@@ -545,8 +598,10 @@ class DisputedTable(Sequence[DisputedTask]):
     order of the sequence. A :class:`DisputedTask` is made only when one is asked for (the
     report's first ones); the JSON sink writes them all from the columns."""
 
-    def __init__(self, name: str, units: UnitTable) -> None:
-        self.name, self.units = name, units
+    def __init__(
+        self, name: str, units: UnitTable, states: dict[TaskId, State] | None = None
+    ) -> None:
+        self.name, self.units, self.states = name, units, states
         self.at = units.where("disputed")
         self.proposals = units.proposals(self.at)
         self.ids = list(map(units.ids.__getitem__, self.at))
@@ -572,17 +627,48 @@ class DisputedTable(Sequence[DisputedTask]):
         labels = self.units.labels([self.at[k] for k in ks])
         p = self.proposals
         return [
-            DisputedTask(
-                self.name,
-                self.ids[k],
-                self.score[k],
-                lab,
-                None,
-                p.priority[k],
-                _as_dict(p.consensus(k)),
+            _with_state(
+                DisputedTask(
+                    self.name,
+                    self.ids[k],
+                    self.score[k],
+                    lab,
+                    None,
+                    p.priority[k],
+                    _as_dict(p.consensus(k)),
+                ),
+                self.states,
             )
             for k, lab in zip(ks, labels, strict=True)
         ]
+
+
+def _with_state(task: DisputedTask, states: dict[TaskId, State] | None) -> DisputedTask:
+    """``task`` with its state, final answer and note from ``states`` (None: none kept)."""
+    s = states.get(task.id) if states is not None else None
+    if s is not None:
+        task.state, task.final, task.note = s.state, s.final, s.note
+    return task
+
+
+def dispute_states(lc: FieldLifecycle) -> DisputeStates:
+    """The report's :class:`DisputeStates` of one field's :class:`FieldLifecycle`."""
+    truth = lc.agreement
+    return DisputeStates(
+        n_disputed=len(lc.states),
+        states={s: lc.count(s) for s in STATES},
+        needs_a_person=lc.needs_a_person(),
+        n_adjudicated=len(lc.adjudicated),
+        conflicting=lc.conflicting,
+        proposal_confirmed=lc.confirmed,
+        proposal_compared=lc.compared,
+        comparison=truth.comparison if truth else None,
+        agreement=[
+            AdjudicatedAgreement(a.id, a.name, a.n_tasks, num(a.agreement))
+            for a in (truth.annotators if truth else [])
+        ],
+        basis=BASIS,
+    )
 
 
 def id_order(ids: list[TaskId]) -> list[int]:
@@ -655,9 +741,11 @@ def field_document(
     disputed_below: float,
     disputed_tolerance: float | None = None,
     width_bar: WidthThreshold | None = None,
+    lifecycle: FieldLifecycle | None = None,
 ) -> FieldReport:
     """One field of the report; ``disputed``: its :func:`disputed_tasks`; ``width_bar``: its
-    ``thresholds.interval_width`` (the goal its interval width is given against)."""
+    ``thresholds.interval_width`` (the goal its interval width is given against);
+    ``lifecycle``: its disputes by state (with ``adjudication:``)."""
     lowest = result.lowest_category
     scores = unit_scores(result.units)
     too_few = int(np.count_nonzero(np.isnan(scores)))  # a task too few annotators rated: NaN
@@ -707,7 +795,17 @@ def field_document(
         disputed=DisputedReport(
             DISPUTED_FILE,
             [
-                LowestTask(d.id, d.score, d.labels, d.details, d.priority, d.consensus)
+                LowestTask(
+                    d.id,
+                    d.score,
+                    d.labels,
+                    d.details,
+                    d.priority,
+                    d.consensus,
+                    d.state,
+                    d.final,
+                    d.note,
+                )
                 for d in lowest_scores(disputed, LOWEST)
             ],
         ),
@@ -719,6 +817,7 @@ def field_document(
         categories_used=result.categories_used,
         small_sample=small_sample(result),
         interval_width=_interval_width(result, width_goal(width_bar) if width_bar else None),
+        disputes=None if lifecycle is None else dispute_states(lifecycle),
     )
 
 

@@ -197,13 +197,25 @@ def compare_alt_tests(current: Any, previous: Any) -> dict[str, dict[str, Doc]]:
 
 
 def _series(name: str, current: Doc, history: list[PreviousReport], rounds: int) -> list[Doc]:
+    """Each run's alpha, oldest first, this run last; with ``adjudication:`` also its disputes
+    by state (the burn-down; null for a run that did not count them)."""
+    burn_down = isinstance(current.get("disputes"), dict)
     points = []
     for h in history:
         f = (h.doc.get("fields") or {}).get(name)
         if isinstance(f, dict) and _incomparable(current, f) is None:
-            points.append({"generated_at": h.doc.get("generated_at"), "alpha": _number(f["alpha"])})
-    points.append({"generated_at": None, "alpha": _number(current["alpha"])})
+            point = {"generated_at": h.doc.get("generated_at"), "alpha": _number(f["alpha"])}
+            points.append({**point, "disputes": _states(f)} if burn_down else point)
+    point = {"generated_at": None, "alpha": _number(current["alpha"])}
+    points.append({**point, "disputes": _states(current)} if burn_down else point)
     return points[-rounds:]
+
+
+def _states(f: Doc) -> dict[str, int] | None:
+    """A field's disputes by state (open, routed, settled, resolved), if its run counted them."""
+    d = f.get("disputes")
+    states = d.get("states") if isinstance(d, dict) else None
+    return dict(states) if isinstance(states, dict) else None
 
 
 def _drop_value(t: Doc, key: str) -> tuple[float | None, str, str | None]:
