@@ -187,6 +187,7 @@ def test_routed_and_settled_and_needs_a_person(tmp_path: Path, base: Any) -> Non
 def test_the_files_carry_state_and_the_adjudicated_answer(tmp_path: Path, base: Any) -> None:
     path, plan = adjudicated_export(tmp_path, base[1])
     data = config(tmp_path, path, adjudication={"by": [LEAD, 10]})
+    data["report"]["formats"].append("html")
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
     assert main(["run", "--config", str(tmp_path / "c.yaml")]) == 0
     out = tmp_path / "out"
@@ -212,6 +213,10 @@ def test_the_files_carry_state_and_the_adjudicated_answer(tmp_path: Path, base: 
     assert adjudicated.count("helpfulness") == 1  # the starred annotation answers every field
     md = (out / "report.md").read_text("utf-8")
     assert "4 resolved, 0 settled, 0 routed" in md and "proposal confirmed" in md
+    assert "| annotator | adjudicated tasks | agreement |" in md
+    html = (out / "report.html").read_text("utf-8")
+    assert "Disputes by state" in html and "4 resolved, 0 settled, 0 routed" in html
+    assert f"resolved: {answer}" in html  # the state column of the disputed tasks
 
 
 @pytest.mark.parametrize(
