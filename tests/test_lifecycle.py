@@ -279,3 +279,64 @@ def test_config_refuses_a_warn_limit_above_fail() -> None:
     data = config(Path("x"), sentiment={"thresholds": {"open_disputes": {"fail": 1, "warn": 3}}})
     with pytest.raises(Exception, match="warn must be at most fail"):
         parse_config(copy.deepcopy(data))
+
+
+CHOICE = ROOT / "examples" / "prodigy" / "choice.jsonl"
+
+
+def prodigy_config(tmp_path: Path, review: Path | None, **top: Any) -> dict[str, Any]:
+    source: dict[str, Any] = {"type": "prodigy", "path": str(CHOICE)}
+    if review is not None:
+        source["review"] = str(review)
+    return {
+        "source": source,
+        "fields": {"choice": {"bootstrap": {"replicates": 0}}},
+        "report": {"dir": str(tmp_path / "out"), "formats": ["json"]},
+        **top,
+    }
+
+
+def test_a_prodigy_review_file_resolves_its_tasks(tmp_path: Path) -> None:
+    """``prodigy review`` output: an accepted example resolves its _input_hash, its versions
+    are never ratings, a rejected or ignored review resolves nothing."""
+    from iaa_gate.pipeline import run
+
+    before = run(parse_config(prodigy_config(tmp_path, None)))
+    disputed = [t.id for t in before.disputed["choice"]]
+    examples = {}
+    for line in CHOICE.read_text("utf-8").splitlines():
+        ex = json.loads(line)
+        examples.setdefault(ex["_input_hash"], ex)
+    reviewed = []
+    for k, task in enumerate(disputed[:4]):
+        ex = dict(examples[task])
+        versions = [{**ex, "accept": ["NEU"], "sessions": ["sentiment-chris", "sentiment-dana"]}]
+        ex |= {"_session_id": "review-lead", "_annotator_id": "review-lead", "versions": versions}
+        ex |= {"accept": ["NEG"], "answer": ("accept", "accept", "reject", "ignore")[k]}
+        reviewed.append(json.dumps(ex))
+    review = tmp_path / "reviewed.jsonl"
+    review.write_text("\n".join(reviewed) + "\n", encoding="utf-8")
+    after = run(parse_config(prodigy_config(tmp_path, review, adjudication={})))
+    lc = after.disputes["choice"]
+    assert [lc.states[t].state for t in disputed[:4]] == ["resolved", "resolved", "open", "open"]
+    assert lc.states[disputed[0]].final == "NEG"
+    f_before, f_after = before.document["fields"]["choice"], after.document["fields"]["choice"]
+    for key in ("alpha", "categories", "annotators", "n_ratings", "n_disputed"):
+        assert f_after[key] == f_before[key], key  # the review and its versions are no ratings
+    assert after.document["input"] == before.document["input"]
+    consensus = [json.loads(x) for x in (tmp_path / "out" / "consensus.jsonl").open()]
+    assert [c["label"] for c in consensus if c["method"] == "adjudicated"] == ["NEG", "NEG"]
+
+
+def test_a_review_file_needs_the_section_and_readable_lines(tmp_path: Path) -> None:
+    from iaa_gate.core.errors import ConfigError, InputError
+    from iaa_gate.pipeline import run
+
+    review = tmp_path / "reviewed.jsonl"
+    review.write_text('{"_input_hash": 1, "answer": "maybe"}\n[1]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="add an adjudication: section"):
+        parse_config(prodigy_config(tmp_path, review))
+    with pytest.raises(InputError) as err:
+        run(parse_config(prodigy_config(tmp_path, review, adjudication={})))
+    text = str(err.value)
+    assert "reviewed.jsonl" in text and "line 1" in text and "line 2" in text

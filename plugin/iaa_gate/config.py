@@ -701,6 +701,15 @@ class Config(Strict):
         default=None, description="iaa-gate serve: live agreement from webhooks"
     )
 
+    @model_validator(mode="after")
+    def _review_needs_adjudication(self) -> Config:
+        if getattr(self.source, "review", None) is not None and self.adjudication is None:
+            raise ValueError(
+                "source.review holds adjudicated answers: add an adjudication: section "
+                "(adjudication: {} is enough) to use them"
+            )
+        return self
+
     @field_validator("writeback")
     @classmethod
     def _writeback_target(cls, v: WriteBackConfig, info: ValidationInfo) -> WriteBackConfig:

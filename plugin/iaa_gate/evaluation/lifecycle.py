@@ -73,13 +73,15 @@ class FieldLifecycle:
 
 
 def split(dataset: Dataset, config: Config) -> tuple[Dataset, list[Annotation]]:
-    """The dataset without the adjudicators' annotations, and the adjudications: those
-    annotations and the ground-truth marks outside the gold tasks (which stay ratings, their
-    mark cleared, so they are never references). Without ``adjudication:`` in ``config``:
+    """The dataset without the adjudicators' annotations, and the adjudications: the source's
+    own (:attr:`Dataset.adjudications`, e.g. Prodigy's review file), those annotations and the
+    ground-truth marks outside the gold tasks (which stay ratings, their mark cleared, so they
+    are never references). Without ``adjudication:`` in ``config``:
     ``dataset`` unchanged and no adjudication."""
     adj = config.adjudication
     if adj is None:
         return dataset, []
+    read = list(dataset.adjudications)  # the source's own review data (Prodigy review)
     cols = dataset.columns()
     by = adj.names()
     by_annotator = np.array(
@@ -90,8 +92,8 @@ def split(dataset: Dataset, config: Config) -> tuple[Dataset, list[Annotation]]:
     starred = (cols.array("ground_truth") == 1) & ~task_mask(cols, gold or frozenset())
     starred &= ~is_by
     if not is_by.any() and not starred.any():
-        return dataset, []
-    adjudications = cols.select(is_by | starred).annotations()
+        return dataset, read
+    adjudications = read + cols.select(is_by | starred).annotations()
     kept = copy.copy(cols.select(~is_by))  # select gives the same columns when it keeps all
     flags = kept.array("ground_truth").copy()
     flags[starred[~is_by]] = 0
