@@ -340,3 +340,38 @@ def test_a_review_file_needs_the_section_and_readable_lines(tmp_path: Path) -> N
         run(parse_config(prodigy_config(tmp_path, review, adjudication={})))
     text = str(err.value)
     assert "reviewed.jsonl" in text and "line 1" in text and "line 2" in text
+
+
+def test_the_table_source_adjudicates_by_annotator_id(tmp_path: Path) -> None:
+    """A table's rows by an annotator in ``adjudication.by`` are final answers, never ratings."""
+    from iaa_gate.pipeline import run
+
+    answers = ROOT / "examples" / "table" / "answers.csv"
+
+    def table_run(path: Path, **top: Any) -> Any:
+        return run(
+            parse_config(
+                {
+                    "source": {"type": "table", "path": str(path), "kinds": {"stars": "rating"}},
+                    "fields": {
+                        "sentiment": {"labels": ["Positive", "Negative", "Neutral"]},
+                        "stars": {"level": "ordinal"},
+                    },
+                    "report": {"dir": str(tmp_path / "out"), "formats": ["json"]},
+                    **top,
+                }
+            )
+        )
+
+    before = table_run(answers)
+    task = before.disputed["sentiment"][0].id
+    rows = answers.read_text("utf-8") + f"{task},lead,sentiment,Neutral,2026-11-03T10:00:00Z\n"
+    path = tmp_path / "answers.csv"
+    path.write_text(rows, encoding="utf-8")
+    after = table_run(path, adjudication={"by": ["lead"]})
+    state = after.disputes["sentiment"].states[task]
+    assert (state.state, state.final) == ("resolved", "Neutral")
+    for name in ("sentiment", "stars"):
+        f_before, f_after = before.document["fields"][name], after.document["fields"][name]
+        for key in ("alpha", "categories", "annotators", "n_ratings"):
+            assert f_after[key] == f_before[key], (name, key)
