@@ -541,6 +541,17 @@ class ReportConfig(Strict):
     )
 
 
+class RouteConfig(Strict):
+    """Label Studio: re-open each open dispute for ``extra`` more annotators, up to
+    ``max_annotations`` annotations per task (its ``overlap``; the label stream then serves it
+    to people who have not annotated it)."""
+
+    extra: int = Field(default=1, ge=1, le=10, description="annotators asked for per re-open")
+    max_annotations: int = Field(
+        ge=2, description="most annotations a disputed task is routed to; past it, a person"
+    )
+
+
 class WriteBackConfig(Strict):
     """What a run writes back for people to adjudicate: flags on a live Label Studio project's
     tasks (``source.type: label-studio``), or the review file ``disputed.jsonl`` for
@@ -573,10 +584,18 @@ class WriteBackConfig(Strict):
         "(model_version iaa-gate-consensus), replacing only iaa-gate's own; needs enabled",
     )
 
+    route: RouteConfig | None = Field(
+        default=None,
+        description="Label Studio: re-open each open dispute for more annotators, e.g. "
+        "{extra: 1, max_annotations: 5} (needs enabled and an adjudication: section)",
+    )
+
     @model_validator(mode="after")
     def _consensus_needs_enabled(self) -> WriteBackConfig:
         if self.consensus and not self.enabled:
             raise ValueError("writeback.consensus needs writeback.enabled: true")
+        if self.route is not None and not self.enabled:
+            raise ValueError("writeback.route needs writeback.enabled: true")
         return self
 
 
@@ -708,6 +727,17 @@ class Config(Strict):
                 "source.review holds adjudicated answers: add an adjudication: section "
                 "(adjudication: {} is enough) to use them"
             )
+        if self.writeback.route is not None:
+            if self.source.type != "label-studio":
+                raise ValueError(
+                    "writeback.route re-opens tasks in a live Label Studio project: it needs "
+                    f"source.type: label-studio, not {self.source.type}"
+                )
+            if self.adjudication is None:
+                raise ValueError(
+                    "writeback.route needs an adjudication: section (settle_at says when a "
+                    "routed dispute is settled; adjudication: {} takes 0.9)"
+                )
         return self
 
     @field_validator("writeback")

@@ -144,12 +144,21 @@ def evaluate(
         cfg = config.fields[name]
         fc = field_checks(result, cfg) + [c for c in model_checks if c.field == name]
         t = cfg.thresholds
+        route = config.writeback.route
         lc = states[name] = lifecycle.field_lifecycle(
-            result, cfg, dataset, adjudications, config, dataset.routed
+            result,
+            cfg,
+            dataset,
+            adjudications,
+            config,
+            dataset.routed,
+            route.max_annotations if route is not None else None,
         )
         open_check = lifecycle.open_disputes_check(name, lc, t.open_disputes)
         fc += [open_check] if open_check is not None else []
         checks += fc
+        if config.adjudication:
+            result.states = {t: st.state for t, st in lc.states.items()}
         disputed[name] = disputed_tasks(name, result, lc.states if config.adjudication else None)
         fields[name] = field_document(
             result,
@@ -243,6 +252,9 @@ def run(
     options = read_options(config, progress=progress, workers=workers)
     source = make_source(config, options)
     dataset = source.load()
+    routed = getattr(source, "routed", None)  # a live project: the routes write-back left
+    if callable(routed) and config.adjudication is not None:
+        dataset.routed = routed(config.writeback.meta_key)
     outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
     outcome.dataset = dataset
     project_id = getattr(source, "project_id", None)

@@ -31,6 +31,9 @@ from .scalar import shown_value
 
 STATES = ("open", "routed", "settled", "resolved")
 """A disputed task's states, from waiting to final."""
+FINAL = frozenset({"settled", "resolved"})
+"""States whose dispute has a final answer: write-back gives it no flag, no review priority
+and no consensus prediction."""
 BASIS = "disputed tasks a person adjudicated: not a random sample of the round"
 """What the annotators' agreement with the adjudicated answers is measured on."""
 
@@ -251,6 +254,7 @@ def summary(lc: FieldLifecycle) -> str:
 
 __all__ = [
     "BASIS",
+    "FINAL",
     "STATES",
     "FieldLifecycle",
     "State",
