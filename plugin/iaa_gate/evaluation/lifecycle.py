@@ -225,12 +225,14 @@ def _proposals(units: Sequence[Any], at: list[int]) -> list[tuple[Any, float, bo
 
 
 def open_disputes_check(name: str, lc: FieldLifecycle, limit: CountLimit) -> Check | None:
-    """``thresholds.open_disputes`` on field ``name``: more open disputes than ``fail`` fails,
-    than ``warn`` warns (None: neither set)."""
+    """``thresholds.open_disputes`` on field ``name``: more disputes without a final answer
+    (open or routed: neither settled nor resolved) than ``fail`` fails, than ``warn`` warns
+    (None: neither set)."""
     if limit.fail is None and limit.warn is None:
         return None
-    n = lc.count("open")
-    what = f"{n} open dispute{'' if n == 1 else 's'}"
+    routed = lc.count("routed")
+    n = lc.count("open") + routed
+    what = f"{n} open dispute{'' if n == 1 else 's'}" + (f" ({routed} routed)" if routed else "")
     if limit.fail is not None and n > limit.fail:
         verdict, msg = Verdict.FAIL, f"{what}: more than the fail limit {limit.fail}"
     elif limit.warn is not None and n > limit.warn:

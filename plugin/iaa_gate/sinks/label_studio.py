@@ -148,6 +148,16 @@ def _seen(entry: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     return shown, priorities
 
 
+def _routed(entry: dict[str, Any], overlap: int) -> dict[str, Any]:
+    """``entry`` of a task this write re-opens for ``overlap`` annotations: its open fields
+    are routed now (the next run reads them back as routed until the answers come)."""
+    fields = {
+        n: {**f, "state": "routed"} if f.get("state") == "open" else f
+        for n, f in entry["fields"].items()
+    }
+    return {**entry, "fields": fields, "state": "routed", ROUTE_KEY: overlap}
+
+
 def _near(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is b
@@ -286,7 +296,7 @@ class LabelStudioFlags:
                 entry = {**entry, ROUTE_KEY: asked}  # the memory stays with the entry
             overlap = self._overlap(entry, pulled, asked)
             if entry is not None and overlap is not None:
-                entry = {**entry, ROUTE_KEY: overlap}
+                entry = _routed(entry, overlap)
             meta_same = shows_same(old, entry) and overlap is None
             data = self._data(task, entry, refresh=not meta_same)
             if meta_same and data is None:

@@ -1,0 +1,151 @@
+"""The life of a dispute on a real server, with three annotators who each have their own token:
+A and B disagree on some tasks; a run with ``writeback.route`` re-opens exactly those; the label
+stream (``/next/``) serves them to C and never to A or B; C's answers settle one and leave one
+open at ``max_annotations``; a lead's ground-truth marks resolve the rest, their flags and
+consensus predictions go, and the ``open_disputes`` gate passes."""
+
+from __future__ import annotations
+
+import urllib.error
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from iaa_gate.cli import ExitCode
+
+from .helpers import REVIEW_CONFIG, live_config, report, result, run_cli, user_with_token
+from .server import LabelStudioServer, api
+
+AGREED, DISPUTED = 3, 3
+
+
+def _next(url: str, pid: int, token: str) -> dict[str, Any] | None:
+    """The task the label stream serves this user next (None: nothing for them)."""
+    try:
+        task: dict[str, Any] | None = api(url, "GET", f"/api/projects/{pid}/next/", token=token)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:  # "There are no tasks"
+            return None
+        raise
+    return task if task and "id" in task else None
+
+
+def _annotate(url: str, task: int, token: str, label: str | None) -> dict[str, Any]:
+    """This user's answer (None: a skip)."""
+    body: dict[str, Any] = {"result": result(label) if label else [], "lead_time": 1.0}
+    if label is None:
+        body["was_cancelled"] = True
+    out: dict[str, Any] = api(url, "POST", f"/api/tasks/{task}/annotations/", body, token=token)
+    return out
+
+
+def _tasks(label_studio: LabelStudioServer, pid: int) -> dict[int, dict[str, Any]]:
+    include = "id,meta,overlap,is_labeled,annotations,predictions,completed_by,model_version"
+    return {t["id"]: t for t in label_studio.list_tasks(pid, include=include)}
+
+
+def _own_prediction(task: dict[str, Any]) -> bool:
+    return any(p.get("model_version") == "iaa-gate-consensus" for p in task["predictions"])
+
+
+def test_route_settle_adjudicate_and_gate(
+    label_studio: LabelStudioServer,
+    make_project: Callable[..., Any],
+    api_key_env: str,
+    tmp_path: Path,
+) -> None:
+    url = label_studio.url
+    a, b, c = (user_with_token(url, f"router-{x}@iaa-gate.test") for x in "abc")
+    tasks = [{"data": {"text": f"review {i}"}} for i in range(AGREED + DISPUTED)]
+    project = make_project(REVIEW_CONFIG, tasks, title="lifecycle", maximum_annotations=2)
+    pid = project.id
+    ids = sorted(_tasks(label_studio, pid))
+    disputed, agreed = ids[:DISPUTED], ids[DISPUTED:]
+    answers: dict[int, dict[str, Any]] = {}
+    for t in ids:  # A and B answer every task; they disagree on the first three
+        answers[t] = _annotate(url, t, a[1], "Positive")
+        _annotate(url, t, b[1], "Negative" if t in disputed else "Positive")
+    out = tmp_path / "out"
+    cfg = live_config(
+        tmp_path / "c.yaml",
+        url,
+        pid,
+        {
+            "sentiment": {
+                "bootstrap": {"replicates": 0},
+                "thresholds": {"alpha": {}, "annotator_gain": None, "open_disputes": {"fail": 0}},
+            }
+        },
+        report={"dir": str(out), "formats": ["json"]},
+        adjudication={"settle_at": 0.55},
+        writeback={
+            "enabled": True,
+            "consensus": True,
+            "route": {"extra": 1, "max_annotations": 3},
+        },
+    )
+
+    # run 1: the three disputes are open; exactly they are re-opened for one more annotator
+    assert run_cli("run", "-c", str(cfg), "-q") == ExitCode.GATE_FAILED
+    doc = report(out)
+    assert doc["fields"]["sentiment"]["disputes"]["states"]["open"] == DISPUTED
+    assert doc["writeback"]["routed"] == DISPUTED
+    now = _tasks(label_studio, pid)
+    for t in disputed:
+        assert (now[t]["overlap"], now[t]["is_labeled"]) == (3, False)
+        assert now[t]["meta"]["iaa"]["state"] == "routed" and now[t]["meta"]["iaa"]["route"] == 3
+    for t in agreed:
+        assert (now[t]["overlap"], now[t]["is_labeled"]) == (2, True)
+    predicted = {t for t in disputed if _own_prediction(now[t])}
+
+    # a second run asks for nothing more: the same missing answers
+    assert run_cli("run", "-c", str(cfg), "-q") == ExitCode.GATE_FAILED
+    assert report(out)["writeback"]["routed"] == 0
+    assert report(out)["fields"]["sentiment"]["disputes"]["states"]["routed"] == DISPUTED
+
+    # the label stream: never to A or B, each re-opened task to C
+    assert _next(url, pid, a[1]) is None and _next(url, pid, b[1]) is None
+    plan = {disputed[0]: "Positive", disputed[1]: "Neutral", disputed[2]: None}
+    served = []
+    while (task := _next(url, pid, c[1])) is not None and task["id"] not in served:
+        served.append(task["id"])
+        _annotate(url, task["id"], c[1], plan[task["id"]])
+    assert sorted(served) == disputed
+
+    # run 2: a 2-1 majority settles; a three-way split at max_annotations needs a person;
+    # the skipped one is still routed
+    assert run_cli("run", "-c", str(cfg), "-q") == ExitCode.GATE_FAILED
+    doc = report(out)
+    states = doc["fields"]["sentiment"]["disputes"]
+    assert states["states"] == {"open": 1, "routed": 1, "settled": 1, "resolved": 0}
+    assert states["needs_a_person"] == 1
+    lowest = {d["id"]: d for d in doc["fields"]["sentiment"]["disputed"]["lowest"]}
+    assert lowest[disputed[0]]["state"] == "settled" and lowest[disputed[0]]["final"] == "Positive"
+    assert lowest[disputed[1]]["note"] == "needs a person: 3 annotations, no majority"
+    now = _tasks(label_studio, pid)
+    assert now[disputed[0]]["meta"]["iaa"]["disputed"] is False  # settled: no flag
+    assert not _own_prediction(now[disputed[0]])
+    assert now[disputed[1]]["overlap"] == 3  # at max_annotations: not re-opened again
+    predicted |= {t for t in disputed if _own_prediction(now[t])}
+
+    # the lead stars an answer on the two left: resolved, flag and prediction gone, gate passes
+    for t in disputed[1:]:
+        label_studio.api("PATCH", f"/api/annotations/{answers[t]['id']}/", {"ground_truth": True})
+    assert run_cli("run", "-c", str(cfg), "-q") == ExitCode.OK
+    doc = report(out)
+    assert doc["fields"]["sentiment"]["disputes"]["states"] == {
+        "open": 0,
+        "routed": 0,
+        "settled": 1,
+        "resolved": 2,
+    }
+    assert doc["fields"]["sentiment"]["disputes"]["proposal_compared"] == 2
+    now = _tasks(label_studio, pid)
+    for t in disputed:
+        assert now[t]["meta"]["iaa"]["disputed"] is False and not _own_prediction(now[t])
+    assert predicted, "the disputed tasks had consensus predictions to lose"
+    assert doc["writeback"]["disputed"] == 0  # the tab is empty
+
+    # what the service would write is what the batch run wrote: a re-run plans nothing
+    assert run_cli("run", "-c", str(cfg), "-q", "--dry-run") == ExitCode.OK
+    assert report(out)["writeback"]["planned"] == 0
