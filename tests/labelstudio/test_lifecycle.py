@@ -149,3 +149,107 @@ def test_route_settle_adjudicate_and_gate(
     # what the service would write is what the batch run wrote: a re-run plans nothing
     assert run_cli("run", "-c", str(cfg), "-q", "--dry-run") == ExitCode.OK
     assert report(out)["writeback"]["planned"] == 0
+
+
+def test_the_same_sequence_through_serve(
+    label_studio: LabelStudioServer,
+    make_project: Callable[..., Any],
+    api_key_env: str,
+    tmp_path: Path,
+    monkeypatch: Any,
+) -> None:
+    """Live: the service routes the disputes as A and B submit, scores C's extra answers,
+    re-reads a task when an annotation is starred (the star moved silently from another),
+    and re-enables its webhook when someone empties it."""
+    from .test_serve import SECRET, serving
+
+    monkeypatch.setenv("IAA_GATE_WEBHOOK_SECRET", SECRET)
+    url = label_studio.url
+    a, b, c = (user_with_token(url, f"live-{x}@iaa-gate.test") for x in "abc")
+    tasks = [{"data": {"text": f"review {i}"}} for i in range(AGREED + DISPUTED)]
+    project = make_project(REVIEW_CONFIG, tasks, title="lifecycle live", maximum_annotations=2)
+    pid = project.id
+    ids = sorted(_tasks(label_studio, pid))
+    disputed = ids[:DISPUTED]
+    out = tmp_path / "out"
+    cfg = live_config(
+        tmp_path / "c.yaml",
+        url,
+        pid,
+        {"sentiment": {"bootstrap": {"replicates": 0}, "thresholds": {"alpha": {}}}},
+        report={"dir": str(out), "formats": ["json"]},
+        adjudication={"settle_at": 0.55},
+        writeback={
+            "enabled": True,
+            "consensus": True,
+            "route": {"extra": 1, "max_annotations": 3},
+        },
+        serve={
+            "secret": "${IAA_GATE_WEBHOOK_SECRET}",
+            "state": str(tmp_path / "state.db"),
+            "reconcile_every": 2,
+        },
+    )
+
+    def states(served: Any) -> dict[str, int]:
+        doc = served.get("/report.json")
+        got: dict[str, int] = (
+            ((doc.get("fields") or {}).get("sentiment") or {}).get("disputes", {}).get("states", {})
+        )
+        return got
+
+    answers: dict[int, dict[int, dict[str, Any]]] = {}
+    with serving(cfg, tmp_path / "serve.log", "--register") as served:
+        for t in ids:
+            answers[t] = {
+                0: _annotate(url, t, a[1], "Positive"),
+                1: _annotate(url, t, b[1], "Negative" if t in disputed else "Positive"),
+            }
+        served.wait(
+            lambda: all(_tasks(label_studio, pid)[t]["overlap"] == 3 for t in disputed),
+            "the disputes routed",
+        )
+        served.wait(lambda: states(served).get("routed") == DISPUTED, "the report to say routed")
+        assert _next(url, pid, a[1]) is None and _next(url, pid, b[1]) is None
+        plan = {disputed[0]: "Positive", disputed[1]: "Neutral", disputed[2]: None}
+        served_to_c = []
+        while (task := _next(url, pid, c[1])) is not None and task["id"] not in served_to_c:
+            served_to_c.append(task["id"])
+            answers[task["id"]][2] = _annotate(url, task["id"], c[1], plan[task["id"]])
+        assert sorted(served_to_c) == disputed
+        want = {"open": 1, "routed": 1, "settled": 1, "resolved": 0}
+        served.wait(lambda: states(served) == want, "C's answers scored")
+
+        # the lead stars A's answer, then C's: A's loses its star without a webhook
+        star = "/api/annotations/{}/"
+        label_studio.api(
+            "PATCH", star.format(answers[disputed[1]][0]["id"]), {"ground_truth": True}
+        )
+        label_studio.api(
+            "PATCH", star.format(answers[disputed[1]][2]["id"]), {"ground_truth": True}
+        )
+        label_studio.api(
+            "PATCH", star.format(answers[disputed[2]][0]["id"]), {"ground_truth": True}
+        )
+        want = {"open": 0, "routed": 0, "settled": 1, "resolved": 2}
+        served.wait(lambda: states(served) == want, "the stars read")
+        lowest = served.get("/report.json")["fields"]["sentiment"]["disputed"]["lowest"]
+        final = {d["id"]: d.get("final") for d in lowest}
+        assert final[disputed[1]] == "Neutral"  # the star that stands, not two that disagree
+        served.settled()
+        now = _tasks(label_studio, pid)
+        for t in disputed:
+            assert now[t]["meta"]["iaa"]["disputed"] is False and not _own_prediction(now[t])
+
+        # someone empties the webhook's actions: the next reconcile re-enables it
+        served.wait(lambda: served.get("/healthz").get("webhook") == "active", "a checked hook")
+        (hook,) = label_studio.api("GET", f"/api/webhooks/?project={pid}")
+        label_studio.api("PATCH", f"/api/webhooks/{hook['id']}/", {"is_active": False})
+        served.wait(lambda: served.get("/healthz").get("webhook") == "re-enabled", "re-enabled")
+        (hook,) = label_studio.api("GET", f"/api/webhooks/?project={pid}")
+        assert hook["is_active"] and len(hook["actions"]) == 6
+        assert "re-enabled with all of them" in (tmp_path / "serve.log").read_text()
+
+    # after the service, a batch run plans no write
+    assert run_cli("run", "-c", str(cfg), "-q", "--dry-run") == ExitCode.OK
+    assert report(out)["writeback"]["planned"] == 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
@@ -209,7 +209,7 @@ class LabelStudioProject:
 
     def routed(self, meta_key: str) -> dict[TaskId, int]:
         """The pulled tasks write-back routed to more annotators (see :func:`routed_of`)."""
-        return routed_of(self.tasks, meta_key)
+        return routed_of({t: task.meta.get(meta_key) for t, task in self.tasks.items()})
 
     # -- pulling ------------------------------------------------------------------------------
 
@@ -373,12 +373,11 @@ def annotators_of(annotations: Any) -> int:
     return len(who)
 
 
-def routed_of(tasks: dict[TaskId, PulledTask], meta_key: str) -> dict[TaskId, int]:
+def routed_of(entries: Mapping[TaskId, Any] | Mapping[int, Any]) -> dict[TaskId, int]:
     """Task → the annotations write-back asked for when it routed the task (``route`` in the
-    task's ``meta[meta_key]`` entry), for the tasks that have one."""
+    task's meta entry, ``entries``: task → ``meta[meta_key]``), for the tasks that have one."""
     out: dict[TaskId, int] = {}
-    for t, task in tasks.items():
-        entry = task.meta.get(meta_key)
+    for t, entry in entries.items():
         route = entry.get("route") if isinstance(entry, dict) else None
         if isinstance(route, int) and not isinstance(route, bool):
             out[t] = route
