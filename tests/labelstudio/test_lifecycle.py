@@ -103,6 +103,16 @@ def test_route_settle_adjudicate_and_gate(
     assert report(out)["writeback"]["routed"] == 0
     assert report(out)["fields"]["sentiment"]["disputes"]["states"]["routed"] == DISPUTED
 
+    # a project-level overlap change drops the per-task overrides: the next run re-applies them
+    for m in (3, 2):  # a change rewrites every task's overlap (set back: no other task moves)
+        body = {"maximum_annotations": m, "overlap_cohort_percentage": 100}
+        label_studio.api("PATCH", f"/api/projects/{pid}/", body)
+    assert {_tasks(label_studio, pid)[t]["overlap"] for t in disputed} == {2}
+    assert run_cli("run", "-c", str(cfg), "-q") == ExitCode.GATE_FAILED
+    assert report(out)["writeback"]["routed"] == DISPUTED
+    now = _tasks(label_studio, pid)
+    assert all((now[t]["overlap"], now[t]["is_labeled"]) == (3, False) for t in disputed)
+
     # the label stream: never to A or B, each re-opened task to C
     assert _next(url, pid, a[1]) is None and _next(url, pid, b[1]) is None
     plan = {disputed[0]: "Positive", disputed[1]: "Neutral", disputed[2]: None}
