@@ -187,7 +187,7 @@ def test_routed_and_settled_and_needs_a_person(tmp_path: Path, base: Any) -> Non
 def test_the_files_carry_state_and_the_adjudicated_answer(tmp_path: Path, base: Any) -> None:
     path, plan = adjudicated_export(tmp_path, base[1])
     data = config(tmp_path, path, adjudication={"by": [LEAD, 10]})
-    data["report"]["formats"].append("html")
+    data["report"]["formats"].append("html")  # and junit, already there
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
     assert main(["run", "--config", str(tmp_path / "c.yaml")]) == 0
     out = tmp_path / "out"
@@ -214,6 +214,8 @@ def test_the_files_carry_state_and_the_adjudicated_answer(tmp_path: Path, base: 
     md = (out / "report.md").read_text("utf-8")
     assert "4 resolved, 0 settled, 0 routed" in md and "proposal confirmed" in md
     assert "| annotator | adjudicated tasks | agreement |" in md
+    junit = (out / "junit.xml").read_text("utf-8")
+    assert 'name="disputes" value="' in junit and "4 resolved, 0 settled, 0 routed" in junit
     html = (out / "report.html").read_text("utf-8")
     assert "Disputes by state" in html and "4 resolved, 0 settled, 0 routed" in html
     assert f"resolved: {answer}" in html  # the state column of the disputed tasks
@@ -254,6 +256,7 @@ def test_burn_down_across_three_runs(tmp_path: Path, base: Any) -> None:
         path = tmp_path / f"export-{run}.json"
         path.write_text(json.dumps(tasks), encoding="utf-8")
         data = config(tmp_path, path, adjudication={"by": [LEAD]}, history={"dir": str(history)})
+        data["report"]["formats"].append("html")
         (tmp_path / "c.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
         main(["run", "--config", str(tmp_path / "c.yaml")])
         doc = json.loads((tmp_path / "out" / "report.json").read_text())
@@ -263,8 +266,9 @@ def test_burn_down_across_three_runs(tmp_path: Path, base: Any) -> None:
     assert [p["disputes"]["open"] for p in series] == opened
     assert [p["disputes"]["resolved"] for p in series] == [0, 3, 4]
     assert len({p["alpha"] for p in series}) == 1  # adjudication never moves alpha
-    md = (tmp_path / "out" / "report.md").read_text("utf-8")
-    assert "open disputes by run" in md
+    burn = " → ".join(map(str, opened))
+    assert f"open disputes by run: {burn}" in (tmp_path / "out" / "report.md").read_text("utf-8")
+    assert f"open disputes by run: {burn}" in (tmp_path / "out" / "report.html").read_text("utf-8")
 
 
 def test_without_the_section_nothing_changes(tmp_path: Path, base: Any) -> None:
