@@ -88,7 +88,6 @@ class Service:
 
     def __init__(self, config: Config) -> None:
         src, self.settings = serve_settings(config)
-        self.config = config
         self.project = LabelStudioProject.from_config(
             src.model_copy(update={"timeout": None}),  # a service has no total time budget
             pull_meta=True,
@@ -257,8 +256,9 @@ class Service:
         version = self.reporter.schedule.begin()
         try:
             dataset = self.reader.read(state)
-            if self.config.adjudication is not None:  # the routes write-back left in meta
-                dataset.routed = routed_of(state.all_meta(self.config.writeback.meta_key))
+            config = self.reporter.config
+            if config.adjudication is not None:  # the routes write-back left in meta
+                dataset.routed = routed_of(state.all_meta(config.writeback.meta_key))
             outcome = self.reporter.evaluate(dataset)
         except IaaGateError as exc:
             self.reporter.refused(exc)
