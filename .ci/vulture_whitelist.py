@@ -32,6 +32,9 @@ measure
 n_humans_tested
 model_versions
 more_tasks
+n_adjudicated
+proposal_confirmed
+proposal_compared
 
 # results a user reads: metrics' result fields, InputError.structured
 pairable_units
