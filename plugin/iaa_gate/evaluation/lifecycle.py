@@ -80,7 +80,27 @@ def split(dataset: Dataset, config: Config) -> tuple[Dataset, list[Annotation]]:
     own (:attr:`Dataset.adjudications`, e.g. Prodigy's review file), those annotations and the
     ground-truth marks outside the gold tasks (which stay ratings, their mark cleared, so they
     are never references). Without ``adjudication:`` in ``config``:
-    ``dataset`` unchanged and no adjudication."""
+    ``dataset`` unchanged and no adjudication.
+
+    Parameters
+    ----------
+    dataset
+        The round as its source read it.
+    config
+        The run's config (``adjudication.by``, ``ground_truth.tasks``).
+
+    Returns
+    -------
+    tuple[Dataset, list[Annotation]]
+        The ratings, and the adjudicated answers.
+
+    Examples
+    --------
+    An adjudicator's annotation leaves the ratings::
+
+        ratings, adjudications = split(dataset, config)  # adjudication: {by: [lead]}
+        "lead" in ratings.annotator_ids()  # False
+    """
     adj = config.adjudication
     if adj is None:
         return dataset, []
@@ -227,7 +247,27 @@ def _proposals(units: Sequence[Any], at: list[int]) -> list[tuple[Any, float, bo
 def open_disputes_check(name: str, lc: FieldLifecycle, limit: CountLimit) -> Check | None:
     """``thresholds.open_disputes`` on field ``name``: more disputes without a final answer
     (open or routed: neither settled nor resolved) than ``fail`` fails, than ``warn`` warns
-    (None: neither set)."""
+    (None: neither set).
+
+    Parameters
+    ----------
+    name
+        The field.
+    lc
+        Its disputes by state (:func:`field_lifecycle`).
+    limit
+        ``thresholds.open_disputes``.
+
+    Returns
+    -------
+    Check | None
+
+    Examples
+    --------
+    ``{fail: 0}`` with one open dispute fails::
+
+        open_disputes_check("sentiment", lc, CountLimit(fail=0)).verdict  # Verdict.FAIL
+    """
     if limit.fail is None and limit.warn is None:
         return None
     routed = lc.count("routed")
@@ -248,8 +288,23 @@ def _f(x: int | None) -> float | None:
 
 
 def summary(lc: FieldLifecycle) -> str:
-    """The disputes by state in words: "57 disputed: 12 resolved, 8 settled, 9 routed, 28
-    open"."""
+    """The disputes by state in words.
+
+    Parameters
+    ----------
+    lc
+        A field's disputes by state.
+
+    Returns
+    -------
+    str
+        e.g. "57 disputed: 12 resolved, 8 settled, 9 routed, 28 open".
+
+    Examples
+    --------
+    >>> summary(FieldLifecycle({1: State("open"), 2: State("resolved", "A")}))
+    '2 disputed: 1 resolved, 0 settled, 0 routed, 1 open'
+    """
     parts = ", ".join(f"{lc.count(s)} {s}" for s in reversed(STATES))
     return f"{len(lc.states)} disputed: {parts}"
 
