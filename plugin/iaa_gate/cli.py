@@ -503,6 +503,7 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
 
 
 def _summary(outcome: Any, out: Any) -> None:
+    from .model import annotator
     from .sinks.report.format import (
         alt_test_line,
         alt_test_trend,
@@ -547,14 +548,14 @@ def _summary(outcome: Any, out: Any) -> None:
         offsets = [a for a in f["annotators"] if a.get("mean_offset") is not None]
         if offsets:
             top = max(offsets, key=lambda a: abs(a["mean_offset"]))
-            bits.append(f"largest mean offset {top['name']} {top['mean_offset']:+.2f}")
+            bits.append(f"largest mean offset {annotator(top['name'])} {top['mean_offset']:+.2f}")
         skill = [
             a for a in (f.get("skill") or {}).get("annotators", []) if a["accuracy"] is not None
         ]
         if skill:
             low_skill = min(skill, key=lambda a: a["accuracy"])
             bits.append(
-                f"lowest accuracy (Dawid–Skene) {low_skill['name']} {low_skill['accuracy']:.3f}"
+                f"lowest accuracy (Dawid–Skene) {annotator(low_skill['name'])} {low_skill['accuracy']:.3f}"
             )
         print(f"  {'':<{width}}    " + " · ".join(bits), file=out)
         gt = f.get("ground_truth")
@@ -562,7 +563,7 @@ def _summary(outcome: Any, out: Any) -> None:
             low_gt = min(gt["annotators"], key=lambda a: a["agreement"])
             print(
                 f"  {'':<{width}}    ground truth ({gt['n_tasks']} gold tasks): lowest "
-                f"{low_gt['name']} {low_gt['agreement']:.3f} over {low_gt['n_tasks']} tasks",
+                f"{annotator(low_gt['name'])} {low_gt['agreement']:.3f} over {low_gt['n_tasks']} tasks",
                 file=out,
             )
         states = disputes_line(f.get("disputes"))
@@ -598,6 +599,11 @@ def _summary(outcome: Any, out: Any) -> None:
     if wb:
         for line in writeback_lines(wb):
             print(f"  {line}", file=out)
+    steps = outcome.report.next_steps
+    if steps is not None:
+        print("  next steps:", file=out)
+        for line in steps.lines():
+            print(f"    {line}", file=out)
     if outcome.written:
         print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
 

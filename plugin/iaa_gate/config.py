@@ -5,7 +5,10 @@ Secrets come only from the environment: any string may contain ``${VAR}``.
 
 from __future__ import annotations
 
+import csv
 import difflib
+import io
+import json
 import os
 import re
 from datetime import date, datetime, time, timezone
@@ -719,6 +722,33 @@ class Config(Strict):
     serve: ServeConfig | None = Field(
         default=None, description="iaa-gate serve: live agreement from webhooks"
     )
+    annotator_names: dict[int | str, str] | Path | None = Field(
+        default=None,
+        description="names for annotator ids in every report ({5: dana@example.com}), or a "
+        "CSV or JSON file of id,name; a live Label Studio project names them by e-mail",
+    )
+
+    def names(self) -> dict[str, str]:
+        """The configured annotator names by id as text (``annotator_names``; a file is read
+        with :func:`read_names`); empty when none are configured.
+
+        Returns
+        -------
+        dict of str to str
+            Annotator id → name.
+
+        Examples
+        --------
+        >>> Config.model_validate(
+        ...     {"source": {"type": "table", "path": "a.csv"}, "fields": {"f": {}},
+        ...      "annotator_names": {5: "dana@example.com"}}
+        ... ).names()
+        {'5': 'dana@example.com'}
+        """
+        given = self.annotator_names
+        if isinstance(given, Path):
+            return read_names(given)
+        return {str(k): v for k, v in (given or {}).items()}
 
     @model_validator(mode="after")
     def _review_needs_adjudication(self) -> Config:
@@ -1017,7 +1047,10 @@ def load_config(path: Path) -> Config:
         raise ConfigError(
             str(path), [f"{where}not valid YAML ({getattr(exc, 'problem', exc)})"]
         ) from None
-    return relative_to(parse_config(data, str(path)), path.parent)
+    config = relative_to(parse_config(data, str(path)), path.parent)
+    if isinstance(config.annotator_names, Path):  # a bad names file fails with the config
+        config = config.model_copy(update={"annotator_names": read_names(config.annotator_names)})
+    return config
 
 
 def _join(base: Path, p: Path) -> Path:
@@ -1034,7 +1067,88 @@ def relative_to(config: Config, base: Path) -> Config:
     history = config.history
     if history is not None:
         history = history.model_copy(update={"dir": _join(base, history.dir)})
-    return config.model_copy(update={"source": src, "report": report, "history": history})
+    names = config.annotator_names
+    if isinstance(names, Path):
+        names = _join(base, names)
+    return config.model_copy(
+        update={"source": src, "report": report, "history": history, "annotator_names": names}
+    )
+
+
+def read_names(path: Path) -> dict[str, str]:
+    """The annotator names in ``path``: a CSV with the columns ``id,name`` (a header row), or
+    a JSON object ``{"5": "dana@example.com"}`` or list of ``{"id", "name"}`` objects.
+
+    Parameters
+    ----------
+    path : Path
+        The CSV or JSON file (by its suffix: ``.json`` is JSON, anything else CSV).
+
+    Returns
+    -------
+    dict of str to str
+        Annotator id → name.
+
+    Raises
+    ------
+    ConfigError
+        The file cannot be read, or a row has no id or no name (the error names the row).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "names.csv"
+    >>> _ = p.write_text("id,name\\n5,dana@example.com\\n")
+    >>> read_names(p)
+    {'5': 'dana@example.com'}
+    """
+    where = f"annotator_names: {path}"
+    fix = "give one id and one name per row (id,name)"
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigError(where, ["file not found"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(where, [f"cannot read: {exc}"]) from None
+    rows: list[tuple[str, Any, Any]] = []
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(where, [f"not valid JSON ({exc})"]) from None
+        if isinstance(data, dict):
+            rows = [(f"key {k!r}", k, v) for k, v in data.items()]
+        elif isinstance(data, list):
+            rows = [
+                (f"item {i}", *((r.get("id"), r.get("name")) if isinstance(r, dict) else (r, None)))
+                for i, r in enumerate(data, 1)
+            ]
+        else:
+            raise ConfigError(where, ['expected {"<id>": "<name>"} or [{"id", "name"}, ...]'])
+    else:
+        reader = csv.reader(io.StringIO(text))
+        header = [h.strip().lower() for h in next(reader, [])]
+        if header[:2] != ["id", "name"]:
+            raise ConfigError(where, [f"row 1: the header must be id,name, not {','.join(header)}"])
+        rows = [
+            (f"row {n}", *[*r, None, None][:2])
+            for n, r in enumerate(reader, 2)
+            if any(c.strip() for c in r)
+        ]
+    names: dict[str, str] = {}
+    problems = []
+    for at, uid, name in rows:
+        uid = str(uid).strip() if isinstance(uid, (int, str)) and not isinstance(uid, bool) else ""
+        name = str(name).strip() if isinstance(name, str) else ""
+        if not uid or not name:
+            problems.append(f"{at}: {'no id' if not uid else 'no name'}: {fix}")
+        elif names.get(uid, name) != name:
+            problems.append(f"{at}: id {uid} is already named {names[uid]!r}")
+        else:
+            names[uid] = name
+    if problems:
+        raise ConfigError(where, problems)
+    return names
 
 
 def missing_files(config: Config) -> list[str]:

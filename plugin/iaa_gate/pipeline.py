@@ -27,6 +27,7 @@ from .evaluation.document import (
 from .evaluation.gate import Check, Verdict, field_checks, worst
 from .evaluation.lifecycle import FieldLifecycle
 from .evaluation.models import models_section
+from .evaluation.next_steps import next_steps
 from .evaluation.planning import FieldPlan, field_plan
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .metrics import Simulation
@@ -130,6 +131,9 @@ def evaluate(
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
     adjudications = [a for a in adjudications if rf.keeps_task(a.task_id)]
     dataset = split_models(apply_round(dataset, rf), config)  # a model is never a rating
+    named = config.names()
+    if named:  # the config's names win over the source's (e-mails of a live project)
+        dataset.annotator_names = {**dataset.annotator_names, **named}
     results = analyse(dataset, config)
     for name, result in results.items():
         result.ground_truth = ground_truth.field_truth(
@@ -189,6 +193,7 @@ def evaluate(
         drops = drop_checks(config, trend)
         checks += drops
         add_checks(report, drops)
+    report.next_steps = next_steps(report, config)  # after every check: the final verdict
     outcome = Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
     outcome.disputes = states if config.adjudication else {}
     return outcome

@@ -447,6 +447,70 @@ class AltTestReport(msgspec.Struct):
     fields: dict[str, list[AltTestVersion]]
 
 
+class Review(msgspec.Struct, frozen=True):
+    """The disputed tasks to review: ``count`` in all (``by_field``), ``where`` to find them and,
+    with ``adjudication:``, how many are in each dispute state (``states``)."""
+
+    count: int
+    where: str
+    by_field: dict[str, int]
+    states: dict[str, int] = {}
+
+
+class TalkTo(msgspec.Struct, frozen=True):
+    """An annotator to talk to (``id``, ``name`` as the reports show it) and ``why``."""
+
+    id: str
+    name: str
+    why: str
+
+
+class Revisit(msgspec.Struct, frozen=True):
+    """A field whose guideline to revisit, and ``why`` (its least agreed category, or the
+    offset of a scale)."""
+
+    field: str
+    why: str
+
+
+class NextSteps(msgspec.Struct, frozen=True):
+    """What to do next: what the ``meaning`` of the verdict is, the disputed tasks to
+    ``review``, the annotators to ``talk_to`` and the fields whose guideline to ``revisit``
+    (built by :func:`.next_steps.next_steps`)."""
+
+    meaning: str
+    review: Review | None
+    talk_to: list[TalkTo]
+    revisit: list[Revisit]
+
+    def lines(self) -> list[str]:
+        """The next steps as sentences, the verdict's meaning first.
+
+        Returns
+        -------
+        list of str
+            One sentence per step.
+
+        Examples
+        --------
+        >>> NextSteps("pass: fine.", None, [], []).lines()
+        ['pass: fine.', 'no disputed task to review']
+        """
+        out = [self.meaning]
+        r = self.review
+        if r is None or not r.count:
+            out.append("no disputed task to review")
+        else:
+            per = ", ".join(f"{n} on {f}" for f, n in r.by_field.items() if n)
+            line = f"review {r.count} disputed task{'s' * (r.count != 1)} ({per}) in {r.where}"
+            if r.states:
+                line += " (" + ", ".join(f"{n} {s}" for s, n in r.states.items()) + ")"
+            out.append(line)
+        out += [f"talk to {t.name}: {t.why}" for t in self.talk_to]
+        out += [f"revisit the guideline for {v.field}: {v.why}" for v in self.revisit]
+        return out
+
+
 class Report(msgspec.Struct):
     """The whole report (``report.json``): ``schema_version``, the ``tool``, when it was
     ``generated_at`` (UTC, ISO 8601), the overall ``verdict``, the ``source`` (never a secret)
@@ -471,6 +535,8 @@ class Report(msgspec.Struct):
     """Model predictions against the human consensus (see :mod:`.models`), when there are any."""
     alt_test: AltTestReport | None = None
     """The alternative annotator test of each model version (see :mod:`.alt_test`)."""
+    next_steps: NextSteps | None = None
+    """What to do next (see :mod:`.next_steps`)."""
 
 
 def _plain(x: Any) -> Any:

@@ -8,6 +8,7 @@ from enum import Enum
 
 from ..config import FieldConfig, Threshold, WidthThreshold
 from ..metrics import Undefined, more_units, undefined_reason
+from ..model import annotator
 from . import ground_truth
 from .results import FieldResult, status_count
 
@@ -208,7 +209,7 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
             checks.append(_estimate_check(result, name, bar, t.on_undefined))
     outliers = [a for a in result.annotators if a.outlier]
     if t.annotator_gain is not None and t.annotator_severity != "info":
-        names = ", ".join(f"{a.name} (+{a.alpha_gain:.3f})" for a in outliers)
+        names = ", ".join(f"{annotator(a.name)} (+{a.alpha_gain:.3f})" for a in outliers)
         checks.append(
             Check(
                 result.name,

@@ -5,7 +5,7 @@
 """
 
 from .columns import Columns, FieldColumn, intern, intern_all
-from .dataset import Dataset, LazyAnnotations, RoundFilter, apply_round, task_mask
+from .dataset import Dataset, LazyAnnotations, RoundFilter, annotator, apply_round, task_mask
 from .records import (
     Annotation,
     FieldValue,
@@ -32,6 +32,7 @@ __all__ = [
     "SourceStats",
     "TaskId",
     "Value",
+    "annotator",
     "apply_round",
     "intern",
     "intern_all",

@@ -128,6 +128,27 @@ class Dataset:
         return self.annotator_names.get(annotator, annotator)
 
 
+def annotator(name: str) -> str:
+    """An annotator as a line names them: ``annotator 5``, ``annotator dana@example.com``.
+
+    Parameters
+    ----------
+    name : str
+        The annotator's id or name (``annotator_names``, a live project's e-mail).
+
+    Returns
+    -------
+    str
+        The name with the word that says what it is.
+
+    Examples
+    --------
+    >>> annotator("5")
+    'annotator 5'
+    """
+    return f"annotator {name}"
+
+
 @dataclass(frozen=True)
 class RoundFilter:
     """Restrict an evaluation to one labeling round.
