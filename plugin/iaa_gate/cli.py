@@ -555,7 +555,8 @@ def _summary(outcome: Any, out: Any) -> None:
         if skill:
             low_skill = min(skill, key=lambda a: a["accuracy"])
             bits.append(
-                f"lowest accuracy (Dawid–Skene) {annotator(low_skill['name'])} {low_skill['accuracy']:.3f}"
+                f"lowest accuracy (Dawid–Skene) {annotator(low_skill['name'])} "
+                f"{low_skill['accuracy']:.3f}"
             )
         print(f"  {'':<{width}}    " + " · ".join(bits), file=out)
         gt = f.get("ground_truth")
@@ -563,7 +564,8 @@ def _summary(outcome: Any, out: Any) -> None:
             low_gt = min(gt["annotators"], key=lambda a: a["agreement"])
             print(
                 f"  {'':<{width}}    ground truth ({gt['n_tasks']} gold tasks): lowest "
-                f"{annotator(low_gt['name'])} {low_gt['agreement']:.3f} over {low_gt['n_tasks']} tasks",
+                f"{annotator(low_gt['name'])} {low_gt['agreement']:.3f} "
+                f"over {low_gt['n_tasks']} tasks",
                 file=out,
             )
         states = disputes_line(f.get("disputes"))

@@ -1131,7 +1131,7 @@ def read_names(path: Path) -> dict[str, str]:
         if header[:2] != ["id", "name"]:
             raise ConfigError(where, [f"row 1: the header must be id,name, not {','.join(header)}"])
         rows = [
-            (f"row {n}", *[*r, None, None][:2])
+            (f"row {n}", r[0] if r else None, r[1] if len(r) > 1 else None)
             for n, r in enumerate(reader, 2)
             if any(c.strip() for c in r)
         ]

@@ -22,7 +22,7 @@ import numpy as np
 from ..config import WidthThreshold
 from ..core.version import __version__
 from ..metrics import more_units, undefined_reason
-from ..model import SourceStats, TaskId
+from ..model import SourceStats, TaskId, annotator
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, interval_width, small_sample, width_goal, worst
 from .lifecycle import BASIS, STATES, FieldLifecycle, State
@@ -506,7 +506,7 @@ class NextSteps(msgspec.Struct, frozen=True):
             if r.states:
                 line += " (" + ", ".join(f"{n} {s}" for s, n in r.states.items()) + ")"
             out.append(line)
-        out += [f"talk to {t.name}: {t.why}" for t in self.talk_to]
+        out += [f"talk to {annotator(t.name)}: {t.why}" for t in self.talk_to]
         out += [f"revisit the guideline for {v.field}: {v.why}" for v in self.revisit]
         return out
 

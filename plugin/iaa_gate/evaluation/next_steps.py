@@ -27,12 +27,12 @@ ORDERED = ("ordinal", "interval", "ratio")
 
 def _where(config: Config) -> str:
     """Where the disputed tasks are reviewed: the project's tab when write-back writes one,
-    else the disputed-tasks file (or the reports, without the JSON format)."""
+    else the disputed-tasks file beside the reports (or the reports, without the JSON format)."""
     wb = config.writeback
     if config.source.type == "label-studio" and wb.enabled and wb.view:
         return f"the {wb.view!r} tab of the Label Studio project"
     if "json" in config.report.formats:
-        return str(config.report.dir / DISPUTED_FILE)
+        return DISPUTED_FILE  # beside the reports (the summary lists its path)
     return "the report's lowest-scoring tasks"
 
 
@@ -46,7 +46,7 @@ def _talk_to(fields: dict[str, FieldReport]) -> list[TalkTo]:
             if a.outlier and a.id not in out and f.alpha is not None and a.alpha_without:
                 out[a.id] = TalkTo(
                     a.id,
-                    annotator(a.name),
+                    a.name,
                     f"alpha on {name} rises from {f.alpha:.3f} to {a.alpha_without:.3f} "
                     "without them",
                 )
@@ -71,7 +71,7 @@ def _talk_to(fields: dict[str, FieldReport]) -> list[TalkTo]:
             and all(x is None or x > (mine[0].agreement or 0.0) for x in rest)
         ):
             why += f", and the lowest agreement with the gold answers ({mine[0].agreement:.3f})"
-        out.setdefault(low.id, TalkTo(low.id, annotator(low.name), why))
+        out.setdefault(low.id, TalkTo(low.id, low.name, why))
     return list(out.values())
 
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from ...evaluation.document import NextSteps
+
 ICON_TEXT = {"pass": "✓ pass", "warn": "⚠ warn", "fail": "✗ fail"}
 
 
@@ -395,3 +399,12 @@ def burn_down(series: list[dict[str, Any]]) -> str | None:
     if not series or "disputes" not in series[-1]:
         return None
     return " → ".join(str(p["disputes"]["open"]) if p.get("disputes") else "?" for p in series)
+
+
+def next_steps_lines(steps: dict[str, Any] | NextSteps | None) -> list[str]:
+    """The report's next steps as sentences (:meth:`NextSteps.lines`), from the report's
+    ``next_steps`` as JSON data or typed; empty for a report without them."""
+    if steps is None:
+        return []
+    typed = steps if isinstance(steps, NextSteps) else msgspec.convert(steps, NextSteps)
+    return typed.lines()

@@ -48,6 +48,7 @@ from .format import (
     model_label_rows,
     model_note,
     model_rows,
+    next_steps_lines,
     plain,
     proposal,
     round_text,
@@ -263,6 +264,7 @@ class HtmlWriter:
             alt_test_trend=alt_test_trend(doc.get("trend")),
             icon=ICON_TEXT,
             round_text=round_text(doc["round"]),
+            next_steps=next_steps_lines(doc.get("next_steps")),
             change=change_text,
             problems=[
                 (name, c)

@@ -28,6 +28,7 @@ from .format import (
     model_label_rows,
     model_note,
     model_rows,
+    next_steps_lines,
     plain,
     proposal,
     round_text,
@@ -220,6 +221,9 @@ class MarkdownWriter:
                 f"| {md(name)} | {f['level']} | {fmt(f['alpha'])} | {low_s} | "
                 f"{f['n_disputed']} of {f['n_disputed'] + f['n_agreed']} | {ICON[f['verdict']]} |"
             )
+        steps = next_steps_lines(doc.get("next_steps"))
+        if steps:
+            out += ["", "## Next steps", "", *(f"- {md(line)}" for line in steps)]
         trend = doc.get("trend")
         if trend:
             out += _trend(trend)
