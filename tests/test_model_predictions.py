@@ -138,6 +138,33 @@ def test_predictions_given_by_id_only_are_listed_as_not_compared(tmp_path: Path)
     assert suite is not None and suite.get("skipped") == "1"
 
 
+@pytest.mark.parametrize("shape", ["ids", "objects"])
+def test_iaa_gate_s_own_consensus_prediction_is_never_a_model(
+    tmp_path: Path, written: Path, shape: str
+) -> None:
+    """After write-back, each disputed task also holds iaa-gate's consensus prediction. An
+    export that names predictions by id only finds its id in the task's meta entry; one with
+    prediction objects by its model_version. Either way it is neither a model nor listed."""
+    tasks = json.loads((CASE / "export.json").read_text(encoding="utf-8"))
+    for n, t in enumerate(tasks):
+        own = {"id": 9000 + n, "model_version": "iaa-gate-consensus", "score": 0.5}
+        own["result"] = t["predictions"][0]["result"]
+        t["predictions"].append(own)
+        t["meta"] = {"batch": 7, "iaa": {"status": "disputed", "consensus_prediction": 9000 + n}}
+        if shape == "ids":
+            t["predictions"] = [p["id"] for p in t["predictions"]]
+    (tmp_path / "export.json").write_text(json.dumps(tasks), encoding="utf-8")
+    (tmp_path / "c.yaml").write_text((CASE / "iaa-gate.yaml").read_text("utf-8"), "utf-8")
+    out = tmp_path / "out"
+    assert main(["run", "-c", str(tmp_path / "c.yaml"), "--out", str(out), "-q"]) == 0
+    models = _models(out)["models"]
+    if shape == "ids":  # only the models' own 13 are listed as not compared
+        assert models["ids_only"] == 13 and models["predictions"] == 0
+    else:
+        assert models["ids_only"] == 0 and "iaa-gate-consensus" not in models["model_versions"]
+        assert models["model_versions"] == _models(written)["models"]["model_versions"]
+
+
 def test_no_predictions_no_section(tmp_path: Path) -> None:
     doc = iaa_gate.evaluate(ROOT.parent / "examples" / "label-studio-ner" / "iaa-gate.yaml")
     assert doc.document["models"] is None

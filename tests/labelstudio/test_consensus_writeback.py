@@ -4,6 +4,7 @@ is settled, idempotent, and no other prediction nor anything else of the task to
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from pydantic import SecretStr
 
 import iaa_gate
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.adapters.label_studio.project import LabelStudioProject
 from iaa_gate.evaluation.results import Consensus, FieldResult, UnitResult
 from iaa_gate.sinks.label_studio_consensus import MODEL_VERSION, ConsensusPredictions
@@ -171,6 +173,18 @@ def test_consensus_predictions_created_replaced_deleted_and_idempotent(
     assert _predictions(label_studio, ids[3])[0] == model_prediction[0]  # never touched
     after = _state(label_studio, pid)
     assert {t: _rest(after[t]) for t in ids} == {t: _rest(before[t]) for t in ids}
+    for t in wanted:  # each task's entry records its prediction's id
+        assert after[t]["meta"]["iaa"]["consensus_prediction"] == _own(label_studio, t)[0]["id"]
+    # the default JSON export names predictions by id only: iaa-gate's own are known by the
+    # recorded ids, so the model's alone is listed as not compared
+    exported = label_studio.api(
+        "GET", f"/api/projects/{pid}/export?exportType=JSON&download_all_tasks=true"
+    )
+    assert all(isinstance(p, int) for t in exported for p in t["predictions"])
+    assert sum(len(t["predictions"]) for t in exported) == len(wanted) + 1
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(exported), encoding="utf-8")
+    assert LabelStudioExport(path).load().prediction_ids_only == 1
 
     # second run on the same data: nothing written
     http_log.clear()

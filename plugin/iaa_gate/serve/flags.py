@@ -86,7 +86,7 @@ class FlagWriter:
         tasks = state.pulled(
             (t for t in todo if t not in deferred), data=self.sink.config.data_flags
         )
-        seen = {t: id(task.predictions) for t, task in tasks.items()}
+        seen = {t: (id(task.predictions), id(task.meta)) for t, task in tasks.items()}
         disputed = sorted(t for t, e in wanted.items() if e["disputed"])
         tab = self.tab.start(outcome.results, disputed) if self.tab is not None else None
         sink = replace(self.sink, tasks=tasks)
@@ -174,9 +174,11 @@ class FlagWriter:
         tasks that carry one of iaa-gate's predictions)."""
         disputed = {int(u.id) for r in outcome.results.values() for u in r.disputed}
         tasks = state.pulled(disputed | state.with_predictions(), data=False)
-        seen = {t: id(task.predictions) for t, task in tasks.items()}
+        seen = {t: (id(task.predictions), id(task.meta)) for t, task in tasks.items()}
         warnings: list[str] = []
-        writer = ConsensusPredictions(self.sink.source, self.sink.round, tasks=tasks)
+        writer = ConsensusPredictions(
+            self.sink.source, self.sink.round, tasks=tasks, meta_key=self.sink.config.meta_key
+        )
         try:
             done = writer.apply(outcome.results, dry_run=False, warnings=warnings)
         except LabelStudioError as exc:
@@ -201,10 +203,11 @@ class FlagWriter:
         tasks: dict[TaskId, PulledTask],
         changes: list[Change],
         written: list[int],
-        seen: dict[Any, int],
+        seen: dict[Any, tuple[int, int]],
     ) -> set[int]:
         """Record what was written to ``tasks`` (the flags of ``changes``; the consensus
-        predictions of tasks whose list is no longer the one ``seen`` had, by ``id``) and clean
+        predictions, and the meta recording their ids, of tasks whose list or meta is no
+        longer the one ``seen`` had, by ``id``) and clean
         the ``written`` ones; those left (a write failed, or the task was edited in Label
         Studio meanwhile: read again before the next try)."""
         planned = {c.id: c for c in changes}
@@ -215,8 +218,12 @@ class FlagWriter:
                 if change is not None and task.meta != change.meta:
                     left.add(int(t))
                     continue
-                predictions = task.predictions if id(task.predictions) != seen.get(t) else None
-                if change is not None or predictions is not None:
+                was = seen.get(t)
+                predictions = (
+                    task.predictions if was is None or id(task.predictions) != was[0] else None
+                )
+                recorded = was is not None and id(task.meta) != was[1]  # its prediction's id
+                if change is not None or predictions is not None or recorded:
                     data = task.data if change is not None and change.data else None
                     state.set_meta(int(t), task.meta, data, predictions)
             state.clean(t for t in written if t not in left)

@@ -28,6 +28,7 @@ from typing import Any
 from ..adapters import ReadOptions, Source
 from ..adapters.label_studio.client import LabelStudioError, progress_bar
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
+from ..adapters.label_studio.rules import CONSENSUS_PREDICTION_KEY, plain_id
 from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
 from ..evaluation.lifecycle import FINAL, STATES
@@ -133,7 +134,7 @@ same); a score alone never is."""
 def _seen(entry: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     """What a person sees of an entry, apart from the priorities; and the priorities (the
     task's, then each field's by name)."""
-    hidden = (RUN_KEY, "score", "priority", ROUTE_KEY)
+    hidden = (RUN_KEY, "score", "priority", ROUTE_KEY, CONSENSUS_PREDICTION_KEY)
     fields = entry.get("fields")
     fields = fields if isinstance(fields, dict) else {}
     shown = {k: v for k, v in entry.items() if k not in hidden and k != "fields"}
@@ -294,6 +295,9 @@ class LabelStudioFlags:
             asked = old.get(ROUTE_KEY) if isinstance(old, dict) else None
             if entry is not None and isinstance(asked, int):
                 entry = {**entry, ROUTE_KEY: asked}  # the memory stays with the entry
+            own = old.get(CONSENSUS_PREDICTION_KEY) if isinstance(old, dict) else None
+            if entry is not None and plain_id(own):  # so does the consensus prediction's id
+                entry = {**entry, CONSENSUS_PREDICTION_KEY: own}
             overlap = self._overlap(entry, pulled, asked)
             if entry is not None and overlap is not None:
                 entry = _routed(entry, overlap)
@@ -388,7 +392,9 @@ class LabelStudioFlags:
         if self.config.view is not None:
             summary.update(self._view(disputed, dry_run=dry_run, warnings=summary["warnings"]))
         if self.config.consensus:
-            consensus = ConsensusPredictions(self.source, self.round, tasks=self.tasks)
+            consensus = ConsensusPredictions(
+                self.source, self.round, tasks=self.tasks, meta_key=self.config.meta_key
+            )
             summary["consensus"] = consensus.apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )

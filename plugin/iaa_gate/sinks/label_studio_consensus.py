@@ -22,7 +22,12 @@ from typing import Any
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.label_config import Control, parse_label_config
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
-from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
+from ..adapters.label_studio.rules import (
+    CONSENSUS_MODEL_VERSION,
+    CONSENSUS_PREDICTION_KEY,
+    needs_label,
+    plain_id,
+)
 from ..evaluation.lifecycle import FINAL
 from ..evaluation.results import Consensus, FieldResult
 from ..kinds import AnswerError
@@ -160,6 +165,10 @@ class ConsensusPredictions:
     ties: int = 0
     """Disputed answers of the last plan whose best answers tie: no proposal."""
     tasks: dict[TaskId, PulledTask] | None = None
+    meta_key: str | None = None
+    """The key of iaa-gate's ``meta`` entry (``writeback.meta_key``): each task's entry records
+    the id of its consensus prediction there, since a JSON export lists predictions by id
+    only (None: not recorded)."""
 
     @property
     def pulled(self) -> dict[TaskId, PulledTask]:
@@ -248,6 +257,14 @@ class ConsensusPredictions:
                     continue
                 for key in outcome:
                     counts[key] += 1
+            for task in plan:  # also the unchanged: a project written before ids were kept
+                try:
+                    self._record(task)
+                except LabelStudioError as exc:
+                    warnings.append(
+                        f"the consensus prediction of task {task} not recorded in its meta: "
+                        f"{exc.message}"
+                    )
         out: dict[str, Any] = {
             "model_version": MODEL_VERSION,
             "dry_run": dry_run,
@@ -261,6 +278,30 @@ class ConsensusPredictions:
                 {"id": t, "now": "proposal" if p is not None else "none"} for t, p in changes
             ]
         return out
+
+    def _record(self, task: TaskId) -> bool:
+        """Record the id of the task's own prediction in its ``meta`` entry (removed when it
+        has none); whether the task was written. The entry is the one the flags have just
+        brought up to date; a task without an entry is left alone."""
+        pulled = self.pulled[task]
+        entry = pulled.meta.get(self.meta_key) if self.meta_key is not None else None
+        if not isinstance(entry, dict):
+            return False
+        ids = [p.get("id") for p in pulled.predictions if isinstance(p, dict)]
+        want = ids[0] if ids and plain_id(ids[0]) else None
+        if entry.get(CONSENSUS_PREDICTION_KEY) == want:
+            return False
+        kept = {k: v for k, v in entry.items() if k != CONSENSUS_PREDICTION_KEY}
+        new = kept if want is None else {**kept, CONSENSUS_PREDICTION_KEY: want}
+        meta = {**pulled.meta, str(self.meta_key): new}
+        self.source.api.request(
+            "PATCH",
+            f"api/tasks/{task}/",
+            f"recording the consensus prediction of task {task}",
+            body={"meta": meta},
+        )
+        pulled.meta = meta
+        return True
 
     def _write_one(self, task: TaskId, proposal: Proposal | None) -> list[str]:
         """Read the task's own predictions again, then make them exactly ``proposal``: the

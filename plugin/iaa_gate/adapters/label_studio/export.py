@@ -44,6 +44,7 @@ from .rules import (
     annotator_id,
     model_version,
     needs_label,
+    own_predictions,
     plain_id,
     region_id,
     region_labels,
@@ -437,7 +438,8 @@ def _references(task: dict[str, Any], task_id: TaskId, refs: References) -> None
         fields = _annotation(task_id, ann, {}, what="prediction").fields
         read.append((pred.get("id"), pred.get("model_version"), fields))
     anns = [a for a in task.get("annotations") or () if isinstance(a, dict)]
-    refs.add(task_id, read, [(a.get("id"), a.get("parent_prediction")) for a in anns])
+    own = own_predictions(task.get("meta")) if raw else frozenset()
+    refs.add(task_id, read, [(a.get("id"), a.get("parent_prediction")) for a in anns], own)
 
 
 def _skip(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annotation | None:

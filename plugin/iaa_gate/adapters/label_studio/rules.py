@@ -15,6 +15,37 @@ CONSENSUS_MODEL_VERSION = "iaa-gate-consensus"
 model's predictions."""
 
 
+CONSENSUS_PREDICTION_KEY = "consensus_prediction"
+"""The key of iaa-gate's ``meta`` entry that records the id of its consensus prediction: a
+JSON export lists a task's predictions by id only, so this is how that prediction is known."""
+
+
+def own_predictions(meta: Any) -> frozenset[int | str]:
+    """The ids of iaa-gate's consensus predictions recorded in a task's ``meta`` (under
+    :data:`CONSENSUS_PREDICTION_KEY` of any entry: the entry's key is the config's
+    ``writeback.meta_key``, which an export reader does not know).
+
+    Parameters
+    ----------
+    meta : Any
+        The task's ``meta`` as exported (anything: a task may hold what someone wrote there).
+
+    Returns
+    -------
+    frozenset
+        The recorded prediction ids.
+
+    Examples
+    --------
+    >>> sorted(own_predictions({"iaa": {"consensus_prediction": 41}, "batch": 7}))
+    [41]
+    """
+    if not isinstance(meta, dict):
+        return frozenset()
+    found = (v.get(CONSENSUS_PREDICTION_KEY) for v in meta.values() if isinstance(v, dict))
+    return frozenset(p for p in found if plain_id(p))
+
+
 def plain_id(v: Any) -> TypeGuard[int | str]:
     """Whether ``v`` can be a task or region id: an int or a str, never a bool."""
     return type(v) is int or type(v) is str
@@ -120,18 +151,20 @@ class References:
         task_id: TaskId,
         predictions: Iterable[tuple[Any, Any, dict[str, FieldValue]] | int | str],
         parents: Iterable[tuple[Any, Any]],
+        own: frozenset[int | str] = frozenset(),
     ) -> None:
         """One task's predictions, each ``(id, model_version, fields)`` or a bare id, and its
-        annotations' ``(id, parent_prediction)`` (an id, or the prediction object)."""
+        annotations' ``(id, parent_prediction)`` (an id, or the prediction object); ``own``:
+        the ids of iaa-gate's consensus predictions (:func:`own_predictions`), never read."""
         versions: dict[Any, str] = {}
         latest: dict[str, Annotation] = {}
         for p in predictions:
             if not isinstance(p, tuple):
-                self.ids_only += 1
+                self.ids_only += p not in own
                 continue
             pid, version, fields = p
             name = model_version(version)
-            if name is None:
+            if name is None or (plain_id(pid) and pid in own):
                 continue
             latest[name] = Annotation(task_id, name, fields, annotation_id=pid)
             if plain_id(pid):

@@ -19,7 +19,7 @@ from msgspec import UNSET
 from ...kinds import MAX_NUMBER, REGION_SHAPES, Answer, registry
 from ...kinds.unscored import RELATION
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
-from .rules import References, TaskError, annotator_id, plain_id, region_id
+from .rules import References, TaskError, annotator_id, own_predictions, plain_id, region_id
 
 
 class Unusual(Exception):
@@ -79,6 +79,7 @@ class _Task(msgspec.Struct, gc=False):
     annotations: list[_Annotation] | None = None
     data: msgspec.Raw = msgspec.Raw()
     predictions: list[_Prediction | int | str] | None = None
+    meta: msgspec.Raw = msgspec.Raw()  # decoded only for a task with predictions
 
 
 DECODER = msgspec.json.Decoder(_Task)
@@ -156,7 +157,9 @@ def read_task(
         texts[task_id, name] = text
     names.update(new_names)
     if task.predictions or any(a.parent_prediction is not None for a in anns):
-        refs.add(task_id, predictions, [(a.id, a.parent_prediction) for a in anns])
+        meta = msgspec.json.decode(task.meta) if task.predictions and len(task.meta) else None
+        own = own_predictions(meta)
+        refs.add(task_id, predictions, [(a.id, a.parent_prediction) for a in anns], own)
     stats.annotations += len(anns)
     stats.cancelled += counts[0]
     stats.empty += counts[1]
