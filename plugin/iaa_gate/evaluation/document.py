@@ -32,6 +32,17 @@ from .results import (
     UnitTable,
     unit_scores,
 )
+from .sections import (
+    CategoriesUsed,
+    Coincidence,
+    Models,
+    Regions,
+    Round,
+    Trend,
+    TruthSetup,
+    Writeback,
+    plain,
+)
 
 SCHEMA_VERSION = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
@@ -40,32 +51,6 @@ LOWEST = 100
 """Disputed tasks per field kept in the document: the lowest scores."""
 DISPUTED_FILE = "disputed-tasks.jsonl"
 """Every disputed task, one JSON line per (field, task), beside ``report.json``."""
-
-
-class DisputedTask(msgspec.Struct, omit_defaults=True, gc=False):
-    """One disputed task of a field: a line of :data:`DISPUTED_FILE` (``details``: region
-    fields). A struct, not a dict: the collector does not track it (it holds no cycle), so half
-    a million of them (10^6 tasks) take ~0.05 s to make, where dicts took ~0.4 s of rescans."""
-
-    field: str
-    id: TaskId
-    score: float | None
-    labels: dict[str, Any]
-    details: dict[str, Any] | None = None
-    priority: float | None = None
-    consensus: dict[str, Any] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """As the report lists it (``disputed.lowest``): without the field's name."""
-        d: dict[str, Any] = {"id": self.id, "score": self.score, "labels": self.labels}
-        for key in ("details", "priority", "consensus"):
-            if getattr(self, key) is not None:
-                d[key] = getattr(self, key)
-        return d
-
-
-Disputed = dict[str, Sequence[DisputedTask]]
-"""Field name → every disputed task of the field, by task id (:func:`disputed_tasks`)."""
 
 
 class Tool(msgspec.Struct):
@@ -203,18 +188,31 @@ class FieldTruthReport(msgspec.Struct):
     annotators: list[TruthAnnotator]
 
 
-class LowestTask(msgspec.Struct, omit_defaults=True):
+class LowestTask(msgspec.Struct, omit_defaults=True, gc=False):
     """A disputed task in ``disputed.lowest``: its ``id``, ``score``, each annotator's
     ``labels``, for region fields ``details``, and where a consensus was found its
     ``priority`` (1 − the consensus posterior) and ``consensus`` (``value``, ``posterior``,
-    ``method``, ``tie``)."""
+    ``method``, ``tie``). A struct, not a dict: the collector does not track it (it holds no
+    cycle), so half a million of them (10^6 tasks) take ~0.05 s to make, where dicts took
+    ~0.4 s of rescans."""
 
     id: TaskId
     score: float | None
     labels: dict[str, Any]
     details: dict[str, Any] | None = None
     priority: float | None = None
-    consensus: dict[str, Any] | None = None
+    consensus: Consensus | None = None
+
+
+class DisputedTask(LowestTask, kw_only=True, omit_defaults=True, gc=False):
+    """One disputed task of a field, a :class:`LowestTask` that names its ``field``: a line of
+    :data:`DISPUTED_FILE`."""
+
+    field: str
+
+
+Disputed = dict[str, Sequence[DisputedTask]]
+"""Field name → every disputed task of the field, by task id (:func:`disputed_tasks`)."""
 
 
 REVIEW_ORDER = "priority, highest first (1 − the consensus posterior); then score, lowest first"
@@ -290,7 +288,7 @@ class FieldReport(msgspec.Struct):
     categories: dict[str, float | None]
     categories_undefined: dict[str, str | None]
     lowest_category: LowestCategory | None
-    coincidence: dict[str, Any] | None
+    coincidence: Coincidence | None
     annotators: list[AnnotatorReport]
     pairwise: Pairwise | None
     score_histogram: ScoreHistogram
@@ -301,9 +299,9 @@ class FieldReport(msgspec.Struct):
     n_disputed: int
     n_too_few: int
     disputed: DisputedReport
-    regions: dict[str, Any] | None
+    regions: Regions | None
     skill: SkillReport | None = None
-    categories_used: dict[str, Any] | None = None
+    categories_used: CategoriesUsed | None = None
     small_sample: str | None = None
     alpha_sampling: AlphaSampling | None = None
 
@@ -321,28 +319,21 @@ class Report(msgspec.Struct):
     generated_at: str
     verdict: str
     source: dict[str, Any]
-    round: dict[str, Any] | None
+    round: Round | None
     input: Input
     fields: dict[str, FieldReport]
     not_evaluated: dict[str, str]
-    writeback: dict[str, Any] | None = None
-    trend: dict[str, Any] | None = None
-    ground_truth: dict[str, Any] | None = None
-    models: dict[str, Any] | None = None
+    writeback: Writeback | None = None
+    trend: Trend | None = None
+    ground_truth: TruthSetup | None = None
+    models: Models | None = None
     """Model predictions against the human consensus (see :mod:`.models`), when there are any."""
-
-
-def _plain(x: Any) -> Any:
-    """A numpy scalar as its Python value (for :func:`as_json_data`)."""
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"a {type(x).__name__} is not JSON data")
 
 
 def as_json_data(report: Report) -> dict[str, Any]:
     """The report as JSON data (dicts, lists, numbers, strings): what ``report.json`` holds and
-    what the report formats, trends and history read."""
-    data: dict[str, Any] = msgspec.to_builtins(report, enc_hook=_plain)
+    what a script reads; the report formats, the trend and the CLI read the :class:`Report`."""
+    data: dict[str, Any] = msgspec.to_builtins(report, enc_hook=plain)
     return data
 
 
@@ -433,7 +424,15 @@ def disputed_tasks(name: str, result: FieldResult) -> Sequence[DisputedTask]:
         return DisputedTable(name, result.units)
     units = result.disputed
     tasks = [
-        DisputedTask(name, u.id, u.score, u.labels, u.details, u.priority, _as_dict(u.consensus))
+        DisputedTask(
+            field=name,
+            id=u.id,
+            score=u.score,
+            labels=u.labels,
+            details=u.details,
+            priority=u.priority,
+            consensus=u.consensus,
+        )
         for u in units
     ]
     order = _review_order(
@@ -477,13 +476,12 @@ class DisputedTable(Sequence[DisputedTask]):
         p = self.proposals
         return [
             DisputedTask(
-                self.name,
-                self.ids[k],
-                self.score[k],
-                lab,
-                None,
-                p.priority[k],
-                _as_dict(p.consensus(k)),
+                field=self.name,
+                id=self.ids[k],
+                score=self.score[k],
+                labels=lab,
+                priority=p.priority[k],
+                consensus=p.consensus(k),
             )
             for k, lab in zip(ks, labels, strict=True)
         ]
@@ -514,12 +512,6 @@ def _review_order(ids: list[TaskId], priority: list[float | None], score: list[f
     urgency[np.isnan(urgency)] = -1.0
     order: list[int] = np.lexsort((rank, np.asarray(score, dtype=np.float64), -urgency)).tolist()
     return order
-
-
-def _as_dict(c: Consensus | None) -> dict[str, Any] | None:
-    if c is None:
-        return None
-    return {"value": c.value, "posterior": c.posterior, "method": c.method, "tie": c.tie}
 
 
 def lowest_scores(tasks: Sequence[DisputedTask], n: int) -> list[DisputedTask]:
@@ -603,7 +595,7 @@ def field_document(
             [
                 LowestTask(d.id, d.score, d.labels, d.details, d.priority, d.consensus)
                 for d in lowest_scores(disputed, LOWEST)
-            ],
+            ],  # without the field's name, which the report says once
         ),
         regions=result.regions,
         skill=_skill(result.skill),
@@ -615,26 +607,34 @@ def field_document(
     )
 
 
-def add_checks(report: Report, checks: list[Check]) -> None:
-    """Add ``checks`` to their fields in ``report``; the field and overall verdicts follow."""
+def with_checks(fields: dict[str, FieldReport], checks: list[Check]) -> dict[str, FieldReport]:
+    """``fields`` with ``checks`` (made after the fields, e.g. ``max_drop`` from the trend)
+    added to their fields; a field's verdict follows. New reports: the given ones are kept as
+    they are."""
+    out = dict(fields)
     for c in checks:
-        f = report.fields[c.field]
-        f.checks.append(_check(c))
-        f.verdict = worst([Verdict(f.verdict), c.verdict]).value
-    report.verdict = worst([Verdict(f.verdict) for f in report.fields.values()]).value
+        f = out[c.field]
+        verdict = worst([Verdict(f.verdict), c.verdict]).value
+        out[c.field] = msgspec.structs.replace(f, checks=[*f.checks, _check(c)], verdict=verdict)
+    return out
 
 
 def build_document(
     *,
     source: dict[str, Any],
-    round_: dict[str, Any] | None,
+    round_: Round | None,
     stats: SourceStats,
     n_annotators: int,
     fields: dict[str, FieldReport],
     not_evaluated: dict[str, str],
     generated_at: datetime | None = None,
+    writeback: Writeback | None = None,
+    trend: Trend | None = None,
+    ground_truth: TruthSetup | None = None,
+    models: Models | None = None,
 ) -> Report:
-    """The whole report; ``fields`` are :func:`field_document` outputs by field name."""
+    """The whole report, in one go; ``fields`` are :func:`field_document` outputs by field
+    name (with every check: :func:`with_checks`)."""
     verdict = worst([Verdict(f.verdict) for f in fields.values()])
     return Report(
         schema_version=SCHEMA_VERSION,
@@ -659,4 +659,8 @@ def build_document(
         ),
         fields=fields,
         not_evaluated=not_evaluated,
+        writeback=writeback,
+        trend=trend,
+        ground_truth=ground_truth,
+        models=models,
     )

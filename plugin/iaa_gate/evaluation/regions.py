@@ -28,6 +28,7 @@ from operator import itemgetter
 from typing import Any, cast
 
 import numpy as np
+from msgspec import UNSET
 
 from .. import metrics
 from ..config import Config, FieldConfig
@@ -42,6 +43,15 @@ from .masks import pixel_alpha
 from .matrix import RatingsMatrix, RegionTable, region_table
 from .results import AnnotatorResult, FieldResult, Skill, UnitResult
 from .scalar import field_level, matrix_result
+from .sections import (
+    AnnotatorAlpha,
+    Coincidence,
+    Matching,
+    RegionPairs,
+    Regions,
+    Relations,
+    UnitizingAlpha,
+)
 
 EXCERPT = 300
 """Characters of context kept around a disputed task's regions in the report."""
@@ -429,7 +439,7 @@ def _relations(m: Matched) -> metrics.PairwiseF1 | None:
     return metrics.relation_scores(rel, m.matching)
 
 
-def _coincidence(coded: Coded) -> dict[str, Any] | None:
+def _coincidence(coded: Coded) -> Coincidence | None:
     """The coincidences of the matched-region labels, without the categories that never pair
     (e.g. an all-zero "(no label)" when every region has a label)."""
     if not 0 < coded.n_values <= 30:
@@ -439,10 +449,9 @@ def _coincidence(coded: Coded) -> dict[str, Any] | None:
     if not used.any():
         return None
     kept = o[np.ix_(used, used)]
-    return {
-        "labels": [str(v) for v, u in zip(values, used, strict=True) if u],
-        "matrix": kept.round(6).tolist(),
-    }
+    return Coincidence(
+        [str(v) for v, u in zip(values, used, strict=True) if u], kept.round(6).tolist()
+    )
 
 
 def _annotators(
@@ -724,7 +733,7 @@ def _section(
     relations: metrics.PairwiseF1 | None,
     spans: dict[str, Any] | None,
     base: float,
-) -> dict[str, Any]:
+) -> Regions:
     """The region-specific part of the report; ``base``: the matched-region alpha that each
     annotator's "alpha without" changes from (``annotator_alpha``)."""
     cfg = m.cfg.matching
@@ -735,50 +744,47 @@ def _section(
     def matrix(a: np.ndarray[Any, Any]) -> list[list[float | None]]:
         return [[num(float(x)) for x in row] for row in a]
 
-    out: dict[str, Any] = {
-        "shape": m.regions.kind,
-        "matching": {
-            "mode": cfg.mode,
-            "iou": cfg.iou,
-            "labels": cfg.labels,
-            **({"tolerance": cfg.tolerance} if m.regions.kind == "keypoint" else {}),
-        },
-        "n_regions": m.regions.n,
-        "f1": num(scores.f1),
-        "strict_f1": num(strict),
-        "mean_iou": num(scores.mean_similarity),
-        "f1_by_label": {k: num(v) for k, v in scores.by_label.items()},
-        "annotators": {
-            "names": m.names,
-            "f1": matrix(scores.annotators),
-            "shared_tasks": scores.shared.tolist(),
-        },
-        "relations": None,
-        "relations_not_evaluated": m.table.dropped_relations,
-        "unitizing_alpha": None,
-        "attributes": sorted(m.table.attributes),
-        "annotator_alpha": {
-            "what": "matched-region alpha (nominal over clusters of regions matched label-free, "
+    unitizing = None
+    if spans is not None:
+        unitizing = UnitizingAlpha(
+            value=num(spans["value"]),
+            undefined_reason=metrics.undefined_reason(spans["value"]),
+            by_label={k: num(v) for k, v in spans["by_label"].items()},
+            excluded_tasks=spans["excluded_tasks"],
+            tasks_without_text=spans["tasks_without_text"],
+        )
+    related = None
+    if relations is not None:
+        related = Relations(
+            n=int(m.table.rel_from.size),
+            f1=num(relations.f1),
+            f1_by_label={k: num(v) for k, v in relations.by_label.items()},
+        )
+    return Regions(
+        shape=m.regions.kind,
+        matching=Matching(
+            mode=cfg.mode,
+            iou=cfg.iou,
+            labels=cfg.labels,
+            tolerance=cfg.tolerance if m.regions.kind == "keypoint" else UNSET,
+        ),
+        n_regions=m.regions.n,
+        f1=num(scores.f1),
+        strict_f1=num(strict),
+        mean_iou=num(scores.mean_similarity),
+        f1_by_label={k: num(v) for k, v in scores.by_label.items()},
+        annotators=RegionPairs(m.names, matrix(scores.annotators), scores.shared.tolist()),
+        relations=related,
+        relations_not_evaluated=m.table.dropped_relations,
+        unitizing_alpha=unitizing,
+        attributes=sorted(m.table.attributes),
+        annotator_alpha=AnnotatorAlpha(
+            what="matched-region alpha (nominal over clusters of regions matched label-free, "
             '"(unmatched)" a category): each annotator\'s "alpha without" and its change '
             "are measured from it",
-            "value": num(base),
-        },
-    }
-    if spans is not None:
-        out["unitizing_alpha"] = {
-            "value": num(spans["value"]),
-            "undefined_reason": metrics.undefined_reason(spans["value"]),
-            "by_label": {k: num(v) for k, v in spans["by_label"].items()},
-            "excluded_tasks": spans["excluded_tasks"],
-            "tasks_without_text": spans["tasks_without_text"],
-        }
-    if relations is not None:
-        out["relations"] = {
-            "n": int(m.table.rel_from.size),
-            "f1": num(relations.f1),
-            "f1_by_label": {k: num(v) for k, v in relations.by_label.items()},
-        }
-    return out
+            value=num(base),
+        ),
+    )
 
 
 def attribute_result(m: Matched, name: str, cfg: FieldConfig) -> FieldResult:

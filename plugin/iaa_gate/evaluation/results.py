@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, overload
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from .. import metrics
 from ..model import FloatArray, TaskId
 from .coefficients import Estimate
+from .sections import CategoriesUsed, Coincidence, Regions
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,7 @@ class Skill:
     method: str = "dawid-skene"
 
 
-@dataclass(frozen=True, slots=True)
-class Consensus:
+class Consensus(msgspec.Struct, frozen=True, gc=False):
     """The answer proposed for one unit of one field, for reviewers and for training.
 
     ``value``: the proposed answer, in the field's own terms (a label, a number, a list of labels
@@ -172,16 +173,16 @@ class FieldResult:
     alpha: float
     category_method: str
     categories: dict[str, float]
-    coincidence: dict[str, Any] | None
+    coincidence: Coincidence | None
     annotators: list[AnnotatorResult]
     units: Sequence[UnitResult] = field(default_factory=list)
     coefficients: dict[str, Estimate] = field(default_factory=dict)
     pairwise: metrics.PairwiseAgreement | None = None  # annotators in ``annotators`` order
     ground_truth: FieldTruth | None = None
-    regions: dict[str, Any] | None = None
+    regions: Regions | None = None
     """Region fields: matching, F1 (strict, relaxed, per label), the annotator × annotator F1
     matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.evaluation.regions`)."""
-    categories_used: dict[str, Any] | None = None
+    categories_used: CategoriesUsed | None = None
     """Ordered fields: the categories the kappa family and AC2 use (``values``) and where they
     come from (``source``: labels, the labeling config's maxRating, or the values that occur)."""
     alpha_sampling: tuple[int, float] | None = None

@@ -12,21 +12,71 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Config, DropThreshold
-from .document import SCHEMA_VERSION
-from .gate import Check, Verdict
+import msgspec
+from msgspec import UNSET, UnsetType
 
-Doc = dict[str, Any]
+from ..config import Config, DropThreshold
+from .document import SCHEMA_VERSION, FieldReport
+from .gate import Check, Verdict
+from .sections import AnnotatorChange, Change, FieldTrend, Point, PreviousInfo, Trend
+
 SAME_KEYS = (1, SCHEMA_VERSION)
 """Schema versions whose compared keys are this version's (2 only moved the disputed list out)."""
 
 
+class EarlierCoefficient(msgspec.Struct):
+    """A coefficient of an earlier report: its ``value``."""
+
+    value: Any = None
+
+
+class EarlierAnnotator(msgspec.Struct):
+    """An annotator of an earlier report's field."""
+
+    id: str
+    name: str | UnsetType = UNSET
+    pair_agreement: Any = None
+
+
+class EarlierField(msgspec.Struct):
+    """What the trend reads of a field of an earlier report. Every key may be missing (a report
+    of another version) and every value is checked where it is read (:func:`_number`): an
+    earlier report is compared where it says the same thing, never refused for a key it
+    lacks."""
+
+    kind: Any = UNSET
+    level: Any = UNSET
+    multiple: Any = UNSET
+    alpha: Any = None
+    coefficients: dict[str, EarlierCoefficient] = msgspec.field(default_factory=dict)
+    category_method: Any = None
+    categories: dict[str, Any] = msgspec.field(default_factory=dict)
+    annotators: list[EarlierAnnotator] = msgspec.field(default_factory=list)
+    disputed_below: Any = None
+    disputed_tolerance: Any = None
+    n_agreed: Any = None
+    n_disputed: Any = None
+
+
+class Earlier(msgspec.Struct):
+    """An earlier ``report.json`` as the trend reads it, decoded by msgspec from any
+    ``schema_version`` (1 and 2 hold these keys alike; :data:`SAME_KEYS`): its version, time,
+    verdict, source, round and fields."""
+
+    fields: dict[str, EarlierField]
+    schema_version: Any = None
+    generated_at: Any = None
+    verdict: Any = None
+    source: Any = UNSET
+    round: Any = None
+
+
 @dataclass(frozen=True)
 class PreviousReport:
-    """A report of an earlier run: where it was read from and its parsed ``report.json``."""
+    """A report of an earlier run: where it was read from and what it says (:class:`Earlier`)."""
 
     path: str
-    doc: Doc
+    doc: Earlier
 
 
 def _number(x: Any) -> float | None:
@@ -34,17 +84,18 @@ def _number(x: Any) -> float | None:
     return float(x) if ok else None
 
 
-def change(previous: Any, current: Any, missing: str | None = None) -> Doc:
-    """``{previous, current, change, note}``; ``change`` is null with a ``note`` saying why."""
+def change(previous: Any, current: Any, missing: str | None = None) -> Change:
+    """The change from ``previous`` to ``current``; ``change`` is null with a ``note`` saying
+    why."""
     before, now = _number(previous), _number(current)
     note = missing
     if note is None and (before is None or now is None):
         note = "undefined in the previous round" if before is None else "undefined in this round"
     delta = None if note is not None or before is None or now is None else now - before
-    return {"previous": before, "current": now, "change": delta, "note": note}
+    return Change(before, now, delta, note)
 
 
-def _keyed(current: dict[str, Any], previous: dict[str, Any], what: str) -> dict[str, Doc]:
+def _keyed(current: dict[str, Any], previous: dict[str, Any], what: str) -> dict[str, Change]:
     out = {}
     for key in [*current, *(k for k in previous if k not in current)]:
         if key not in previous:
@@ -56,130 +107,142 @@ def _keyed(current: dict[str, Any], previous: dict[str, Any], what: str) -> dict
     return out
 
 
-def _incomparable(cur: Doc, prev: Doc) -> str | None:
+def _incomparable(cur: FieldReport, prev: EarlierField) -> str | None:
     for key in ("kind", "level", "multiple"):
-        if key in prev and prev[key] != cur[key]:
-            return f"{key} changed from {prev[key]} to {cur[key]}: values are not comparable"
+        was, now = getattr(prev, key), getattr(cur, key)
+        if was is not UNSET and was != now:
+            return f"{key} changed from {was} to {now}: values are not comparable"
     return None
 
 
-def _share(f: Doc) -> float | None:
-    agreed, disputed = _number(f.get("n_agreed")), _number(f.get("n_disputed"))
-    if agreed is None or disputed is None or agreed + disputed == 0:
+def _share(agreed: Any, disputed: Any) -> float | None:
+    a, d = _number(agreed), _number(disputed)
+    if a is None or d is None or a + d == 0:
         return None
-    return disputed / (agreed + disputed)
+    return d / (a + d)
 
 
-def compare_field(cur: Doc, prev: Doc) -> Doc:
+def compare_field(cur: FieldReport, prev: EarlierField) -> FieldTrend:
     """One field's changes: alpha, each coefficient, label and annotator, the disputed share."""
     why = _incomparable(cur, prev)
     if why is not None:
-        return {"comparable": False, "note": why}
-    prev_coefs = prev.get("coefficients") or {}
+        return FieldTrend(comparable=False, note=why)
     coefs = {
         name: change(
-            (prev_coefs.get(name) or {}).get("value"),
-            c["value"],
-            None if name in prev_coefs else "not in the previous report",
+            prev.coefficients[name].value if name in prev.coefficients else None,
+            c.value,
+            None if name in prev.coefficients else "not in the previous report",
         )
-        for name, c in cur["coefficients"].items()
+        for name, c in cur.coefficients.items()
     }
-    same_method = prev.get("category_method") == cur["category_method"]
-    categories = (
-        _keyed(cur["categories"], prev.get("categories") or {}, "label") if same_method else {}
-    )
-    prev_ann = {a["id"]: a for a in prev.get("annotators") or [] if isinstance(a, dict)}
-    cur_ann = {a["id"]: a for a in cur["annotators"]}
+    same_method = prev.category_method == cur.category_method
+    categories = _keyed(cur.categories, prev.categories, "label") if same_method else {}
+    prev_ann = {a.id: a for a in prev.annotators}
+    cur_ann = {a.id: a for a in cur.annotators}
     pair = _keyed(
-        {k: a["pair_agreement"] for k, a in cur_ann.items()},
-        {k: a.get("pair_agreement") for k, a in prev_ann.items()},
+        {k: a.pair_agreement for k, a in cur_ann.items()},
+        {k: a.pair_agreement for k, a in prev_ann.items()},
         "annotator",
     )
-    annotators = {
-        k: {"name": (cur_ann.get(k) or prev_ann[k]).get("name", k), "pair_agreement": v}
-        for k, v in pair.items()
-    }
-    same_bar = prev.get("disputed_below") == cur["disputed_below"] and prev.get(
-        "disputed_tolerance"
-    ) == cur.get("disputed_tolerance")
-    return {
-        "comparable": True,
-        "note": None if same_method else "category_method changed: labels not compared",
-        "alpha": change(prev.get("alpha"), cur["alpha"]),
-        "coefficients": coefs,
-        "categories": categories,
-        "annotators": annotators,
-        "disputed_share": change(
-            _share(prev), _share(cur), None if same_bar else "the disputed threshold changed"
+    annotators = {k: AnnotatorChange(_name(k, cur_ann, prev_ann), v) for k, v in pair.items()}
+    same_bar = (
+        prev.disputed_below == cur.disputed_below
+        and prev.disputed_tolerance == cur.disputed_tolerance
+    )
+    return FieldTrend(
+        comparable=True,
+        note=None if same_method else "category_method changed: labels not compared",
+        alpha=change(prev.alpha, cur.alpha),
+        coefficients=coefs,
+        categories=categories,
+        annotators=annotators,
+        disputed_share=change(
+            _share(prev.n_agreed, prev.n_disputed),
+            _share(cur.n_agreed, cur.n_disputed),
+            None if same_bar else "the disputed threshold changed",
         ),
-    }
+    )
 
 
-def _when(doc: Doc) -> str:
-    return str(doc.get("generated_at") or "an unknown time")
+def _name(key: str, cur: dict[str, Any], prev: dict[str, EarlierAnnotator]) -> str:
+    if key in cur:
+        return str(cur[key].name)
+    name = prev[key].name
+    return key if name is UNSET else name
 
 
-def compare(doc: Doc, previous: PreviousReport, history: list[PreviousReport], rounds: int) -> Doc:
-    """The report's ``trend`` section: this run's report ``doc`` against ``previous``, with each
-    field's alpha over the last ``rounds`` runs of ``history`` (oldest first, this run last)."""
-    prev, fields = previous.doc, doc["fields"]
+def compare(
+    fields: dict[str, FieldReport],
+    source: dict[str, Any],
+    previous: PreviousReport,
+    history: list[PreviousReport],
+    rounds: int,
+) -> Trend:
+    """The report's ``trend`` section: this run's ``fields`` (read from ``source``) against
+    ``previous``, with each field's alpha over the last ``rounds`` runs of ``history`` (oldest
+    first, this run last)."""
+    prev = previous.doc
     notes = []
-    version = prev.get("schema_version")
+    version = prev.schema_version
     if version not in SAME_KEYS:
         notes.append(
             f"the previous report has schema_version {version}, this one {SCHEMA_VERSION}: "
             "compared where the same keys exist"
         )
-    for key in ("source",):
-        if key in prev and prev[key] != doc[key]:
-            notes.append(f"the previous report's {key} differs: {prev[key]}")
-    prev_fields = prev.get("fields") or {}
-    out: dict[str, Doc] = {}
+    if prev.source is not UNSET and prev.source != source:
+        notes.append(f"the previous report's source differs: {prev.source}")
+    out: dict[str, FieldTrend] = {}
     for name, f in fields.items():
-        before = prev_fields.get(name)
-        if not isinstance(before, dict):
-            out[name] = {"comparable": False, "note": "not in the previous report"}
+        before = prev.fields.get(name)
+        if before is None:
+            t = FieldTrend(comparable=False, note="not in the previous report")
         else:
-            out[name] = compare_field(f, before)
-        out[name]["series"] = _series(name, f, history, rounds)
-    gone = sorted(set(prev_fields) - set(fields))
+            t = compare_field(f, before)
+        t.series = _series(name, f, history, rounds)
+        out[name] = t
+    gone = sorted(set(prev.fields) - set(fields))
     if gone:
         notes.append(f"in the previous report only: {', '.join(gone)}")
-    return {
-        "previous": {
-            "path": previous.path,
-            "generated_at": prev.get("generated_at"),
-            "schema_version": version,
-            "verdict": prev.get("verdict"),
-            "source": prev.get("source"),
-            "round": prev.get("round"),
-        },
-        "notes": notes,
-        "fields": out,
-    }
+    return Trend(
+        previous=PreviousInfo(
+            path=previous.path,
+            generated_at=prev.generated_at,
+            schema_version=version,
+            verdict=prev.verdict,
+            source=None if prev.source is UNSET else prev.source,
+            round=prev.round,
+        ),
+        notes=notes,
+        fields=out,
+    )
 
 
-def _series(name: str, current: Doc, history: list[PreviousReport], rounds: int) -> list[Doc]:
+def _series(
+    name: str, current: FieldReport, history: list[PreviousReport], rounds: int
+) -> list[Point]:
     points = []
     for h in history:
-        f = (h.doc.get("fields") or {}).get(name)
-        if isinstance(f, dict) and _incomparable(current, f) is None:
-            points.append({"generated_at": h.doc.get("generated_at"), "alpha": _number(f["alpha"])})
-    points.append({"generated_at": None, "alpha": _number(current["alpha"])})
+        f = h.doc.fields.get(name)
+        if f is not None and _incomparable(current, f) is None:
+            points.append(Point(h.doc.generated_at, _number(f.alpha)))
+    points.append(Point(None, _number(current.alpha)))
     return points[-rounds:]
 
 
-def _drop_value(t: Doc, key: str) -> tuple[float | None, str, str | None]:
+def _drop_value(t: FieldTrend, key: str) -> tuple[float | None, str, str | None]:
     """(change, what, why undefined) for a ``max_drop`` key from a field's trend."""
-    if not t["comparable"]:
-        return None, key, t["note"]
+    if not t.comparable:
+        return None, key, t.note
     if key == "alpha":
-        rec = t["alpha"]
-        return rec["change"], "alpha", rec["note"]
+        assert t.alpha
+        return t.alpha.change, "alpha", t.alpha.note
     if key in ("category", "annotator"):
-        table = t["categories"] if key == "category" else t["annotators"]
-        recs = {k: (v if key == "category" else v["pair_agreement"]) for k, v in table.items()}
-        known = {k: r["change"] for k, r in recs.items() if r["change"] is not None}
+        recs = (
+            t.categories
+            if key == "category"
+            else {k: a.pair_agreement for k, a in (t.annotators or {}).items()}
+        )
+        known = {k: r.change for k, r in (recs or {}).items() if r.change is not None}
         if not known:
             return None, key, f"no {key} measured in both rounds"
         worst = min(known, key=lambda k: known[k])
@@ -187,19 +250,20 @@ def _drop_value(t: Doc, key: str) -> tuple[float | None, str, str | None]:
         if key == "annotator":
             what += " pair agreement"
         return known[worst], what, None
-    rec = t["coefficients"].get(key)
+    rec = (t.coefficients or {}).get(key)
     if rec is None:
         return None, key.replace("_", " "), "not computed in this run"
-    return rec["change"], key.replace("_", " "), rec["note"]
+    return rec.change, key.replace("_", " "), rec.note
 
 
-def drop_checks(config: Config, trend: Doc) -> list[Check]:
+def drop_checks(config: Config, trend: Trend) -> list[Check]:
     """The ``max_drop`` checks of every field against the trend; an incomparable value takes the
     field's ``on_undefined`` verdict."""
-    since = _when({"generated_at": trend["previous"]["generated_at"]})
+    when = trend.previous.generated_at
+    since = str(when or "an unknown time")
     checks = []
     for name, cfg in config.fields.items():
-        t = trend["fields"].get(name)
+        t = trend.fields.get(name)
         for key in cfg.thresholds.max_drop:
             bar = cfg.thresholds.drop(key)
             assert bar is not None

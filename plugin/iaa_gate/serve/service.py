@@ -48,6 +48,7 @@ from ..adapters.label_studio.label_config import Control, declare, parse_label_c
 from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject
 from ..config import Config, ServeConfig
 from ..core.errors import IaaGateError, UsageError
+from ..evaluation.sections import Writeback
 from ..model import Dataset
 from ..pipeline import Outcome, evaluate
 from ..sinks.label_studio import RUN_KEY, LabelStudioFlags, entries, entry
@@ -156,7 +157,7 @@ class Service:
         self.tab_failed = 0.0  # monotonic time of the last failed tab update
         self.counters = Counters()
         self.outcome: Outcome | None = None
-        self.writeback: dict[str, Any] | None = None
+        self.writeback: Writeback | None = None
         self.ready = threading.Event()
         self.error: str | None = None
         self.problem: str | None = None
@@ -510,7 +511,7 @@ class Service:
         self.want_report.clear()
         try:
             dataset = self.dataset(state)
-            outcome = evaluate(self.config, dataset)
+            outcome = evaluate(self.config, dataset, project_id=self.project_id)
         except IaaGateError as exc:
             if self.problem != str(exc):
                 log.warning("no report yet: %s", exc)
@@ -523,8 +524,6 @@ class Service:
         self.problem = None
         self._relive(dataset, outcome)
         scored = time.perf_counter()
-        if self.project_id != outcome.report.source.get("project"):
-            outcome.report.source["project_id"] = self.project_id
         left = False
         if self.sink is not None and self.live is not None:
             left = self._plan(state, outcome, dirty)
@@ -532,9 +531,9 @@ class Service:
             left = self._flags(state, outcome, dirty, full=full)
         else:
             state.clean(dirty)
+        outcome = outcome.with_writeback(self.writeback)
         with self.lock:
             self.outcome = outcome
-            outcome.report.writeback = self.writeback
         self._gate(state, outcome)
         self.reported, self.report_at = version, time.monotonic()
         self.counters.to_write = len(set(state.dirty()) | self.deferred | set(self.pending))
@@ -604,7 +603,8 @@ class Service:
         for warning in warnings:
             log.warning("consensus: %s", warning)
         self._settle(state, [], [], seen)
-        self.writeback = {**(self.writeback or {}), "consensus": done}
+        was = self.writeback or Writeback(target="label-studio")
+        self.writeback = msgspec.structs.replace(was, consensus=done)
 
     def live_summary(self) -> dict[str, tuple[float, int]] | None:
         """Each field's live ``(alpha, disputed tasks)`` (None: no running sums)."""
@@ -641,8 +641,14 @@ class Service:
             summary = self.sink.apply(outcome.results)
             if tab is not None:
                 view = tab.result()
-                summary.update({k: v for k, v in view.items() if k.startswith("view")})
-                self.disputed = None if view.get("view") == "failed" else disputed
+                summary = msgspec.structs.replace(
+                    summary,
+                    view_title=view.view_title,
+                    view_id=view.view_id,
+                    view=view.view,
+                    view_error=view.view_error,
+                )
+                self.disputed = None if view.view == "failed" else disputed
         except LabelStudioError as exc:
             log.warning("flags not written: %s", exc.message)
             return True
@@ -652,8 +658,8 @@ class Service:
         when = now()
         for t in settled:
             self.counters.observe(max(0.0, when - dirty[t]))
-        self.counters.flags_written += int(summary.get("done", 0))
-        for warning in summary.get("warnings", []):
+        self.counters.flags_written += int(summary.done or 0)
+        for warning in summary.warnings:
             log.warning("write-back: %s", warning)
         if left:
             self._reread(state, left)

@@ -25,12 +25,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..adapters import ReadOptions, Source
 from ..adapters.label_studio.client import LabelStudioError, progress_bar
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
 from ..evaluation.results import FieldResult
+from ..evaluation.sections import Writeback
 from ..model import RoundFilter, TaskId
 from . import Sink, register
 from .label_studio_consensus import ConsensusPredictions
@@ -233,8 +236,9 @@ class LabelStudioFlags:
             return None
         return {**data, **want}
 
-    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> dict[str, Any]:
-        """Write the flags; the summary counts what happened and lists ``warnings``."""
+    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> Writeback:
+        """Write the flags; the summary counts what happened and lists ``warnings`` (gathered
+        here from the writes, the tab and the consensus predictions, then typed)."""
         changes, unchanged, disputed = self.plan(results)
         summary: dict[str, Any] = {
             "target": "label-studio",
@@ -262,7 +266,7 @@ class LabelStudioFlags:
             summary["consensus"] = ConsensusPredictions(self.source, self.round).apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
-        return summary
+        return msgspec.convert(summary, Writeback)
 
     def write_entries(
         self, wanted: dict[TaskId, dict[str, Any]]

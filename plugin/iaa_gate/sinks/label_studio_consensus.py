@@ -20,11 +20,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import UNSET
+
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.label_config import Control, parse_label_config
 from ..adapters.label_studio.project import LabelStudioProject
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
 from ..evaluation.results import Consensus, FieldResult
+from ..evaluation.sections import ConsensusWriteback, Planned
 from ..model import RoundFilter, TaskId
 
 MODEL_VERSION = CONSENSUS_MODEL_VERSION
@@ -224,7 +227,7 @@ class ConsensusPredictions:
 
     def apply(
         self, results: dict[str, FieldResult], *, dry_run: bool, warnings: list[str]
-    ) -> dict[str, Any]:
+    ) -> ConsensusWriteback:
         """Write the plan; the counts: ``created``, ``replaced``, ``deleted``, ``unchanged``,
         ``ties`` (disputed answers with no settled proposal), ``failed``."""
         plan = self.plan(results, warnings)
@@ -248,19 +251,17 @@ class ConsensusPredictions:
                     continue
                 for key in outcome:
                     counts[key] += 1
-        out: dict[str, Any] = {
-            "model_version": MODEL_VERSION,
-            "dry_run": dry_run,
-            "planned": len(changes),
-            "proposals": sum(p is not None for p in plan.values()),
-            "ties": self.ties,
+        return ConsensusWriteback(
+            model_version=MODEL_VERSION,
+            dry_run=dry_run,
+            planned=len(changes),
+            proposals=sum(p is not None for p in plan.values()),
+            ties=self.ties,
             **counts,
-        }
-        if dry_run:
-            out["changes"] = [
-                {"id": t, "now": "proposal" if p is not None else "none"} for t, p in changes
-            ]
-        return out
+            changes=[Planned(t, "proposal" if p is not None else "none") for t, p in changes]
+            if dry_run
+            else UNSET,
+        )
 
     def _write_one(self, task: TaskId, proposal: Proposal | None) -> list[str]:
         """Read the task's own predictions again, then make them exactly ``proposal``: the

@@ -1,5 +1,5 @@
 # Generated from templates/report.html.j2 by html.write_compiled(): do not edit.
-FINGERPRINT = '3e995a066221ea2863b062fc3e432ace4fcdbadd0ec36d724a3649990d212cbf jinja2 3.1.6'
+FINGERPRINT = '4cd46d7a9e4fbf6a4e70773d3f527482f0d3de36d031ac11a8d5e06117af9068 jinja2 3.1.6'
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'report.html.j2'
 
@@ -19,6 +19,7 @@ def root(context, missing=missing):
     l_0_model_note = resolve('model_note')
     l_0_model_columns = resolve('model_columns')
     l_0_model_label_rows = resolve('model_label_rows')
+    l_0_writeback = resolve('writeback')
     l_0_script = resolve('script')
     l_0_n = l_0_verdict = missing
     try:
@@ -913,7 +914,7 @@ def root(context, missing=missing):
                     pass
                     yield escape(environment.getattr(l_2_d, 'id'))
                 yield '</td>'
-                l_2_pr = context.call(environment.getattr(l_2_d, 'get'), 'priority', _loop_vars=_loop_vars)
+                l_2_pr = environment.getattr(l_2_d, 'priority')
                 _loop_vars['pr'] = l_2_pr
                 yield '<td class="r" data-sort="'
                 yield escape(((undefined(name='pr') if l_2_pr is missing else l_2_pr) if (not t_16((undefined(name='pr') if l_2_pr is missing else l_2_pr))) else ''))
@@ -924,7 +925,7 @@ def root(context, missing=missing):
                 yield '">'
                 yield escape(t_6(environment.getattr(l_2_d, 'score')))
                 yield '</td><td>'
-                yield escape(context.call((undefined(name='proposal') if l_2_proposal is missing else l_2_proposal), context.call(environment.getattr(l_2_d, 'get'), 'consensus', _loop_vars=_loop_vars), _loop_vars=_loop_vars))
+                yield escape(context.call((undefined(name='proposal') if l_2_proposal is missing else l_2_proposal), environment.getattr(l_2_d, 'consensus'), _loop_vars=_loop_vars))
                 yield '</td>\n'
                 l_2_lines = (context.call((undefined(name='span_lines') if l_2_span_lines is missing else l_2_span_lines), l_2_d, _loop_vars=_loop_vars) if (undefined(name='spans') if l_1_spans is missing else l_1_spans) else None)
                 _loop_vars['lines'] = l_2_lines
@@ -1058,7 +1059,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='doc') if l_0_doc is missing else l_0_doc), 'writeback'):
         pass
         yield '<h2>Write-back</h2>\n<table id="writeback"><tbody>\n'
-        for (l_1_k, l_1_v) in context.call(environment.getattr(environment.getattr((undefined(name='doc') if l_0_doc is missing else l_0_doc), 'writeback'), 'items')):
+        for (l_1_k, l_1_v) in context.call(environment.getattr((undefined(name='writeback') if l_0_writeback is missing else l_0_writeback), 'items')):
             _loop_vars = {}
             pass
             yield '<tr><th>'
@@ -1073,4 +1074,4 @@ def root(context, missing=missing):
     yield '</script>\n</body>\n</html>'
 
 blocks = {}
-debug_info = '1=119&2=136&8=153&9=155&37=157&38=159&39=161&40=164&42=166&50=182&51=192&52=194&53=200&54=204&55=216&60=223&61=227&62=237&63=246&67=254&68=256&70=260&72=267&73=272&74=290&77=301&79=308&81=312&83=325&86=329&87=351&88=353&89=356&90=358&91=362&96=379&97=383&98=386&99=398&103=408&104=413&105=419&110=422&111=426&112=429&113=433&114=448&115=459&119=470&121=475&122=477&123=479&125=482&126=493&127=499&128=531&129=547&132=553&134=556&135=563&136=570&137=575&138=580&139=585&142=591&143=593&144=609&146=612&147=614&151=629&152=631&155=634&157=641&158=644&159=648&160=651&161=661&165=686&166=693&167=696&168=705&169=709&170=715&171=724&176=742&178=745&179=747&181=750&185=760&190=774&191=776&194=779&195=792&196=805&197=819&200=825&201=828&202=839&203=841&204=845&205=847&206=857&207=861&208=865&210=867&211=869&212=871&214=888&215=898&216=901&217=927&218=929&219=974&226=1009&229=1012&230=1020&233=1034&234=1039&236=1042&241=1056&244=1059&248=1070'
+debug_info = '1=120&2=137&8=154&9=156&37=158&38=160&39=162&40=165&42=167&50=183&51=193&52=195&53=201&54=205&55=217&60=224&61=228&62=238&63=247&67=255&68=257&70=261&72=268&73=273&74=291&77=302&79=309&81=313&83=326&86=330&87=352&88=354&89=357&90=359&91=363&96=380&97=384&98=387&99=399&103=409&104=414&105=420&110=423&111=427&112=430&113=434&114=449&115=460&119=471&121=476&122=478&123=480&125=483&126=494&127=500&128=532&129=548&132=554&134=557&135=564&136=571&137=576&138=581&139=586&142=592&143=594&144=610&146=613&147=615&151=630&152=632&155=635&157=642&158=645&159=649&160=652&161=662&165=687&166=694&167=697&168=706&169=710&170=716&171=725&176=743&178=746&179=748&181=751&185=761&190=775&191=777&194=780&195=793&196=806&197=820&200=826&201=829&202=840&203=842&204=846&205=848&206=858&207=862&208=866&210=868&211=870&212=872&214=889&215=899&216=902&217=928&218=930&219=975&226=1010&229=1013&230=1021&233=1035&234=1040&236=1043&241=1057&244=1060&248=1071'

@@ -8,20 +8,19 @@ field with a Dawid–Skene fit lists each annotator's estimated accuracy as suit
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
 
-from ...evaluation.document import Disputed
+from ...evaluation.document import Disputed, Report
 from .format import MODEL_COLUMNS, model_note, model_rows
 
 
 class JUnitWriter:
     filename = "junit.xml"
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> str:
+    def render(self, report: Report, disputed: Disputed | None = None) -> str:
         suites = ET.Element("testsuites", name="iaa-gate")
-        for name, f in doc["fields"].items():
-            checks = f["checks"]
-            failures = sum(c["verdict"] == "fail" for c in checks)
+        for name, f in report.fields.items():
+            checks = f.checks
+            failures = sum(c.verdict == "fail" for c in checks)
             suite = ET.SubElement(
                 suites,
                 "testsuite",
@@ -31,14 +30,14 @@ class JUnitWriter:
                 errors="0",
                 skipped="0",
             )
-            skill = f.get("skill")
-            sampling = f.get("alpha_sampling")
-            if skill or f.get("small_sample") or sampling:
+            skill = f.skill
+            sampling = f.alpha_sampling
+            if skill or f.small_sample or sampling:
                 props = ET.SubElement(suite, "properties")
             if sampling:  # alpha's expected disagreement from drawn pairs: named, with its SE
-                se = sampling["standard_error"]
+                se = sampling.standard_error
                 ET.SubElement(
-                    props, "property", name="alpha sampled pairs", value=str(sampling["pairs"])
+                    props, "property", name="alpha sampled pairs", value=str(sampling.pairs)
                 )
                 ET.SubElement(
                     props,
@@ -46,40 +45,36 @@ class JUnitWriter:
                     name="alpha standard error (sampling)",
                     value="undefined" if se is None else f"{se:.6g}",
                 )
-            if f.get("small_sample"):
-                ET.SubElement(props, "property", name="small sample", value=f["small_sample"])
+            if f.small_sample:
+                ET.SubElement(props, "property", name="small sample", value=f.small_sample)
             if skill:  # each annotator's Dawid–Skene accuracy, beside the checks
-                for a in skill["annotators"]:
-                    value = "undefined" if a["accuracy"] is None else f"{a['accuracy']:.6g}"
+                for a in skill.annotators:
+                    value = "undefined" if a.accuracy is None else f"{a.accuracy:.6g}"
                     ET.SubElement(
-                        props, "property", name=f"dawid-skene accuracy {a['name']}", value=value
+                        props, "property", name=f"dawid-skene accuracy {a.name}", value=value
                     )
             for c in checks:
-                case = ET.SubElement(
-                    suite, "testcase", classname=f"iaa-gate.{name}", name=c["name"]
-                )
-                if c["verdict"] == "fail":
-                    ET.SubElement(case, "failure", message=c["message"], type="fail").text = c[
-                        "message"
-                    ]
-                elif c["verdict"] == "warn":
-                    ET.SubElement(case, "system-out").text = f"WARNING: {c['message']}"
-        if doc["not_evaluated"]:
+                case = ET.SubElement(suite, "testcase", classname=f"iaa-gate.{name}", name=c.name)
+                if c.verdict == "fail":
+                    ET.SubElement(case, "failure", message=c.message, type="fail").text = c.message
+                elif c.verdict == "warn":
+                    ET.SubElement(case, "system-out").text = f"WARNING: {c.message}"
+        if report.not_evaluated:
             skipped = ET.SubElement(
                 suites,
                 "testsuite",
                 name="not-evaluated",
-                tests=str(len(doc["not_evaluated"])),
+                tests=str(len(report.not_evaluated)),
                 failures="0",
                 errors="0",
-                skipped=str(len(doc["not_evaluated"])),
+                skipped=str(len(report.not_evaluated)),
             )
-            for name, why in doc["not_evaluated"].items():
+            for name, why in report.not_evaluated.items():
                 case = ET.SubElement(
                     skipped, "testcase", classname="iaa-gate.not-evaluated", name=name
                 )
                 ET.SubElement(case, "skipped", message=f"{name} ({why}): not evaluated")
-        rows, note = model_rows(doc.get("models")), model_note(doc.get("models"))
+        rows, note = model_rows(report.models), model_note(report.models)
         if rows or note:  # a reference, never a gate: cases pass, their figures in system-out
             models = ET.SubElement(
                 suites,
