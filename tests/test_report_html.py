@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from builders import ls_annotation, read_disputed
 from iaa_gate.cli import main
+from iaa_gate.evaluation.document import LowestTask, Report, decode_report
 from iaa_gate.sinks.report import html as html_report
 
 # Each payload sets window.__pwned if it ever runs.
@@ -268,7 +270,7 @@ def test_markdown_renders_markup_as_text(hostile: Any) -> None:
 def test_page_without_matplotlib_keeps_every_table(
     monkeypatch: pytest.MonkeyPatch, example: Path
 ) -> None:
-    doc = json.loads((example / "report.json").read_text())
+    doc = decode_report((example / "report.json").read_bytes())
     monkeypatch.setattr(html_report.charts, "available", lambda: False)
     page = html_report.HtmlWriter().render(doc)
     assert "<svg" not in page and 'pip install "iaa-gate[html]"' in page
@@ -287,11 +289,11 @@ def test_span_lines_cut_the_text_where_each_annotators_spans_start_and_end() -> 
             "c": [],
         },
     }
-    lines = dict(html_report.span_lines({"details": details}) or [])
+    lines = dict(html_report.span_lines(LowestTask(0, 0.0, {}, details)) or [])
     assert lines["a"] == [("Ann", ["PER"]), (" <b>met</b> Bob", [])]
     assert lines["b"] == [("Ann", ["ORG", "PER"]), (" <b>met</b> Bob", ["PER"])]
     assert lines["c"] == [("Ann <b>met</b> Bob", [])]
-    assert html_report.span_lines({"details": {"regions": details["regions"]}}) is None
+    assert html_report.span_lines(LowestTask(0, 0.0, {}, {"regions": details["regions"]})) is None
 
 
 def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
@@ -311,7 +313,10 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
             "shared_tasks": [[1, 1], [1, 1]],
         },
         "relations": None,
+        "relations_not_evaluated": 0,
         "unitizing_alpha": None,
+        "attributes": [],
+        "annotator_alpha": {"what": "matched-region alpha", "value": 0.5},
     }
     f["disputed"]["lowest"][0]["details"] = {
         "text": {"offset": 0, "excerpt": f"Ann {SCRIPT} Bob", "length": 40},
@@ -321,7 +326,7 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
         },
         "disagreements": [{"kind": "boundary shift"}, {"kind": "label swap"}],
     }
-    page = html_report.HtmlWriter().render(doc)
+    page = html_report.HtmlWriter().render(msgspec.convert(doc, Report))
     assert page.count("<script") == 1 and "<img" not in page
     assert (
         '<span class="who">a</span>: <span class="text"><mark' in page
@@ -338,9 +343,10 @@ def test_disputed_tasks_link_to_the_live_label_studio_project(example: Path) -> 
     assert html_report.task_url({**live, "project": "Reviews"}, 42) is None  # id unknown
     assert html_report.task_url({**live, "url": "javascript:alert(1)"}, 42) is None
     assert html_report.task_url({"type": "label-studio-export", "path": "x.json"}, 42) is None
-    doc = json.loads((example / "report.json").read_text())
-    doc["source"] = live
-    first = doc["fields"]["sentiment"]["disputed"]["lowest"][0]["id"]
+    doc = msgspec.structs.replace(
+        decode_report((example / "report.json").read_bytes()), source=live
+    )
+    first = doc.fields["sentiment"].disputed.lowest[0].id
     page = html_report.HtmlWriter().render(doc)
     assert f'<a href="http://ls.example:8080/projects/7/data?task={first}"' in page
 
@@ -365,7 +371,8 @@ def test_span_lines_sweep_equals_the_scan_of_every_span(
     second, not minutes) equal the plain scan of every span for every segment."""
     excerpt = "abcdefghijklmnopqrstuvwxyz0123456789"
     spans = [{"start": s, "end": s + n, "label": lab} for s, n, lab in raw]
-    d = {"details": {"text": {"excerpt": excerpt, "offset": offset}, "regions": {"a": spans}}}
+    text = {"excerpt": excerpt, "offset": offset}
+    d = LowestTask(0, 0.0, {}, {"text": text, "regions": {"a": spans}})
     got = html_report.span_lines(d)
     inside = {min(max(r[k] - offset, 0), len(excerpt)) for r in spans for k in ("start", "end")}
     cuts = sorted({0, len(excerpt)} | inside)
@@ -410,7 +417,7 @@ def test_a_stale_compiled_template_is_never_used(
     template compiled at run time: the page is the one the current template gives."""
     from iaa_gate.sinks.report import html_compiled
 
-    doc = json.loads((example / "report.json").read_text())
+    doc = decode_report((example / "report.json").read_bytes())
     html_report._template.cache_clear()
     shipped = html_report.HtmlWriter().render(doc)
     monkeypatch.setattr(html_compiled, "FINGERPRINT", "another template jinja2 0.0")

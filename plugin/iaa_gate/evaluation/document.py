@@ -337,6 +337,26 @@ def as_json_data(report: Report) -> dict[str, Any]:
     return data
 
 
+def decode_report(data: bytes | str) -> Report:
+    """A ``report.json`` of this :data:`SCHEMA_VERSION` as the typed :class:`Report` (an
+    earlier version: :class:`~iaa_gate.evaluation.trend.Earlier`, what the trend reads of it).
+
+    Raises
+    ------
+    msgspec.ValidationError
+        The data is JSON but not a report of this version (the message names the key).
+
+    Examples
+    --------
+    >>> import msgspec
+    >>> decode_report(b"{}")
+    Traceback (most recent call last):
+    ...
+    msgspec.ValidationError: Object missing required field `schema_version`
+    """
+    return msgspec.json.decode(data, type=Report)
+
+
 def report_schema() -> dict[str, Any]:
     """The JSON Schema of ``report.json``, generated from :class:`Report`; ``$defs`` also
     holds :class:`DisputedTask`, a line of :data:`DISPUTED_FILE`
