@@ -312,7 +312,9 @@ def test_console_script_ends_with_the_outcome_alive(
 def test_report_matches_its_schema(ls_config: Path, examples: Path, tmp_path: Path) -> None:
     import jsonschema
 
-    schema = json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+    schema = json.loads(
+        (ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text()
+    )
     for cfg, out in (
         (ls_config, tmp_path / "ls"),
         (examples / "prodigy" / "iaa-gate.yaml", tmp_path / "p"),

@@ -30,11 +30,11 @@ from iaa_gate.sinks.report.json import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text())
 REPORT = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 """The report schema's validator, compiled once (a fresh compile per line took 8 s)."""
 LINE = jsonschema.validators.validator_for(SCHEMA)(
-    {"$ref": "#/$defs/disputedLine", "$defs": SCHEMA["$defs"]}
+    {"$ref": "#/$defs/DisputedTask", "$defs": SCHEMA["$defs"]}
 )
 N = 150  # disputed tasks: more than the report keeps (100)
 

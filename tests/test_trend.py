@@ -72,7 +72,9 @@ def test_history_compares_with_the_last_round_and_fails_on_a_drop(
     drops = {c["name"]: c for c in doc["fields"]["sentiment"]["checks"]}
     assert drops["max_drop.alpha"]["verdict"] == "fail" and drops["max_drop.alpha"]["fail"] == -0.01
     assert drops["max_drop.annotator"]["verdict"] in ("pass", "warn")
-    schema = json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+    schema = json.loads(
+        (ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text()
+    )
     jsonschema.validate(doc, schema)
     md = (tmp_path / "out" / "report.md").read_text()
     assert "## Since the previous round" in md and "| sentiment | 0.777 | 0.762 | ▼ -0.014 |" in md
@@ -106,7 +108,8 @@ def test_other_schema_version_and_fields_are_said_not_scored(tmp_path: Path) -> 
     assert check["verdict"] == "warn" and "not in the previous report" in check["message"]
     assert code == ExitCode.OK and doc["verdict"] == "warn"
     jsonschema.validate(
-        doc, json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+        doc,
+        json.loads((ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text()),
     )
 
 

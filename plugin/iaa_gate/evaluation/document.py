@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import msgspec
 import numpy as np
@@ -23,7 +23,7 @@ from ..core.version import __version__
 from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
-from .gate import Check, Verdict, small_sample, worst
+from .gate import Check, Verdict, VerdictName, small_sample, worst
 from .results import (
     Consensus,
     FieldResult,
@@ -44,7 +44,7 @@ from .sections import (
     plain,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION: Literal[2] = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
 :data:`DISPUTED_FILE` (1: ``disputed`` was the list of every disputed task)."""
 LOWEST = 100
@@ -56,7 +56,7 @@ DISPUTED_FILE = "disputed-tasks.jsonl"
 class Tool(msgspec.Struct):
     """What wrote the report: ``name`` ``iaa-gate`` and its ``version``."""
 
-    name: str
+    name: Literal["iaa-gate"]
     version: str
 
 
@@ -103,7 +103,7 @@ class CheckReport(msgspec.Struct):
     value: float | None
     fail: float | None
     warn: float | None
-    verdict: str
+    verdict: VerdictName
     message: str
 
 
@@ -282,7 +282,7 @@ class FieldReport(msgspec.Struct):
     alpha: float | None
     alpha_undefined_reason: str | None
     coefficients: dict[str, CoefficientReport]
-    verdict: str
+    verdict: VerdictName
     checks: list[CheckReport]
     category_method: str
     categories: dict[str, float | None]
@@ -314,10 +314,10 @@ class Report(msgspec.Struct):
     ``writeback`` summary, the ``trend`` since the last round, the ``ground_truth`` setup and
     the ``models`` (model predictions against the human consensus)."""
 
-    schema_version: int
+    schema_version: Literal[2]
     tool: Tool
     generated_at: str
-    verdict: str
+    verdict: VerdictName
     source: dict[str, Any]
     round: Round | None
     input: Input
@@ -383,7 +383,7 @@ def _id_key(task: TaskId) -> tuple[int, Any]:
 
 
 def _check(c: Check) -> CheckReport:
-    return CheckReport(c.name, num(c.value), c.fail, c.warn, c.verdict.value, c.message)
+    return CheckReport(c.name, num(c.value), c.fail, c.warn, c.verdict.word, c.message)
 
 
 def _estimate(e: Estimate) -> CoefficientReport:
@@ -579,7 +579,7 @@ def field_document(
         alpha=num(result.alpha),
         alpha_undefined_reason=undefined_reason(result.alpha),
         coefficients={name: _estimate(e) for name, e in result.coefficients.items()},
-        verdict=worst([c.verdict for c in checks]).value,
+        verdict=worst([c.verdict for c in checks]).word,
         checks=[_check(c) for c in checks],
         category_method=result.category_method,
         categories={k: num(v) for k, v in result.categories.items()},
@@ -634,7 +634,7 @@ def with_checks(fields: dict[str, FieldReport], checks: list[Check]) -> dict[str
     out = dict(fields)
     for c in checks:
         f = out[c.field]
-        verdict = worst([Verdict(f.verdict), c.verdict]).value
+        verdict = worst([Verdict(f.verdict), c.verdict]).word
         out[c.field] = msgspec.structs.replace(f, checks=[*f.checks, _check(c)], verdict=verdict)
     return out
 
@@ -660,7 +660,7 @@ def build_document(
         schema_version=SCHEMA_VERSION,
         tool=Tool("iaa-gate", __version__),
         generated_at=(generated_at or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
-        verdict=verdict.value,
+        verdict=verdict.word,
         source=source,
         round=round_,
         input=Input(

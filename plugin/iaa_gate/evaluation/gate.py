@@ -5,11 +5,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from ..config import FieldConfig, Threshold
 from ..metrics import Undefined, undefined_reason
 from . import ground_truth
 from .results import FieldResult, status_count
+
+
+VerdictName = Literal["pass", "warn", "fail"]
+"""A verdict as the report writes it."""
 
 
 class Verdict(str, Enum):
@@ -20,6 +25,11 @@ class Verdict(str, Enum):
     @property
     def rank(self) -> int:
         return ("pass", "warn", "fail").index(self.value)
+
+    @property
+    def word(self) -> VerdictName:
+        """The verdict as the report writes it."""
+        return self.value
 
 
 SMALL_SAMPLE = 10
