@@ -22,7 +22,7 @@ from .core.version import __version__
 
 if TYPE_CHECKING:
     from .config import Config
-    from .evaluation.document import TruthAnnotator
+    from .evaluation.results import AnnotatorTruth
     from .evaluation.sections import FieldTrend
     from .pipeline import Outcome
 
@@ -348,9 +348,10 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
         print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
 
 
-def _lowest_truth(annotators: list[TruthAnnotator]) -> TruthAnnotator:
-    """The annotator with the lowest agreement with ground truth (undefined: last)."""
-    return min(annotators, key=lambda a: (a.agreement is None, a.agreement or 0.0))
+def _lowest_truth(annotators: list[AnnotatorTruth]) -> AnnotatorTruth:
+    """The annotator with the lowest agreement with ground truth (an undefined one first, as
+    the gate's check takes it)."""
+    return min(annotators, key=lambda a: (a.agreement is not None, a.agreement or 0.0))
 
 
 def fmt_agreement(x: float | None) -> str:

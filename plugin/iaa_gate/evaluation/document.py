@@ -167,27 +167,6 @@ class ScoreHistogram(msgspec.Struct):
     counts: list[int]
 
 
-class TruthAnnotator(msgspec.Struct):
-    """One annotator against the references (see ``AnnotatorTruth``)."""
-
-    id: str
-    name: str
-    n_tasks: int
-    agreement: float | None
-    mean_offset: float | None
-
-
-class FieldTruthReport(msgspec.Struct):
-    """A field against ground truth: how answers are compared (``comparison``), gold tasks with
-    one agreed reference (``n_tasks``), those whose references disagree (``conflicting``), and
-    each annotator."""
-
-    comparison: str
-    n_tasks: int
-    conflicting: list[TaskId]
-    annotators: list[TruthAnnotator]
-
-
 class LowestTask(msgspec.Struct, omit_defaults=True, gc=False):
     """A disputed task in ``disputed.lowest``: its ``id``, ``score``, each annotator's
     ``labels``, for region fields ``details``, and where a consensus was found its
@@ -228,38 +207,12 @@ class DisputedReport(msgspec.Struct):
     order: str = REVIEW_ORDER
 
 
-class SkillAnnotator(msgspec.Struct):
-    """One annotator as Dawid–Skene estimates them: ``n_units`` answered, ``accuracy``
-    P(they give the true answer) (null: none), ``confusion`` ``[true][given]`` over the
-    field's ``skill.classes``."""
-
-    id: str
-    name: str
-    n_units: int
-    accuracy: float | None
-    confusion: list[list[float]]
-
-
 class AlphaSampling(msgspec.Struct):
     """Alpha's expected disagreement was estimated from ``pairs`` drawn pairs of ratings
     (``expected_sample``): ``standard_error`` is alpha's from that sampling (null: undefined)."""
 
     pairs: int
     standard_error: float | None
-
-
-class SkillReport(msgspec.Struct):
-    """Annotator skill by Dawid–Skene: ``method``, ``basis`` (what one fitted unit is: task,
-    matched region, or label for a multi-select field, fitted once per label), ``classes``
-    (rows: true, columns: given), EM ``iterations`` and whether it ``converged``, and each
-    annotator."""
-
-    method: str
-    basis: str
-    classes: list[str]
-    iterations: int
-    converged: bool
-    annotators: list[SkillAnnotator]
 
 
 class FieldReport(msgspec.Struct):
@@ -292,7 +245,7 @@ class FieldReport(msgspec.Struct):
     annotators: list[AnnotatorReport]
     pairwise: Pairwise | None
     score_histogram: ScoreHistogram
-    ground_truth: FieldTruthReport | None
+    ground_truth: FieldTruth | None
     disputed_below: float
     disputed_tolerance: float | None
     n_agreed: int
@@ -300,7 +253,7 @@ class FieldReport(msgspec.Struct):
     n_too_few: int
     disputed: DisputedReport
     regions: Regions | None
-    skill: SkillReport | None = None
+    skill: Skill | None = None
     categories_used: CategoriesUsed | None = None
     small_sample: str | None = None
     alpha_sampling: AlphaSampling | None = None
@@ -423,20 +376,6 @@ def _score_histogram(scores: np.ndarray[Any, np.dtype[np.float64]]) -> ScoreHist
     return ScoreHistogram(edges.round(6).tolist(), counts.tolist())
 
 
-def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
-    if t is None:
-        return None
-    return FieldTruthReport(
-        t.comparison,
-        t.n_tasks,
-        t.conflicting,
-        [
-            TruthAnnotator(a.id, a.name, a.n_tasks, num(a.agreement), num(a.mean_offset))
-            for a in t.annotators
-        ],
-    )
-
-
 def disputed_tasks(name: str, result: FieldResult) -> Sequence[DisputedTask]:
     """Every disputed task of field ``name``, in review order (:func:`_review_order`): a
     :class:`DisputedTable` for a field whose units are a :class:`UnitTable`."""
@@ -540,22 +479,6 @@ def lowest_scores(tasks: Sequence[DisputedTask], n: int) -> list[DisputedTask]:
     return list(tasks[:n])
 
 
-def _skill(s: Skill | None) -> SkillReport | None:
-    if s is None:
-        return None
-    return SkillReport(
-        s.method,
-        s.basis,
-        s.classes,
-        s.iterations,
-        s.converged,
-        [
-            SkillAnnotator(a.id, a.name, a.n_units, num(a.accuracy), a.confusion)
-            for a in s.annotators
-        ],
-    )
-
-
 def field_document(
     result: FieldResult,
     checks: list[Check],
@@ -604,7 +527,7 @@ def field_document(
         ],
         pairwise=_pairwise(result),
         score_histogram=_score_histogram(scores),
-        ground_truth=_truth(result.ground_truth),
+        ground_truth=result.ground_truth,
         disputed_below=disputed_below,
         disputed_tolerance=disputed_tolerance,
         n_agreed=len(scores) - too_few - len(disputed),
@@ -618,7 +541,7 @@ def field_document(
             ],  # without the field's name, which the report says once
         ),
         regions=result.regions,
-        skill=_skill(result.skill),
+        skill=result.skill,
         alpha_sampling=None
         if result.alpha_sampling is None
         else AlphaSampling(result.alpha_sampling[0], num(result.alpha_sampling[1])),

@@ -12,7 +12,6 @@ from ..metrics import Undefined, undefined_reason
 from . import ground_truth
 from .results import FieldResult, status_count
 
-
 VerdictName = Literal["pass", "warn", "fail"]
 """A verdict as the report writes it."""
 
@@ -135,7 +134,12 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
         what = f"{truth.name}'s agreement with ground truth"
         checks.append(
             _threshold(
-                result.name, "ground_truth", what, truth.agreement, t.ground_truth, t.on_undefined
+                result.name,
+                "ground_truth",
+                what,
+                math.nan if truth.agreement is None else truth.agreement,
+                t.ground_truth,
+                t.on_undefined,
             )
         )
     for name in result.coefficients:

@@ -98,7 +98,8 @@ def _pooled(truth: FieldTruth | None) -> Pooled:
     """All annotators of ``truth`` pooled: ``n`` compared answers and their mean agreement."""
     people = truth.annotators if truth is not None else []
     n = sum(a.n_tasks for a in people)
-    mean = sum(a.agreement * a.n_tasks for a in people) / n if n else None
+    known = [a.agreement * a.n_tasks for a in people if a.agreement is not None]
+    mean = sum(known) / n if n and len(known) == len(people) else None  # one undefined: all
     return Pooled(n, _num(mean))
 
 

@@ -9,10 +9,9 @@ from ...evaluation.document import (
     CoefficientReport,
     Disputed,
     FieldReport,
-    FieldTruthReport,
     Report,
-    SkillReport,
 )
+from ...evaluation.results import FieldTruth, Skill
 from ...evaluation.sections import FieldTrend, Models, Regions, Trend
 from .format import (
     MODEL_COLUMNS,
@@ -106,7 +105,7 @@ def _field_trend(t: FieldTrend) -> list[str]:
     return out
 
 
-def _truth(gt: FieldTruthReport | None) -> list[str]:
+def _truth(gt: FieldTruth | None) -> list[str]:
     if not gt:
         return []
     out = ["", f"Agreement with ground truth on {gt.n_tasks} gold tasks ({gt.comparison})."]
@@ -348,7 +347,7 @@ class MarkdownWriter:
         return out
 
 
-def _skill(skill: SkillReport | None) -> list[str]:
+def _skill(skill: Skill | None) -> list[str]:
     """Each annotator's Dawid–Skene confusion matrix (rows: true class, columns: given)."""
     if not skill:
         return []
