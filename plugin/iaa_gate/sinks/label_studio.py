@@ -36,7 +36,7 @@ from ..evaluation.results import FieldResult
 from ..evaluation.sections import Writeback
 from ..model import RoundFilter, TaskId
 from . import Sink, register
-from .label_studio_consensus import ConsensusPredictions
+from .label_studio_consensus import ConsensusPredictions, as_read_back
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""
@@ -59,11 +59,6 @@ def config_hash(config: Config) -> str:
 
 def _score(x: float) -> float | None:
     return None if x != x else round(float(x), 4)  # NaN (too few ratings) → null
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as it reads back from JSON (tuples → lists, int keys → str)."""
-    return json.loads(json.dumps(value, allow_nan=False, default=str))
 
 
 def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[str, Any]]:
@@ -106,7 +101,7 @@ def entry(fields: dict[str, dict[str, Any]], digest: str) -> dict[str, Any]:
     }
     if priorities:  # the review order: the least settled field's
         out["priority"] = max(priorities)
-    return dict(_plain(out))
+    return dict(as_read_back(out))
 
 
 @dataclass
@@ -467,7 +462,7 @@ class LabelStudioFlags:
                 view = mine[0]
                 out["view_id"] = view["id"]
                 old = _dict(view.get("data"))
-                if all(_plain(old.get(k)) == _plain(v) for k, v in want.items()):
+                if all(as_read_back(old.get(k)) == as_read_back(v) for k, v in want.items()):
                     return {**out, "view": "unchanged"}
                 if dry_run:
                     return {**out, "view": "would update"}

@@ -145,8 +145,11 @@ class Proposal:
         return {"result": self.result, "score": self.score, "model_version": MODEL_VERSION}
 
 
-def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, allow_nan=False))
+def as_read_back(value: Any) -> Any:
+    """``value`` as it reads back from Label Studio's JSON (tuples → lists, int keys → str,
+    anything else JSON lacks as its text), to compare what is there with what would be
+    written."""
+    return json.loads(json.dumps(value, allow_nan=False, default=str))
 
 
 def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
@@ -157,7 +160,7 @@ def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
     return (
         isinstance(score, (int, float))
         and abs(float(score) - proposal.score) < 1e-9
-        and _plain(prediction.get("result")) == _plain(proposal.result)
+        and as_read_back(prediction.get("result")) == as_read_back(proposal.result)
     )
 
 
