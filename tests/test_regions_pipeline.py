@@ -86,10 +86,8 @@ def test_ner_scores_worked_by_hand(write_json: Any) -> None:
     # relations: a→b and x→y, but b and y are not matched: no pair agrees
     assert ner.coefficients["relations_f1"].value == 0.0
     details = ner.units[0].details
-    assert details is not None and details["text"]["excerpt"] == TEXT
-    kinds = {
-        (d["annotator"], d["region"]["id"], d["other"], d["kind"]) for d in details["disagreements"]
-    }
+    assert details is not None and details.text and details.text.excerpt == TEXT
+    kinds = {(d.annotator, d.region["id"], d.other, d.kind) for d in details.disagreements}
     assert ("1", "b", "2", "boundary shift") in kinds
     assert ("3", "q", "1", "extra") in kinds  # only 1 of 3 raters has it
     assert ner.units[0].labels["2"] == ["PER [0, 12) 'Ada Lovelace'", "PER [17, 24) 'Charles'"]

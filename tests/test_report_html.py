@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from builders import ls_annotation, read_disputed
 from iaa_gate.cli import main
 from iaa_gate.evaluation.document import LowestTask, Report, decode_report
+from iaa_gate.evaluation.sections import Details, Excerpt, LowestRegion
 from iaa_gate.sinks.report import html as html_report
 
 # Each payload sets window.__pwned if it ever runs.
@@ -278,22 +279,22 @@ def test_page_without_matplotlib_keeps_every_table(
 
 
 def test_span_lines_cut_the_text_where_each_annotators_spans_start_and_end() -> None:
-    details = {
-        "text": {"offset": 10, "excerpt": "Ann <b>met</b> Bob", "length": 18},
-        "regions": {
-            "a": [{"start": 10, "end": 13, "label": "PER"}],
-            "b": [
-                {"start": 5, "end": 13, "label": "ORG"},  # starts before the excerpt
-                {"start": 10, "end": 28, "label": "PER"},  # overlaps the other
-            ],
-            "c": [],
-        },
+    regions = {
+        "a": [{"start": 10, "end": 13, "label": "PER"}],
+        "b": [
+            {"start": 5, "end": 13, "label": "ORG"},  # starts before the excerpt
+            {"start": 10, "end": 28, "label": "PER"},  # overlaps the other
+        ],
+        "c": [],
     }
+    text = Excerpt(offset=10, excerpt="Ann <b>met</b> Bob", length=18)
+    details = Details(regions, [], LowestRegion(0.0, {}, []), text=text)
     lines = dict(html_report.span_lines(LowestTask(0, 0.0, {}, details)) or [])
     assert lines["a"] == [("Ann", ["PER"]), (" <b>met</b> Bob", [])]
     assert lines["b"] == [("Ann", ["ORG", "PER"]), (" <b>met</b> Bob", ["PER"])]
     assert lines["c"] == [("Ann <b>met</b> Bob", [])]
-    assert html_report.span_lines(LowestTask(0, 0.0, {}, {"regions": details["regions"]})) is None
+    untold = Details(regions, [], LowestRegion(0.0, {}, []))  # no text known
+    assert html_report.span_lines(LowestTask(0, 0.0, {}, untold)) is None
 
 
 def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
@@ -324,7 +325,11 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
             "a": [{"start": 0, "end": 3, "label": IMG}],
             "b": [{"start": 0, "end": 40, "label": "PER"}],
         },
-        "disagreements": [{"kind": "boundary shift"}, {"kind": "label swap"}],
+        "disagreements": [
+            {"kind": kind, "annotator": "a", "region": {}, "other": "b", "counterpart": None}
+            for kind in ("boundary shift", "label swap")
+        ],
+        "region": {"score": 0.0, "labels": {}, "regions": []},
     }
     page = html_report.HtmlWriter().render(msgspec.convert(doc, Report))
     assert page.count("<script") == 1 and "<img" not in page
@@ -371,8 +376,8 @@ def test_span_lines_sweep_equals_the_scan_of_every_span(
     second, not minutes) equal the plain scan of every span for every segment."""
     excerpt = "abcdefghijklmnopqrstuvwxyz0123456789"
     spans = [{"start": s, "end": s + n, "label": lab} for s, n, lab in raw]
-    text = {"excerpt": excerpt, "offset": offset}
-    d = LowestTask(0, 0.0, {}, {"text": text, "regions": {"a": spans}})
+    text = Excerpt(offset, excerpt, len(excerpt))
+    d = LowestTask(0, 0.0, {}, Details({"a": spans}, [], LowestRegion(0.0, {}, []), text=text))
     got = html_report.span_lines(d)
     inside = {min(max(r[k] - offset, 0), len(excerpt)) for r in spans for k in ("start", "end")}
     cuts = sorted({0, len(excerpt)} | inside)

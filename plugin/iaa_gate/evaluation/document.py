@@ -35,6 +35,7 @@ from .results import (
 from .sections import (
     CategoriesUsed,
     Coincidence,
+    Details,
     Models,
     Regions,
     Round,
@@ -178,7 +179,7 @@ class LowestTask(msgspec.Struct, omit_defaults=True, gc=False):
     id: TaskId
     score: float | None
     labels: dict[str, Any]
-    details: dict[str, Any] | None = None
+    details: Details | None = None
     priority: float | None = None
     consensus: Consensus | None = None
 

@@ -13,7 +13,7 @@ any field, so the gate, the reports and the write-back treat it alike:
   ``"(unmatched)"``. A cluster's score is the share of the task's annotator pairs that agree on
   it (both have it with the same label, or both left it out); a task's score is its lowest
   cluster's (a task where everyone drew nothing scores 1), and a disputed task names that
-  region first (``details["region"]``).
+  region first (``details.region``).
 - A per-region attribute (``ner.certainty``) is scored on clusters of matched regions, each
   cluster a unit, with the usual coefficients; a task's score is its lowest cluster's.
 """
@@ -46,9 +46,14 @@ from .scalar import field_level, matrix_result
 from .sections import (
     AnnotatorAlpha,
     Coincidence,
+    Details,
+    Disagreement,
+    Excerpt,
+    LowestRegion,
     Matching,
     RegionPairs,
     Regions,
+    RelationDecision,
     Relations,
     UnitizingAlpha,
 )
@@ -589,7 +594,7 @@ def _units(
 
 def _excerpt(
     text: str, regions: tuple[float, float], lowest: tuple[float, float] | None
-) -> dict[str, Any]:
+) -> Excerpt:
     """The part of a disputed task's ``text`` the report shows: from :data:`EXCERPT` / 2
     characters before its first region to as many after its last (``regions``: the first
     start and the last end, 0 and 0 without regions); when that is longer than
@@ -604,7 +609,7 @@ def _excerpt(
     if hi - lo > EXCERPT_MAX and lowest is not None:
         lo, hi = around(lowest)
     hi = min(hi, lo + EXCERPT_MAX)
-    return {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
+    return Excerpt(lo, text[lo:hi], len(text))
 
 
 def _reach(
@@ -627,7 +632,7 @@ def _reach(
 
 def _details(
     m: Matched, cl: Clustered, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
-) -> dict[int, tuple[dict[str, Any], dict[str, list[str]]]]:
+) -> dict[int, tuple[Details, dict[str, list[str]]]]:
     """Per disputed unit (``units``: ``(K,)`` ascending): its details and each rater's regions as
     lines of text. The details: its lowest-scoring region (``region``: its ``score``, each
     rater's ``labels`` in it, ``"(unmatched)"`` where they have none, and its ``regions``), the
@@ -680,7 +685,7 @@ def _details(
         first_r = order_r[np.flatnonzero(np.diff(rel.unit[order_r], prepend=-1))]
         rel_low = dict(zip(rel.unit[first_r].tolist(), first_r.tolist(), strict=True))
     lowest_list = lowest.tolist()
-    out: dict[int, tuple[dict[str, Any], dict[str, list[str]]]] = {}
+    out: dict[int, tuple[Details, dict[str, list[str]]]] = {}
     for k, u in enumerate(progress.estimated("describe disputed tasks", units.tolist(), "tasks")):
         a, b = bounds[k], bounds[k + 1]
         regions: dict[str, list[dict[str, Any]]] = {name: [] for name in raters[k]}
@@ -690,38 +695,35 @@ def _details(
             shown[name].append(line)
         c = lowest_list[k]
         low = list(compress(described[a:b], member[a:b]))
-        entry: dict[str, Any] = {
-            "region": {"score": low_score[k], "labels": low_labels[k], "regions": low},
-            "regions": regions,
-        }
+        entry = Details(
+            regions=regions,
+            disagreements=[
+                Disagreement(
+                    kind=d_kind[i],
+                    annotator=d_owner[i],
+                    region=by_row[d_region[i]],
+                    other=m.names[d_other[i]],
+                    counterpart=by_row.get(d_counterpart[i]),
+                )
+                for i in range(d_start[k], d_end[k])
+            ],
+            region=LowestRegion(low_score[k], low_labels[k], low),
+        )
         text = t.texts[u]
         if reg.kind == "span" and text is not None:
-            entry["text"] = _excerpt(text, reach[k] or (0, 0), reach_lowest[k])
-        entry["disagreements"] = [
-            {
-                "kind": d_kind[i],
-                "annotator": d_owner[i],
-                "region": by_row[d_region[i]],
-                "other": m.names[d_other[i]],
-                "counterpart": by_row.get(d_counterpart[i]),
-            }
-            for i in range(d_start[k], d_end[k])
-        ]
+            entry.text = _excerpt(text, reach[k] or (0, 0), reach_lowest[k])
         j = rel_low.get(u)
         if rel is not None and j is not None and rel.score[j] < cl.score[c]:
-            entry = {  # the relation is the lowest decision: named first
-                "relation": {
-                    "score": round(float(rel.score[j]), 6),
-                    "labels": {
-                        m.names[a]: str(rel.coded.values[code])
-                        for a, code in enumerate(rel.coded.codes[j].tolist())
-                        if code >= 0
-                    },
+            entry.relation = RelationDecision(  # the relation is the lowest decision
+                round(float(rel.score[j]), 6),
+                {
+                    m.names[a]: str(rel.coded.values[code])
+                    for a, code in enumerate(rel.coded.codes[j].tolist())
+                    if code >= 0
                 },
-                **entry,
-            }
+            )
         if relations is not None and not math.isnan(relations.unit[u]):
-            entry["relations_f1"] = round(float(relations.unit[u]), 4)
+            entry.relations_f1 = round(float(relations.unit[u]), 4)
         out[u] = entry, shown
     return out
 

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from .. import metrics
 from ..model import FloatArray, TaskId
 from .coefficients import Estimate
-from .sections import CategoriesUsed, Coincidence, Regions
+from .sections import CategoriesUsed, Coincidence, Details, Regions
 
 
 def _defined(x: float | None) -> float | None:
@@ -142,7 +142,7 @@ class UnitResult:
     status: str
     score: float
     labels: dict[str, Any]
-    details: dict[str, Any] | None = None
+    details: Details | None = None
     consensus: Consensus | None = None
     priority: float | None = None
 

@@ -100,6 +100,58 @@ class Regions(msgspec.Struct):
     annotator_alpha: AnnotatorAlpha
 
 
+class Excerpt(msgspec.Struct, gc=False):
+    """The part of a span task's text a report shows: from ``offset`` (a character of the whole
+    text, ``length`` characters long)."""
+
+    offset: int
+    excerpt: str
+    length: int
+
+
+class LowestRegion(msgspec.Struct, gc=False):
+    """A disputed region task's lowest-scoring cluster of matched regions: its ``score``, each
+    rater's ``labels`` in it (``"(unmatched)"`` where they have none) and its ``regions``."""
+
+    score: float
+    labels: dict[str, str]
+    regions: list[dict[str, Any]]
+
+
+class RelationDecision(msgspec.Struct, gc=False):
+    """A disputed task's lowest relation between matched regions, when it scores below its
+    lowest region: its ``score`` and each rater's relation label."""
+
+    score: float
+    labels: dict[str, str]
+
+
+class Disagreement(msgspec.Struct, gc=False):
+    """One disagreement about a region: its ``kind`` (missed, label swap, boundary shift…),
+    the ``annotator`` whose ``region`` it is, the ``other`` annotator and their
+    ``counterpart`` region (None: they drew none)."""
+
+    kind: str
+    annotator: str
+    region: dict[str, Any]
+    other: str
+    counterpart: dict[str, Any] | None
+
+
+class Details(msgspec.Struct, gc=False):
+    """A disputed region task in detail: each rater's ``regions`` (``{id, label, <geometry>[,
+    text]}``, the shape's own keys), every disagreement (those of the lowest region first), the
+    lowest ``region``; spans with a known text its ``text`` excerpt; with relations the lowest
+    ``relation`` (when it is the lowest decision) and the task's ``relations_f1``."""
+
+    regions: dict[str, list[dict[str, Any]]]
+    disagreements: list[Disagreement]
+    region: LowestRegion
+    text: Excerpt | UnsetType = UNSET
+    relation: RelationDecision | UnsetType = UNSET
+    relations_f1: float | UnsetType = UNSET
+
+
 class Round(msgspec.Struct):
     """The round a report covers: annotations ``from``–``to`` (ISO 8601) and ``task_ids``."""
 

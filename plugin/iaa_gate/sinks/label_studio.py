@@ -74,13 +74,13 @@ def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[s
                 if u.details is not None:  # region fields: name the disputed regions
                     f["regions"] = [
                         {
-                            "kind": d["kind"],
-                            "annotator": d["annotator"],
-                            "id": d["region"]["id"],
-                            "label": d["region"]["label"],
-                            "other": d["other"],
+                            "kind": d.kind,
+                            "annotator": d.annotator,
+                            "id": d.region["id"],
+                            "label": d.region["label"],
+                            "other": d.other,
                         }
-                        for d in u.details["disagreements"]
+                        for d in u.details.disagreements
                     ]
             per_task.setdefault(u.id, {})[name] = f
     return {task: entry(fields, digest) for task, fields in per_task.items()}

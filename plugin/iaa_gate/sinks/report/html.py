@@ -68,11 +68,11 @@ def label_colors(f: FieldReport) -> dict[str, str]:
 def span_lines(d: LowestTask) -> list[tuple[str, list[Segment]]] | None:
     """A disputed span task's text excerpt, once per annotator, cut where their spans start and
     end; None when the task has no known text. Offsets are characters of the whole text."""
-    details = d.details or {}
-    text, regions = details.get("text"), details.get("regions")
-    if not text or not regions:
+    details = d.details
+    if details is None or not details.text or not details.regions:
         return None
-    excerpt, offset = str(text["excerpt"]), int(text.get("offset", 0))
+    excerpt, offset = details.text.excerpt, details.text.offset
+    regions = details.regions
     out = []
     for who, spans in regions.items():
         spans = [r for r in spans if "start" in r and "end" in r]
@@ -99,8 +99,8 @@ def span_lines(d: LowestTask) -> list[tuple[str, list[Segment]]] | None:
 def disagreement_kinds(d: LowestTask) -> str:
     """A region task's disagreements counted by kind: "2 missed, 1 label swap"."""
     counts: dict[str, int] = {}
-    for x in (d.details or {}).get("disagreements", []):
-        counts[x["kind"]] = counts.get(x["kind"], 0) + 1
+    for x in d.details.disagreements if d.details else []:
+        counts[x.kind] = counts.get(x.kind, 0) + 1
     return ", ".join(f"{n} {k}" for k, n in counts.items())
 
 

@@ -12,7 +12,7 @@ from ...evaluation.document import (
     Report,
 )
 from ...evaluation.results import FieldTruth, Skill
-from ...evaluation.sections import FieldTrend, Models, Regions, Trend
+from ...evaluation.sections import Details, FieldTrend, Models, Regions, Trend
 from .format import (
     MODEL_COLUMNS,
     alpha_name,
@@ -373,11 +373,11 @@ def _skill(skill: Skill | None) -> list[str]:
     return [*out, "", "</details>"]
 
 
-def _kinds(details: dict[str, Any]) -> str:
+def _kinds(details: Details) -> str:
     """A disputed task's disagreements, counted by kind: "2 missed, 1 label swap"."""
     counts: dict[str, int] = {}
-    for d in details.get("disagreements", []):
-        counts[d["kind"]] = counts.get(d["kind"], 0) + 1
+    for d in details.disagreements:
+        counts[d.kind] = counts.get(d.kind, 0) + 1
     return ", ".join(f"{n} {k}" for k, n in counts.items()) or "no disagreement listed"
 
 
