@@ -59,7 +59,19 @@ class Outcome:
 
     def with_writeback(self, summary: Writeback | None) -> Outcome:
         """This outcome with a report that holds ``summary`` (a new report: the live service
-        writes its flags after scoring, from :attr:`results`)."""
+        writes its flags after scoring, from :attr:`results`).
+
+        Parameters
+        ----------
+        summary
+            What write-back did (None: nothing was written back).
+
+        Returns
+        -------
+        Outcome
+            The same verdict, results and checks, with a new :class:`Report`; this outcome's
+            report is left as it is.
+        """
         report = msgspec.structs.replace(self.report, writeback=summary)
         return Outcome(
             self.verdict,

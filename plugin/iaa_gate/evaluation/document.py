@@ -295,6 +295,16 @@ def decode_report(data: bytes | str) -> Report:
     """A ``report.json`` of this :data:`SCHEMA_VERSION` as the typed :class:`Report` (an
     earlier version: :class:`~iaa_gate.evaluation.trend.Earlier`, what the trend reads of it).
 
+    Parameters
+    ----------
+    data
+        The content of a ``report.json``.
+
+    Returns
+    -------
+    Report
+        The report, read by attribute (``report.fields["sentiment"].alpha``).
+
     Raises
     ------
     msgspec.ValidationError
