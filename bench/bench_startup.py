@@ -7,6 +7,10 @@ the bare interpreter (``python -c pass``) and ``import numpy``. ``--tree DIR`` a
 commands on another checkout's ``plugin/`` (e.g. ``main`` before a change), imported first via
 ``PYTHONPATH``.
 
+The HTML report's template is compiled on a run's first use into the user cache
+(``$XDG_CACHE_HOME/iaa-gate``): "warm" runs share a cache the first run filled, "cold" runs
+start each from an empty one (the first run after installing, or after a Jinja2 upgrade).
+
     PYTHONPATH=plugin .venv/bin/python bench/bench_startup.py [--repeats 7] [--tree /path/to/other]
 
 Goals (issue 10): ``--help`` < 0.2 s, ``run`` on the bundled example < 0.4 s.
@@ -15,6 +19,7 @@ Goals (issue 10): ``--help`` < 0.2 s, ``run`` on the bundled example < 0.4 s.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -22,6 +27,7 @@ from pathlib import Path
 from _proc import CLI, Proc, compiled, measure
 
 ROOT = Path(__file__).resolve().parents[1]
+COLD = "iaa-gate run (bundled example, cold template cache)"
 
 
 def commands(out: str) -> dict[str, list[str]]:
@@ -32,6 +38,7 @@ def commands(out: str) -> dict[str, list[str]]:
         "python -c 'import numpy'": [py, "-c", "import numpy"],
         "iaa-gate --help": [py, "-c", CLI, "--help"],
         "iaa-gate run (bundled example)": [py, "-c", CLI, "run", "--config", example, "--out", out],
+        COLD: [py, "-c", CLI, "run", "--config", example, "--out", out],
         "iaa-gate run (bundled example, no HTML)": [
             *(py, "-c", CLI, "run", "--config", example, "--out", out),
             *("--format", "json", "--format", "markdown", "--format", "junit"),
@@ -47,9 +54,16 @@ def main() -> int:
     trees = {"this tree": ROOT, **{str(t): t.resolve() for t in args.tree}}
     for path in trees.values():
         compiled(path / "plugin")
-    with tempfile.TemporaryDirectory() as out:
+    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as caches:
+        warm, cold = Path(caches) / "warm", Path(caches) / "cold"
         jobs = {
-            (tree, name): (cmd, {"PYTHONPATH": str(path / "plugin")})
+            (tree, name): (
+                cmd,
+                {
+                    "PYTHONPATH": str(path / "plugin"),
+                    "XDG_CACHE_HOME": str(cold if name == COLD else warm),
+                },
+            )
             for tree, path in trees.items()
             for name, cmd in commands(out).items()
             if tree == "this tree" or name.startswith("iaa-gate")
@@ -57,6 +71,7 @@ def main() -> int:
         runs: dict[tuple[str, str], list[Proc]] = {k: [] for k in jobs}
         for _ in range(args.repeats):  # interleaved: one run of each per round
             for key, (cmd, env) in jobs.items():
+                shutil.rmtree(cold, ignore_errors=True)
                 runs[key].append(measure(cmd, 1, env))
     print(f"median of {args.repeats} runs, interleaved\n")
     print("| tree | command | wall (s) | min–max (s) | peak RSS (MiB) |")

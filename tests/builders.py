@@ -3,41 +3,60 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.model import Dataset
+
+WHEN = "2026-11-02T10:00:00Z"
 
 
 def ls_annotation(
     user: Any,
     ann_id: int,
-    when: str = "2026-11-02T10:00:00Z",
+    when: str = WHEN,
     cancelled: bool = False,
     **fields: Any,
 ) -> dict[str, Any]:
-    """A Label Studio export annotation; ``fields``: name → value dict, e.g. choices=["A"]."""
-    result = []
-    for name, value in fields.items():
-        kind, val = value
-        result.append(
-            {
-                "id": f"r{ann_id}{name}",
-                "from_name": name,
-                "to_name": "text",
-                "type": kind,
-                "value": val,
-            }
-        )
+    """A Label Studio export annotation; ``fields``: name → (result type, value dict), e.g.
+    ``sentiment=("choices", {"choices": ["A"]})`` (a cancelled one has no result)."""
+    result = [
+        {"id": f"r{ann_id}{name}", "from_name": name, "to_name": "text", "type": kind, "value": val}
+        for name, (kind, val) in fields.items()
+    ]
+    return annotation_of(user, [] if cancelled else result, ann_id, when, cancelled)
+
+
+def annotation_of(
+    user: Any,
+    result: list[dict[str, Any]],
+    ann_id: int | None = None,
+    when: str = WHEN,
+    cancelled: bool = False,
+) -> dict[str, Any]:
+    """A Label Studio export annotation holding ``result`` as given (its id: ``user`` × 100
+    unless ``ann_id``)."""
     return {
-        "id": ann_id,
+        "id": user * 100 if ann_id is None else ann_id,
         "completed_by": user,
-        "result": [] if cancelled else result,
+        "result": result,
         "was_cancelled": cancelled,
         "ground_truth": False,
         "created_at": when,
         "updated_at": when,
     }
+
+
+def ls_task(tid: int, *annotations: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """A Label Studio export task with its ``data`` and ``annotations``."""
+    return {"id": tid, "data": data, "annotations": list(annotations)}
+
+
+def load_export(write_json: Callable[[Any], Path], tasks: list[dict[str, Any]]) -> Dataset:
+    """The dataset of an export of ``tasks`` (``write_json``: the conftest fixture)."""
+    return LabelStudioExport(write_json(tasks)).load()
 
 
 def read_disputed(out_dir: Path) -> dict[str, list[dict[str, Any]]]:

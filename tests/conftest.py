@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The session's own user cache (the HTML template compiled once, for every run and
+    subprocess of the session), so the tests neither read nor fill the tester's ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
+        yield
+
+
+@pytest.fixture
+def no_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The Label Studio client's waits between retries, recorded instead of slept: the retries
+    and their backoff are the real ones, the wall clock is not spent (a test may assert on the
+    waits)."""
+    from iaa_gate.adapters.label_studio import client
+
+    waits: list[float] = []
+    monkeypatch.setattr(client, "sleep", waits.append)
+    return waits
 
 
 @pytest.fixture

@@ -3,9 +3,13 @@ against the ``krippendorff`` package and the metrics functions."""
 
 from __future__ import annotations
 
+import inspect
+import re
 import subprocess
 import sys
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import krippendorff
 import numpy as np
@@ -117,3 +121,132 @@ def test_no_subpackage_hides_an_api_name() -> None:
     for info in pkgutil.walk_packages(iaa_gate.__path__, "iaa_gate."):
         importlib.import_module(info.name)
     assert [n for n in iaa_gate.__all__ if inspect.ismodule(getattr(iaa_gate, n))] == []
+
+
+def test_crowd_kit_columns_and_records_are_long_data() -> None:
+    x = _random(1)
+    expected = krippendorff.alpha(x.T, level_of_measurement="ordinal")
+    triples = _long(x)
+    crowd = pd.DataFrame(triples, columns=["task", "worker", "label"])
+    records = crowd.to_dict("records")
+    ours = [{"task": t, "annotator": a, "value": v} for t, a, v in triples]
+    for data in (crowd, records, ours):
+        assert iaa_gate.alpha(data, level="ordinal") == pytest.approx(expected, abs=1e-12)
+    named = crowd.rename(columns={"worker": "rater"})
+    assert iaa_gate.alpha(named, level="ordinal", annotator="rater") == pytest.approx(expected)
+
+
+def test_one_key_type_for_categories_in_both_faces() -> None:
+    """The values as given: integers stay integers and floats floats, whichever face is used."""
+    wide = [[1, 1], [2, 3], [3, 3]]
+    for ours, theirs in (
+        (iaa_gate.category_agreement(wide, rows="units"), metrics.category_agreement(wide)),
+        (
+            iaa_gate.category_agreement(np.array(wide), rows="units"),
+            metrics.category_agreement(np.array(wide)),
+        ),
+        (
+            iaa_gate.category_agreement(np.array(wide, dtype=float), rows="units"),
+            metrics.category_agreement(np.array(wide, dtype=float)),
+        ),
+        (
+            iaa_gate.category_agreement([["a", "b"]], rows="units"),
+            metrics.category_agreement([["a", "b"]]),
+        ),
+    ):
+        assert [(k, type(k)) for k in ours] == [(k, type(k)) for k in theirs]
+    assert [type(k) for k in metrics.category_agreement([[1, None], [2, 2]])] == [int, int]
+    assert [type(k) for k in metrics.category_agreement([[1.0, 2.5]])] == [float, float]
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter", "message"),
+    [
+        (lambda d: iaa_gate.alpha(d, level="nominl"), "level", r"level='nominl' is not accepted"),
+        (lambda d: iaa_gate.alpha(d, rows="unit"), "rows", r"rows='unit' is not accepted"),
+        (lambda d: iaa_gate.cohen_kappa(d, weights="cubic"), "weights", r"'linear', 'quadratic'"),
+        (lambda d: iaa_gate.gwet_ac2(d, weights="square"), "weights", r"'circular', 'bipolar'"),
+        (lambda d: iaa_gate.alpha(d, order="abc"), "order", r"a list of the values"),
+        (lambda d: iaa_gate.alpha(d, order=[1, 2]), "order", r"rating 3 of task 't2' is not"),
+        (lambda d: iaa_gate.alpha(d, task="item"), "task", r"only apply to a DataFrame|name the"),
+        (lambda d: iaa_gate.alpha(d, level="interval", rows="units", task="t"), "rows", "give one"),
+        (lambda d: iaa_gate.alpha("t1,a,1"), "data", r"str is not ratings"),
+        (lambda d: iaa_gate.alpha(pd.DataFrame(d), task="item"), "task", r"not a column"),
+    ],
+)
+def test_every_bad_argument_is_a_usage_error_naming_the_parameter(
+    call: Any, parameter: str, message: str
+) -> None:
+    data = [("t1", "a", 1), ("t1", "b", 1), ("t2", "a", 3), ("t2", "b", 2)]
+    with pytest.raises(iaa_gate.UsageError, match=message) as caught:
+        call(data)
+    assert caught.value.parameter == parameter
+
+
+def test_data_that_does_not_fit_the_level_is_a_usage_error() -> None:
+    with pytest.raises(iaa_gate.UsageError, match=r"^data: .*numeric") as caught:
+        iaa_gate.alpha([("t1", "a", "x"), ("t1", "b", "y")], level="interval")
+    assert caught.value.reason is iaa_gate.Reason.BAD_DATA
+    with pytest.raises(iaa_gate.UsageError, match=r"two annotator columns"):
+        iaa_gate.cohen_kappa([[1, 1, 1]], rows="units")
+
+
+def test_both_long_column_names_at_once_are_refused_not_guessed() -> None:
+    both = pd.DataFrame({"task": [1], "annotator": ["a"], "worker": ["w"], "value": [1]})
+    with pytest.raises(iaa_gate.UsageError, match=r"both 'annotator' and 'worker'"):
+        iaa_gate.alpha(both)
+
+
+def test_a_misspelt_keyword_names_the_public_function() -> None:
+    with pytest.raises(TypeError, match=r"alpha\(\) got an unexpected keyword argument 'levl'"):
+        iaa_gate.alpha([("t1", "a", 1)], levl="ordinal")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"positional"):
+        iaa_gate.alpha([("t1", "a", 1)], "ordinal")  # type: ignore[misc]
+
+
+def _public(module: Any) -> list[tuple[str, Any]]:
+    return [
+        (f"{module.__name__}.{n}", getattr(module, n))
+        for n in module.__all__
+        if inspect.isfunction(getattr(module, n)) or inspect.isclass(getattr(module, n))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "obj"), _public(iaa_gate) + _public(metrics), ids=lambda x: str(x).split(" ")[0]
+)
+def test_every_public_name_has_a_numpy_docstring(name: str, obj: Any) -> None:
+    """Parameters (or Attributes), Returns for a function, and Examples run as doctests."""
+    doc = inspect.getdoc(obj) or ""
+    sections = set(re.findall(r"^(\w+)\n-{3,}$", doc, re.MULTILINE))
+    needed = {"Examples"}
+    if inspect.isfunction(obj):
+        needed |= {"Returns"} | ({"Parameters"} if inspect.signature(obj).parameters else set())
+    elif not issubclass(obj, Enum) and not getattr(obj, "_is_protocol", False):
+        needed.add("Attributes" if "Attributes" in sections else "Parameters")
+    assert needed <= sections, f"{name}: missing {sorted(needed - sections)}"
+    assert ">>> " in doc.split("Examples\n--------", 1)[-1]
+
+
+def test_pandas_missing_values_are_missing_ratings() -> None:
+    frame = pd.DataFrame(
+        {
+            "task": ["t1", "t1", "t2", "t2"],
+            "worker": ["a", "b", "a", "b"],
+            "label": [1, 2, 1, pd.NA],
+        }
+    ).astype({"label": "Int64"})
+    assert iaa_gate.ratings(frame).codes.tolist() == [[0, 1], [0, -1]]
+
+
+def test_a_weight_matrix_is_refused_by_name_not_by_numpy() -> None:
+    with pytest.raises(iaa_gate.UsageError, match=r"^weights=array"):
+        iaa_gate.cohen_kappa([[1, 2]], rows="units", weights=np.eye(2))  # type: ignore[arg-type]
+
+
+def test_a_config_that_is_not_one_is_a_usage_error() -> None:
+    with pytest.raises(iaa_gate.UsageError, match=r"^config=dict is not accepted") as caught:
+        iaa_gate.evaluate({"source": {}})  # type: ignore[arg-type]
+    assert caught.value.parameter == "config"
+    with pytest.raises(iaa_gate.UsageError, match=r"^path=3 is not accepted"):
+        iaa_gate.load_config(3)  # type: ignore[arg-type]

@@ -130,7 +130,7 @@ def test_a_forked_writer_writes_the_same_file(
         out = tmp_path / f"w{workers}"
         cfg = config.model_copy(update={"report": config.report.model_copy(update={"dir": out})})
         pid = os.getpid()
-        done = pipeline.run(cfg, writeback=False, workers=workers)
+        done = pipeline.run(cfg, workers=workers)
         assert os.getpid() == pid
         assert len(forks) == workers - 1  # the child wrote it (the example is read in one)
         outs[workers] = ([p.name for p in done.written], (out / "consensus.jsonl").read_bytes())

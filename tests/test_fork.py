@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +14,22 @@ pytestmark = pytest.mark.skipif(not can_fork(), reason="forks only on Linux with
 
 
 def test_a_large_result_comes_back_whole() -> None:
-    """More than a pipe holds, read by the caller only after it did other work."""
+    """More than a pipe holds, read by the caller only once the child has done its work (and so
+    is sending, or blocked on the full pipe): a byte on a second pipe orders the two, no
+    sleep."""
     rng = np.random.default_rng(0)
     arrays = [rng.integers(0, 1 << 40, 1_000_000) for _ in range(3)]  # 24 MB, > any pipe
     ids = [f"task-{i}" for i in range(100_000)]
-    result = in_child(lambda: (arrays, ids, os.getpid()))
-    time.sleep(0.5)  # the caller's own work
+    done_r, done_w = os.pipe()
+
+    def work() -> tuple[list[np.ndarray], list[str], int]:
+        os.write(done_w, b"1")
+        return arrays, ids, os.getpid()
+
+    result = in_child(work)
+    assert os.read(done_r, 1) == b"1"  # the child's work is done before ours reads it
+    os.close(done_r)
+    os.close(done_w)
     got = result()
     assert got is not None
     back, back_ids, child_pid = got

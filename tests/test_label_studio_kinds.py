@@ -5,12 +5,16 @@ reasons for the controls it does not evaluate."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import krippendorff
 import numpy as np
 import pytest
 
+from builders import annotation_of as ann
+from builders import load_export as load
+from builders import ls_task
 from iaa_gate import alpha
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.adapters.label_studio.label_config import parse_label_config, starting_config
@@ -20,17 +24,7 @@ from iaa_gate.evaluation.analysis import analyse, not_evaluated
 from iaa_gate.evaluation.matrix import region_table
 from iaa_gate.metrics.rankings import kendall_w
 
-
-def ann(user: int, result: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"id": user * 100, "completed_by": user, "result": result, "was_cancelled": False}
-
-
-def task(tid: int, *anns: dict[str, Any], data: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"id": tid, "data": data or {"image": "/img.png"}, "annotations": list(anns)}
-
-
-def load(write_json: Any, tasks: list[dict[str, Any]]) -> Any:
-    return LabelStudioExport(write_json(tasks)).load()
+task = partial(ls_task, data={"image": "/img.png"})
 
 
 BOX = {"x": 10.0, "y": 20.0, "width": 30.0, "height": 15.0, "rotation": 0}

@@ -296,16 +296,13 @@ class FakeServer:
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
+def fake(no_backoff: list[float]) -> Any:
     """A factory: ``fake(server)`` → a LabelStudioProject talking to it (no backoff sleeps)."""
     sdk = pytest.importorskip("label_studio_sdk")
     import httpx
     from pydantic import SecretStr
 
-    from iaa_gate.adapters.label_studio import client as labelstudio_client
     from iaa_gate.adapters.label_studio.project import LabelStudioProject
-
-    monkeypatch.setattr(labelstudio_client, "sleep", lambda s: None)
 
     def make(server: FakeServer, **kw: Any) -> LabelStudioProject:
         client = sdk.LabelStudio(

@@ -19,10 +19,14 @@ def _bash_blocks() -> list[str]:
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
+    """The linters are steps before it (not tests), each stopping CI when it fails."""
     install_and_test = [b for b in _bash_blocks() if "pytest" in b]
     assert len(install_and_test) == 1
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    *steps, ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci == install_and_test[0].strip()
+    linters = ["ruff check", "ruff format --check", "mypy", "vulture"]
+    assert all(any(f"/{tool}" in step for step in steps) for tool in linters), steps
+    assert "set -euo pipefail" in steps
 
 
 def test_the_quick_start_prints_what_the_readme_shows(

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from builders import annotation_of as ann
+from builders import load_export as load
+from builders import ls_task
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.core.errors import InputError
 from iaa_gate.evaluation.matrix import region_table
 
 TEXT = "Ada Lovelace met Charles Babbage in London."
+task = partial(ls_task, data={"text": TEXT})
 
 
 def span(rid: str, start: int, end: int, label: str, name: str = "ner") -> dict[str, Any]:
@@ -40,25 +45,6 @@ def certainty(rid: str, value: str) -> dict[str, Any]:
 
 def relation(a: str, b: str, label: str) -> dict[str, Any]:
     return {"type": "relation", "from_id": a, "to_id": b, "direction": "right", "labels": [label]}
-
-
-def ann(user: int, result: list[dict[str, Any]], cancelled: bool = False) -> dict[str, Any]:
-    return {
-        "id": user * 100,
-        "completed_by": user,
-        "result": result,
-        "was_cancelled": cancelled,
-        "created_at": "2026-11-02T10:00:00Z",
-        "updated_at": "2026-11-02T10:00:00Z",
-    }
-
-
-def task(tid: int, *anns: dict[str, Any], data: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"id": tid, "data": data or {"text": TEXT}, "annotations": list(anns)}
-
-
-def load(write_json: Any, tasks: list[dict[str, Any]]) -> Any:
-    return LabelStudioExport(write_json(tasks)).load()
 
 
 def test_spans_relations_and_per_region_attribute(write_json: Any) -> None:

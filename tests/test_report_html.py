@@ -403,32 +403,76 @@ def test_the_page_shows_the_sampling_in_a_real_browser(browser: Any, tmp_path: P
     assert view.errors == []
 
 
-def test_the_shipped_compiled_template_is_current() -> None:
-    """``html_compiled.py`` is the template compiled by the installed Jinja2 (so a run loads it
-    instead of compiling the template, ~0.1 s); a change to the template needs it rewritten."""
-    shipped = html_report.COMPILED.read_text(encoding="utf-8")
-    assert shipped == html_report.compiled_module(), (
-        "the template or Jinja2 changed: run "
-        '`python -c "from iaa_gate.sinks.report import html; html.write_compiled()"`'
-    )
-    html_report._template.cache_clear()
-    assert html_report._template().filename == str(html_report.COMPILED)
-
-
-def test_a_stale_compiled_template_is_never_used(
-    example: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Compiled from another template or by another Jinja2, the module is passed over and the
-    template compiled at run time: the page is the one the current template gives."""
-    from iaa_gate.sinks.report import html_compiled
-
-    doc = decode_report((example / "report.json").read_bytes())
-    html_report._template.cache_clear()
-    shipped = html_report.HtmlWriter().render(doc)
-    monkeypatch.setattr(html_compiled, "FINGERPRINT", "another template jinja2 0.0")
+def _fresh_render(doc: Report) -> str:
+    """The page rendered by a process that has not loaded the template yet."""
     html_report._template.cache_clear()
     try:
-        assert html_report._template().filename.endswith("report.html.j2")
-        assert html_report.HtmlWriter().render(doc) == shipped
+        return html_report.HtmlWriter().render(doc)
     finally:
         html_report._template.cache_clear()
+
+
+def test_the_template_is_compiled_once_into_the_user_cache(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first run compiles the shipped template into $XDG_CACHE_HOME/iaa-gate; the next runs
+    load it from there without compiling, and render the same page."""
+    import jinja2
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    doc = decode_report((example / "report.json").read_bytes())
+    cold = _fresh_render(doc)
+    folder = html_report.cache_dir()
+    assert folder is not None and folder.is_relative_to(tmp_path / "cache" / "iaa-gate")
+    assert len(list(folder.glob("*.cache"))) == 1
+
+    def no_compile(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("compiled although the cache holds the template")
+
+    monkeypatch.setattr(jinja2.Environment, "compile", no_compile)
+    assert _fresh_render(doc) == cold
+
+
+def test_the_cache_defaults_to_the_home_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without XDG_CACHE_HOME, or with a relative one (ignored), the home's .cache; without a
+    home, no cache (never the current folder)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for xdg in (None, "relative/cache"):
+        if xdg is None:
+            monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        folder = html_report.cache_dir()
+        assert folder is not None and folder.is_relative_to(tmp_path / ".cache" / "iaa-gate")
+    monkeypatch.setattr("os.path.expanduser", lambda path: path)  # no home to expand "~" to
+    assert html_report.cache_dir() is None
+
+
+def test_an_unwritable_or_broken_cache_only_costs_the_compile(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache folder that cannot be made (read-only home; here a file in the way, which stops
+    root too), a cache file that cannot be written, or a truncated one: the page is the same."""
+    doc = decode_report((example / "report.json").read_bytes())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "good"))
+    page = _fresh_render(doc)
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    assert _fresh_render(doc) == page
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "good"))
+    folder = html_report.cache_dir()
+    assert folder is not None
+    (cached,) = folder.glob("*.cache")
+    cached.write_bytes(cached.read_bytes()[:100])  # cut mid-code: compiled again, rewritten
+    assert _fresh_render(doc) == page
+    assert len(cached.read_bytes()) > 100
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError("read-only file system")
+
+    cached.unlink()
+    monkeypatch.setattr("tempfile.NamedTemporaryFile", refuse)
+    assert _fresh_render(doc) == page

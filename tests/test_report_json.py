@@ -116,9 +116,9 @@ def test_report_files_are_deterministic_utf8_with_sorted_keys(runs: Path) -> Non
     first = (a / "disputed-tasks.jsonl").read_text(encoding="utf-8").splitlines()[0]
     assert list(json.loads(first)) == ["consensus", "field", "id", "labels", "priority", "score"]
     assert list(json.loads((a / "report.json").read_text()))[:3] == [
+        "alt_test",
         "fields",
         "generated_at",
-        "ground_truth",
     ]
 
 

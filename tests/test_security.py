@@ -16,7 +16,11 @@ from iaa_gate.core.redact import plain_http_warning, redact_url
 
 @pytest.mark.parametrize("debug", [[], ["--debug"]])
 def test_credentials_in_the_url_never_show(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], debug
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    no_backoff: list[float],
+    debug: list[str],
 ) -> None:
     pytest.importorskip("label_studio_sdk", reason="the label-studio extra is not installed")
     monkeypatch.setenv("LS_KEY", "iaagate-key-8d1e")
@@ -35,6 +39,7 @@ def test_credentials_in_the_url_never_show(
     err = capsys.readouterr().err
     assert "cannot reach Label Studio at http://127.0.0.1:9" in err
     assert "pw-9f2c4e" not in err and "bob" not in err and "iaagate-key-8d1e" not in err
+    assert len(no_backoff) == 3  # retried with backoff (~0.5 s, 1 s, 2 s), none of it slept
 
 
 @pytest.mark.parametrize(

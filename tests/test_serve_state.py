@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from iaa_gate.serve import state as state_module
 from iaa_gate.serve.events import BadEvent, parse_event
 from iaa_gate.serve.state import State
 
@@ -131,12 +132,18 @@ def test_the_project_is_read_from_the_payload_or_the_annotation() -> None:
     assert parse_event({"action": "PROJECT_UPDATED"}).project is None
 
 
-def test_what_arrives_while_the_pull_runs_survives_the_snapshot(tmp_path: Path) -> None:
+def test_what_arrives_while_the_pull_runs_survives_the_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state's clock is set, not waited on: before the pull 100 s, the pull starts at 150 s,
+    what arrives during it at 200 s."""
+    clock = [100.0]
+    monkeypatch.setattr(state_module, "now", lambda: clock[0])
     state = State(tmp_path / "s.db")
     with state.transaction():
         state.apply(parse_event(EVENTS[0]), 0.0)  # annotation 1 on task 10, before the pull
-    started = time.time()
-    time.sleep(0.01)
+    started = 150.0
+    clock[0] = 200.0
     with state.transaction():  # during the pull: annotation 2, and a new task 14
         state.apply(parse_event(EVENTS[1]), 1.0)
         state.apply(parse_event(_created(_ann(7, 14, 1, "A", "2026-01-01T00:00:07Z"))), 1.0)

@@ -207,7 +207,9 @@ def _init(args: argparse.Namespace) -> int:
         }
     else:
         raise UsageError("init needs --project ID --url URL, or --label-config FILE.xml")
-    text = starting_config(parse_label_config(xml, origin), source, origin=origin)
+    controls = parse_label_config(xml, origin)
+    text = starting_config(controls, source, origin=origin)
+    _check_extras(text, {c.name: c.kind for c in controls})
     if args.out == "-":
         sys.stdout.write(text)
         return ExitCode.OK
@@ -217,6 +219,19 @@ def _init(args: argparse.Namespace) -> int:
     write_atomic(out, text)
     print(f"wrote {out} from {origin}; next: iaa-gate validate-config {out}", file=sys.stderr)
     return ExitCode.OK
+
+
+def _check_extras(text: str, kinds: dict[str, str]) -> None:
+    """Every extra the fields of the starting config ``text`` need is installed (else the run it
+    prepares would end with exit code 2: so does ``init``, with the line that installs it)."""
+    import yaml
+
+    from .core.extras import require
+    from .kinds import extras_of
+
+    for name, entry in (yaml.safe_load(text).get("fields") or {}).items():
+        for extra in extras_of(kinds[name], (entry or {}).get("distance")):
+            require(extra, f"field {name!r} ({kinds[name]})")
 
 
 def _from_config(path: Path, out: str) -> str:
@@ -254,7 +269,14 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
 
 
 def _summary(outcome: Outcome, out: TextIO) -> None:
-    from .sinks.report.format import consensus_text, model_note, model_rows
+    from .sinks.report.format import (
+        alt_test_line,
+        alt_test_trend,
+        alt_test_versions,
+        consensus_text,
+        model_note,
+        model_rows,
+    )
 
     report = outcome.report
     inp, source = report.input, report.source
@@ -321,11 +343,15 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
     note = model_note(report.models)
     if note:
         print(f"  models not evaluated: {note}", file=out)
+    for name, v in alt_test_versions(report.alt_test):
+        print(f"  {alt_test_line(name, v)}", file=out)
     if report.trend:
         prev = report.trend.previous
         print(f"  compared with {prev.path} ({prev.generated_at})", file=out)
         for note in report.trend.notes:
             print(f"    note: {note}", file=out)
+        for line in alt_test_trend(report.trend):
+            print(f"    {line}", file=out)
     wb = report.writeback
     if wb:
         from .sinks.report.format import plain  # words, never a Python repr
@@ -438,12 +464,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> None:
     """The ``iaa-gate`` console script: :func:`main`, then, after ``run``, the process ends
-    without freeing its heap object by object (0.06–0.09 s at 100,000 tasks and at 10^6,
-    bench/README "2026-11-26"; 0.75 s for the per-task details of 20,000 disputed span tasks):
-    the run's outcome is kept until then, and the cyclic collector stays off to the end (turned
-    back on, it scanned those details once more: 0.45 s). The output is flushed first; the
-    reports were written and closed by the run itself. Process-wide choices, so the CLI's
-    alone."""
+    without freeing its heap object by object (a large round's objects took longer to free than
+    to report; bench/README.md "2026-11-26" and "2026-11-27"): the run's outcome is kept until
+    then, and the cyclic collector stays off to the end (turned back on, it would scan them
+    once more). The output is flushed first; the reports were written and closed by the run
+    itself. Process-wide choices, so the CLI's alone."""
     args = _parser().parse_args()
     if args.command == "run":
         gc.disable()

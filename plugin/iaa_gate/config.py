@@ -9,7 +9,7 @@ import os
 import re
 from datetime import date, datetime, time, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args
 
 import yaml
 from pydantic import (
@@ -35,6 +35,7 @@ DistanceName = Literal["jaccard", "masi", "hierarchical", "levenshtein"]
 SET_DISTANCES = ("jaccard", "masi")
 TextNorm = Literal["case", "whitespace", "punctuation", "unicode"]
 Severity = Literal["fail", "warn"]
+StrictT = TypeVar("StrictT", bound=Strict)
 
 
 def _between(lo: float, hi: float) -> Any:
@@ -214,6 +215,79 @@ class Matching(Strict):
     )
 
 
+class AltTestConfig(Strict):
+    """The alternative annotator test of each model version (Calderon, Reichart & Dror, ACL
+    2025): may the model take a human annotator's place? See docs/models.md."""
+
+    epsilon: float = Field(
+        default=0.15,
+        ge=0,
+        lt=1,
+        description="ε, the cost-benefit allowance given to the model: 0.2 for expert "
+        "annotators, 0.15 for skilled ones, 0.1 for crowd workers",
+    )
+    q: float = Field(
+        default=0.05, gt=0, lt=1, description="false discovery rate (Benjamini–Yekutieli)"
+    )
+    min_instances: int = Field(
+        default=30,
+        ge=2,
+        description="a human sharing fewer instances with the model is not tested (the t-test "
+        "needs about 30; 50–100 are usually enough)",
+    )
+    min_humans: int = Field(
+        default=2,
+        ge=2,
+        description="human answers an instance needs (with the model's) to be used; 3 or more "
+        "give a consensus to compare with",
+    )
+
+
+class ModelThresholds(Strict):
+    """Gate thresholds on each model version's alt-test (off unless set)."""
+
+    winning_rate: Threshold = Field(
+        default=Threshold(),
+        description="the alt-test's winning rate ω (the share of humans the model wins "
+        "against), e.g. {fail: 0.5}: a model that may not replace an annotator fails the run",
+    )
+
+
+class FieldModels(Strict):
+    """One field's alt-test settings and thresholds: each key set here replaces the same key of
+    the top-level ``models`` section; the keys left out keep its values."""
+
+    alt_test: AltTestConfig | None = None
+    thresholds: ModelThresholds | None = None
+
+
+class ModelsConfig(Strict):
+    """Models among the raters: which annotator ids are models (Prodigy, table; Label Studio
+    predictions are models by their ``model_version``), the alt-test and its thresholds."""
+
+    annotators: list[str] = Field(
+        default=[],
+        description="annotator (or Prodigy session) ids that are models, never ratings in "
+        "agreement: e.g. [gpt-4o, llama-3.1-70b]; a Prodigy id <dataset>-<name> (a "
+        "model-annotate session) matches <name>",
+    )
+    alt_test: AltTestConfig = AltTestConfig()
+    thresholds: ModelThresholds = ModelThresholds()
+
+    def for_field(self, field: FieldConfig) -> tuple[AltTestConfig, ModelThresholds]:
+        """The alt-test settings and thresholds of one field: the keys its ``models`` sets,
+        the rest from this section."""
+        own = field.models or FieldModels()
+        return _merged(self.alt_test, own.alt_test), _merged(self.thresholds, own.thresholds)
+
+
+def _merged(base: StrictT, own: StrictT | None) -> StrictT:
+    """``base`` with the keys ``own`` sets (None: ``base``)."""
+    if own is None:
+        return base
+    return base.model_copy(update={k: getattr(own, k) for k in own.model_fields_set})
+
+
 class FieldConfig(Strict):
     """How to evaluate one field (a Label Studio control tag or a Prodigy view)."""
 
@@ -281,6 +355,11 @@ class FieldConfig(Strict):
         default=Matching(), description="region fields: how regions are matched"
     )
     thresholds: Thresholds = Thresholds()
+    models: FieldModels | None = Field(
+        default=None,
+        description="this field's alt-test settings and thresholds (override models.alt_test "
+        "and models.thresholds key by key)",
+    )
 
     @model_validator(mode="after")
     def _thresholds_on_computed(self) -> FieldConfig:
@@ -477,6 +556,7 @@ class Config(Strict):
     writeback: WriteBackConfig = WriteBackConfig()
     history: HistoryConfig | None = None
     ground_truth: GroundTruthConfig | None = None
+    models: ModelsConfig = ModelsConfig()
     serve: ServeConfig | None = None
 
     @field_validator("writeback")
@@ -560,7 +640,7 @@ NO_INTERVAL = (
 def field_problems(config: Config) -> list[str]:
     """Combinations pydantic accepts one key at a time but that cannot work together, each as
     ``path: message``."""
-    out: list[str] = []
+    out: list[str] = _no_interval("models", config.models.thresholds)
     for name, f in config.fields.items():
         at = f"fields.{name}"
         if f.multiple:
@@ -590,6 +670,8 @@ def field_problems(config: Config) -> list[str]:
                     f"{at}.level: {f.level} needs numbers, but labels has {text[0]!r}: use "
                     "nominal, or ordinal with the labels in scale order"
                 )
+        if f.models and f.models.thresholds:
+            out += _no_interval(f"{at}.models", f.models.thresholds)
         for key in ("alpha", *COEFFICIENT_THRESHOLDS):
             bar = getattr(f.thresholds, key)
             if bar is None or bar.use != "lower_bound":
@@ -606,6 +688,16 @@ def field_problems(config: Config) -> list[str]:
                     "use: estimate"
                 )
     return out
+
+
+def _no_interval(at: str, bars: ModelThresholds) -> list[str]:
+    """``use: lower_bound`` on the winning rate, which has no interval, as a problem."""
+    if bars.winning_rate.use != "lower_bound":
+        return []
+    return [
+        f"{at}.thresholds.winning_rate.use: lower_bound: the winning rate has no confidence "
+        "interval; use: estimate"
+    ]
 
 
 def _is_number(text: str) -> bool:

@@ -17,6 +17,7 @@ from .config import Config
 from .core.errors import OutputError
 from .core.fork import can_fork, in_child
 from .evaluation import ground_truth
+from .evaluation.alt_test import alt_test_section, split_models
 from .evaluation.analysis import FieldResult, analyse, not_evaluated
 from .evaluation.document import (
     FieldReport,
@@ -31,7 +32,7 @@ from .evaluation.models import models_section
 from .evaluation.sections import Round, TruthSetup, Writeback
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
-from .sinks.report import Disputed, build_document, write_reports
+from .sinks.report import Disputed, build_document, write_reports, writers
 from .sinks.report import consensus as consensus_file
 from .sinks.report.history import read_history, read_report, save_history
 
@@ -161,7 +162,7 @@ def evaluate(
     rf = round_filter(config)
     dataset, refs = ground_truth.split(dataset, config)
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
-    dataset = apply_round(dataset, rf)
+    dataset = split_models(apply_round(dataset, rf), config)  # a model is never a rating
     results = analyse(dataset, config)
     for name, result in results.items():
         result.ground_truth = ground_truth.field_truth(
@@ -170,9 +171,10 @@ def evaluate(
     fields: dict[str, FieldReport] = {}
     disputed: Disputed = {}
     checks: list[Check] = []
+    alt_tests, model_checks = alt_test_section(results, dataset, config)
     for name, result in results.items():
         cfg = config.fields[name]
-        fc = field_checks(result, cfg)
+        fc = field_checks(result, cfg) + [c for c in model_checks if c.field == name]
         checks += fc
         t = cfg.thresholds
         disputed[name] = disputed_tasks(name, result)
@@ -185,7 +187,7 @@ def evaluate(
     trend = None
     if previous is not None:
         rounds = config.history.rounds if config.history else 10
-        trend = compare(fields, source, previous, list(history), rounds)
+        trend = compare(fields, source, previous, list(history), rounds, alt_tests)
         trend.notes[:0] = notes
         drops = drop_checks(config, trend)
         checks += drops
@@ -202,6 +204,7 @@ def evaluate(
         trend=trend,
         ground_truth=_truth_summary(config, refs),
         models=models_section(results, dataset, config),
+        alt_test=alt_tests,
     )
     return Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
 
@@ -216,7 +219,6 @@ def run(
     *,
     dry_run: bool = False,
     progress: bool = False,
-    writeback: bool = True,
     compare_to: Path | None = None,
     workers: int = 1,
 ) -> Outcome:
@@ -224,6 +226,8 @@ def run(
     ``compare_to`` or the newest report in ``history.dir``, and keep this one there.
     ``workers``: processes that may read one large export and write the reports of a large
     round (1: this one only)."""
+    for name in config.report.formats:  # a format whose extra is not installed: before reading
+        writers(name)
     previous = read_report(compare_to) if compare_to is not None else None
     history: list[PreviousReport] = []
     notes: list[str] = []
@@ -234,7 +238,7 @@ def run(
     source = make_source(config, options)
     dataset = source.load()
     out_dir = config.report.dir
-    sink = sinks.writeback(config, out_dir, source, options) if writeback else None
+    sink = sinks.writeback(config, out_dir, source, options)
     outcome = evaluate(
         config,
         dataset,

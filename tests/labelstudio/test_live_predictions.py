@@ -47,12 +47,19 @@ def test_predictions_read_live_by_both_pull_methods(
 
     cfg = live_config(tmp_path / "c.yaml", label_studio.url, project.id, {"sentiment": {}})
     config = load_config(cfg)
-    models = {}
+    models, alt = {}, {}
     for method in ("tasks", "export"):
         source = LabelStudioProject.from_config(config.source)  # type: ignore[arg-type]
         source.method = method  # type: ignore[assignment]
-        models[method] = evaluate(config, source.load()).document["models"]
+        doc = evaluate(config, source.load()).document
+        models[method], alt[method] = doc["models"], doc["alt_test"]
     assert models["tasks"] == models["export"]
+    assert alt["tasks"] == alt["export"]  # the alt-test of live predictions, either way
+    assert [v["model_version"] for v in alt["tasks"]["fields"]["sentiment"]] == [
+        "model-v1",
+        "model-v2",
+    ]
+    assert alt["tasks"]["fields"]["sentiment"][0]["not_tested"].startswith("too few instances")
     m = models["tasks"]
     assert m["model_versions"] == ["model-v1", "model-v2"] and m["started_from"] == 4
     v1, v2 = m["fields"]["sentiment"]["versions"]

@@ -75,6 +75,11 @@ SAMPLE = 256
 """Items of an even-cost loop timed before it announces the rest with an estimate."""
 
 
+def clock() -> float:
+    """Seconds on a monotonic clock (a module function, so tests can set the time)."""
+    return time.perf_counter()
+
+
 def estimated(what: str, items: list[T], unit: str = "it") -> Iterator[T]:
     """``items``, as a loop over them consumes them; to a listener, the loop's step is
     announced once the first :data:`SAMPLE` are done, with the rest's estimate from their time
@@ -82,10 +87,10 @@ def estimated(what: str, items: list[T], unit: str = "it") -> Iterator[T]:
     if not listening() or len(items) <= SAMPLE:
         yield from items
         return
-    start = time.perf_counter()
+    start = clock()
     yield from items[:SAMPLE]
     rest = len(items) - SAMPLE
-    per_item = (time.perf_counter() - start) / SAMPLE
+    per_item = (clock() - start) / SAMPLE
     yield from counted(items[SAMPLE:], step(what, rest, unit, per_item * rest), every=SAMPLE)
 
 

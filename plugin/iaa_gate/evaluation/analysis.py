@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..config import Config
 from ..core.errors import InputError
-from ..kinds import REGION_SHAPES, SCALAR_KINDS, registry
+from ..core.extras import require
+from ..kinds import REGION_SHAPES, SCALAR_KINDS, extras_of, registry
 from ..kinds import kind as registered
 from ..model import Dataset
 from .messages import message_result
@@ -41,6 +42,9 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
     if problems:
         raise InputError(dataset.source, problems, hint="check the names and options under fields:")
     regions = RegionFields(dataset, config, kinds)
+    for name, cfg in config.fields.items():  # an extra that is not installed: before scoring
+        for extra in extras_of(kinds[name], cfg.distance, matched=regions.covers(name)):
+            require(extra, f"field {name!r}")
     results = {
         name: regions.result(name, cfg)
         if regions.covers(name)

@@ -260,13 +260,89 @@ class FieldReport(msgspec.Struct):
     alpha_sampling: AlphaSampling | None = None
 
 
+class AltTestHuman(msgspec.Struct):
+    """One left-out human of a model's alt-test: ``n_instances`` shared with the model (on
+    instances with enough humans), whether they were ``tested`` (``min_instances`` or more), the
+    one-sided t-test's ``p_value`` (null: not tested, or undefined with its reason), whether the
+    null was ``rejected`` (the model wins against them) and the ``decision`` in words,
+    mean(W_model) ``model_advantage`` and mean(W_h) ``human_advantage``, and the human's and the
+    model's mean score against the remaining humans (``human_score``, ``model_score``: accuracy
+    or mean agreement, or RMSE for ratings)."""
+
+    id: str
+    name: str
+    n_instances: int
+    tested: bool
+    p_value: float | None
+    p_value_undefined_reason: str | None
+    rejected: bool | None
+    decision: str
+    model_advantage: float | None
+    human_advantage: float | None
+    human_score: float | None
+    model_score: float | None
+
+
+class AltTestConsensus(msgspec.Struct):
+    """The model against the humans' consensus (``model``) next to each human against the
+    consensus of the others (``humans``, pooled): ``measure`` says which (accuracy against the
+    majority label, RMSE against the median rating); ``n_tasks`` with a consensus."""
+
+    measure: str
+    model: float | None
+    humans: float | None
+    n_tasks: int
+
+
+class LabelShare(msgspec.Struct):
+    """One label's share of the model's answers and of the humans' answers."""
+
+    model: float
+    humans: float
+
+
+class AltTestVersion(msgspec.Struct):
+    """One model version's alt-test on one field: how answers are scored (``scoring``), the
+    settings (``epsilon``, ``q``, ``min_instances``, ``min_humans``), the ``n_instances`` used,
+    ``n_humans_tested``, the winning rate ω (``winning_rate``) and advantage probability ρ
+    (``advantage_probability``), whether it ``passed`` (ω ≥ 0.5; null: not tested, with the
+    reason in ``not_tested``), each human, the comparison with the humans' ``consensus``, the
+    label distribution (``labels``, label fields) or ``mean_offset`` (ratings: model − the
+    humans' mean)."""
+
+    model_version: str
+    scoring: str
+    epsilon: float
+    q: float
+    min_instances: int
+    min_humans: int
+    n_instances: int
+    n_humans_tested: int
+    winning_rate: float | None
+    advantage_probability: float | None
+    passed: bool | None
+    not_tested: str | None
+    humans: list[AltTestHuman]
+    consensus: AltTestConsensus | None
+    labels: dict[str, LabelShare] | None
+    mean_offset: float | None
+
+
+class AltTestReport(msgspec.Struct):
+    """The alternative annotator test: the ``model_versions`` in the round and, per field, each
+    version's :class:`AltTestVersion`."""
+
+    model_versions: list[str]
+    fields: dict[str, list[AltTestVersion]]
+
+
 class Report(msgspec.Struct):
     """The whole report (``report.json``): ``schema_version``, the ``tool``, when it was
     ``generated_at`` (UTC, ISO 8601), the overall ``verdict``, the ``source`` (never a secret)
     and ``round``, what was read (``input``), each field's report, the fields present but not
     evaluated (``not_evaluated``: name → control type), and, when there are any, the
     ``writeback`` summary, the ``trend`` since the last round, the ``ground_truth`` setup and
-    the ``models`` (model predictions against the human consensus)."""
+    the ``models`` (model predictions against the human consensus) and their ``alt_test``."""
 
     schema_version: Literal[2]
     tool: Tool
@@ -282,6 +358,8 @@ class Report(msgspec.Struct):
     ground_truth: TruthSetup | None = None
     models: Models | None = None
     """Model predictions against the human consensus (see :mod:`.models`), when there are any."""
+    alt_test: AltTestReport | None = None
+    """The alternative annotator test of each model version (see :mod:`.alt_test`)."""
 
 
 def as_json_data(report: Report) -> dict[str, Any]:
@@ -586,6 +664,7 @@ def build_document(
     trend: Trend | None = None,
     ground_truth: TruthSetup | None = None,
     models: Models | None = None,
+    alt_test: AltTestReport | None = None,
 ) -> Report:
     """The whole report, in one go; ``fields`` are :func:`field_document` outputs by field
     name (with every check: :func:`with_checks`)."""
@@ -617,4 +696,5 @@ def build_document(
         trend=trend,
         ground_truth=ground_truth,
         models=models,
+        alt_test=alt_test,
     )

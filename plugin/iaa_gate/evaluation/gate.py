@@ -90,6 +90,15 @@ def _threshold(
     return Check(field, name, value, bar.fail, bar.warn, verdict, msg)
 
 
+def threshold_check(
+    field: str, name: str, what: str, value: float, bar: Threshold, on_undefined: str
+) -> Check | None:
+    """Threshold ``bar`` applied to ``value`` (``what`` it is, in words) as check ``name`` of
+    ``field``; None when ``bar`` sets neither fail nor warn. An undefined (NaN) value gets the
+    ``on_undefined`` verdict with its reason."""
+    return _threshold(field, name, what, value, bar, on_undefined)
+
+
 def _estimate_check(
     result: FieldResult, name: str, bar: Threshold, on_undefined: str
 ) -> Check | None:

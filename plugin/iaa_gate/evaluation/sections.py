@@ -286,12 +286,22 @@ class PreviousInfo(msgspec.Struct):
     round: Any
 
 
+class AltTestChange(msgspec.Struct):
+    """A model version's alt-test in two rounds: ω (``winning_rate``) and ρ
+    (``advantage_probability``)."""
+
+    winning_rate: Change
+    advantage_probability: Change
+
+
 class Trend(msgspec.Struct):
-    """The change since the previous round: the report compared with, notes, each field."""
+    """The change since the previous round: the report compared with, notes, each field, and
+    (when there is one) each model version's alt-test by field (``alt_test``)."""
 
     previous: PreviousInfo
     notes: list[str]
     fields: dict[str, FieldTrend]
+    alt_test: dict[str, dict[str, AltTestChange]] | UnsetType = UNSET
 
 
 # Write-back ----------------------------------------------------------------------------------

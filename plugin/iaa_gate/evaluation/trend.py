@@ -16,9 +16,17 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..config import Config, DropThreshold
-from .document import SCHEMA_VERSION, FieldReport
+from .document import SCHEMA_VERSION, AltTestReport, FieldReport
 from .gate import Check, Verdict
-from .sections import AnnotatorChange, Change, FieldTrend, Point, PreviousInfo, Trend
+from .sections import (
+    AltTestChange,
+    AnnotatorChange,
+    Change,
+    FieldTrend,
+    Point,
+    PreviousInfo,
+    Trend,
+)
 
 SAME_KEYS = (1, SCHEMA_VERSION)
 """Schema versions whose compared keys are this version's (2 only moved the disputed list out)."""
@@ -58,6 +66,21 @@ class EarlierField(msgspec.Struct):
     n_disputed: Any = None
 
 
+class EarlierAltVersion(msgspec.Struct):
+    """What the trend reads of a model version's alt-test in an earlier report."""
+
+    model_version: str
+    epsilon: Any = None
+    winning_rate: Any = None
+    advantage_probability: Any = None
+
+
+class EarlierAltTest(msgspec.Struct):
+    """An earlier report's alt-test: each field's model versions."""
+
+    fields: dict[str, list[EarlierAltVersion]] = msgspec.field(default_factory=dict)
+
+
 class Earlier(msgspec.Struct):
     """An earlier ``report.json`` as the trend reads it, decoded by msgspec from any
     ``schema_version`` (1 and 2 hold these keys alike; :data:`SAME_KEYS`): its version, time,
@@ -69,6 +92,7 @@ class Earlier(msgspec.Struct):
     verdict: Any = None
     source: Any = UNSET
     round: Any = None
+    alt_test: EarlierAltTest | None = None
 
 
 @dataclass(frozen=True)
@@ -177,10 +201,11 @@ def compare(
     previous: PreviousReport,
     history: list[PreviousReport],
     rounds: int,
+    alt_test: AltTestReport | None = None,
 ) -> Trend:
-    """The report's ``trend`` section: this run's ``fields`` (read from ``source``) against
-    ``previous``, with each field's alpha over the last ``rounds`` runs of ``history`` (oldest
-    first, this run last)."""
+    """The report's ``trend`` section: this run's ``fields`` (read from ``source``) and
+    ``alt_test`` against ``previous``, with each field's alpha over the last ``rounds`` runs of
+    ``history`` (oldest first, this run last)."""
     prev = previous.doc
     notes = []
     version = prev.schema_version
@@ -214,7 +239,47 @@ def compare(
         ),
         notes=notes,
         fields=out,
+        alt_test=compare_alt_tests(alt_test, prev.alt_test) or UNSET,
     )
+
+
+def compare_alt_tests(
+    current: AltTestReport | EarlierAltTest | None, previous: EarlierAltTest | None
+) -> dict[str, dict[str, AltTestChange]]:
+    """Each model version's alt-test against the previous round's, by field: the change in ω
+    (``winning_rate``) and ρ (``advantage_probability``); a version tested in one round only,
+    or with another ε, is given with a note instead of a change."""
+    now = {
+        (name, v.model_version): v
+        for name, vs in (current.fields if current else {}).items()
+        for v in vs
+    }
+    before = {
+        (name, v.model_version): v
+        for name, vs in (previous.fields if previous else {}).items()
+        for v in vs
+    }
+    out: dict[str, dict[str, AltTestChange]] = {}
+    for key in [*now, *(k for k in before if k not in now)]:
+        cur, was = now.get(key), before.get(key)
+        note = None
+        if was is None:
+            note = "new model version: not in the previous round"
+        elif cur is None:
+            note = "model version not in this round"
+        elif was.epsilon != cur.epsilon:
+            note = f"ε changed from {was.epsilon} to {cur.epsilon}: not comparable"
+        out.setdefault(key[0], {})[key[1]] = AltTestChange(
+            winning_rate=change(
+                was.winning_rate if was else None, cur.winning_rate if cur else None, note
+            ),
+            advantage_probability=change(
+                was.advantage_probability if was else None,
+                cur.advantage_probability if cur else None,
+                note,
+            ),
+        )
+    return out
 
 
 def _series(

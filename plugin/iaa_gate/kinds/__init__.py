@@ -113,15 +113,26 @@ def kind(name: str) -> FieldKind | None:
     return _load().get(name)
 
 
-def _derived() -> tuple[frozenset[str], dict[str, str], dict[str, str], frozenset[str]]:
+def _derived() -> tuple[frozenset[str], dict[str, str], frozenset[str]]:
     kinds = _load().values()
     scalar = frozenset(k.name for k in kinds if k.family == "scalar")
     shapes = {k.name: k.shape for k in kinds if k.family == "region" and k.shape}
-    levels = {k.name: k.default_level for k in kinds if k.default_level}
     listed = frozenset(k.name for k in kinds if k.family == "listed")
-    return scalar, shapes, levels, listed
+    return scalar, shapes, listed
 
 
-SCALAR_KINDS, REGION_SHAPES, DEFAULT_LEVEL, LISTED_KINDS = _derived()
-"""Derived from the registry: scalar kinds; region kind → geometry; kind → default level;
-kinds known but not scored."""
+SCALAR_KINDS, REGION_SHAPES, LISTED_KINDS = _derived()
+"""Derived from the registry: scalar kinds; region kind → geometry; kinds known but not
+scored."""
+
+
+def extras_of(kind: str, distance: str | None = None, *, matched: bool = False) -> list[str]:
+    """The optional extras (``core.extras.EXTRAS``) a field of control type ``kind`` scored
+    with ``distance`` needs: ``regions`` to match its regions (a region kind, or ``matched``:
+    an attribute scored on matched regions), ``text`` for the Levenshtein distance.
+
+    >>> extras_of("rectanglelabels"), extras_of("textarea", "levenshtein"), extras_of("choices")
+    (['regions'], ['text'], [])
+    """
+    needs = {"regions": matched or kind in REGION_SHAPES, "text": distance == "levenshtein"}
+    return [extra for extra, needed in needs.items() if needed]

@@ -5,6 +5,7 @@ from .accumulator import AccumulatedAgreement, AlphaAccumulator
 from .alpha import LevelArg, UnitDisagreement, krippendorff_alpha, unit_disagreement
 from .bootstrap import AlphaBootstrap, alpha_bootstrap, alpha_replicates
 from .categories import category_agreement, coincidence_matrix, specific_agreement
+from .dawid_skene import DawidSkene, dawid_skene
 from .distance import Distance, Tabulated, tabulate
 from .gwet import fleiss_kappa_ci, gwet_ac1, gwet_ac1_ci, gwet_ac2, gwet_ac2_ci, gwet_weights
 from .interpret import (
@@ -78,6 +79,7 @@ __all__ = [
     "ClusterRatings",
     "Clusters",
     "Coded",
+    "DawidSkene",
     "Disagreements",
     "Distance",
     "ItemAgreement",
@@ -110,6 +112,7 @@ __all__ = [
     "cohen_kappa",
     "cohen_kappa_ci",
     "coincidence_matrix",
+    "dawid_skene",
     "disagreements",
     "encode",
     "fleiss_kappa",

@@ -26,8 +26,15 @@ IntArray = npt.NDArray[np.intp]
 
 
 class Undefined(float):
-    """NaN that remembers why a coefficient is undefined.
+    """NaN that remembers why a coefficient is undefined: never mistaken for 0 or 1.
 
+    Attributes
+    ----------
+    reason : str
+        Why the coefficient is undefined (the one argument of ``Undefined(reason)``).
+
+    Examples
+    --------
     >>> u = Undefined("only one value occurs")
     >>> math.isnan(u), u.reason
     (True, 'only one value occurs')
@@ -48,7 +55,26 @@ class Undefined(float):
 
 
 def undefined_reason(value: float) -> str | None:
-    """Why ``value`` is undefined, or ``None`` when it is a number."""
+    """Why ``value`` is undefined, or ``None`` when it is a number.
+
+    Parameters
+    ----------
+    value : float
+        A coefficient.
+
+    Returns
+    -------
+    str or None
+        The reason, ``'undefined'`` for a bare NaN, ``None`` for a number.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import krippendorff_alpha
+    >>> undefined_reason(krippendorff_alpha([[1, 1], [1, 1]]))
+    'only one value occurs among pairable ratings: no variation to agree on'
+    >>> undefined_reason(0.5) is None
+    True
+    """
     if isinstance(value, Undefined):
         return value.reason
     if isinstance(value, float) and math.isnan(value):
@@ -60,11 +86,24 @@ def undefined_reason(value: float) -> str | None:
 class Coded:
     """Ratings as integer codes into a table of distinct values.
 
-    ``codes``: ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where
-    the rating is missing.
-    ``values``: ``(V,)`` the distinct values in code order (sorted when they sort).
-    ``memo``: what the metrics derive from the codes and reuse (e.g. the per-unit category
-    counts), made once; the codes are not changed after the ``Coded`` is made.
+    Attributes
+    ----------
+    codes : ndarray
+        ``(units, annotators)`` signed integers (the smallest type that fits), ``-1`` where the
+        rating is missing.
+    values : ndarray
+        ``(V,)`` the distinct values in code order (sorted when they sort), of the type given:
+        int64 for integers, float64 for floats, objects otherwise.
+    memo : dict
+        What the metrics derive from the codes and reuse (e.g. the per-unit category counts),
+        made once; the codes are not changed after the ``Coded`` is made.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import krippendorff_alpha
+    >>> c = Coded(np.array([[0, 1], [1, -1]], dtype=np.int8), np.array(['no', 'yes'], dtype=object))
+    >>> c.n_values, krippendorff_alpha(c)
+    (2, 0.0)
     """
 
     codes: npt.NDArray[np.signedinteger[Any]]
@@ -109,6 +148,27 @@ def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None
     outside it raises ``ValueError``. Otherwise the table is the sorted distinct values (first
     occurrence order when they do not sort). Integer-valued numeric data with a small range takes
     a pass-linear path with no sort.
+
+    The values keep the user's type, so per-category results are keyed by what was given:
+    integers (an integer array, or Python ints with ``None``) as int64, floats (a float array,
+    as numpy makes of a list with NaN) as float64, anything else as objects.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    order : array_like, optional
+        The value table (an ordinal scale, a label set); a rating outside it raises ``ValueError``.
+
+    Returns
+    -------
+    Coded
+        ``codes`` ``(units, annotators)``, ``-1`` missing, into ``values`` ``(V,)``.
+
+    Examples
+    --------
+    >>> encode([[1, None], [2, 2]]).values.tolist(), encode([[1.0, 2.5]]).values.tolist()
+    ([1, 2], [1.0, 2.5])
     """
     if isinstance(ratings, Coded):
         return ratings
@@ -132,21 +192,43 @@ def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None
         values[:] = table
         return Coded(codes, _tidy(values))
     if arr.dtype.kind in "iubf":
-        return _encode_numeric(arr.astype(np.float64, copy=False))
+        coded = _encode_numeric(arr.astype(np.float64, copy=False))
+        if arr.dtype.kind in "iu" and coded.n_values:  # integers given: integers back
+            return Coded(coded.codes, coded.values.astype(np.int64))
+        return coded
     return _encode_objects(arr)
 
 
 def _tidy(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """Object value tables of plain numbers become float arrays."""
-    if values.dtype == object and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
-    ):
+    """Object value tables of plain numbers become numeric arrays: int64 when every one is an
+    integer (the user's values, round-tripped), else float64."""
+    if values.dtype != object or not len(values):
+        return values
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        return values.astype(np.int64)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         return values.astype(np.float64)
     return values
 
 
 def code_dtype(n_values: int) -> np.dtype[Any]:
-    """Smallest signed integer type holding codes ``-1 … n_values``."""
+    """Smallest signed integer type holding codes ``-1 … n_values``.
+
+    Parameters
+    ----------
+    n_values : int
+        How many distinct values.
+
+    Returns
+    -------
+    numpy.dtype
+        int8, int16, int32 or int64.
+
+    Examples
+    --------
+    >>> code_dtype(200), code_dtype(40_000)
+    (dtype('int16'), dtype('int32'))
+    """
     for dt in (np.int8, np.int16, np.int32):
         if n_values < np.iinfo(dt).max:
             return np.dtype(dt)
@@ -213,6 +295,8 @@ def _encode_small_integers(x: FloatArray, lo: float, span: int) -> Coded | None:
 
 
 def _encode_objects(arr: npt.NDArray[Any]) -> Coded:
+    if arr.dtype != object:  # numpy strings (np.str_) back as the user's str
+        arr = arr.astype(object)
     index: dict[Any, int] = {}
     codes = np.full(arr.shape, -1, dtype=np.int64)
     for (u, a), v in np.ndenumerate(arr):

@@ -44,13 +44,31 @@ __all__ = ["AccumulatedAgreement", "AlphaAccumulator"]
 class AccumulatedAgreement:
     """What :meth:`AlphaAccumulator.result` gives.
 
-    ``alpha``: Krippendorff's alpha at the level asked, or :class:`Undefined`.
-    ``categories``: ``{value: rate}``, agreements over potential agreements (seed 004, as
-    :func:`~iaa_gate.metrics.category_agreement`).
-    ``specific``: ``{value: rate}``, Uebersax's specific agreement (as
-    :func:`~iaa_gate.metrics.specific_agreement`).
-    ``coincidence``: Krippendorff's coincidence matrix ``(V, V)`` over ``values`` ``(V,)``.
-    ``units``: units seen; ``pairable_units``: those with two or more ratings.
+    Attributes
+    ----------
+    alpha : float
+        Krippendorff's alpha at the level asked, or :class:`Undefined`.
+    categories : dict
+        ``{value: rate}``, agreements over potential agreements (seed 004, as
+        :func:`~iaa_gate.metrics.category_agreement`).
+    specific : dict
+        ``{value: rate}``, Uebersax's specific agreement (as
+        :func:`~iaa_gate.metrics.specific_agreement`).
+    coincidence : ndarray
+        Krippendorff's coincidence matrix ``(V, V)`` over ``values``.
+    values : ndarray
+        ``(V,)`` the values in code order.
+    units : int
+        Units seen.
+    pairable_units : int
+        Units with two or more ratings.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import alpha, categories
+    >>> r = AlphaAccumulator().update([[1, 1], [2, 2], [1, 2]]).result()
+    >>> round(r.alpha, 4), r.categories, r.pairable_units
+    (0.4444, {1: 0.5, 2: 0.5}, 3)
     """
 
     alpha: float
@@ -65,6 +83,20 @@ class AccumulatedAgreement:
 class AlphaAccumulator:
     """Exact integer sums for alpha and per-category agreement over blocks of whole units.
 
+    Blocks come through :meth:`update` (and go through :meth:`remove`); :meth:`merge` adds another
+    accumulator's sums; :meth:`result` gives an :class:`AccumulatedAgreement`. The sums are exact
+    integers, so any split into blocks and any merge order give bit-identical results.
+
+    Attributes
+    ----------
+    values : ndarray
+        ``(V,)`` every value seen so far, in code order.
+    units : int
+        Units added (less those removed).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import alpha
     >>> acc = AlphaAccumulator().update([[1, 1], [2, 2]])
     >>> acc.merge(AlphaAccumulator().update([[1, 2]])).result().alpha
     0.4444444444444444
@@ -221,8 +253,11 @@ def _union(
     sit in it."""
     if len(b) == 0 or np.array_equal(a, b):
         return a, np.arange(len(a)), np.arange(len(b))
+    if len(a) == 0:  # the first block's table, as its values were given (integers stay so)
+        return b, np.arange(0), np.arange(len(b))
     if a.dtype.kind in "iuf" and b.dtype.kind in "iuf":
-        table: npt.NDArray[Any] = np.union1d(a.astype(np.float64), b.astype(np.float64))
+        common = np.result_type(a.dtype, b.dtype)  # int64 while both are integers
+        table: npt.NDArray[Any] = np.union1d(a.astype(common), b.astype(common))
         return table, np.searchsorted(table, a), np.searchsorted(table, b)
     items = list(dict.fromkeys([*a.tolist(), *b.tolist()]))
     with contextlib.suppress(TypeError):  # unordered labels keep first-seen order

@@ -42,11 +42,25 @@ LevelArg = str | dist.Distance
 class UnitDisagreement:
     """Per-unit pieces of alpha; every array has shape ``(units,)``.
 
-    ``observed``: Σ_{i≠j in u} δ²(x_i, x_j) over ordered pairs (0 for non-pairable units).
-    ``n_ratings``: m_u, the number of ratings of the unit.
-    ``expected``: Σ_{v,v'} n_v n_v' δ²(v, v') over all pairable values (a scalar).
-    ``n_pairable``: n, the number of pairable values.
-    ``n_values``: distinct values among the pairable ones.
+    Attributes
+    ----------
+    observed : ndarray
+        Σ_{i≠j in u} δ²(x_i, x_j) over ordered pairs (0 for non-pairable units).
+    n_ratings : ndarray
+        m_u, the number of ratings of the unit.
+    expected : float
+        Σ_{v,v'} n_v n_v' δ²(v, v') over all pairable values.
+    n_pairable : int
+        n, the number of pairable values.
+    n_values : int
+        Distinct values among the pairable ones.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import alpha
+    >>> d = unit_disagreement([[1, 1], [2, 2], [1, 2]])
+    >>> d.observed.tolist(), round(d.alpha(), 4)
+    ([0.0, 0.0, 2.0], 0.4444)
     """
 
     observed: FloatArray
@@ -98,6 +112,22 @@ def krippendorff_alpha(ratings: npt.ArrayLike | Coded, level: LevelArg = "nomina
     With few distinct values this is the textbook form: one pass builds the coincidence matrix
     o ``(V, V)``, then D_o ∝ Σ o·δ² and the pairable counts are n_v = Σ_v' o_vv'.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    float
+        Alpha, at most 1; Undefined (NaN with its ``reason``) when no unit is pairable or one value
+        occurs.
+
+    Examples
+    --------
     >>> krippendorff_alpha([[1, 1], [2, 2], [1, 2]])
     0.4444444444444444
     """
@@ -150,7 +180,26 @@ def alphas_without(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
 def unit_disagreement(
     ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal"
 ) -> UnitDisagreement:
-    """The per-unit pieces of alpha (see :class:`UnitDisagreement`)."""
+    """The per-unit pieces of alpha (see :class:`UnitDisagreement`).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    UnitDisagreement
+        Per unit: observed disagreement and ratings; the expected disagreement.
+
+    Examples
+    --------
+    >>> round(unit_disagreement([[1, 1], [2, 2], [1, 2]]).alpha(), 4)
+    0.4444
+    """
     x = _float_interval(ratings, level)
     if x is not None:
         return _interval(x.shape, lambda s: x[s])
@@ -185,7 +234,8 @@ def _distance(values: npt.NDArray[Any], level: LevelArg) -> Callable[..., Any]:
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
         raise ValueError(
-            f"unknown level {level!r}: use {', '.join(dist.LEVELS)}, jaccard, masi or a callable"
+            f"unknown level {level!r}: use one of "
+            f"{', '.join(dict.fromkeys([*dist.LEVELS, *dist.NAMED]))} or a Distance callable"
         )
     if fn in (dist.interval, dist.ratio):
         _numeric_values(values)

@@ -82,16 +82,37 @@ IntArray = npt.NDArray[np.intp]
 class AlphaBootstrap:
     """Krippendorff's alpha with its unit-bootstrap distribution.
 
-    ``alpha``: the point estimate (:func:`~iaa_gate.metrics.krippendorff_alpha`).
-    ``lower``/``upper``: the percentile interval at ``confidence`` (quantiles (1 ∓ c)/2 of the
-    defined replicates, linear interpolation).
-    ``se``: standard deviation of the defined replicates (ddof 1).
-    ``q``: share of defined replicates below ``alpha_min`` — Krippendorff's probability of
-    failing to reach the smallest acceptable alpha; ``None`` without ``alpha_min``.
-    ``replicates``: replicates used; ``n_undefined``: replicates dropped because alpha was
-    undefined on them (one value only).
-    ``samples``: ``(replicates,)`` the defined replicate alphas, in draw order.
     Values that cannot be computed are :class:`~iaa_gate.metrics.Undefined`.
+
+    Attributes
+    ----------
+    alpha : float
+        The point estimate (:func:`~iaa_gate.metrics.krippendorff_alpha`).
+    lower, upper : float
+        The percentile interval at ``confidence`` (quantiles (1 ∓ c)/2 of the defined
+        replicates, linear interpolation).
+    se : float
+        Standard deviation of the defined replicates (ddof 1).
+    q : float or None
+        Share of defined replicates below ``alpha_min``: Krippendorff's probability of failing to
+        reach the smallest acceptable alpha; ``None`` without ``alpha_min``.
+    replicates : int
+        Replicates used.
+    n_undefined : int
+        Replicates dropped because alpha was undefined on them (one value only).
+    confidence : float
+        The interval's coverage.
+    alpha_min : float or None
+        The threshold ``q`` is computed for.
+    samples : ndarray
+        ``(replicates,)`` the defined replicate alphas, in draw order.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import alpha
+    >>> b = alpha_bootstrap([[1, 1], [2, 2], [1, 2], [2, 2], [1, 1]], replicates=200, alpha_min=0.5)
+    >>> round(b.alpha, 3), b.replicates + b.n_undefined
+    (0.64, 200)
     """
 
     alpha: float
@@ -126,6 +147,29 @@ def alpha_bootstrap(
     product with a few per-unit terms (see the module docstring); memory is bounded by blocks of
     ``CELLS`` weights.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+    replicates : int
+        Resamples of the pairable units.
+    confidence : float
+        The interval's coverage, strictly between 0 and 1.
+    alpha_min : float, optional
+        A threshold: ``q`` is the share of replicates below it.
+    seed : int or Generator, optional
+        The random numbers' seed: the same seed, data and numpy give the same result.
+
+    Returns
+    -------
+    AlphaBootstrap
+        Alpha, the percentile interval, ``q`` and the replicate counts.
+
+    Examples
+    --------
     >>> b = alpha_bootstrap([[1, 1], [2, 2], [1, 2], [2, 2], [1, 1]], replicates=200, alpha_min=0.5)
     >>> round(b.alpha, 3), b.replicates + b.n_undefined
     (0.64, 200)
@@ -173,6 +217,27 @@ def alpha_replicates(
     (a bootstrap draw, or ones with a zero for a jackknife). Row b gives exactly
     ``krippendorff_alpha(ratings[np.repeat(np.arange(units), weights[b])], level)`` (up to
     rounding), computed as in :func:`alpha_bootstrap`. Returns ``(replicates,)``.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+    weights : array_like
+        ``(replicates, units)`` non-negative integers: how often each unit is taken.
+
+    Returns
+    -------
+    ndarray
+        ``(replicates,)`` alpha of each weighted copy; NaN where undefined.
+
+    Examples
+    --------
+    >>> weights = [[1, 1, 1], [2, 1, 0]]  # replicate 2: unit 0 twice, unit 2 left out
+    >>> alpha_replicates([[1, 1], [2, 2], [1, 2]], 'nominal', weights).round(4).tolist()
+    [0.4444, 1.0]
     """
     w = np.asarray(weights)
     coded_shape = ratings.codes.shape if isinstance(ratings, Coded) else np.shape(ratings)

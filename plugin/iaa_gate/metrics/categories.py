@@ -147,8 +147,22 @@ def category_agreement(ratings: npt.ArrayLike | Coded) -> dict[Any, float]:
     annotators a / (a + b + c)). ``ratings``: ``(units, annotators)``. Returns ``{category: rate}``
     in category order; a category never given in a pairable unit is :class:`Undefined`.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+
+    Returns
+    -------
+    dict
+        ``{category: rate}`` in category order, keyed by the values as given (integers stay
+        integers, as :func:`iaa_gate.category_agreement` keys them); Undefined for a category never
+        given in a pairable unit.
+
+    Examples
+    --------
     >>> category_agreement([[0, 0], [0, 1], [1, 1]])
-    {0.0: 0.5, 1.0: 0.5}
+    {0: 0.5, 1: 0.5}
     """
     return _per_category(ratings, lambda c, ck: (c * (c - 1) / 2, c * ck - c * (c + 1) / 2))
 
@@ -159,8 +173,21 @@ def specific_agreement(ratings: npt.ArrayLike | Coded) -> dict[Any, float]:
     PS_j = Σ_k c_jk(c_jk − 1) / Σ_k c_jk(c_k − 1); for two annotators and a binary rating it is the
     positive (negative) agreement 2a / (2a + b + c). ``ratings``: ``(units, annotators)``.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+
+    Returns
+    -------
+    dict
+        ``{category: rate}`` in category order, keyed by the values as given; Undefined for a
+        category never given in a pairable unit.
+
+    Examples
+    --------
     >>> specific_agreement([[0, 0], [0, 1], [1, 1]])
-    {0.0: 0.6666666666666666, 1.0: 0.6666666666666666}
+    {0: 0.6666666666666666, 1: 0.6666666666666666}
     """
     return _per_category(ratings, lambda c, ck: (c * (c - 1), c * (ck - 1)))
 
@@ -171,6 +198,22 @@ def coincidence_matrix(ratings: npt.ArrayLike | Coded) -> tuple[FloatArray, npt.
     o_vv' = Σ_u n_uv (n_uv' − [v = v']) / (m_u − 1) over pairable units: how often value v was
     paired with v' within a unit. Off-diagonal mass shows which labels are confused. One pass of
     per-unit counts; O(units × V²) time.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(V, V)`` coincidences and ``(V,)`` their values.
+
+    Examples
+    --------
+    >>> o, values = coincidence_matrix([[1, 1], [1, 2]])
+    >>> o.tolist(), values.tolist()
+    ([[2.0, 1.0], [1.0, 0.0]], [1, 2])
     """
     coded = encode(ratings)
     n_cols = coded.codes.shape[1]

@@ -28,19 +28,39 @@ TIE = 1e-9
 
 @dataclass(frozen=True)
 class DawidSkene:
-    """A fitted Dawid–Skene model.
+    """A fitted Dawid–Skene model (:func:`dawid_skene`).
 
-    ``posteriors``: ``(units, classes)`` P(true class | answers); a unit nobody rated gets
-    ``priors``. They are kept once per answer pattern: ``pattern_posteriors`` ``(patterns,
-    classes)``, unit u's being row ``pattern_of[u]`` (``pattern_of``: ``(units,)``).
-    ``confusion``: ``(annotators, classes, classes)``, ``confusion[a, c, k]`` = P(a answers k |
-    true class c), rows sum to 1 (a true class never met: uniform). ``priors``: ``(classes,)``.
-    ``posteriors`` come from the last E-step, ``confusion`` and ``priors`` from the M-step after
-    it (as crowd-kit returns them). ``accuracy``: ``(annotators,)`` P(a answers the true class)
-    under the model, Σ_c priors[c]·confusion[a, c, c] (NaN for an annotator with no answer).
-    ``iterations``: EM steps run; ``converged``: the log-likelihood settled within ``tol``
-    before ``max_iter``; ``log_likelihood``: of the answers under the parameters of the last
-    E-step (natural log).
+    Posteriors come from the last E-step, ``confusion`` and ``priors`` from the M-step after it
+    (as crowd-kit returns them). They are kept once per answer pattern: :attr:`posteriors` of
+    unit u is row ``pattern_of[u]`` of ``pattern_posteriors``; a unit nobody rated gets
+    ``priors``.
+
+    Attributes
+    ----------
+    pattern_posteriors : ndarray
+        ``(patterns, classes)`` P(true class | answers) per distinct answer pattern.
+    pattern_of : ndarray
+        ``(units,)`` each unit's pattern.
+    confusion : ndarray
+        ``(annotators, classes, classes)``: ``confusion[a, c, k]`` = P(a answers k | true class
+        c); rows sum to 1 (a true class never met: uniform).
+    priors : ndarray
+        ``(classes,)`` the share of each true class.
+    accuracy : ndarray
+        ``(annotators,)`` P(a answers the true class) under the model,
+        ``Σ_c priors[c]·confusion[a, c, c]`` (NaN for an annotator with no answer).
+    iterations : int
+        EM steps run.
+    converged : bool
+        The log-likelihood settled within ``tol`` before ``max_iter``.
+    log_likelihood : float
+        Of the answers under the parameters of the last E-step (natural log).
+
+    Examples
+    --------
+    >>> fit = dawid_skene([[0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 1, 0]])
+    >>> fit.best.tolist(), fit.accuracy.round(2).tolist()
+    ([0, 1, 0, 1], [1.0, 1.0, 0.5])
     """
 
     pattern_posteriors: FloatArray
@@ -88,6 +108,24 @@ def dawid_skene(
     ``n_classes``: defaults to the largest code + 1. ``max_iter``: EM steps at most; ``tol``:
     stop when the log-likelihood changes by less than this share of itself.
 
+    Parameters
+    ----------
+    codes : array_like
+        ``(units, annotators)`` integer classes ``0 … n_classes − 1``, ``-1`` missing.
+    n_classes : int, optional
+        How many classes; by default the largest code + 1.
+    max_iter : int
+        EM steps at most.
+    tol : float
+        Stop when the log-likelihood changes by less than this share of itself.
+
+    Returns
+    -------
+    DawidSkene
+        Posteriors, confusion matrices, priors and accuracies.
+
+    Examples
+    --------
     >>> fit = dawid_skene([[0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 1, 0]])
     >>> fit.best.tolist(), bool(fit.converged)
     ([0, 1, 0, 1], True)

@@ -18,13 +18,28 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.extras import needed
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
 
 
 class Distance(Protocol):
-    """δ²(a, b) for two broadcastable value arrays; 0 where a == b, symmetric, non-negative."""
+    """δ²(a, b) for two broadcastable value arrays; 0 where a == b, symmetric, non-negative.
+
+    Called as ``fn(a, b)`` on value arrays that broadcast against each other, it returns δ² of
+    each pair. Any callable of this shape is a level for :func:`krippendorff_alpha`; the named
+    ones are in :mod:`iaa_gate.metrics.distance`.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import krippendorff_alpha
+    >>> def squared(a, b):
+    ...     return (np.asarray(a, dtype=float) - b) ** 2
+    >>> x = [[1, 1], [2, 3], [3, 3]]
+    >>> krippendorff_alpha(x, squared) == krippendorff_alpha(x, "interval")
+    True
+    """
 
     def __call__(self, a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]: ...
 
@@ -117,7 +132,8 @@ def _levenshtein(x: str, y: str) -> float:
     >>> _levenshtein("kitten", "sitting")
     0.42857142857142855
     """
-    from rapidfuzz.distance import Levenshtein
+    with needed("text"):
+        from rapidfuzz.distance import Levenshtein
 
     return float(Levenshtein.normalized_distance(str(x), str(y)))
 
@@ -141,8 +157,9 @@ def levenshtein(a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.f
     of exact alpha, n(n − 1)/2 edit distances for n distinct texts."""
     a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
     if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and b.shape[0] == 1:
-        from rapidfuzz.distance import Levenshtein
-        from rapidfuzz.process import cdist
+        with needed("text"):
+            from rapidfuzz.distance import Levenshtein
+            from rapidfuzz.process import cdist
 
         scorer = Levenshtein.normalized_distance
         rows, cols = [str(x) for x in a[:, 0]], [str(y) for y in b[0]]
@@ -162,8 +179,24 @@ FLOAT32_FROM = 4096
 
 class Tabulated:
     """A distance read from a table computed once: δ²(``values[i]``, ``values[j]``) is
-    ``table[i, j]`` ``(V, V)``. ``name``: the distance it tabulates. Every value it is asked
-    about must be among ``values``."""
+    ``table[i, j]``. Every value it is asked about must be among ``values``.
+
+    Parameters
+    ----------
+    name : str
+        The distance it tabulates.
+    values : sequence
+        ``(V,)`` the values, in the table's order.
+    table : ndarray
+        ``(V, V)`` δ² between them.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import krippendorff_alpha
+    >>> t = Tabulated('custom', ['a', 'b'], np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> krippendorff_alpha([['a', 'a'], ['a', 'b']], t)
+    0.0
+    """
 
     def __init__(self, name: str, values: Sequence[Any], table: npt.NDArray[np.floating[Any]]):
         self.name, self.table, self.values = name, table, list(values)
@@ -198,7 +231,25 @@ def tabulate(values: npt.NDArray[Any], level: str) -> str | Tabulated:
     the Levenshtein and hierarchical distances over :data:`TABULATE_MIN` values or more become
     a :class:`Tabulated` table, computed once (a field's alpha, its interval, each annotator's
     alpha without them and the per-task scores all read it; each used to compute it again, the
-    hierarchical one a Python call per pair). Announced as a progress step."""
+    hierarchical one a Python call per pair). Announced as a progress step.
+
+    Parameters
+    ----------
+    values : ndarray
+        ``(V,)`` a field's distinct values.
+    level : str
+        The field's level or distance.
+
+    Returns
+    -------
+    str or Tabulated
+        ``level`` itself, or its table when it is worth computing once.
+
+    Examples
+    --------
+    >>> tabulate(np.array(['a', 'b'], dtype=object), 'levenshtein')
+    'levenshtein'
+    """
     make = {"levenshtein": levenshtein_table, "hierarchical": hierarchical_table}.get(level)
     if make is None or len(values) < TABULATE_MIN:
         return level
@@ -246,8 +297,9 @@ def levenshtein_table(texts: list[str]) -> npt.NDArray[np.floating[Any]]:
     unordered pair measured once: triangular row blocks (a block against itself is one list,
     which rapidfuzz measures once per pair and mirrors; against the later texts, mirrored
     here). Memory: 8·V² bytes (4·V² from :data:`FLOAT32_FROM` texts)."""
-    from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cdist
+    with needed("text"):
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cdist
 
     n = len(texts)
     dtype = np.float32 if n >= FLOAT32_FROM else np.float64

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..core.extras import needed
 from ._base import FloatArray
 
 Kind = Literal["span", "box", "polygon", "keypoint", "mask"]
@@ -151,14 +152,16 @@ def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 def _polygons(corners: FloatArray) -> Any:
-    import shapely
+    with needed("regions"):
+        import shapely
 
     return shapely.polygons(corners)
 
 
 def polygon_shapes(points: Sequence[FloatArray]) -> Any:
     """Shapely polygons ``(n,)`` from vertex arrays ``(k, 2)``; invalid rings are made valid."""
-    import shapely
+    with needed("regions"):
+        import shapely
 
     shapes = np.array([shapely.Polygon(p) for p in points], dtype=object)
     bad = ~shapely.is_valid(shapes)
@@ -168,7 +171,8 @@ def polygon_shapes(points: Sequence[FloatArray]) -> Any:
 
 
 def _shape_iou(a: Any, b: Any) -> FloatArray:
-    import shapely
+    with needed("regions"):
+        import shapely
 
     inter = shapely.area(shapely.intersection(a, b))
     union = shapely.area(a) + shapely.area(b) - inter

@@ -87,6 +87,23 @@ def gwet_weights(kind: str, categories: npt.ArrayLike) -> FloatArray:
       rescaling); ordinal (ranks ``k`` only, not the values): ``1 − M_kl/max`` with
       ``M_kl = (|k − l| + 1)|k − l|/2``. ``/max`` divides by the largest off-diagonal
       dissimilarity. Gwet's ordinal weights are not Krippendorff's ordinal metric.
+
+    Parameters
+    ----------
+    kind : str
+        identity, quadratic, linear, ordinal, radical, ratio, circular or bipolar.
+    categories : array_like
+        ``(K,)`` the categories in order.
+
+    Returns
+    -------
+    ndarray
+        ``(K, K)`` agreement weights, ones on the diagonal.
+
+    Examples
+    --------
+    >>> gwet_weights('linear', [1, 2, 3]).tolist()
+    [[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]]
     """
     x = _scores(categories)
     k = len(x)
@@ -275,6 +292,25 @@ def gwet_ac1(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> f
     ``K`` counts the declared ``categories`` (or the observed ones), so unobserved categories
     change ``p_e``. With ``K ≥ 2`` declared and one category used by all, ``p_e = 0`` and
     ``AC1 = p_a``; with one category known at all AC1 is undefined.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        AC1; Undefined with one category known.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> round(gwet_ac1(x), 4)
+    0.1724
     """
     return _gwet(ratings, "identity", categories, None).value
 
@@ -286,14 +322,58 @@ def gwet_ac2(
 ) -> float:
     """Gwet's weighted AC2 (module docstring) with :func:`gwet_weights` named ``weights`` or a
     ``(K, K)`` agreement matrix. The named weights use the category *values* when they are
-    numbers (ranks otherwise), as Gwet and irrCAC do."""
+    numbers (ranks otherwise), as Gwet and irrCAC do.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    weights : str or array_like
+        One of Gwet's named weights (:func:`gwet_weights`) or a ``(K, K)`` agreement matrix.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        AC2; Undefined when chance agreement is 1.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> round(gwet_ac2(x, 'linear'), 4)
+    0.1724
+    """
     return _gwet(ratings, weights, categories, None).value
 
 
 def gwet_ac1_ci(
     ratings: npt.ArrayLike | Coded, categories: Categories = None, confidence: float = 0.95
 ) -> KappaEstimate:
-    """AC1 with Gwet's standard error and t-interval (module docstring)."""
+    """AC1 with Gwet's standard error and t-interval (module docstring).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+    confidence : float
+        The interval's coverage, strictly between 0 and 1.
+
+    Returns
+    -------
+    KappaEstimate
+        AC1, its standard error and the t-interval.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> round(gwet_ac1_ci(x).se, 4)
+    0.496
+    """
     check_confidence(confidence)
     return _gwet(ratings, "identity", categories, confidence)
 
@@ -304,7 +384,31 @@ def gwet_ac2_ci(
     categories: Categories = None,
     confidence: float = 0.95,
 ) -> KappaEstimate:
-    """AC2 with Gwet's standard error and t-interval (module docstring)."""
+    """AC2 with Gwet's standard error and t-interval (module docstring).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    weights : str or array_like
+        One of Gwet's named weights (:func:`gwet_weights`) or a ``(K, K)`` agreement matrix.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+    confidence : float
+        The interval's coverage, strictly between 0 and 1.
+
+    Returns
+    -------
+    KappaEstimate
+        AC2, its standard error and the t-interval.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> round(gwet_ac2_ci(x).se, 4)
+    0.496
+    """
     check_confidence(confidence)
     return _gwet(ratings, weights, categories, confidence)
 
@@ -316,6 +420,27 @@ def fleiss_kappa_ci(
 
     Same linearisation as AC1 with ``p_e = Σ_k π_k²`` and ``p_e|i = Σ_k r_ik π_k / r_i``
     (Gwet 2014; irrCAC ``fleiss``); t-interval with ``n − 1`` degrees of freedom.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+    confidence : float
+        The interval's coverage, strictly between 0 and 1.
+
+    Returns
+    -------
+    KappaEstimate
+        Kappa, Gwet's standard error and the t-interval.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> round(fleiss_kappa_ci(x).se, 4)
+    0.5108
     """
     check_confidence(confidence)
     parts = fleiss_parts(ratings, categories)

@@ -40,9 +40,23 @@ __all__ = [
 
 
 class Band(NamedTuple):
-    """One band of a scale: values from ``lower`` (``-inf`` for the lowest band) to the next
-    band's ``lower``. ``closed``: whether ``lower`` itself belongs to this band (else to the band
-    below)."""
+    """One band of an interpretation scale (:data:`SCALES`).
+
+    Attributes
+    ----------
+    lower : float
+        Where the band starts (``-inf`` for the lowest band); it ends at the next band's
+        ``lower``.
+    label : str
+        The band's name.
+    closed : bool
+        Whether ``lower`` itself belongs to this band (else to the band below).
+
+    Examples
+    --------
+    >>> SCALES['landis_koch'][2]
+    Band(lower=0.2, label='fair', closed=False)
+    """
 
     lower: float
     label: str
@@ -93,6 +107,20 @@ def _scale(scale: str) -> tuple[Band, ...]:
 def interpret(value: float, scale: str = "krippendorff") -> str | None:
     """The label of ``value`` on ``scale`` (see :data:`SCALES`); ``None`` when it is NaN.
 
+    Parameters
+    ----------
+    value : float
+        A coefficient.
+    scale : str
+        A scale of :data:`SCALES`.
+
+    Returns
+    -------
+    str or None
+        The band's label; ``None`` for NaN.
+
+    Examples
+    --------
     >>> interpret(0.72), interpret(0.2, "landis_koch"), interpret(0.205, "landis_koch")
     ('tentative', 'slight', 'fair')
     """
@@ -109,6 +137,18 @@ def interpret(value: float, scale: str = "krippendorff") -> str | None:
 def scale_table(scale: str) -> list[tuple[str, str]]:
     """``(range, label)`` rows of ``scale``, lowest first, e.g. ``("0.20 < v ≤ 0.40", "fair")``.
 
+    Parameters
+    ----------
+    scale : str
+        A scale of :data:`SCALES`.
+
+    Returns
+    -------
+    list of tuple
+        ``(range, label)`` rows, lowest first.
+
+    Examples
+    --------
     >>> scale_table("fleiss")
     [('v < 0.40', 'poor'), ('0.40 ≤ v ≤ 0.75', 'fair to good'), ('v > 0.75', 'excellent')]
     """
@@ -166,6 +206,24 @@ def benchmark_probability(
     Returns ``{label: probability}`` lowest band first; the values sum to 1. With a NaN ``value``
     or ``se`` every probability is NaN.
 
+    Parameters
+    ----------
+    value : float
+        The coefficient.
+    se : float
+        Its standard error.
+    scale : str
+        A scale of :data:`SCALES`.
+    n : int, optional
+        The number of units: Student's t with n − 1 degrees of freedom instead of the normal.
+
+    Returns
+    -------
+    dict
+        ``{label: probability}`` lowest band first, summing to 1; NaN with a NaN value or se.
+
+    Examples
+    --------
     >>> p = benchmark_probability(0.67, 0.15, "altman")
     >>> [round(p[k], 5) for k in ("very good", "good", "moderate")]  # three bands
     [0.18168, 0.49343, 0.28845]
@@ -207,6 +265,26 @@ def gwet_benchmark(
     Altman's scale: cumulative 0.18 (very good), 0.68 (good), 0.96 (moderate) → "moderate",
     although 0.67 itself reads "good" (irrCAC's documented example).
 
+    Parameters
+    ----------
+    value : float
+        The coefficient.
+    se : float
+        Its standard error.
+    scale : str
+        A scale of :data:`SCALES`.
+    confidence : float
+        The interval's coverage, strictly between 0 and 1.
+    n : int, optional
+        The number of units (Student's t).
+
+    Returns
+    -------
+    str or None
+        The band's label; ``None`` for a NaN value or se.
+
+    Examples
+    --------
     >>> gwet_benchmark(0.67, 0.15, "altman")
     'moderate'
     """

@@ -16,10 +16,21 @@ from .categories import DENSE_CELLS
 class ItemAgreement:
     """Per-unit agreement; each array has shape ``(units,)``, NaN where a unit has < 2 ratings.
 
-    ``pair_agreement``: share of annotator pairs that gave the same value.
-    ``score``: 1 − D_u / D_e, the unit's disagreement against chance (1 perfect, 0 chance level,
-    negative worse); for nominal data it is the pair agreement rescaled by chance.
-    ``n_ratings``: ratings per unit.
+    Attributes
+    ----------
+    pair_agreement : ndarray
+        Share of annotator pairs that gave the same value.
+    score : ndarray
+        1 − D_u / D_e, the unit's disagreement against chance (1 perfect, 0 chance level,
+        negative worse); for nominal data it is the pair agreement rescaled by chance.
+    n_ratings : ndarray
+        Ratings per unit.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> item_agreement(x).pair_agreement.round(3).tolist()
+    [0.333, 1.0, 0.0, 1.0]
     """
 
     pair_agreement: FloatArray
@@ -28,7 +39,27 @@ class ItemAgreement:
 
 
 def item_agreement(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") -> ItemAgreement:
-    """Per-unit agreement of ``ratings`` ``(units, annotators)`` (see :class:`ItemAgreement`)."""
+    """Per-unit agreement of ``ratings`` ``(units, annotators)`` (see :class:`ItemAgreement`).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    ItemAgreement
+        Per unit: its score and the number of ratings.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> item_agreement(x).n_ratings.tolist()
+    [3, 3, 2, 3]
+    """
     nominal = unit_disagreement(ratings, "nominal")
     m = nominal.n_ratings.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -41,9 +72,20 @@ def item_agreement(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
 class AnnotatorAgreement:
     """Per-annotator agreement; each array has shape ``(annotators,)``.
 
-    ``n_units``: units the annotator rated that someone else rated too.
-    ``pair_agreement``: share of the annotator's pairs with co-annotators that agree.
-    ``alpha_without``: alpha with the annotator left out (NaN when undefined).
+    Attributes
+    ----------
+    n_units : ndarray
+        Units the annotator rated that someone else rated too.
+    pair_agreement : ndarray
+        Share of the annotator's pairs with co-annotators that agree.
+    alpha_without : ndarray
+        Alpha with the annotator left out (NaN when undefined).
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> annotator_agreement(x).pair_agreement.round(3).tolist()
+    [0.714, 0.714, 0.667]
     """
 
     n_units: npt.NDArray[np.int64]
@@ -54,7 +96,27 @@ class AnnotatorAgreement:
 def annotator_agreement(
     ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal"
 ) -> AnnotatorAgreement:
-    """Each annotator against the others in ``ratings`` ``(units, annotators)``."""
+    """Each annotator against the others in ``ratings`` ``(units, annotators)``.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    AnnotatorAgreement
+        Per annotator: alpha without them, and their agreement with the others.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> annotator_agreement(x).n_units.tolist()
+    [4, 4, 3]
+    """
     coded = encode(ratings)
     codes = coded.codes
     n_units, n_cols = codes.shape
@@ -84,6 +146,21 @@ def annotator_offsets(values: npt.ArrayLike) -> FloatArray:
     ratings, annotator ``a``'s offset is ``x_a`` minus the mean of the other ratings; the result,
     ``(annotators,)``, is its mean over those units (NaN when there are none). A rater who is
     always one point above the others gets about +1.
+
+    Parameters
+    ----------
+    values : array_like
+        ``(units, annotators)`` numbers, NaN missing.
+
+    Returns
+    -------
+    ndarray
+        ``(annotators,)`` each one's mean offset from the others; NaN with no shared unit.
+
+    Examples
+    --------
+    >>> annotator_offsets([[1, 2], [3, 4], [2, 3]]).tolist()
+    [-1.0, 1.0]
     """
     x = np.asarray(values, dtype=np.float64)
     rated = ~np.isnan(x)
@@ -100,9 +177,19 @@ def annotator_offsets(values: npt.ArrayLike) -> FloatArray:
 class PairwiseAgreement:
     """Every annotator pair; both arrays have shape ``(annotators, annotators)``, symmetric.
 
-    ``shared``: units both annotators rated (the diagonal: units the annotator rated).
-    ``agreement``: share of the shared units on which the two gave the same value; NaN on the
-    diagonal and where a pair shares no unit.
+    Attributes
+    ----------
+    shared : ndarray
+        Units both annotators rated (the diagonal: units the annotator rated).
+    agreement : ndarray
+        Share of the shared units on which the two gave the same value; NaN on the diagonal and
+        where a pair shares no unit.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> pairwise_agreement(x).agreement.round(3).tolist()
+    [[nan, 0.75, 0.667], [0.75, nan, 0.667], [0.667, 0.667, nan]]
     """
 
     shared: npt.NDArray[np.int64]
@@ -115,6 +202,22 @@ def pairwise_agreement(ratings: npt.ArrayLike | Coded) -> PairwiseAgreement:
     With few values, one ``(A, A)`` matrix product per value and per block of units:
     O(units · A² · V); with more values than annotators, one comparison per annotator pair:
     O(units · A²), whatever the number of values.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+
+    Returns
+    -------
+    PairwiseAgreement
+        ``(A, A)`` agreement and shared units per pair.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> pairwise_agreement(x).shared.tolist()
+    [[4, 4, 3], [4, 4, 3], [3, 3, 3]]
     """
     coded = encode(ratings)
     n_cols = coded.codes.shape[1]

@@ -53,9 +53,24 @@ EPS = 1e-12
 class KappaEstimate:
     """A coefficient with its large-sample standard error and confidence interval.
 
-    ``value``: the coefficient; ``se``: its standard error; ``lower``/``upper``: the confidence
-    limits (``upper`` is clipped at 1, the largest value any of these coefficients can take).
-    Each may be :class:`Undefined`. ``kappa`` is an alias of ``value``.
+    Each value may be :class:`Undefined`. ``kappa`` is an alias of ``value``.
+
+    Attributes
+    ----------
+    value : float
+        The coefficient.
+    se : float
+        Its standard error.
+    lower, upper : float
+        The confidence limits (``upper`` is clipped at 1, the largest value any of these
+        coefficients can take).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import kappa
+    >>> e = cohen_kappa_ci([[1, 1], [2, 2], [1, 2], [2, 2]])
+    >>> e.kappa == e.value, bool(e.lower < e.value <= e.upper)
+    (True, True)
     """
 
     value: float
@@ -75,8 +90,22 @@ class KappaEstimate:
 
 @dataclass(frozen=True)
 class LightKappa:
-    """Light's kappa with its bookkeeping: ``value`` (mean over the pairs whose Cohen's kappa is
-    defined), ``pairs_used`` and ``pairs_skipped`` (pairs whose kappa is undefined)."""
+    """Light's kappa with its bookkeeping.
+
+    Attributes
+    ----------
+    value : float
+        The mean of Cohen's kappa over the pairs where it is defined.
+    pairs_used : int
+        Those pairs.
+    pairs_skipped : int
+        Pairs whose kappa is undefined (no shared unit, or one shared category only).
+
+    Examples
+    --------
+    >>> light_kappa([[1, 1, None], [2, 2, None], [None, 1, 1]]).pairs_skipped
+    2
+    """
 
     value: float
     pairs_used: int
@@ -188,6 +217,30 @@ def cohen_kappa(
     exist: an unobserved category inside the scale moves the positions (one at either end only
     rescales the weights, which kappa ignores), so pass the full scale as ``categories``
     (``sklearn.cohen_kappa_score`` likewise uses only observed labels unless given ``labels=``).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    weights : {None, 'identity', 'linear', 'quadratic'} or array_like
+        Agreement weights over the category order, or a ``(K, K)`` matrix with ones on the diagonal;
+        ``None``: unweighted.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        Kappa; Undefined when ``p_e`` is 1.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> cohen_kappa(x)
+    0.5
+    >>> round(cohen_kappa([[1, 1], [2, 3], [3, 3], [1, 2]], weights='quadratic'), 4)
+    0.6923
     """
     coded = _coded(ratings, categories)
     _two_columns(coded, "Cohen's kappa")
@@ -223,6 +276,31 @@ def cohen_kappa_ci(
     weights it is the FCE unweighted formula. This is SAS PROC FREQ's "ASE" and statsmodels'
     ``cohens_kappa(...).std_kappa``. Wald interval ``κ ± z·se`` with the normal quantile ``z``;
     the upper limit is clipped at 1.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    weights : {None, 'identity', 'linear', 'quadratic'} or array_like
+        Agreement weights over the category order, or a ``(K, K)`` matrix with ones on the diagonal;
+        ``None``: unweighted.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+    confidence : float
+        The interval's coverage, strictly between 0 and 1.
+
+    Returns
+    -------
+    KappaEstimate
+        Kappa, its standard error and the Wald interval.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> e = cohen_kappa_ci(x)
+    >>> round(e.value, 4), round(e.se, 4)
+    (0.5, 0.375)
     """
     check_confidence(confidence)
     coded = _coded(ratings, categories)
@@ -249,6 +327,25 @@ def kappa_max(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> 
     """Largest Cohen's kappa the two annotators' margins allow (Umesh et al. 1989).
 
     ``κ_max = (p_max − p_e)/(1 − p_e)`` with ``p_max = Σ_i min(p_i+, p_+i)``.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        κ_max; Undefined when ``p_e`` is 1.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> round(kappa_max(x), 4)
+    0.5
     """
     counts = _table(ratings, categories, "kappa_max")
     parts = _cohen_parts(counts, np.eye(counts.shape[0]))
@@ -270,6 +367,25 @@ def quantity_disagreement(ratings: npt.ArrayLike | Coded, categories: Categories
 
     ``Q = ½ Σ_i |p_i+ − p_+i|``: the disagreement that different category totals force.
     ``Q + A = 1 − p_o`` (see :func:`allocation_disagreement`).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        Q in [0, 1]; Undefined with no shared unit.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> quantity_disagreement(x)
+    0.25
     """
     p = _shares(ratings, categories, "quantity disagreement")
     if p.sum() == 0:
@@ -282,6 +398,25 @@ def allocation_disagreement(ratings: npt.ArrayLike | Coded, categories: Categori
 
     ``A = ½ Σ_i 2 min(p_i+ − p_ii, p_+i − p_ii)``: the disagreement left once the totals match
     (swapped labels). ``Q + A = 1 − p_o``.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        A in [0, 1]; Undefined with no shared unit.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> allocation_disagreement(x)
+    0.0
     """
     p = _shares(ratings, categories, "allocation disagreement")
     if p.sum() == 0:
@@ -307,6 +442,25 @@ def prevalence_index(ratings: npt.ArrayLike | Coded, categories: Categories = No
 
     ``a``/``d``: units both annotators put in the first/second category (category order:
     ``categories`` or sorted values). Undefined unless there are exactly two categories.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        PI in [−1, 1]; Undefined unless there are exactly two categories.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> prevalence_index(x)
+    -0.25
     """
     p = _two_by_two(ratings, categories, "prevalence index")
     return p if isinstance(p, Undefined) else float(p[0, 0] - p[1, 1])
@@ -317,6 +471,25 @@ def bias_index(ratings: npt.ArrayLike | Coded, categories: Categories = None) ->
 
     ``b``: units annotator 1 put in the first category and annotator 2 in the second; ``c`` the
     reverse. Undefined unless there are exactly two categories.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        BI in [−1, 1]; Undefined unless there are exactly two categories.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> bias_index(x)
+    0.25
     """
     p = _two_by_two(ratings, categories, "bias index")
     return p if isinstance(p, Undefined) else float(p[0, 1] - p[1, 0])
@@ -329,6 +502,25 @@ def pabak(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> floa
     uniform-chance idea, ``(K p_o − 1)/(K − 1)`` (Brennan & Prediger's coefficient for two
     annotators). ``K`` counts the categories in ``categories`` (observed or not) or, without it,
     the observed ones, so the value depends on declaring the full label set.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        PABAK; Undefined with no shared unit.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> pabak(x)
+    0.5
     """
     p = _shares(ratings, categories, "PABAK")
     k = p.shape[0]
@@ -346,6 +538,25 @@ def scott_pi(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> f
     """Scott's pi (1955) of two annotators on the units both rated.
 
     ``π = (p_o − p_e)/(1 − p_e)`` with ``p_e = Σ_k ((p_k+ + p_+k)/2)²`` (pooled margins).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, 2)``: two annotators' ratings, ``None``/NaN missing; only units both rated count.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        Pi; Undefined when ``p_e`` is 1.
+
+    Examples
+    --------
+    >>> x = [[1, 1], [2, 2], [1, 2], [2, 2]]  # units × 2 annotators
+    >>> round(scott_pi(x), 4)
+    0.4667
     """
     counts = _table(ratings, categories, "Scott's pi")
     n = counts.sum()
@@ -413,6 +624,25 @@ def fleiss_kappa(ratings: npt.ArrayLike | Coded, categories: Categories = None) 
     With the same number of ratings on every rated unit, ``π_k`` is the pooled share of category
     ``k`` and this is exactly Fleiss (1971). (An alternative pools ``r_ik`` over the units with
     ``r_i ≥ 2`` only; the two differ only when ``r_i`` varies.)
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        Kappa; Undefined when ``P̄_e`` is 1.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> round(fleiss_kappa(x), 4)
+    0.1608
     """
     parts = fleiss_parts(ratings, categories)
     if isinstance(parts, Undefined):
@@ -429,6 +659,21 @@ def percent_agreement(ratings: npt.ArrayLike | Coded, categories: Categories = N
     Fleiss' kappa and AC1). For two annotators this is ``p_o``. :func:`pooled_pair_agreement`
     pools the pairs over units instead.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        p_a in [0, 1]; Undefined with no unit of two ratings.
+
+    Examples
+    --------
     >>> percent_agreement([[1, 1, 2], [1, 1, np.nan]])  # (1/3 + 1) / 2
     0.6666666666666666
     """
@@ -449,6 +694,21 @@ def pooled_pair_agreement(ratings: npt.ArrayLike | Coded, categories: Categories
     with more ratings weighs more. Equal to :func:`percent_agreement` when every unit has the
     same number of ratings.
 
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        The share in [0, 1]; Undefined with no pair.
+
+    Examples
+    --------
     >>> pooled_pair_agreement([[1, 1, 2], [1, 1, np.nan]])  # (2 + 2) / (6 + 2)
     0.5
     """
@@ -466,7 +726,30 @@ def pairwise_cohen_kappa(
 ) -> FloatArray:
     """``(A, A)`` symmetric matrix of Cohen's kappa for every annotator pair on the units both
     rated; NaN on the diagonal and where a pair's kappa is undefined. ``A(A − 1)/2`` passes over
-    the units, each O(units)."""
+    the units, each O(units).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    weights : {None, 'identity', 'linear', 'quadratic'} or array_like
+        Agreement weights over the category order, or a ``(K, K)`` matrix with ones on the diagonal;
+        ``None``: unweighted.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    ndarray
+        ``(A, A)`` kappa per pair, NaN on the diagonal and where undefined.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> pairwise_cohen_kappa(x).round(3).tolist()
+    [[nan, 0.5, 0.4], [0.5, nan, 0.4], [0.4, 0.4, nan]]
+    """
     coded = _coded(ratings, categories)
     k = coded.n_values
     a_count = coded.codes.shape[1]
@@ -487,6 +770,29 @@ def light_kappa(
 
     Pairs whose kappa is undefined (no shared unit, or one shared category only) are skipped and
     counted in ``pairs_skipped``; ``value`` is undefined when no pair is defined.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    weights : {None, 'identity', 'linear', 'quadratic'} or array_like
+        Agreement weights over the category order, or a ``(K, K)`` matrix with ones on the diagonal;
+        ``None``: unweighted.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    LightKappa
+        The mean kappa and how many pairs were used and skipped.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> k = light_kappa(x)
+    >>> round(k.value, 4), k.pairs_used, k.pairs_skipped
+    (0.4333, 3, 0)
     """
     coded = _coded(ratings, categories)
     a_count = coded.codes.shape[1]
@@ -506,5 +812,28 @@ def light_kappa(
 def mean_pairwise_cohen_kappa(
     ratings: npt.ArrayLike | Coded, weights: Weights = None, categories: Categories = None
 ) -> float:
-    """Light's kappa as a float: see :func:`light_kappa` (which also reports skipped pairs)."""
+    """Light's kappa as a float: see :func:`light_kappa` (which also reports skipped pairs).
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    weights : {None, 'identity', 'linear', 'quadratic'} or array_like
+        Agreement weights over the category order, or a ``(K, K)`` matrix with ones on the diagonal;
+        ``None``: unweighted.
+    categories : array_like, optional
+        The category order, unused categories included; by default the distinct values given,
+        sorted.
+
+    Returns
+    -------
+    float
+        The mean kappa over the defined pairs; Undefined when none is.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> round(mean_pairwise_cohen_kappa(x), 4)
+    0.4333
+    """
     return light_kappa(ratings, weights, categories).value

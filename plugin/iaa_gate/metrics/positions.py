@@ -32,6 +32,27 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
     ``lengths``: ``(units,)`` positions per unit (characters or tokens). Values: the labels
     (then ``"(no label)"`` if a span has none), ``"(outside)"``, then the label combinations that
     occur (``"A+B"``, labels in code order). -1: the annotator did not rate the unit.
+
+    Parameters
+    ----------
+    regions : Regions
+        One field's span regions, integer offsets.
+    lengths : array_like
+        ``(units,)`` each unit's length (characters or tokens).
+
+    Returns
+    -------
+    tuple
+        Ratings ``(runs, annotators)`` as :class:`Coded`, and the run lengths ``(runs,)``.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> coded, length = position_runs(spans, [20])
+    >>> length.tolist()
+    [5, 5, 8, 2]
     """
     task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
     size = np.asarray(lengths, dtype=np.int64)
@@ -106,14 +127,56 @@ def _states(
 
 def position_ratings(regions: Regions, lengths: npt.ArrayLike) -> Coded:
     """Ratings ``(Σ lengths, annotators)``: one row per position of each unit in turn (values as
-    in :func:`position_runs`). Memory grows with the text: prefer :func:`position_alpha`."""
+    in :func:`position_runs`). Memory grows with the text: prefer :func:`position_alpha`.
+
+    Parameters
+    ----------
+    regions : Regions
+        One field's span regions, integer offsets.
+    lengths : array_like
+        ``(units,)`` each unit's length (characters or tokens).
+
+    Returns
+    -------
+    Coded
+        ``(Σ lengths, annotators)`` one row per position.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> position_ratings(spans, [20]).codes.shape
+    (20, 2)
+    """
     runs, weight = position_runs(regions, lengths)
     return Coded(np.repeat(runs.codes, weight, axis=0), runs.values)
 
 
 def position_alpha(regions: Regions, lengths: npt.ArrayLike) -> float:
     """Nominal Krippendorff's alpha over positions, equal to ``krippendorff_alpha`` of
-    :func:`position_ratings`, computed per run of identical positions."""
+    :func:`position_ratings`, computed per run of identical positions.
+
+    Parameters
+    ----------
+    regions : Regions
+        One field's span regions, integer offsets.
+    lengths : array_like
+        ``(units,)`` each unit's length (characters or tokens).
+
+    Returns
+    -------
+    float
+        Nominal alpha over positions.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> round(position_alpha(spans, [20]), 4)
+    0.8488
+    """
     from .alpha import alpha_from_sums
 
     runs, weight = position_runs(regions, lengths)

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.extras import needed
 from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
     BoolArray,
@@ -55,21 +56,41 @@ def _ints(a: npt.ArrayLike) -> Int64Array:
 class Regions:
     """The ``n`` regions of one field, columnar.
 
-    ``unit``: ``(n,)`` row of the region's unit (task) in ``0 … units − 1``.
-    ``annotator``: ``(n,)`` column in ``0 … annotators − 1``.
-    ``label``: ``(n,)`` code into ``labels``; ``-1``: no label.
-    ``geometry``: ``(n, d)`` float: span ``[start, end)`` (end exclusive; characters or tokens),
-    box ``[x, y, width, height, rotation]`` (rotation in degrees clockwise about the top-left
-    corner; give pixels, or any units with the same scale on x and y, when boxes are rotated),
-    keypoint ``[x, y]``; mask its pixel box and the image's pixel count ``[x, y, width,
-    height, pixels]``; polygon: unused (may
-    hold anything, e.g. ``(n, 0)``).
-    ``rated``: ``(units, annotators)`` bool, the annotator submitted the unit (even with no region).
-    ``points``: polygons: ``n`` vertex arrays ``(k, 2)``; masks: ``n`` run arrays ``(k, 2)``
-    ``[start, end)`` of row-major pixel indices, sorted and disjoint (IoU counts pixels).
-
     Nested and overlapping regions of one annotator are kept as they are. A region on a unit its
     annotator did not rate raises ``ValueError``.
+
+    Attributes
+    ----------
+    unit : ndarray
+        ``(n,)`` row of the region's unit (task) in ``0 … units − 1``.
+    annotator : ndarray
+        ``(n,)`` column in ``0 … annotators − 1``.
+    label : ndarray
+        ``(n,)`` code into ``labels``; ``-1``: no label.
+    geometry : ndarray
+        ``(n, d)`` float: span ``[start, end)`` (end exclusive; characters or tokens), box
+        ``[x, y, width, height, rotation]`` (rotation in degrees clockwise about the top-left
+        corner; give pixels, or any units with the same scale on x and y, when boxes are
+        rotated), keypoint ``[x, y]``; mask its pixel box and the image's pixel count ``[x, y,
+        width, height, pixels]``; polygon: unused (may hold anything, e.g. ``(n, 0)``).
+    rated : ndarray
+        ``(units, annotators)`` bool, the annotator submitted the unit (even with no region).
+    kind : {"span", "box", "polygon", "keypoint", "mask"}
+        The regions' shape.
+    labels : tuple of str
+        The label names.
+    points : tuple of ndarray, optional
+        Polygons: ``n`` vertex arrays ``(k, 2)``; masks: ``n`` run arrays ``(k, 2)`` ``[start,
+        end)`` of row-major pixel indices, sorted and disjoint (IoU counts pixels).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import geometry
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...             geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...             kind="span", labels=("PER", "ORG"))
+    >>> len(spans.unit), spans.rated.shape
+    (4, (1, 2))
     """
 
     unit: Int64Array
@@ -165,9 +186,28 @@ class Overlaps:
 class RegionMatching:
     """A one-to-one matching between the regions of each annotator pair on each unit.
 
-    ``first``/``second``: ``(m,)`` matched region indices, ``annotator[first] <
-    annotator[second]``; ``similarity``: ``(m,)`` their IoU (keypoints: 1 − distance/tolerance).
-    ``overlaps``: all overlapping pairs (matched or not), for the disagreement kinds.
+    Attributes
+    ----------
+    regions : Regions
+        The regions matched.
+    first, second : ndarray
+        ``(m,)`` matched region indices, ``annotator[first] < annotator[second]``.
+    similarity : ndarray
+        ``(m,)`` their IoU (keypoints: 1 − distance/tolerance).
+    overlaps : Overlaps
+        All overlapping pairs (matched or not), for the disagreement kinds.
+    mode, iou, labels, tolerance
+        How the regions were matched (see :func:`match_regions`).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import geometry
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...             geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...             kind="span", labels=("PER", "ORG"))
+    >>> m = match_regions(spans)
+    >>> m.first.tolist(), m.second.tolist(), m.similarity.round(2).tolist()
+    ([0, 1], [2, 3], [1.0, 0.8])
     """
 
     regions: Regions
@@ -215,7 +255,8 @@ def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
             dtype=bool,
         )
     elif kind == "polygon":
-        import shapely
+        with needed("regions"):
+            import shapely
 
         shapes = polygon_shapes(regions.points or ())
         sim = polygon_iou(shapes, i, j)
@@ -258,6 +299,34 @@ def match_regions(
     ``overlapping``: :func:`overlaps` of these regions at this ``tolerance`` when already known
     (e.g. ``other.overlaps`` of another matching of them), so matching the same regions several
     ways computes the candidate pairs and their IoU once.
+
+    Parameters
+    ----------
+    regions : Regions
+        One field's regions.
+    mode : {'overlap', 'exact'}
+        Overlap (IoU ≥ ``iou``) or identical geometry.
+    iou : float
+        The least IoU of a matched pair.
+    labels : bool
+        Match only regions with the same label.
+    tolerance : float
+        Keypoints: the largest distance of a match.
+    overlapping : optional
+        The candidate pairs of these regions at this tolerance, when already known.
+
+    Returns
+    -------
+    RegionMatching
+        The matched pairs, with their IoU.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> len(match_regions(spans).first), len(match_regions(spans, mode='exact').first)
+    (2, 1)
     """
     if mode not in ("overlap", "exact"):
         raise ValueError(f"unknown matching mode {mode!r}: use 'overlap' or 'exact'")
@@ -327,7 +396,8 @@ def _assign(
     hard = np.flatnonzero(~trivial)
     if hard.size == 0:
         return np.flatnonzero(trivial)
-    from scipy.optimize import linear_sum_assignment
+    with needed("regions"):
+        from scipy.optimize import linear_sum_assignment
 
     _, li = np.unique(left[hard], return_inverse=True)
     _, ri = np.unique(right[hard], return_inverse=True)
@@ -431,12 +501,33 @@ class RatedPairs:
 class PairwiseF1:
     """Pairwise F1 of items (regions, relations) at every level.
 
-    ``unit``: ``(units,)`` mean over the unit's rated pairs of their F1; NaN where fewer than two
-    annotators rated the unit. ``pairs``: ``(units,)`` rated pairs per unit.
-    ``annotators``: ``(A, A)`` pooled F1 of each annotator pair over their shared units (NaN on
-    the diagonal and where they share none); ``shared``: ``(A, A)`` units both rated.
-    ``f1``: pooled over every rated pair of the field. ``by_label``: label → pooled F1
-    (Undefined when the label never occurs in a unit rated twice).
+    Attributes
+    ----------
+    unit : ndarray
+        ``(units,)`` mean over the unit's rated pairs of their F1; NaN where fewer than two
+        annotators rated the unit.
+    pairs : ndarray
+        ``(units,)`` rated pairs per unit.
+    annotators : ndarray
+        ``(A, A)`` pooled F1 of each annotator pair over their shared units (NaN on the diagonal
+        and where they share none).
+    shared : ndarray
+        ``(A, A)`` units both rated.
+    f1 : float
+        Pooled over every rated pair of the field.
+    by_label : dict
+        Label → pooled F1 (Undefined when the label never occurs in a unit rated twice).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import geometry
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...             geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...             kind="span", labels=("PER", "ORG"))
+    >>> rel = Relations(source=[0, 2], target=[1, 3], label=[0, 0], labels=('works_at',))
+    >>> s = relation_scores(rel, match_regions(spans))
+    >>> s.f1, s.by_label
+    (1.0, {'works_at': 1.0})
     """
 
     unit: FloatArray
@@ -506,9 +597,27 @@ def pairwise_f1(
 
 @dataclass(frozen=True)
 class RegionScores(PairwiseF1):
-    """:class:`PairwiseF1` of regions, plus ``mean_similarity`` (mean IoU of matched pairs;
-    keypoints: of 1 − distance/tolerance) and ``support``: ``(n,)`` how many other annotators
-    matched each region."""
+    """:class:`PairwiseF1` of regions, with the quality of the matched pairs.
+
+    Attributes
+    ----------
+    unit, pairs, annotators, shared, f1, by_label
+        As :class:`PairwiseF1`.
+    mean_similarity : float
+        Mean IoU of matched pairs (keypoints: of 1 − distance/tolerance).
+    support : ndarray
+        ``(n,)`` how many other annotators matched each region.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import geometry
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...             geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...             kind="span", labels=("PER", "ORG"))
+    >>> s = region_scores(match_regions(spans))
+    >>> s.f1, round(s.mean_similarity, 2), s.support.tolist()
+    (1.0, 0.9, [1, 1, 1, 1])
+    """
 
     mean_similarity: float = math.nan
     support: Int64Array = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -519,6 +628,24 @@ def region_scores(matching: RegionMatching) -> RegionScores:
 
     A matched pair counts as a true positive of its label when both regions carry it (with
     ``labels=False`` a label swap is a true positive of the field, not of either label).
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    RegionScores
+        Pairwise F1 per unit, label, annotator pair and field, and the mean IoU.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> region_scores(match_regions(spans)).f1, region_scores(match_regions(spans, mode='exact')).f1
+    (1.0, 0.5)
     """
     reg = matching.regions
     pairs = RatedPairs.of(reg.rated)
@@ -540,11 +667,25 @@ def region_scores(matching: RegionMatching) -> RegionScores:
 class Clusters:
     """Connected components of matched pairs: regions that agree, one cluster per group.
 
-    ``cluster``: ``(n,)`` cluster of each region, numbered by unit (then storage order; the
-    clusters' content never depends on it). An unmatched region is a cluster of its own.
-    ``unit``: ``(C,)`` each cluster's unit.
-    ``ambiguous``: ``(C,)`` the cluster holds two or more regions of one annotator (a chain of
-    matches through other annotators, e.g. a1–b1–a2).
+    Attributes
+    ----------
+    cluster : ndarray
+        ``(n,)`` cluster of each region, numbered by unit (then storage order; the clusters'
+        content never depends on it). An unmatched region is a cluster of its own.
+    unit : ndarray
+        ``(C,)`` each cluster's unit.
+    ambiguous : ndarray
+        ``(C,)`` the cluster holds two or more regions of one annotator (a chain of matches
+        through other annotators, e.g. a1–b1–a2).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import geometry
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...             geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...             kind="span", labels=("PER", "ORG"))
+    >>> region_clusters(match_regions(spans, mode='exact')).cluster.tolist()
+    [0, 1, 0, 2]
     """
 
     cluster: Int64Array
@@ -557,7 +698,26 @@ class Clusters:
 
 
 def region_clusters(matching: RegionMatching) -> Clusters:
-    """Clusters of the regions: connected components of the matching's pairs within a unit."""
+    """Clusters of the regions: connected components of the matching's pairs within a unit.
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    Clusters
+        Each region's cluster.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> region_clusters(match_regions(spans)).cluster.tolist()
+    [0, 1, 0, 1]
+    """
     reg = matching.regions
     n = reg.n
     comp = components(n, matching.first, matching.second)
@@ -580,9 +740,27 @@ def region_clusters(matching: RegionMatching) -> Clusters:
 class ClusterRatings:
     """A ``(clusters, annotators)`` ratings matrix: each cluster a unit for the usual coefficients.
 
-    ``codes``: ``(C, A)`` codes into ``values``, ``-1`` missing. ``unit``: ``(C,)``.
-    ``conflicts``: ``(C,)`` cells left missing because one annotator's regions in the cluster
-    carry different values (see :func:`cluster_ratings`).
+    Attributes
+    ----------
+    codes : ndarray
+        ``(C, A)`` codes into ``values``, ``-1`` missing.
+    values : tuple of str
+        The values' names.
+    unit : ndarray
+        ``(C,)`` each cluster's unit.
+    conflicts : ndarray
+        ``(C,)`` cells left missing because one annotator's regions in the cluster carry
+        different values (see :func:`cluster_ratings`).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import geometry
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...             geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...             kind="span", labels=("PER", "ORG"))
+    >>> r = cluster_ratings(match_regions(spans))
+    >>> r.codes.tolist(), r.values
+    ([[0, 0], [1, 1]], ('PER', 'ORG', '(no label)', '(unmatched)'))
     """
 
     codes: Int64Array
@@ -614,6 +792,31 @@ def cluster_ratings(
 
     Two regions of one annotator in a cluster with different values leave that cell missing (and
     counted in ``conflicts``): which one is "theirs" cannot be told; equal values count once.
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+    values : array_like, optional
+        ``(n,)`` a per-region value's codes into ``names`` (-1: not given); ``None``: the regions'
+        labels.
+    names : tuple of str
+        The values' names.
+    clusters : Clusters, optional
+        :func:`region_clusters` of the matching, when already known.
+
+    Returns
+    -------
+    ClusterRatings
+        The ``(clusters, annotators)`` ratings, their value names and the conflicts.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> cluster_ratings(match_regions(spans)).codes.tolist()
+    [[0, 0], [1, 1]]
     """
     reg = matching.regions
     cl = clusters or region_clusters(matching)
@@ -642,7 +845,26 @@ def cluster_ratings(
 
 def cluster_alpha(matching: RegionMatching) -> float:
     """Nominal Krippendorff's alpha over clusters with an "unmatched" category (Tschirschwitz et
-    al. 2022; their setting: ``match_regions(..., iou=0.5, labels=False)``)."""
+    al. 2022; their setting: ``match_regions(..., iou=0.5, labels=False)``).
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    float
+        Nominal alpha over the clusters; Undefined with no variation.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> round(cluster_alpha(match_regions(spans, labels=False)), 4)
+    1.0
+    """
     from ._base import Coded
     from .alpha import krippendorff_alpha
 
@@ -656,9 +878,22 @@ def cluster_alpha(matching: RegionMatching) -> float:
 class Relations:
     """``r`` relations between regions of one field (or of fields matched together).
 
-    ``source``/``target``: ``(r,)`` region indices into the :class:`Regions` table (the relation's
-    unit and annotator are theirs); ``label``: ``(r,)`` codes into ``labels``, -1 for none.
-    ``directed``: a relation from a to b differs from one from b to a.
+    Attributes
+    ----------
+    source, target : ndarray
+        ``(r,)`` region indices into the :class:`Regions` table (the relation's unit and
+        annotator are theirs).
+    label : ndarray
+        ``(r,)`` codes into ``labels``, -1 for none.
+    labels : tuple of str
+        The relation labels.
+    directed : bool
+        A relation from a to b differs from one from b to a.
+
+    Examples
+    --------
+    >>> Relations(source=[0, 2], target=[1, 3], label=[0, 0], labels=('works_at',)).source.tolist()
+    [0, 2]
     """
 
     source: Int64Array
@@ -678,7 +913,29 @@ def relation_scores(relations: Relations, matching: RegionMatching) -> PairwiseF
     """Pairwise F1 of relations: two annotators' relations agree when both endpoints are matched
     regions and the labels are equal (undirected relations also agree reversed). Scored like
     regions: per unit, per label, per annotator pair, pooled; units where both annotators drew no
-    relation agree."""
+    relation agree.
+
+    Parameters
+    ----------
+    relations : Relations
+        The relations between the regions.
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+
+    Returns
+    -------
+    PairwiseF1
+        Pairwise F1 per unit, label, annotator pair and pooled.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> rel = Relations(source=[0, 2], target=[1, 3], label=[0, 0], labels=('works_at',))
+    >>> relation_scores(rel, match_regions(spans)).f1
+    1.0
+    """
     reg = matching.regions
     src, dst, lab = relations.source, relations.target, relations.label
     if src.size and (src.min() < 0 or max(src.max(), dst.max()) >= reg.n or dst.min() < 0):
@@ -754,10 +1011,6 @@ class Disagreements:
     """Every region that some other rater of its unit did not match, one row per (region, other
     annotator), ``(k,)`` each, sorted by unit, region, other annotator.
 
-    ``unit``; ``region``: the region (its annotator is ``regions.annotator[region]``);
-    ``other``: the annotator who did not match it; ``kind``: code into :data:`KINDS`;
-    ``counterpart``: the other annotator's region involved (-1 for missed/extra).
-
     Kinds, in this order of precedence (among the other annotator's regions not matched to this
     annotator, "free"):
 
@@ -769,6 +1022,29 @@ class Disagreements:
     - ``missed``: nothing there, and at least half the unit's raters have the region (it matched
       them): the other annotator missed it;
     - ``extra``: nothing there, and fewer than half have it.
+
+    Attributes
+    ----------
+    unit : ndarray
+        The region's unit.
+    region : ndarray
+        The region (its annotator is ``regions.annotator[region]``).
+    other : ndarray
+        The annotator who did not match it.
+    kind : ndarray
+        Code into :data:`KINDS`.
+    counterpart : ndarray
+        The other annotator's region involved (-1 for missed/extra).
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import geometry
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...             geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...             kind="span", labels=("PER", "ORG"))
+    >>> d = disagreements(match_regions(spans, mode='exact'))
+    >>> [KINDS[k] for k in d.kind], d.counterpart.tolist()
+    (['boundary shift', 'boundary shift'], [3, 1])
     """
 
     unit: Int64Array
@@ -784,6 +1060,27 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     With a label-free matching, matched pairs with two labels are listed as label swaps too.
     ``units``: only these units' rows (each unit's rows depend on that unit alone; the cost
     follows their regions, not the field's, when they are fewer than half its units).
+
+    Parameters
+    ----------
+    matching : RegionMatching
+        A matching from :func:`match_regions`.
+    units : array_like, optional
+        Only these units' rows.
+
+    Returns
+    -------
+    Disagreements
+        One row per disputed region: its kind and counterpart.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> d = disagreements(match_regions(spans, mode="exact"))
+    >>> [KINDS[k] for k in d.kind], d.region.tolist(), d.other.tolist()
+    (['boundary shift', 'boundary shift'], [1, 3], [1, 0])
     """
     if units is not None:
         keep = np.zeros(matching.regions.units, dtype=bool)

@@ -24,8 +24,23 @@ SAMPLED_LEVELS = ("levenshtein", "hierarchical")
 
 
 class Sampled:
-    """The distance ``name`` (one of :data:`SAMPLED_LEVELS`), its expected disagreement estimated
-    from ``pairs`` drawn pairs of ratings with ``seed``; δ² itself is exact."""
+    """A distance whose expected disagreement is estimated from drawn pairs; δ² itself is exact.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SAMPLED_LEVELS`.
+    pairs : int
+        Pairs of ratings drawn.
+    seed : int
+        The draw's seed.
+
+    Examples
+    --------
+    >>> fn = Sampled('levenshtein', pairs=1000, seed=0)
+    >>> fn(np.array(['kitten']), np.array(['sitting'])).tolist()
+    [0.42857142857142855]
+    """
 
     def __init__(self, name: str, pairs: int, seed: int) -> None:
         self.name, self.pairs, self.seed = name, pairs, seed
@@ -78,7 +93,31 @@ def expected(coded: Coded, fn: Sampled, n_pairable: int) -> tuple[float, float]:
 
 def alpha_standard_error(coded: Coded, fn: Sampled, alpha: float) -> float:
     """Alpha's standard error from the sampled D_e (delta method): (1 − α)·SE(D_e)/D_e; NaN
-    when alpha or D_e is undefined."""
+    when alpha or D_e is undefined.
+
+    Parameters
+    ----------
+    coded : Coded
+        The ratings' codes.
+    fn : Sampled
+        The sampled distance alpha was computed with.
+    alpha : float
+        That alpha.
+
+    Returns
+    -------
+    float
+        The standard error; NaN when alpha or D_e is undefined.
+
+    Examples
+    --------
+    >>> from iaa_gate.metrics import encode, krippendorff_alpha
+    >>> coded = encode([["ab", "ab"], ["abc", "b"], ["a", "ab"]])
+    >>> fn = Sampled("levenshtein", pairs=1000, seed=0)
+    >>> se = alpha_standard_error(coded, fn, krippendorff_alpha(coded, fn))
+    >>> bool(se >= 0)
+    True
+    """
     rated = coded.codes >= 0
     m = rated.sum(axis=1)
     n = int(m[m >= 2].sum())

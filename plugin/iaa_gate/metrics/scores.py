@@ -18,6 +18,25 @@ def item_scores(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") -> 
     ratings. Nominal: the share of agreeing pairs. Label sets: 1 − mean set distance. Rating
     scales: near misses cost little (ratings 4 and 5 on 1–5 score 1 − 1/16), opposite ends score
     0. 1 = every pair agrees.
+
+    Parameters
+    ----------
+    ratings : array_like or Coded
+        ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
+    level : str or Distance
+        ``nominal``, ``ordinal``, ``interval``, ``ratio``, a named distance (``jaccard``, ``masi``,
+        ``hierarchical``, ``levenshtein``) or a callable δ².
+
+    Returns
+    -------
+    ndarray
+        ``(units,)`` in [0, 1]; NaN for units with fewer than two ratings.
+
+    Examples
+    --------
+    >>> x = [[1, 1, 2], [2, 2, 2], [1, 2, None], [1, 1, 1]]  # units × annotators
+    >>> item_scores(x).round(4).tolist()
+    [0.3333, 1.0, 0.0, 1.0]
     """
     coded = encode(ratings)
     ud = unit_disagreement(coded, level)
@@ -61,6 +80,23 @@ def tolerance_scores(values: npt.ArrayLike, tolerance: float) -> FloatArray:
 
     ``values``: ``(units, annotators)`` numbers, NaN missing. Returns ``(units,)`` in [0, 1], NaN
     for units with fewer than two ratings. Ratings 3, 4, 5 with tolerance 1 score 2/3.
+
+    Parameters
+    ----------
+    values : array_like
+        ``(units, annotators)`` numbers, NaN missing.
+    tolerance : float
+        The largest difference that agrees.
+
+    Returns
+    -------
+    ndarray
+        ``(units,)`` in [0, 1]; NaN for units with fewer than two ratings.
+
+    Examples
+    --------
+    >>> tolerance_scores([[3, 4, 5], [1, 1, np.nan]], 1).round(4).tolist()
+    [0.6667, 1.0]
     """
     x = np.asarray(values, dtype=np.float64)
     rated = ~np.isnan(x)

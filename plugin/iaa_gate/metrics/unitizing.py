@@ -42,10 +42,30 @@ Int64Array = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class UnitizingAlpha:
-    """α_U pooled over labels (``value``) and per label (``by_label``), with each label's
-    ``observed`` D_o and ``expected`` D_e; ``coders`` m; ``excluded``: tasks left out because
-    fewer than m annotators rated them (array entry only); ``duplicates``: segments dropped
-    because the same coder marked the same stretch with the same label twice."""
+    """Krippendorff's α_U, pooled over labels and per label.
+
+    Attributes
+    ----------
+    value : float
+        α_U pooled over labels.
+    by_label : dict
+        Label → α_U.
+    observed, expected : dict
+        Each label's D_o and D_e.
+    coders : int
+        m, the coders.
+    excluded : int
+        Tasks left out because fewer than m annotators rated them (array entry only).
+    duplicates : int
+        Segments dropped because the same coder marked the same stretch with the same label
+        twice.
+
+    Examples
+    --------
+    >>> u = unitizing_alpha([('a', 0, 4, 'x'), ('b', 0, 5, 'x')], (0, 10))
+    >>> round(u.value, 3), u.coders
+    (0.928, 2)
+    """
 
     value: float
     by_label: dict[Hashable, float]
@@ -70,6 +90,22 @@ def unitizing_alpha(
     (``ValueError`` names them), except exact repeats, which count once (``.duplicates``);
     empty segments carry no length and are ignored.
 
+    Parameters
+    ----------
+    segments : iterable of tuple
+        ``(annotator, start, end, label)``, end exclusive.
+    continuum : tuple of int
+        ``(begin, end)``.
+    annotators : iterable, optional
+        Every coder, including those who marked nothing.
+
+    Returns
+    -------
+    UnitizingAlpha
+        α_U per label and pooled.
+
+    Examples
+    --------
     >>> round(unitizing_alpha([("a", 0, 4, "x"), ("b", 0, 5, "x")], (0, 10)).value, 3)
     0.928
     """
@@ -102,6 +138,28 @@ def unitizing_alpha_tasks(
     length (characters or tokens). Spans without a label count as a label ``"(no label)"``.
     ``merge``: one annotator's overlapping spans of one label count as their union (α_U needs
     them disjoint; without ``merge`` they raise ``ValueError``).
+
+    Parameters
+    ----------
+    regions : Regions
+        One field's span regions, integer offsets.
+    lengths : array_like
+        ``(units,)`` each unit's length (characters or tokens).
+    merge : bool
+        One annotator's overlapping spans of one label count as their union.
+
+    Returns
+    -------
+    UnitizingAlpha
+        α_U per label and pooled.
+
+    Examples
+    --------
+    >>> spans = Regions(unit=[0, 0, 0, 0], annotator=[0, 0, 1, 1], label=[0, 1, 0, 1],
+    ...                 geometry=[[0, 5], [10, 20], [0, 5], [10, 18]], rated=[[True, True]],
+    ...                 kind="span", labels=("PER", "ORG"))
+    >>> round(unitizing_alpha_tasks(spans, [20]).value, 4)
+    0.945
     """
     return _tasks(regions, lengths, None, merge)
 

@@ -80,7 +80,7 @@ class Columns:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without the index dicts, which are rebuilt from the tables on unpickling
-        (a forked reader's half of 10^6 tasks: 0.09 s less, bench/README "2026-11-26 (4)")."""
+        faster than they pickle (bench/README.md "2026-11-26 (4)")."""
         state = self.__dict__.copy()
         del state["task_index"], state["annotator_index"]
         return state

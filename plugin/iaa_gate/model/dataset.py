@@ -139,19 +139,6 @@ class RoundFilter:
     def keeps_task(self, task_id: TaskId) -> bool:
         return self.task_ids is None or task_id in self.task_ids or str(task_id) in self.task_ids
 
-    def keeps(self, ann: Annotation) -> bool:
-        if not self.keeps_task(ann.task_id):
-            return False
-        if self.start is None and self.end is None:
-            return True
-        stamps = [t for t in (ann.created_at, ann.updated_at) if t is not None]
-        if not stamps:
-            return False
-        return any(
-            (self.start is None or t >= self.start) and (self.end is None or t <= self.end)
-            for t in stamps
-        )
-
 
 def task_mask(cols: Columns, ids: frozenset[TaskId] | None) -> Any:
     """``(rows,)`` bool: the rows whose task is in ``ids`` (an id matches as itself or as text);

@@ -33,13 +33,12 @@ from ..model import RoundFilter, TaskId
 MODEL_VERSION = CONSENSUS_MODEL_VERSION
 """The ``model_version`` of iaa-gate's own predictions: the only ones it writes or deletes."""
 
+# Region controls whose consensus regions are drawn; others (HyperText and paragraph spans,
+# whose offsets are XPath-relative, time series) are counted as not drawn.
 SPAN_KINDS = frozenset({"labels"})
 BOX_KINDS = frozenset({"rectanglelabels", "rectangle"})
 POLYGON_KINDS = frozenset({"polygonlabels", "polygon"})
 KEYPOINT_KINDS = frozenset({"keypointlabels", "keypoint"})
-DRAWN = SPAN_KINDS | BOX_KINDS | POLYGON_KINDS | KEYPOINT_KINDS
-"""Region controls whose consensus regions are drawn; others (HyperText and paragraph spans,
-whose offsets are XPath-relative, time series) are counted as not drawn."""
 
 
 BOX_KEYS = ("x", "y", "width", "height")

@@ -170,8 +170,8 @@ class _Part:
 
     def __getstate__(self) -> dict[str, Any]:
         """What a forked child sends back: all but :attr:`first_seen`, whose keys are the ids
-        of :attr:`task_ids` as text (at 500,000 tasks that dict took 0.32 s to pickle and
-        unpickle, bench/README "2026-11-26 (4)")."""
+        of :attr:`task_ids` as text, costly to pickle and not needed by the parent
+        (bench/README.md "2026-11-26 (4)")."""
         return {**self.__dict__, "first_seen": {}}
 
     def join(self, later: _Part) -> bool:
@@ -195,8 +195,7 @@ class _Part:
 def _disjoint(seen: dict[str, int], ids: list[TaskId], later: list[TaskId]) -> bool:
     """Whether no id of ``later`` is one of ``ids``, the ids of ``seen`` (as text: the id 7
     and the id "7" are one task). When all are ints, or all text, the ids themselves are
-    compared: 0.07 s for 500,000 against 500,000, where turning ``later`` into text took
-    0.27 s."""
+    compared, sparing the conversion of ``later`` to text (bench/README.md "2026-11-27 (3)")."""
     kinds = set(map(type, ids)) | set(map(type, later))
     if kinds == {int} or kinds == {str}:
         return set(ids).isdisjoint(later)
@@ -256,8 +255,8 @@ def parse_tasks(
 
 BATCH = 512
 """Tasks read column-wise at a time (:func:`.batch.read_tasks`): few enough that a batch's
-decoded structs stay in the CPU's cache while its columns are read (100,000 tasks in one
-process: 0.86 s in batches of 4,096, 0.76 s in batches of 512; ``bench/bench_blocks.py``)."""
+decoded structs stay in the CPU's cache while its columns are read (``bench/bench_blocks.py``;
+bench/README.md "2026-11-26 (2)")."""
 
 
 def _read(

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from ...core.errors import Problem
+from ...core.errors import Problem, Reason
 from ...model import Annotation, FieldValue, TaskId
 
 CONSENSUS_MODEL_VERSION = "iaa-gate-consensus"
@@ -43,7 +43,7 @@ class Where:
 class TaskError(ValueError):
     """A task that cannot be read: its :class:`Problem`, built where it is raised."""
 
-    def __init__(self, where: Where | str, message: str, code: str = "invalid_task") -> None:
+    def __init__(self, where: Where | str, message: str, code: str = Reason.INVALID_TASK) -> None:
         w = where if isinstance(where, Where) else Where(where)
         self.problem = Problem(w.task, w.field, code, message, w.part)
         super().__init__(str(self.problem))

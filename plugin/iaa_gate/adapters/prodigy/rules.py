@@ -48,16 +48,6 @@ def input_unit(input_hash: int | str) -> int | str:
     return input_hash if type(input_hash) is int else str(input_hash)
 
 
-def units_of(
-    input_hashes: list[int | str], views: list[str], labels: list[Any], task_hashes: list[Any]
-) -> list[int | str]:
-    """:func:`unit_of` of each answer; when no view is a binary one (``classification`` is), every
-    unit is its input's (:func:`input_unit`), found without the other fields."""
-    if BINARY_VIEWS.isdisjoint(views):
-        return list(map(input_unit, input_hashes))
-    return list(map(unit_of, input_hashes, views, labels, task_hashes))
-
-
 def note_choice_style(styles: dict[str, bool], view: str, style: Any) -> None:
     """Record a choice view's ``config.choice_style``: a view is multi-select once any of its
     answers says ``multiple`` (other values say nothing)."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core import progress
-from ...core.errors import InputError, Problem, unreadable
+from ...core.errors import InputError, Problem, Reason, unreadable
 from ...core.fork import can_fork, in_child
 from ...model import (
     Annotation,
@@ -114,8 +114,8 @@ MAX_PROBLEMS = 50
 
 BLOCK = 1 << 19
 """Bytes read at a time (then up to the end of the line): 512 KiB, some 1,500 lines, whose
-decoded structs stay in the CPU's cache while they are read column-wise (300,000 lines in one
-process: 0.81 s with 16 MiB blocks, 0.56 s with these; ``bench/bench_blocks.py``)."""
+decoded structs stay in the CPU's cache while they are read column-wise
+(``bench/bench_blocks.py``; bench/README.md "2026-11-26 (2)")."""
 
 
 class _Part:
@@ -198,7 +198,7 @@ class _Part:
         try:
             ann = _example(line, self.stats, self.styles, self.texts)
         except ValueError as exc:
-            problem = Problem(f"line {lineno}", None, "invalid_line", str(exc))
+            problem = Problem(f"line {lineno}", None, Reason.INVALID_LINE, str(exc))
             if self.skip_invalid:
                 self.stats.skip_invalid(problem)
                 return True

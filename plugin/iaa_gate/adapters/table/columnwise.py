@@ -123,7 +123,7 @@ def _cells(table: Any, column: str) -> tuple[Codes, list[Any]]:
 
 def _ints(array: Any) -> Any:
     """A pyarrow array of integers (or times) without nulls as numpy, without a copy
-    (``to_numpy`` imports pandas when it is installed: 0.27 s)."""
+    (``to_numpy`` imports pandas when it is installed; bench/README.md "2026-11-26 (5)")."""
     dtype = np.dtype(f"int{array.type.bit_width}")
     return np.frombuffer(array.buffers()[1], dtype, len(array), array.offset * dtype.itemsize)
 

@@ -9,7 +9,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any
 
-from ...core.errors import Problem
+from ...core.errors import Problem, Reason
 from ...model import TaskId
 
 MAX_NUMBER = 1e150
@@ -26,7 +26,7 @@ class RowError(ValueError):
 
     def problem(self, row: int) -> Problem:
         part = None if self.column is None else f"column {self.column!r}"
-        return Problem(f"row {row}", self.field, "invalid_row", self.message, part)
+        return Problem(f"row {row}", self.field, Reason.INVALID_ROW, self.message, part)
 
 
 def text(v: Any) -> str:

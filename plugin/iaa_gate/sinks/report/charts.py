@@ -4,8 +4,8 @@ Four shapes cover every chart of the report: horizontal bars (agreement per cate
 heatmap (coincidences, annotator × annotator agreement), a histogram (per-task scores) and a
 line (alpha over the last rounds). Each is a few dozen SVG elements written as text: the page
 stays self-contained, needs no script to show them, passes its content security policy, and
-drawing all of a report's charts takes milliseconds where importing matplotlib alone took
-0.4 s (bench/README.md). Every piece of text is XML-escaped; the output is deterministic.
+drawing all of a report's charts costs less than importing a plotting library
+(bench/README.md). Every piece of text is XML-escaped; the output is deterministic.
 """
 
 from __future__ import annotations
@@ -68,10 +68,17 @@ def _fmt_tick(v: float) -> str:
 
 
 def category_bars(
-    salt: str, categories: dict[str, float | None], warn: float | None, fail: float | None
+    salt: str,
+    categories: dict[str, float | None],
+    warn: float | None,
+    fail: float | None,
+    *,
+    title: str = "Agreement per category",
+    axis: str = "agreement",
 ) -> str:
     """Horizontal bars, one per category (0–1), the lowest :data:`MAX_BARS` when there are more;
-    the category check's thresholds drawn as lines; undefined ones labelled, without a bar."""
+    the category check's thresholds drawn as lines; undefined ones labelled, without a bar.
+    ``title`` and ``axis`` name the chart and its axis."""
     items = list(categories.items())
     if len(items) > MAX_BARS:
         items = sorted(items, key=lambda kv: -1.0 if kv[1] is None else kv[1])[:MAX_BARS]
@@ -87,7 +94,7 @@ def category_bars(
             f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - 32:.1f}" stroke="{GRID}"/>'
         )
         body.append(_text(x, height - 18, _fmt_tick(t), text_anchor="middle"))
-    body.append(_text(left + plot / 2, height - 4, "agreement", text_anchor="middle"))
+    body.append(_text(left + plot / 2, height - 4, axis, text_anchor="middle"))
     for i, (label, (_, v)) in enumerate(zip(labels, items, strict=True)):
         y = top + i * row
         color = (
@@ -115,7 +122,20 @@ def category_bars(
                 f'stroke="{color}" stroke-dasharray="4 3"/>'
             )
             body.append(_text(x, top - 8, f"{name} {bar:g}", text_anchor="middle", fill=color))
-    return _svg(left + plot + 60, height, "Agreement per category", body)
+    return _svg(left + plot + 60, height, title, body)
+
+
+def advantage_bars(rho: dict[str, float | None]) -> str:
+    """The alt-test's advantage probability ρ, one bar per model version and field (0–1,
+    higher is better); a version that could not be tested is labelled without a bar."""
+    return category_bars(
+        "alt",
+        rho,
+        None,
+        None,
+        title="Advantage probability ρ per model version",
+        axis="ρ: how often the model is as good as or better than a human",
+    )
 
 
 def _blue(t: float) -> tuple[str, bool]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...evaluation.document import FieldReport
+from ...evaluation.document import AltTestReport, AltTestVersion, FieldReport
 from ...evaluation.results import Consensus
 from ...evaluation.sections import (
     CategoriesUsed,
@@ -14,6 +14,7 @@ from ...evaluation.sections import (
     Models,
     Pooled,
     Round,
+    Trend,
     Writeback,
 )
 
@@ -147,6 +148,135 @@ def model_note(models: Models | None) -> str | None:
         "compared: export the predictions in full (an export snapshot with "
         "serialization_options.predictions.only_id false) or read the project live"
     )
+
+
+ALT_TEST_COLUMNS = (
+    "field",
+    "model version",
+    "result",
+    "ω winning rate",
+    "ρ advantage",
+    "ε",
+    "humans tested",
+    "instances",
+    "scoring",
+)
+"""The columns of the alt-test table (:func:`alt_test_rows`)."""
+ALT_TEST_HUMAN_COLUMNS = (
+    "annotator",
+    "instances",
+    "p-value",
+    "decision",
+    "model ≥ human",
+    "human ≥ model",
+    "human's score",
+    "model's score",
+)
+"""The columns of one model version's per-human table (:func:`alt_test_human_rows`)."""
+
+
+def alt_test_versions(alt: AltTestReport | None) -> list[tuple[str, AltTestVersion]]:
+    """``(field, version)`` of every model version tested, field by field."""
+    return [(name, v) for name, vs in (alt.fields if alt else {}).items() for v in vs]
+
+
+def alt_test_result(v: AltTestVersion) -> str:
+    """ "passes", "does not pass" or "not tested"."""
+    return {True: "passes", False: "does not pass", None: "not tested"}[v.passed]
+
+
+def alt_test_line(field: str, v: AltTestVersion) -> str:
+    """One model version on one field in a line: "gpt-4o on sentiment: passes the alt-test
+    (ω 0.75, ρ 0.77, ε 0.15, 4 humans)", or why it was not tested."""
+    head = f"{v.model_version} on {field}: "
+    if v.passed is None:
+        return head + f"not tested ({v.not_tested})"
+    n = v.n_humans_tested
+    return head + (
+        f"{alt_test_result(v)} the alt-test (ω {fmt(v.winning_rate, 2)}, "
+        f"ρ {fmt(v.advantage_probability, 2)}, ε {v.epsilon:g}, {n} human{'s' * (n != 1)})"
+    )
+
+
+def alt_test_rows(alt: AltTestReport | None) -> list[tuple[str, ...]]:
+    """One row of text per field and model version, in :data:`ALT_TEST_COLUMNS` order."""
+    return [
+        (
+            name,
+            v.model_version,
+            alt_test_result(v),
+            fmt(v.winning_rate) if v.passed is not None else "—",
+            fmt(v.advantage_probability) if v.passed is not None else "—",
+            f"{v.epsilon:g}",
+            str(v.n_humans_tested),
+            str(v.n_instances),
+            v.scoring,
+        )
+        for name, v in alt_test_versions(alt)
+    ]
+
+
+def alt_test_human_rows(v: AltTestVersion) -> list[tuple[str, ...]]:
+    """One model version's humans, in :data:`ALT_TEST_HUMAN_COLUMNS` order."""
+    rows: list[tuple[str, ...]] = []
+    for h in v.humans:
+        p = h.p_value
+        shown = (
+            "—"
+            if not h.tested
+            else f"undefined ({h.p_value_undefined_reason})"
+            if p is None
+            else f"{p:.3g}"
+        )
+        figures = (h.model_advantage, h.human_advantage, h.human_score, h.model_score)
+        rows.append(
+            (
+                h.name,
+                str(h.n_instances),
+                shown,
+                h.decision,
+                *(fmt(x) if h.tested else "—" for x in figures),
+            )
+        )
+    return rows
+
+
+def alt_test_trend(trend: Trend | None) -> list[str]:
+    """Each model version's ω and ρ against the previous round, a line each."""
+    out = []
+    for name, versions in (trend.alt_test or {} if trend else {}).items():
+        for version, rec in versions.items():
+            parts = []
+            for r, sign in ((rec.winning_rate, "ω"), (rec.advantage_probability, "ρ")):
+                if r.change is None:
+                    parts.append(f"{sign} {fmt(r.current, 2)} ({r.note})")
+                else:
+                    parts.append(
+                        f"{sign} {fmt(r.previous, 2)} → {fmt(r.current, 2)} ({r.change:+.2f})"
+                    )
+            out.append(f"{version} on {name} since the previous round: " + ", ".join(parts))
+    return out
+
+
+def alt_test_details(v: AltTestVersion) -> list[str]:
+    """The comparisons beside the test, one sentence each: against the humans' consensus, the
+    label distribution or the mean offset."""
+    out = []
+    c = v.consensus
+    if c and c.n_tasks:
+        out.append(
+            f"{c.measure.capitalize()}: the model {fmt(c.model)} over {c.n_tasks} "
+            f"tasks; each human against the others' {c.measure.split()[-1]} (leave one out) "
+            f"{fmt(c.humans)}"
+        )
+    if v.labels:
+        shares = ", ".join(
+            f"{label} {s.model:.0%} (humans {s.humans:.0%})" for label, s in v.labels.items()
+        )
+        out.append(f"Labels the model gives: {shares}")
+    if v.mean_offset is not None:
+        out.append(f"Mean offset from the humans' mean rating: {v.mean_offset:+.3f}")
+    return out
 
 
 def consensus_text(writeback: Writeback | None) -> str | None:

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import base64
 import bisect
+import contextlib
 import functools
 import hashlib
 import itertools
+import os
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import msgspec
-from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from markupsafe import Markup
 
 from ...adapters import registry
+from ...core.extras import needed
 from ...evaluation.document import (
     Disputed,
     DisputedTask,
@@ -36,10 +38,18 @@ from ...evaluation.sections import Point
 from ...evaluation.sections import plain as plain_value
 from . import charts
 from .format import (
+    ALT_TEST_COLUMNS,
+    ALT_TEST_HUMAN_COLUMNS,
     ICON_TEXT,
     MODEL_COLUMNS,
     alpha_name,
     alpha_without_note,
+    alt_test_details,
+    alt_test_human_rows,
+    alt_test_line,
+    alt_test_rows,
+    alt_test_trend,
+    alt_test_versions,
     categories_text,
     change_text,
     confused_pairs,
@@ -52,6 +62,12 @@ from .format import (
     round_text,
     sampling_note,
 )
+
+with needed("html"):  # the `html` extra: imported when the format is written
+    import jinja2
+    from jinja2 import Environment, PackageLoader, Template, select_autoescape
+    from jinja2.bccache import Bucket, BytecodeCache, FileSystemBytecodeCache
+    from markupsafe import Markup
 
 MAX_ROWS = 1000  # disputed tasks per field in the page: the first in review order
 MAX_LABEL_COLUMNS = 12  # more annotators than this: one "labels" column instead of one each
@@ -149,9 +165,50 @@ def minority(labels: dict[str, Any]) -> set[str]:
 
 
 TEMPLATE = "report.html.j2"
-COMPILED = Path(__file__).with_name("html_compiled.py")
-"""The template compiled by Jinja2 into a module (:func:`compiled_module`), shipped beside this
-file: compiling it at run time took ~0.1 s of every run that writes the page."""
+
+
+def cache_dir() -> Path | None:
+    """Where the compiled template is kept between runs: ``$XDG_CACHE_HOME/iaa-gate`` (else
+    ``~/.cache/iaa-gate``), one folder per Jinja2 and Python version, whose compiled code
+    differs; None without a home (a relative ``XDG_CACHE_HOME`` is ignored, as the XDG
+    specification says, rather than caching in the current folder)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    home = os.path.expanduser("~")
+    if os.path.isabs(xdg):
+        base = Path(xdg)
+    elif os.path.isabs(home):
+        base = Path(home) / ".cache"
+    else:
+        return None
+    version = f"jinja2-{jinja2.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    return base / "iaa-gate" / "templates" / version
+
+
+class _QuietBytecodeCache(FileSystemBytecodeCache):
+    """Jinja2's file cache of compiled templates, where a cache that cannot be read or written
+    (a read-only home, a full disk) only costs the compile, never the report."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError):
+            bucket.reset()  # a truncated or foreign file: compiled again, and rewritten
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> BytecodeCache | None:
+    """The cache in :func:`cache_dir`, or None (compile on every run) when it cannot be made."""
+    folder = cache_dir()
+    try:
+        if folder is None:
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return _QuietBytecodeCache(str(folder))
 
 
 def _environment() -> Environment:
@@ -160,49 +217,20 @@ def _environment() -> Environment:
         autoescape=select_autoescape(default=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters["num"] = num
     env.filters["shown"] = plain
     return env
 
 
-def _source() -> str:
-    return files("iaa_gate.sinks.report").joinpath(f"templates/{TEMPLATE}").read_text("utf-8")
-
-
-def _fingerprint(source: str) -> str:
-    """What the compiled module must have been compiled from: the template and Jinja2."""
-    return f"{hashlib.sha256(source.encode()).hexdigest()} jinja2 {jinja2.__version__}"
-
-
 @functools.cache
 def _template() -> Template:
-    """:data:`TEMPLATE`, from its compiled module when that was compiled from this template by
-    this Jinja2 version, else compiled here (the same template either way)."""
-    env = _environment()
-    from . import html_compiled as compiled
-
-    if getattr(compiled, "FINGERPRINT", None) == _fingerprint(_source()):
-        return env.template_class.from_module_dict(env, vars(compiled), env.make_globals(None))
-    return env.get_template(TEMPLATE)
-
-
-def compiled_module() -> str:
-    """The text of :data:`COMPILED`: :data:`TEMPLATE` compiled by Jinja2, with its fingerprint
-    (after changing the template or Jinja2, :func:`write_compiled` writes it again)."""
-    source = _source()
-    code = _environment().compile(source, TEMPLATE, TEMPLATE, raw=True, defer_init=True)
-    return (
-        f"# Generated from templates/{TEMPLATE} by html.write_compiled(): do not edit.\n"
-        f"FINGERPRINT = {_fingerprint(source)!r}\n{code}\n"
-    )
-
-
-def write_compiled() -> Path:
-    """Write :data:`COMPILED` from the template:
-    ``python -c "from iaa_gate.sinks.report import html; html.write_compiled()"``."""
-    COMPILED.write_text(compiled_module(), encoding="utf-8")
-    return COMPILED
+    """:data:`TEMPLATE`, compiled once per template and Jinja2 version and kept in
+    :func:`cache_dir` (Jinja2 checks the template's checksum, so an edited template is compiled
+    again): compiling it on every run was a noticeable part of the quick start
+    (bench/README.md "2026-11-27 (3)")."""
+    return _environment().get_template(TEMPLATE)
 
 
 class HtmlWriter:
@@ -222,10 +250,23 @@ class HtmlWriter:
                 }
                 for i, (name, f) in enumerate(report.fields.items())
             }
+        tested = alt_test_versions(report.alt_test)
+        rho = {f"{v.model_version} · {name}": v.advantage_probability for name, v in tested}
         return _template().render(
             doc=report,
             # the write-back table lists each value as it is, sections as JSON
             writeback=msgspec.to_builtins(report.writeback, enc_hook=plain_value),
+            alt_test_columns=ALT_TEST_COLUMNS,
+            alt_test_rows=alt_test_rows(report.alt_test),
+            alt_test_chart=Markup(charts.advantage_bars(rho))
+            if tested and charts.available()
+            else None,
+            alt_test_versions=[
+                (alt_test_line(name, v), alt_test_human_rows(v), alt_test_details(v))
+                for name, v in tested
+            ],
+            alt_test_human_columns=ALT_TEST_HUMAN_COLUMNS,
+            alt_test_trend=alt_test_trend(report.trend),
             icon=ICON_TEXT,
             round_text=round_text(report.round),
             change=change_text,

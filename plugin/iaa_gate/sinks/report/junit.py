@@ -1,5 +1,9 @@
 """``junit.xml``: one test suite per field, one test case per check, for CI dashboards.
 
+Each model version's alternative annotator test is a case of an ``alt-test`` suite per field
+(its result and humans in ``<system-out>``, ``<skipped>`` when it could not be tested); a
+``winning_rate`` threshold fails as a check of the field's suite.
+
 A failed check is a ``<failure>``; a warning passes with its message in ``<system-out>``. Fields
 in the data that were not evaluated are ``<skipped>`` test cases of a ``not-evaluated`` suite. A
 field with a Dawid–Skene fit lists each annotator's estimated accuracy as suite ``<properties>``.
@@ -10,7 +14,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ...evaluation.document import Disputed, Report
-from .format import MODEL_COLUMNS, model_note, model_rows
+from .format import (
+    MODEL_COLUMNS,
+    alt_test_details,
+    alt_test_human_rows,
+    alt_test_line,
+    alt_test_versions,
+    model_note,
+    model_rows,
+)
 
 
 class JUnitWriter:
@@ -103,6 +115,29 @@ class JUnitWriter:
                 ET.SubElement(case, "system-out").text = "; ".join(
                     f"{k}: {v}" for k, v in zip(MODEL_COLUMNS[2:], row[2:], strict=True)
                 )
+        tested = alt_test_versions(report.alt_test)
+        if tested:  # the gate's winning_rate checks fail in the field's suite; these inform
+            alt = ET.SubElement(
+                suites,
+                "testsuite",
+                name="alt-test",
+                tests=str(len(tested)),
+                failures="0",
+                errors="0",
+                skipped=str(sum(v.passed is None for _, v in tested)),
+            )
+            for name, v in tested:
+                case = ET.SubElement(
+                    alt, "testcase", classname=f"iaa-gate.alt-test.{name}", name=v.model_version
+                )
+                if v.passed is None:
+                    ET.SubElement(case, "skipped", message=alt_test_line(name, v))
+                    continue
+                lines = [alt_test_line(name, v)]
+                lines += [
+                    f"{h[0]}: {h[1]} instances, p {h[2]}, {h[3]}" for h in alt_test_human_rows(v)
+                ]
+                ET.SubElement(case, "system-out").text = "\n".join(lines + alt_test_details(v))
         ET.indent(suites)
         return (
             '<?xml version="1.0" encoding="UTF-8"?>\n'

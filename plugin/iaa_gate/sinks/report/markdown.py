@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...evaluation.document import (
+    AltTestReport,
     CheckReport,
     CoefficientReport,
     Disputed,
@@ -14,9 +15,17 @@ from ...evaluation.document import (
 from ...evaluation.results import FieldTruth, Skill
 from ...evaluation.sections import Details, FieldTrend, Models, Regions, Trend
 from .format import (
+    ALT_TEST_COLUMNS,
+    ALT_TEST_HUMAN_COLUMNS,
     MODEL_COLUMNS,
     alpha_name,
     alpha_without_note,
+    alt_test_details,
+    alt_test_human_rows,
+    alt_test_line,
+    alt_test_rows,
+    alt_test_trend,
+    alt_test_versions,
     categories_text,
     change_text,
     confused_pairs,
@@ -84,6 +93,9 @@ def _trend(trend: Trend) -> list[str]:
         )
     if trend.notes:
         out += ["", *(f"- {md(n)}" for n in trend.notes)]
+    models = alt_test_trend(trend)
+    if models:
+        out += ["", "Alternative annotator test:", "", *(f"- {md(line)}" for line in models)]
     return out
 
 
@@ -149,6 +161,42 @@ def _models(models: Models | None) -> list[str]:
     return out
 
 
+def _alt_test(alt: AltTestReport | None) -> list[str]:
+    """Each model version's alternative annotator test, per field, with its humans."""
+    rows = alt_test_rows(alt)
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Alternative annotator test",
+        "",
+        "May the model take a human annotator's place? For each human left out in turn, the "
+        "model and the human are scored against the remaining humans on each task; the model "
+        "wins against the human when a one-sided t-test (Benjamini–Yekutieli over the humans) "
+        "shows the human ahead on fewer than ε more tasks. ω (winning rate): the share of humans "
+        "the model wins against; it passes at ω ≥ 0.5. ρ (advantage probability): how often the "
+        "model is as good as or better than a human; it ranks model versions.",
+        "",
+        "| " + " | ".join(ALT_TEST_COLUMNS) + " |",
+        "|" + "---|" * len(ALT_TEST_COLUMNS),
+    ]
+    out += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows]
+    for name, v in alt_test_versions(alt):
+        out += ["", f"### {md(alt_test_line(name, v))}"]
+        humans = alt_test_human_rows(v)
+        if humans:
+            out += [
+                "",
+                "| " + " | ".join(ALT_TEST_HUMAN_COLUMNS) + " |",
+                "|" + "---|" * len(ALT_TEST_HUMAN_COLUMNS),
+            ]
+            out += ["| " + " | ".join(md(c) for c in row) + " |" for row in humans]
+        details = alt_test_details(v)
+        if details:
+            out += [""] + [f"- {md(d)}" for d in details]
+    return out
+
+
 class MarkdownWriter:
     filename = "report.md"
 
@@ -194,6 +242,7 @@ class MarkdownWriter:
             ]
             out += [f"- {md(k)} ({md(v)})" for k, v in report.not_evaluated.items()]
         out += _models(report.models)
+        out += _alt_test(report.alt_test)
         wb = report.writeback
         if wb:
             out += [

@@ -1,0 +1,63 @@
+"""Names vulture (the dead-code step of .ci/run) cannot see used: called by Python or a framework,
+loaded by name, or data a user reads. Dead code goes; it is not listed here."""
+
+# Python calls them: the lazy public API of iaa_gate/__init__ and a Distance's __call__
+__getattr__
+__dir__
+__call__
+
+# entry points: cli.main (callers in process, the tests), Starlette's lifespan(app) signature
+main
+app
+
+# report writers, imported by name from sinks/report.WRITERS
+DisputedTasksWriter
+JUnitWriter
+MarkdownWriter
+
+# report fields, written by msgspec's encoder (evaluation/document.py)
+description
+rate
+file
+standard_error
+alpha_undefined_reason
+categories_undefined
+n_agreed
+n_disputed
+n_too_few
+schema_version
+input
+p_value_undefined_reason
+measure
+n_humans_tested
+model_versions
+relation
+relations_f1
+references
+gold_tasks
+in_agreement
+predicted_tasks
+reference
+consensus_tasks
+disputed_examples
+consensus_lines
+already_done
+failed_tasks
+skipped_tasks
+
+# results a user reads: metrics' result fields, InputError.structured
+pairable_units
+log_likelihood
+pairs_used
+pairs_skipped
+ambiguous
+duplicates
+structured
+
+# the typed report back from a report.json, and as JSON data (docs/reports.md, docs/api.md)
+decode_report
+document
+
+# used only by tests, in folders other work of issue 28 is rewriting (_api.py, serve/): left to it
+LONG_COLUMNS
+annotator_rows
