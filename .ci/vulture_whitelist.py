@@ -44,6 +44,8 @@ consensus_lines
 already_done
 failed_tasks
 skipped_tasks
+view_title
+view_error
 
 # results a user reads: metrics' result fields, InputError.structured
 pairable_units

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from iaa_gate.serve import state as state_module
 from iaa_gate.serve.events import BadEvent, parse_event
 from iaa_gate.serve.state import State
 
@@ -82,7 +80,7 @@ def test_changed_tasks_are_marked_once_with_the_first_arrival(tmp_path: Path) ->
 
 
 def test_a_snapshot_replaces_what_was_missed(tmp_path: Path) -> None:
-    state = State(tmp_path / "s.db")
+    state = State(tmp_path / "s.db", clock=lambda: 0.0)
     with state.transaction():
         for n, event in enumerate(EVENTS[:4]):
             state.apply(parse_event(event), float(n))
@@ -100,7 +98,7 @@ def test_a_snapshot_replaces_what_was_missed(tmp_path: Path) -> None:
             "annotations": [_ann(9, 13, 3, "C", "2026-01-01T00:00:09Z")],
         },
     ]
-    changed = state.snapshot(pulled, time.time())
+    changed = state.snapshot(pulled, 1000.0)  # after every event (stored at time 0)
     assert changed == {10, 13}  # annotation 2 deleted while away, task 13 new; task 11 gone
     assert [int(json.loads(d)["id"]) for d in state.task_documents()] == [10, 13]
     assert state.all_meta("iaa") == {10: {"status": "agreed"}, 13: None}
@@ -132,22 +130,29 @@ def test_the_project_is_read_from_the_payload_or_the_annotation() -> None:
     assert parse_event({"action": "PROJECT_UPDATED"}).project is None
 
 
-def test_what_arrives_while_the_pull_runs_survives_the_snapshot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_what_arrives_while_the_pull_runs_survives_the_snapshot(tmp_path: Path) -> None:
     """The state's clock is set, not waited on: before the pull 100 s, the pull starts at 150 s,
     what arrives during it at 200 s."""
     clock = [100.0]
-    monkeypatch.setattr(state_module, "now", lambda: clock[0])
-    state = State(tmp_path / "s.db")
+    state = State(tmp_path / "s.db", clock=lambda: clock[0])
     with state.transaction():
-        state.apply(parse_event(EVENTS[0]), 0.0)  # annotation 1 on task 10, before the pull
+        state.apply(parse_event(EVENTS[0]), 100.0)  # annotation 1 on task 10, before the pull
     started = 150.0
     clock[0] = 200.0
     with state.transaction():  # during the pull: annotation 2, and a new task 14
-        state.apply(parse_event(EVENTS[1]), 1.0)
-        state.apply(parse_event(_created(_ann(7, 14, 1, "A", "2026-01-01T00:00:07Z"))), 1.0)
+        state.apply(parse_event(EVENTS[1]), 200.0)
+        state.apply(parse_event(_created(_ann(7, 14, 1, "A", "2026-01-01T00:00:07Z"))), 200.0)
     pulled = [{"id": 10, "data": {}, "meta": {}, "annotations": []}]  # taken before both
     state.snapshot(pulled, started)
     ids = state.db.execute("SELECT id FROM annotations ORDER BY id").fetchall()
     assert ids == [(2,), (7,)]  # 1 was deleted before the pull; 2 and 7 are newer than it
+
+
+def test_what_is_stored_as_the_pull_begins_counts_as_during_it(tmp_path: Path) -> None:
+    """The snapshot removes only what the state learnt strictly before the pull began: what it
+    learnt at that very time may be newer than the pull's page, and stays."""
+    state = State(tmp_path / "s.db", clock=lambda: 5.0)
+    with state.transaction():
+        state.apply(parse_event(EVENTS[0]), 5.0)
+    state.snapshot([{"id": 10, "data": {}, "meta": {}, "annotations": []}], 5.0)
+    assert state.db.execute("SELECT id FROM annotations").fetchall() == [(1,)]

@@ -1,8 +1,8 @@
 """The ASGI app (Starlette): the webhook receiver and the live report.
 
 ``POST /webhook`` answers within milliseconds: it checks the secret (constant-time), the size and
-the JSON, then appends the body to the state's inbox and wakes the worker. Nothing else happens
-in Label Studio's request, which runs inside the annotator's own submit.
+the event (parsed here, once), then appends the event to the state's inbox and wakes the worker.
+Nothing else happens in Label Studio's request, which runs inside the annotator's own submit.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ import contextlib
 import hmac
 import json
 import logging
-import math
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,10 +22,11 @@ from starlette.routing import Route
 
 from ..sinks.report.html import HtmlWriter
 from ..sinks.report.json import JsonWriter
-from .events import BadEvent, parse_event
+from .events import BadEvent, encode, parse_event
 from .hook import HEADER
-from .service import LAG_BUCKETS, RECENT, Service, finite
-from .state import State, now
+from .inbox import Inbox, now
+from .metrics import prometheus
+from .service import Service
 
 log = logging.getLogger("iaa_gate.serve")
 
@@ -53,8 +52,8 @@ def create_app(service: Service) -> Starlette:
     does (the ASGI lifespan)."""
     settings = service.settings
     secret = settings.secret.get_secret_value().encode()
-    inbox = State(settings.state)  # the event loop's own connection
-    counters = service.counters
+    inbox = Inbox(settings.state)  # the event loop's own connection
+    counters, reporter = service.counters, service.reporter
 
     async def webhook(request: Request) -> Response:
         given = request.headers.get(HEADER, "").encode()
@@ -82,21 +81,17 @@ def create_app(service: Service) -> Starlette:
                 "ignored %s of project %s (this is project %s)",
                 event.action,
                 event.project,
-                service.project_id,
+                service.project.project_id,
             )
             return JSONResponse({"ignored": True})
-        inbox.push(body, now())
-        service.arrived = time.monotonic()
-        service.wake.set()
+        inbox.push(encode(event), now())
+        service.heard()
         return JSONResponse({"queued": True}, status_code=202)
-
-    def _missing() -> str:
-        return service.error or service.problem or "starting: the first pull is under way"
 
     async def report_json(request: Request) -> Response:
         outcome = await run_in_threadpool(service.fresh)
         if outcome is None:
-            return JSONResponse({"error": _missing()}, status_code=503)
+            return JSONResponse({"error": reporter.missing()}, status_code=503)
         # rendered off the event loop: a large report must not hold back webhooks
         body = await run_in_threadpool(JsonWriter().render, outcome.report)
         return Response(body, media_type="application/json")
@@ -104,23 +99,29 @@ def create_app(service: Service) -> Starlette:
     async def report_html(request: Request) -> Response:
         outcome = await run_in_threadpool(service.fresh)
         if outcome is None:
-            return PlainTextResponse(f"iaa-gate serve: {_missing()}", status_code=503)
+            return PlainTextResponse(f"iaa-gate serve: {reporter.missing()}", status_code=503)
         page = await run_in_threadpool(HtmlWriter().render, outcome.report, outcome.disputed)
         return HTMLResponse(page)
 
     async def healthz(request: Request) -> Response:
         ready = service.ready.is_set()
-        status = "error" if service.error else ("ok" if ready else "starting")
+        error, problem = reporter.error, reporter.problem
+        status = "error" if error else ("ok" if ready else "starting")
         body: dict[str, Any] = {"status": status, "queue": inbox.queued()}
-        body["project"] = service.project_id
-        if service.error or service.problem:
-            body["problem"] = service.error or service.problem
-        return JSONResponse(body, status_code=503 if service.error else 200)
+        body["project"] = service.project.project_id
+        if error or problem:
+            body["problem"] = error or problem
+        return JSONResponse(body, status_code=503 if error else 200)
 
     async def metrics(request: Request) -> Response:
-        return PlainTextResponse(
-            prometheus(service, inbox.queued()), media_type="text/plain; version=0.0.4"
+        text = prometheus(
+            counters,
+            inbox.queued(),
+            service.report_pending,
+            reporter.snapshot(),
+            service.sums.summary(),  # the running sums, current at every step
         )
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -141,86 +142,3 @@ def create_app(service: Service) -> Starlette:
         ],
         lifespan=lifespan,
     )
-
-
-def prometheus(service: Service, queued: int) -> str:
-    """``/metrics`` in the Prometheus text format (never a secret)."""
-    c = service.counters
-    lines = [
-        "# HELP iaa_gate_events_total Webhook requests by outcome.",
-        "# TYPE iaa_gate_events_total counter",
-        f'iaa_gate_events_total{{outcome="received"}} {c.received}',
-        f'iaa_gate_events_total{{outcome="ignored"}} {c.ignored}',
-        f'iaa_gate_events_total{{outcome="rejected"}} {c.rejected}',
-        f'iaa_gate_events_total{{outcome="applied"}} {c.applied}',
-        "# HELP iaa_gate_queue_length Events acknowledged, not yet applied.",
-        "# TYPE iaa_gate_queue_length gauge",
-        f"iaa_gate_queue_length {queued}",
-        "# HELP iaa_gate_tasks_to_write Tasks changed whose flags are not written yet.",
-        "# TYPE iaa_gate_tasks_to_write gauge",
-        f"iaa_gate_tasks_to_write {c.to_write}",
-        "# HELP iaa_gate_busy 1 while the worker applies events or writes flags.",
-        "# TYPE iaa_gate_busy gauge",
-        f"iaa_gate_busy {int(c.busy)}",
-        "# HELP iaa_gate_report_pending 1 while the full report lags the state (debounced).",
-        "# TYPE iaa_gate_report_pending gauge",
-        f"iaa_gate_report_pending {int(service.report_pending)}",
-        "# HELP iaa_gate_flags_written_total Tasks whose flags were written.",
-        "# TYPE iaa_gate_flags_written_total counter",
-        f"iaa_gate_flags_written_total {c.flags_written}",
-        "# HELP iaa_gate_reconciles_total Pulls of the whole project.",
-        "# TYPE iaa_gate_reconciles_total counter",
-        f"iaa_gate_reconciles_total {c.reconciles}",
-        "# HELP iaa_gate_flag_lag_seconds From a webhook's arrival to its task's flag written.",
-        "# TYPE iaa_gate_flag_lag_seconds histogram",
-    ]
-    lines += [
-        f'iaa_gate_flag_lag_seconds_bucket{{le="{b}"}} {n}'
-        for b, n in zip(LAG_BUCKETS, c.lag_buckets, strict=True)
-    ]
-    lines += [
-        f'iaa_gate_flag_lag_seconds_bucket{{le="+Inf"}} {c.lag_count}',
-        f"iaa_gate_flag_lag_seconds_sum {c.lag_sum}",
-        f"iaa_gate_flag_lag_seconds_count {c.lag_count}",
-        f"# HELP iaa_gate_flag_lag_recent_seconds The last {RECENT} lags' quantiles.",
-        "# TYPE iaa_gate_flag_lag_recent_seconds summary",
-    ]
-    recent = sorted(c.recent)
-    for q in (0.5, 0.95, 0.99):
-        value = recent[min(len(recent) - 1, int(q * len(recent)))] if recent else math.nan
-        lines.append(f'iaa_gate_flag_lag_recent_seconds{{quantile="{q}"}} {finite(value)}')
-    outcome = service.snapshot()
-    live = service.live_summary()  # the running sums, current at every step
-    if outcome is not None and live is None:
-        live = {n: (r.alpha, len(outcome.disputed.get(n, ()))) for n, r in outcome.results.items()}
-    if live is not None:
-        lines += [
-            "# HELP iaa_gate_alpha Krippendorff's alpha per field (NaN: undefined).",
-            "# TYPE iaa_gate_alpha gauge",
-        ]
-        lines += [
-            f'iaa_gate_alpha{{field="{_label(n)}"}} {finite(a)}'
-            for n, (a, _) in sorted(live.items())
-        ]
-        lines += [
-            "# HELP iaa_gate_disputed Disputed tasks per field.",
-            "# TYPE iaa_gate_disputed gauge",
-        ]
-        lines += [
-            f'iaa_gate_disputed{{field="{_label(n)}"}} {d}' for n, (_, d) in sorted(live.items())
-        ]
-    if outcome is not None:
-        verdict = outcome.verdict.value
-        lines += [
-            "# HELP iaa_gate_verdict The gate's verdict (1 on the current one).",
-            "# TYPE iaa_gate_verdict gauge",
-        ]
-        lines += [
-            f'iaa_gate_verdict{{verdict="{v}"}} {int(v == verdict)}'
-            for v in ("pass", "warn", "fail")
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def _label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

@@ -3,12 +3,16 @@
 Label Studio posts ``{"action": …, …payload}``. Annotation actions carry the annotation (or a list
 of them) under ``annotation``/``annotations`` and its task under ``task``/``tasks``; deletions
 carry only ids. With ``send_payload`` the ``project`` (an object with ``id``) comes along.
+
+A body is parsed once, by the web app when it arrives: the inbox keeps the :class:`Event`
+(:func:`encode`), and the worker decodes it as it was (:func:`decode`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 ACTIONS = (
     "ANNOTATION_CREATED",
@@ -25,25 +29,68 @@ class BadEvent(ValueError):
     """A body that is not a Label Studio webhook event (answered 400, nothing changed)."""
 
 
-@dataclass
-class Event:
+class Event(msgspec.Struct, array_like=True):
     """One webhook's effect. ``project``: the project id it names (None: not said);
     ``tasks``: task bodies (``id``, ``data``, ``meta``; no annotations); ``annotations``:
     annotations to keep (each with its ``task`` id); ``deleted``: annotation ids;
-    ``deleted_tasks``: task ids."""
+    ``deleted_tasks``: task ids.
+
+    Its JSON form is an array of those fields in order, which no Label Studio body is: an
+    inbox row written by a version that queued the raw body never decodes as an event.
+    """
 
     action: str
     project: int | None = None
-    tasks: list[dict[str, Any]] = field(default_factory=list)
-    annotations: list[dict[str, Any]] = field(default_factory=list)
-    deleted: list[int] = field(default_factory=list)
-    deleted_tasks: list[int] = field(default_factory=list)
+    tasks: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    annotations: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    deleted: list[int] = msgspec.field(default_factory=list)
+    deleted_tasks: list[int] = msgspec.field(default_factory=list)
 
-    @property
-    def task_ids(self) -> set[int]:
-        """The tasks this event names (deleted annotations name theirs only in the state)."""
-        ids = {int(t["id"]) for t in self.tasks} | set(self.deleted_tasks)
-        return ids | {int(a["task"]) for a in self.annotations}
+
+def encode(event: Event) -> bytes:
+    """``event`` as the inbox keeps it (JSON).
+
+    Parameters
+    ----------
+    event
+        A parsed webhook (:func:`parse_event`).
+
+    Returns
+    -------
+    bytes
+        Its JSON form, which :func:`decode` reads back.
+
+    Examples
+    --------
+    >>> decode(encode(Event("TASKS_DELETED", 3, deleted_tasks=[7]))).deleted_tasks
+    [7]
+    """
+    return msgspec.json.encode(event)
+
+
+def decode(body: bytes) -> Event:
+    """The :class:`Event` an inbox row holds (:func:`encode`).
+
+    Parameters
+    ----------
+    body
+        An inbox row's body.
+
+    Returns
+    -------
+    Event
+        The event as the web app parsed it.
+
+    Raises
+    ------
+    BadEvent
+        The row holds no event: a raw webhook body queued by an earlier version (what it said
+        comes back with the pull every start begins with).
+    """
+    try:
+        return msgspec.json.decode(body, type=Event)
+    except msgspec.DecodeError as exc:
+        raise BadEvent(f"not a queued event: {exc}") from exc
 
 
 def _list(value: Any) -> list[Any]:

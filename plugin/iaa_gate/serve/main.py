@@ -41,7 +41,7 @@ def serve(config: Config, *, host: str, port: int, register_hook: bool) -> None:
         url = webhook_url(config, host, port)
         secret = service.settings.secret.get_secret_value()
         hook_id, done = register(service.project, url, secret)
-        log.info("webhook %s %s on project %s (%s)", hook_id, done, service.project_id, url)
+        log.info("webhook %s %s on project %s (%s)", hook_id, done, service.project.project_id, url)
     uvicorn.run(create_app(service), host=host, port=port, log_level="info", access_log=False)
 
 

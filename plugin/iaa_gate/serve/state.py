@@ -2,7 +2,8 @@
 
 Tables:
 
-- ``inbox``: webhook bodies acknowledged but not yet applied (the durable event queue);
+- ``inbox``: webhook events acknowledged but not yet applied (the durable event queue,
+  :mod:`.inbox`);
 - ``tasks``: each task's body as Label Studio sent it (``id``, ``data``, ``meta``, and from a
   pull iaa-gate's own consensus ``predictions``; JSON), and ``deleted``;
 - ``annotations``: every live annotation by id (JSON, as Label Studio sent it) with its task and
@@ -20,10 +21,7 @@ an equal or later ``updated_at``, and a deletion wins over any delivery of the s
 from __future__ import annotations
 
 import json
-import sqlite3
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +29,7 @@ from ..adapters.label_studio.project import ANNOTATION_FIELDS, PulledTask
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION
 from ..model import TaskId
 from .events import Event
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, received REAL, body BLOB);
-CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, body TEXT NOT NULL,
-                                  deleted INTEGER NOT NULL DEFAULT 0, seen REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS annotations (id INTEGER PRIMARY KEY, task INTEGER NOT NULL,
-                                        updated TEXT NOT NULL, body TEXT NOT NULL,
-                                        seen REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS annotations_task ON annotations (task);
-CREATE TABLE IF NOT EXISTS gone (id INTEGER PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS dirty (task INTEGER PRIMARY KEY, since REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
+from .inbox import Inbox, now
 
 CHUNK = 200
 """Events or pulled tasks applied per transaction."""
@@ -54,47 +39,14 @@ def _dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
 
 
-class State:
-    """One connection to the state database at ``path`` (one per thread)."""
+class State(Inbox):
+    """The worker's connection to the state database at ``path``; ``clock`` (wall-clock
+    seconds, :func:`~.inbox.now` unless a test orders events by explicit times) stamps what it
+    learns, which a pull's snapshot compares with the time it began."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-
-    def close(self) -> None:
-        self.db.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
-
-    # -- the inbox ------------------------------------------------------------------------------
-
-    def push(self, body: bytes, received: float) -> None:
-        """Queue a webhook body (committed before the webhook is acknowledged)."""
-        self.db.execute("INSERT INTO inbox (received, body) VALUES (?, ?)", (received, body))
-
-    def inbox(self, limit: int = 5000) -> list[tuple[int, float, bytes]]:
-        """The oldest queued bodies: ``(seq, received, body)``."""
-        rows = self.db.execute(
-            "SELECT seq, received, body FROM inbox ORDER BY seq LIMIT ?", (limit,)
-        ).fetchall()
-        return [(int(s), float(r), bytes(b)) for s, r, b in rows]
-
-    def queued(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM inbox").fetchone()[0])
-
-    def done(self, last_seq: int) -> None:
-        self.db.execute("DELETE FROM inbox WHERE seq <= ?", (last_seq,))
+    def __init__(self, path: Path, clock: Callable[[], float] = now) -> None:
+        super().__init__(path)
+        self.clock = clock
 
     # -- applying events ------------------------------------------------------------------------
 
@@ -173,7 +125,7 @@ class State:
         self.db.execute(
             "INSERT INTO tasks (id, body, seen) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
             f"body = excluded.body, seen = excluded.seen WHERE deleted = 0 AND {newer}",
-            (tid, _dump(body), now(), *args),
+            (tid, _dump(body), self.clock(), *args),
         )
 
     def _annotation(self, ann: dict[str, Any]) -> bool:
@@ -185,7 +137,7 @@ class State:
             return False
         self.db.execute(
             "INSERT OR IGNORE INTO tasks (id, body, seen) VALUES (?, ?, ?)",
-            (tid, _dump({"id": tid}), now()),
+            (tid, _dump({"id": tid}), self.clock()),
         )
         keep = {k: ann.get(k) for k in ANNOTATION_KEYS if k in ann}
         updated, body = str(ann.get("updated_at") or ""), _dump(keep)
@@ -197,7 +149,7 @@ class State:
         self.db.execute(
             "INSERT OR REPLACE INTO annotations (id, task, updated, body, seen) "
             "VALUES (?, ?, ?, ?, ?)",
-            (aid, tid, updated, body, now()),
+            (aid, tid, updated, body, self.clock()),
         )
         return True
 
@@ -213,7 +165,7 @@ class State:
         self.db.execute(
             "INSERT INTO tasks (id, body, deleted, seen) VALUES (?, ?, 1, ?) "
             "ON CONFLICT (id) DO UPDATE SET deleted = 1",
-            (tid, _dump({"id": tid}), now()),
+            (tid, _dump({"id": tid}), self.clock()),
         )
         self.db.execute(
             "INSERT OR IGNORE INTO gone (id) SELECT id FROM annotations WHERE task = ?", (tid,)
@@ -307,7 +259,7 @@ class State:
         if predictions is not None:
             body["predictions"] = predictions
         self.db.execute(
-            "UPDATE tasks SET body = ?, seen = ? WHERE id = ?", (_dump(body), now(), tid)
+            "UPDATE tasks SET body = ?, seen = ? WHERE id = ?", (_dump(body), self.clock(), tid)
         )
 
     def dirty(self) -> dict[int, float]:
@@ -332,8 +284,3 @@ class State:
 
 ANNOTATION_KEYS = ("id", *ANNOTATION_FIELDS)
 """What is kept of an annotation: what the batch reader reads (the live pull's ``include``)."""
-
-
-def now() -> float:
-    """Wall-clock seconds (event arrival times survive a restart)."""
-    return time.time()

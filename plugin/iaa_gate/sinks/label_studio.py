@@ -29,7 +29,7 @@ import msgspec
 
 from ..adapters import ReadOptions, Source
 from ..adapters.label_studio.client import LabelStudioError, progress_bar
-from ..adapters.label_studio.project import LabelStudioProject
+from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
 from ..evaluation.results import FieldResult
@@ -147,7 +147,8 @@ def _same(old: Any, new: dict[str, Any] | None) -> bool:
 @dataclass
 class LabelStudioFlags:
     """The write-back sink for a live project; ``source`` is the loaded :class:`LabelStudioProject`
-    (its pulled ``meta``/``data`` are merged into, never fetched again)."""
+    (its pulled ``meta``/``data`` are merged into, never fetched again). ``tasks``: the tasks
+    to write, when not the source's pulled ones (the live service passes those it changed)."""
 
     source: LabelStudioProject
     config: WriteBackConfig
@@ -155,6 +156,12 @@ class LabelStudioFlags:
     round: RoundFilter = field(default_factory=RoundFilter)
     progress: bool = False
     now: datetime | None = None
+    tasks: dict[TaskId, PulledTask] | None = None
+
+    @property
+    def pulled(self) -> dict[TaskId, PulledTask]:
+        """The tasks in scope as pulled (and updated as they are written)."""
+        return self.source.tasks if self.tasks is None else self.tasks
 
     @classmethod
     def for_run(
@@ -192,7 +199,7 @@ class LabelStudioFlags:
         dated = self.round.start is not None or self.round.end is not None
         changes: list[Change] = []
         unchanged = 0
-        for task, pulled in self.source.tasks.items():
+        for task, pulled in self.pulled.items():
             if task not in wanted and (dated or not self.round.keeps_task(task)):
                 continue
             entry = wanted.get(task)
@@ -218,7 +225,7 @@ class LabelStudioFlags:
         """The merged ``data`` if its flags must change, else None."""
         if not self.config.data_flags:
             return None
-        data = self.source.tasks[task].data
+        data = self.pulled[task].data
         if data is None:
             raise UsageError("writeback.data_flags needs the task data pulled (pull_data)")
         keys = flag, score, priority = self.flag_keys
@@ -258,7 +265,8 @@ class LabelStudioFlags:
         if self.config.view is not None:
             summary.update(self._view(disputed, dry_run=dry_run, warnings=summary["warnings"]))
         if self.config.consensus:
-            summary["consensus"] = ConsensusPredictions(self.source, self.round).apply(
+            consensus = ConsensusPredictions(self.source, self.round, tasks=self.tasks)
+            summary["consensus"] = consensus.apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
         return msgspec.convert(summary, Writeback)
@@ -304,7 +312,7 @@ class LabelStudioFlags:
         ``edited`` (skipped). A re-read that is not the task (an empty body, another task) is an
         error, never an edit."""
         api, key = self.source.api, self.config.meta_key
-        pulled = self.source.tasks[change.id]
+        pulled = self.pulled[change.id]
         path = f"api/tasks/{change.id}/"
         now = read if read is not None else api.request("GET", path, f"re-reading task {change.id}")
         if not isinstance(now, dict) or now.get("id") != change.id:

@@ -24,7 +24,7 @@ from msgspec import UNSET
 
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.label_config import Control, parse_label_config
-from ..adapters.label_studio.project import LabelStudioProject
+from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
 from ..evaluation.results import Consensus, FieldResult
 from ..evaluation.sections import ConsensusWriteback, Planned
@@ -165,12 +165,19 @@ def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
 
 @dataclass
 class ConsensusPredictions:
-    """Writes the consensus predictions of one run into the pulled ``source`` project."""
+    """Writes the consensus predictions of one run into the pulled ``source`` project (into
+    ``tasks``, when not the source's pulled ones)."""
 
     source: LabelStudioProject
     round: RoundFilter = field(default_factory=RoundFilter)
     ties: int = 0
     """Disputed answers of the last plan whose best answers tie: no proposal."""
+    tasks: dict[TaskId, PulledTask] | None = None
+
+    @property
+    def pulled(self) -> dict[TaskId, PulledTask]:
+        """The tasks in scope as pulled (and updated as they are written)."""
+        return self.source.tasks if self.tasks is None else self.tasks
 
     def controls(self) -> dict[str, Control]:
         """The labeling config's controls by name (each with its ``to_name``)."""
@@ -193,7 +200,7 @@ class ConsensusPredictions:
             control = controls.get(name)
             for u in results[name].disputed:
                 c = u.consensus
-                if c is None or u.id not in self.source.tasks:
+                if c is None or u.id not in self.pulled:
                     continue
                 if c.tie:
                     ties += 1
@@ -201,7 +208,7 @@ class ConsensusPredictions:
                 try:
                     if control is None or not control.to_name:
                         raise NotDrawable(f"field {name!r} is not in the labeling config")
-                    size = self.source.tasks[u.id].image_size
+                    size = self.pulled[u.id].image_size
                     found = result_items(control, c, control.to_name, size)
                 except (NotDrawable, KeyError, TypeError, ValueError) as exc:
                     undrawn += 1
@@ -219,7 +226,7 @@ class ConsensusPredictions:
         }
         evaluated = {u.id for r in results.values() for u in r.units}
         dated = self.round.start is not None or self.round.end is not None
-        for task, pulled in self.source.tasks.items():
+        for task, pulled in self.pulled.items():
             if not pulled.predictions or task in plan:
                 continue
             if task in evaluated or (not dated and self.round.keeps_task(task)):
@@ -236,7 +243,7 @@ class ConsensusPredictions:
         counts = {"created": 0, "replaced": 0, "deleted": 0, "unchanged": 0, "failed": 0}
         changes: list[tuple[TaskId, Proposal | None]] = []
         for task, proposal in sorted(plan.items(), key=lambda kv: (isinstance(kv[0], str), kv[0])):
-            own = self.source.tasks[task].predictions
+            own = self.pulled[task].predictions
             if len(own) == 1 and _same(own[0], proposal):
                 counts["unchanged"] += 1
             else:
@@ -296,7 +303,7 @@ class ConsensusPredictions:
             )
             done.append("deleted")
         if proposal is None:
-            self.source.tasks[task].predictions = []
+            self.pulled[task].predictions = []
             return done
         doing = f"writing the consensus prediction of task {task}"
         if keep and _same(keep[0], proposal):
@@ -312,5 +319,5 @@ class ConsensusPredictions:
                 "POST", "api/predictions/", doing, body={"task": task, **proposal.body()}
             )
             done.append("created")
-        self.source.tasks[task].predictions = [kept] if isinstance(kept, dict) else []
+        self.pulled[task].predictions = [kept] if isinstance(kept, dict) else []
         return done

@@ -1,0 +1,244 @@
+"""Writing the flags (and the consensus predictions) of the tasks whose flags changed.
+
+After a report, the flags that differ from it are written: all at once when each step is a
+report, else they become pending and the live steps write them with the changed tasks' (the
+oldest changes first, at most :data:`WRITE_BATCH` a step, then :data:`REPORT_BATCH` of what the
+report found different). Each write merges into the task as the state last saw it; a task
+edited in Label Studio meanwhile is read again and tried with a later step.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+import msgspec
+
+from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.project import PulledTask
+from ..evaluation.sections import Writeback
+from ..model import TaskId
+from ..pipeline import Outcome
+from ..sinks.label_studio import RUN_KEY, Change, LabelStudioFlags, entries, entry
+from ..sinks.label_studio_consensus import ConsensusPredictions
+from .inbox import now
+from .metrics import Counters
+from .state import State
+from .tab import TabUpdater
+
+log = logging.getLogger("iaa_gate.serve")
+
+WRITE_BATCH = 200
+"""Most tasks written per step (a reconcile writes all): newer events are applied and scored
+between batches, so a burst does not hold back the flags of the next submissions."""
+REPORT_BATCH = 8
+"""Most tasks per step whose flags a report found different (review priorities, scores that
+drifted with the others'): two rounds of the write-back's requests in flight."""
+
+Entries = Callable[[Iterable[TaskId]], dict[TaskId, dict[str, dict[str, Any]]]]
+"""The running sums' flags of some tasks, by field."""
+
+
+class FlagWriter:
+    """Writes flags through ``sink`` (the Label Studio sink without the tab, which ``tab``
+    writes), counting in ``counters``; ``pending``: tasks to write → the arrival of their first
+    event (None: the report found them different); ``summary``: what the last write did."""
+
+    def __init__(self, sink: LabelStudioFlags, tab: TabUpdater | None, counters: Counters) -> None:
+        self.sink = sink
+        self.tab = tab
+        self.counters = counters
+        self.pending: dict[int, float | None] = {}
+        self.reported: dict[int, dict[str, Any] | None] = {}  # the report's entries, to write
+        self.deferred: set[int] = set()  # each step a report: tasks left for the next step
+        self.summary: Writeback | None = None
+
+    def left(self, dirty: Iterable[int]) -> int:
+        """How many tasks are left to write (``dirty``: the state's changed tasks)."""
+        return len(set(dirty) | self.deferred | set(self.pending))
+
+    def forget(self) -> None:
+        """Drop what is pending (the running sums are off: the next report says it again)."""
+        self.pending = {}
+
+    def queue(self, moved: set[int], changed: dict[int, float]) -> None:
+        """The running sums moved the flags of ``moved`` tasks, ``changed`` by events."""
+        for t in moved:
+            self.pending.setdefault(t, changed.get(t))
+            self.reported.pop(t, None)  # the running sums say more recently
+
+    def write_report(
+        self, state: State, outcome: Outcome, dirty: dict[int, float], *, full: bool
+    ) -> bool:
+        """Each step a report: write the ``dirty`` tasks' flags and those whose status changed
+        (every flag that differs when ``full``, at most :data:`WRITE_BATCH` otherwise), the tab
+        alongside; whether some are left."""
+        self.pending, self.deferred, self.counters.deferred = {}, set(), 0
+        wanted = entries(outcome.results, self.sink.digest)
+        shown = state.all_meta(self.sink.config.meta_key)
+
+        def status(entry: Any) -> Any:
+            return entry.get("status") if isinstance(entry, dict) else None
+
+        changed = sorted((t for t in dirty if t in shown), key=lambda t: dirty[t])
+        flipped = [t for t, e in shown.items() if full or status(e) != status(wanted.get(t))]
+        todo = list(dict.fromkeys([*changed, *flipped]))  # the oldest changes first
+        deferred = set(todo[WRITE_BATCH:]) if not full else set()
+        tasks = state.pulled(
+            (t for t in todo if t not in deferred), data=self.sink.config.data_flags
+        )
+        seen = {t: id(task.predictions) for t, task in tasks.items()}
+        disputed = sorted(t for t, e in wanted.items() if e["disputed"])
+        tab = self.tab.start(outcome.results, disputed) if self.tab is not None else None
+        sink = replace(self.sink, tasks=tasks)
+        try:
+            changes, _, _ = sink.plan(outcome.results)
+            summary = sink.apply(outcome.results)
+            if tab is not None and self.tab is not None:
+                summary = msgspec.structs.replace(summary, **self.tab.end(tab, disputed))
+        except LabelStudioError as exc:
+            log.warning("flags not written: %s", exc.message)
+            return True
+        self.summary = summary
+        written = [t for t in dirty if t not in deferred]
+        left = self._settle(state, tasks, changes, written, seen)
+        when = now()
+        for t in written:
+            if t not in left:
+                self.counters.lags.observe(max(0.0, when - dirty[t]))
+        self._counted(state, summary.done or 0, summary.warnings, left)
+        self.counters.deferred = len(deferred)
+        self.deferred = deferred
+        return bool(left or deferred)
+
+    def plan(self, state: State, outcome: Outcome, dirty: dict[int, float]) -> bool:
+        """With running sums: the tasks whose flags differ from the report's become pending
+        (written by the live steps, the changed ones first); the consensus predictions that
+        differ are written now. Whether some are pending."""
+        wanted = entries(outcome.results, self.sink.digest)
+        self.pending, self.reported, settled = {}, {}, []
+        for t, shown in state.all_meta(self.sink.config.meta_key).items():
+            if isinstance(shown, dict):
+                shown = {k: v for k, v in shown.items() if k != RUN_KEY}
+            if shown != wanted.get(t):
+                self.reported[t] = wanted.get(t)
+                self.pending[t] = dirty.get(t)
+            elif t in dirty:
+                settled.append(t)
+        state.clean(settled)
+        when = now()
+        for t in settled:
+            self.counters.lags.observe(max(0.0, when - dirty[t]))
+        if self.sink.config.consensus:
+            self._consensus(state, outcome)
+        self.counters.deferred = len(self.pending)
+        return bool(self.pending)
+
+    def write_pending(self, state: State, sums: Entries) -> bool:
+        """Write the pending tasks' flags: the :data:`WRITE_BATCH` oldest changes (as the
+        running sums say them: ``sums``), then :data:`REPORT_BATCH` of what the last report
+        found different, so a report's writes never hold back a new submission's for long.
+        Whether some are still pending."""
+        if not self.pending:
+            self.counters.to_write, self.counters.deferred = self._tab_busy(), 0
+            return False
+        fresh = sorted((s, t) for t, s in self.pending.items() if s is not None)
+        later = [t for t, s in self.pending.items() if s is None][:REPORT_BATCH]
+        batch = [t for _, t in fresh[:WRITE_BATCH]] + later
+        tasks = state.pulled(batch, data=self.sink.config.data_flags)
+        reported = {t: self.reported[t] for t in batch if t in self.reported}
+        own = [t for t in batch if t not in reported]
+        wanted = {t: entry(f, self.sink.digest) for t, f in sums(own).items()}
+        wanted.update({t: e for t, e in reported.items() if e is not None})
+        try:
+            changes, summary = replace(self.sink, tasks=tasks).write_entries(wanted)
+        except LabelStudioError as exc:
+            log.warning("flags not written: %s", exc.message)
+            self.counters.deferred = 0
+            return True
+        left = self._settle(state, tasks, changes, batch, {})
+        when = now()
+        for t in batch:
+            if t not in left:
+                self.reported.pop(t, None)
+                since = self.pending.pop(t)
+                if since is not None:
+                    self.counters.lags.observe(max(0.0, when - since))
+        self._counted(state, summary.get("done", 0), summary.get("warnings", []), left)
+        self.counters.to_write = len(self.pending) + self._tab_busy()
+        self.counters.deferred = 0 if left else len(self.pending)
+        return bool(self.pending)
+
+    def _tab_busy(self) -> int:
+        return int(self.tab is not None and self.tab.busy)
+
+    def _consensus(self, state: State, outcome: Outcome) -> None:
+        """Write the consensus predictions that differ from the report's (disputed tasks, and
+        tasks that carry one of iaa-gate's predictions)."""
+        disputed = {int(u.id) for r in outcome.results.values() for u in r.disputed}
+        tasks = state.pulled(disputed | state.with_predictions(), data=False)
+        seen = {t: id(task.predictions) for t, task in tasks.items()}
+        warnings: list[str] = []
+        writer = ConsensusPredictions(self.sink.source, self.sink.round, tasks=tasks)
+        try:
+            done = writer.apply(outcome.results, dry_run=False, warnings=warnings)
+        except LabelStudioError as exc:
+            log.warning("consensus not written: %s", exc.message)
+            return
+        for warning in warnings:
+            log.warning("consensus: %s", warning)
+        self._settle(state, tasks, [], [], seen)
+        was = self.summary or Writeback(target="label-studio")
+        self.summary = msgspec.structs.replace(was, consensus=done)
+
+    def _counted(self, state: State, done: int, warnings: list[str], left: set[int]) -> None:
+        """Count a write's ``done`` tasks and log its ``warnings``; read the tasks ``left``
+        again."""
+        self.counters.flags_written += int(done)
+        for warning in warnings:
+            log.warning("write-back: %s", warning)
+        if left:
+            self._reread(state, left)
+
+    def _settle(
+        self,
+        state: State,
+        tasks: dict[TaskId, PulledTask],
+        changes: list[Change],
+        written: list[int],
+        seen: dict[Any, int],
+    ) -> set[int]:
+        """Record what was written to ``tasks`` (the flags of ``changes``; the consensus
+        predictions of tasks whose list is no longer the one ``seen`` had, by ``id``) and clean
+        the ``written`` ones; those left (a write failed, or the task was edited in Label
+        Studio meanwhile: read again before the next try)."""
+        planned = {c.id: c for c in changes}
+        left: set[int] = set()
+        with state.transaction():
+            for t, task in tasks.items():
+                change = planned.get(t)
+                if change is not None and task.meta != change.meta:
+                    left.add(int(t))
+                    continue
+                predictions = task.predictions if id(task.predictions) != seen.get(t) else None
+                if change is not None or predictions is not None:
+                    data = task.data if change is not None and change.data else None
+                    state.set_meta(int(t), task.meta, data, predictions)
+            state.clean(t for t in written if t not in left)
+        return left
+
+    def _reread(self, state: State, tasks: set[int]) -> None:
+        """Read ``tasks`` again (their meta changed in Label Studio), so the next try merges
+        into what is there now; each stays dirty until written."""
+        for t in sorted(tasks):
+            try:
+                body = self.sink.source.api.request(
+                    "GET", f"api/tasks/{t}/", f"re-reading task {t}", absent=(404,)
+                )
+            except LabelStudioError as exc:
+                log.warning("task %s: %s", t, exc.message)
+                continue
+            if isinstance(body, dict):
+                state.set_meta(t, body.get("meta") or {}, body.get("data") or {})

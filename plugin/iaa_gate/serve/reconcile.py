@@ -1,0 +1,106 @@
+"""Reconciling the state with the project: what a lost webhook or a kill -9 missed comes back.
+
+A thread of its own pulls every task of the project on start and every
+``serve.reconcile_every`` seconds; the worker applies each pull between its steps as a snapshot
+(:meth:`~.state.State.snapshot`), so events are not held back while a pull runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject
+from .inbox import now
+from .metrics import Counters
+from .state import State
+
+log = logging.getLogger("iaa_gate.serve")
+
+Pull = tuple[float, list[dict[str, Any]]]
+"""A pull: when it began (wall clock) and every task of the project."""
+
+
+class Reconciler:
+    """Pulls ``project`` every ``every`` seconds, hands each pull to the worker (``woken``
+    when one is there), and applies it to the worker's state."""
+
+    def __init__(self, project: LabelStudioProject, every: float, woken: Callable[[], None]):
+        self.project = project
+        self.every = every
+        self.woken = woken
+        self.lock = threading.Lock()
+        self.pulled: Pull | None = None  # the last pull, not yet applied
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._pulling, name="iaa-gate-pull", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(timeout=30)
+
+    def _pulling(self) -> None:
+        """Pull the project now and every ``every`` seconds; on a failure, try again sooner."""
+        while not self.stopping.is_set():
+            started = now()
+            try:
+                tasks = list(self.pull())
+            except LabelStudioError as exc:  # the server is away: try again soon
+                log.warning("reconcile failed: %s", exc.message)
+                self.stopping.wait(min(60.0, self.every))
+                continue
+            except Exception:  # a bug: keep the traceback, stop pulling
+                log.exception("the puller stopped by an internal error")
+                return
+            with self.lock:
+                self.pulled = (started, tasks)
+            self.woken()
+            self.stopping.wait(self.every)
+
+    def take(self) -> Pull | None:
+        """The pull not yet applied, if any (the worker)."""
+        with self.lock:
+            pulled, self.pulled = self.pulled, None
+        return pulled
+
+    def apply(self, state: State, pulled: Pull, counters: Counters) -> None:
+        """Bring ``state`` to ``pulled`` (as a snapshot) and count it in ``counters``."""
+        started, tasks = pulled
+        changed = state.snapshot(tasks, started)
+        counters.reconciles += 1
+        state.put("reconciled_at", str(started))
+        log.info("reconciled %d task(s) from the project, %d changed", len(tasks), len(changed))
+
+    def pull(self) -> Iterator[dict[str, Any]]:
+        """Every task of the project, with meta, data and annotations (the tasks API, paged)."""
+        params = {
+            "project": self.project.project_id,
+            "fields": "all",
+            "include": ",".join(
+                ("id", "data", "meta", "annotations", "predictions", *ANNOTATION_FIELDS)
+            ),
+            "page_size": self.project.page_size,
+        }
+        page = 1
+        while True:
+            body = self.project.api.request(
+                "GET",
+                "api/tasks/",
+                f"reading tasks (page {page})",
+                params={**params, "page": page},
+                absent=(404,) if page > 1 else (),
+            )
+            batch = body.get("tasks") if isinstance(body, dict) else None
+            if not isinstance(batch, list):
+                return
+            yield from (t for t in batch if isinstance(t, dict) and "id" in t)
+            if len(batch) < self.project.page_size:
+                return
+            page += 1
