@@ -16,7 +16,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..config import Config, DropThreshold
-from .document import SCHEMA_VERSION, AltTestReport, FieldReport
+from .document import SCHEMA_VERSION, AltTestReport, AnnotatorReport, FieldReport
 from .gate import Check, Verdict
 from .sections import (
     AltTestChange,
@@ -188,9 +188,9 @@ def compare_field(cur: FieldReport, prev: EarlierField) -> FieldTrend:
     )
 
 
-def _name(key: str, cur: dict[str, Any], prev: dict[str, EarlierAnnotator]) -> str:
+def _name(key: str, cur: dict[str, AnnotatorReport], prev: dict[str, EarlierAnnotator]) -> str:
     if key in cur:
-        return str(cur[key].name)
+        return cur[key].name
     name = prev[key].name
     return key if name is UNSET else name
 
