@@ -343,8 +343,10 @@ def test_the_config_checks_the_models_section() -> None:
         )
     assert caught.value.problems == [
         "fields.s.models.alt_test.epsilon: Input should be less than 1",
-        "fields.s.models.alt_test.q2: Extra inputs are not permitted",
-    ]  # pydantic's errors first: the combinations are checked on a valid config
+        "fields.s.models.alt_test.q2: unknown key; did you mean 'q'?",
+        "models.thresholds.winning_rate.use: lower_bound: the winning rate has no confidence "
+        "interval; use: estimate",
+    ]  # pydantic's errors first, then the combinations of the sections valid on their own
     config = parse_config(
         {
             **base,

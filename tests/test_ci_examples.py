@@ -98,7 +98,7 @@ def test_cron_line_is_a_valid_schedule() -> None:
 def iaa_gate_args(text: str) -> list[str]:
     """The arguments of the `iaa-gate run …` command in a shell snippet."""
     flat = re.sub(r"\s*\n\s*", " ", text)
-    m = re.search(r"iaa-gate (run [^|;&\n]*)", flat)
+    m = re.search(r"iaa-gate (run [^|;&>\n]*)", flat)
     assert m
     return [a for a in shlex.split(m[1]) if not a.startswith("$")]
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import weakref
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 
@@ -180,10 +182,35 @@ def test_validate_config_lists_every_error(tmp_path: Path, capsys) -> None:
         "source.path: Field required",
         "fields.sentiment.level:",
         "fields.sentiment.thresholds.alpha.fail: must be between -1 and 1",
-        "reprot: Extra inputs are not permitted",
+        "reprot: unknown key; did you mean 'report'?",
         "4 config errors",
     ):
         assert expected in err
+
+
+def test_config_errors_say_what_was_meant_and_include_combinations(tmp_path: Path, capsys) -> None:
+    """A misspelt key gets the closest known one, a key in the wrong section the section it
+    belongs under, and a combination that cannot work (an interval level on text labels) is
+    named even when other errors are present."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "version: 1\n"
+        "source: {type: label-studio-export, path: export.json}\n"
+        "bootstrap: {replicates: 100}\n"
+        "fields:\n"
+        "  sentiment: {labels: [Positive, Negative], level: interval}\n"
+        "  topics: {thresolds: {alpha: {fial: 0.5}}}\n"
+    )
+    assert run("validate-config", str(path)) == ExitCode.ERROR
+    err = capsys.readouterr().err
+    for expected in (
+        "3 config errors",
+        "bootstrap: unknown key here; 'bootstrap' belongs under fields.<name>",
+        "fields.topics.thresolds: unknown key; did you mean 'thresholds'?",
+        "fields.sentiment.level: interval needs numbers, but labels has 'Positive'",
+    ):
+        assert expected in err, err
+    assert "Extra inputs" not in err
 
 
 def test_validate_example_configs(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -374,10 +401,115 @@ def test_write_back_summaries_show_no_python_reprs(
     )
     assert code == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if "write-back:" in x)
-    assert "dry run no" in line and "False" not in line and "None" not in line
+    assert "False" not in line and "None" not in line
+    # a sentence with its counts, not a list of keys
+    assert re.fullmatch(
+        r"  write-back: wrote \d+ disputed examples to \S+disputed.jsonl for prodigy review "
+        r"\(\d+ with a proposed answer\)",
+        line,
+    ), line
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     section = md.split("## Write-back", 1)[1]
     assert "dry run: no" in section and "False" not in section and "None" not in section
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     table = page.split('id="writeback"', 1)[1].split("</table>", 1)[0]
     assert ">no<" in table and "False" not in table
+
+
+@pytest.mark.parametrize(
+    ("url", "base"),
+    [
+        ("http://localhost:8080/projects/1/data?tab=3", "http://localhost:8080"),
+        ("https://ls.example.org/label/projects/", "https://ls.example.org/label"),
+        ("http://localhost:8080/user/account", "http://localhost:8080"),
+    ],
+)
+def test_a_page_of_the_app_as_url_is_refused_with_the_base_url(
+    url: str, base: str, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A URL copied from the browser's address bar is refused before any request, by init and
+    by the config, naming the base URL to use (it used to end in 'project 1 not found')."""
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "token")
+    assert run("init", "--project", "1", "--url", url, "-o", str(tmp_path / "c.yaml")) == 2
+    err = capsys.readouterr().err
+    assert f"is a page of the Label Studio app, not its base URL\n  hint: use --url {base}" in err
+    path = tmp_path / "live.yaml"
+    path.write_text(
+        "version: 1\n"
+        f"source: {{type: label-studio, url: '{url}', project: 1, api_key: k}}\n"
+        "fields: {sentiment: {}}\n"
+    )
+    assert run("validate-config", str(path)) == 2
+    assert f"source.url: {url} is a page of the Label Studio app, not its base URL: use {base}" in (
+        capsys.readouterr().err
+    )
+
+
+def test_init_writes_the_thresholds_it_applies_and_the_html_report(tmp_path: Path, capsys) -> None:
+    """The starting config says which thresholds gate each field (as a comment, from the config
+    model's defaults) and asks for the HTML report; it validates and runs as written."""
+    from iaa_gate.config import Thresholds, load_config
+
+    example = ROOT / "examples" / "label-studio"
+    out = tmp_path / "iaa-gate.yaml"
+    args = ["--label-config", str(example / "label_config.xml"), "--export"]
+    assert run("init", *args, str(example / "export.json"), "-o", str(out)) == 0
+    text = out.read_text()
+    t = Thresholds()
+    assert (
+        f"#   thresholds: {{alpha: {{fail: {t.alpha.fail:g}, warn: {t.alpha.warn:g}}}, "
+        f"disputed_below: {t.disputed_below:g}}}\n" in text
+    )
+    assert "a task whose agreement score is below 0.5 is disputed" in text
+    config = load_config(out)
+    assert config.report.formats == ["json", "markdown", "html"]
+    assert all(f.thresholds == t for f in config.fields.values())
+
+
+def test_the_write_back_summary_is_a_sentence_and_the_dry_run_says_what_changes() -> None:
+    from iaa_gate.cli import writeback_lines
+    from iaa_gate.evaluation.sections import Writeback
+
+    plan = {
+        "target": "label-studio",
+        "project": 5,
+        "meta_key": "iaa",
+        "dry_run": True,
+        "planned": 4,
+        "done": 0,
+        "unchanged": 7,
+        "skipped": 0,
+        "failed": 0,
+        "disputed": 2,
+        "warnings": [],
+        "view_title": "IAA: disputed",
+        "view_id": None,
+        "view": "would create",
+        "changes": [
+            {"id": 1, "was": None, "now": "disputed", "data": True},
+            {"id": 2, "was": "disputed", "now": "agreed", "data": False},
+            {"id": 3, "was": "agreed", "now": "agreed", "data": False},
+            {"id": 4, "was": "disputed", "now": None, "data": False},
+        ],
+    }
+    assert writeback_lines(msgspec.convert(plan, Writeback)) == [
+        "write-back (dry run, nothing written): 4 tasks of Label Studio project 5 would change, "
+        "7 unchanged (2 disputed in all); tab 'IAA: disputed' would be created",
+        "  task 1: would be flagged disputed (no entry yet); its data columns too",
+        "  task 2: would go from disputed to agreed",
+        "  task 3: stays agreed; its scores would be updated",
+        "  task 4: its disputed entry would be removed (the task is no longer evaluated)",
+    ]
+    done = {
+        **plan,
+        "dry_run": False,
+        "done": 3,
+        "already_done": 0,
+        "skipped": 1,
+        "view": "created",
+        "changes": [],
+    }
+    assert writeback_lines(msgspec.convert(done, Writeback)) == [
+        "write-back: 3 tasks flagged in Label Studio project 5, 7 unchanged (2 disputed in "
+        "all); 1 skipped: edited in Label Studio since the pull; tab 'IAA: disputed' created"
+    ]

@@ -171,9 +171,16 @@ def test_the_consensus_summary_reads_as_words() -> None:
     )
     text = consensus_text(Writeback(target="label-studio", consensus=summary))
     assert text == (
-        "consensus predictions (iaa-gate-consensus): planned 4, created 3, replaced 0, "
-        "deleted 1, unchanged 0, ties 1, failed 0"
+        "consensus predictions (iaa-gate-consensus): 3 created, 0 replaced, 1 deleted, "
+        "0 unchanged; 1 disputed answer(s) tie, so nothing is proposed for them"
     )
+    dry = consensus_text(
+        Writeback(
+            target="label-studio",
+            consensus=msgspec.structs.replace(summary, dry_run=True, ties=0),
+        )
+    )
+    assert dry == "consensus predictions (iaa-gate-consensus): 4 would change (dry run)"
     assert consensus_text(Writeback(target="label-studio", done=1)) is None
     import iaa_gate
 
@@ -181,7 +188,7 @@ def test_the_consensus_summary_reads_as_words() -> None:
     report = iaa_gate.evaluate(case).report
     wb = Writeback(target="label-studio", dry_run=False, consensus=summary)
     doc = msgspec.structs.replace(report, writeback=wb)
-    assert "consensus predictions (iaa-gate-consensus): planned 4" in MarkdownWriter().render(doc)
+    assert "consensus predictions (iaa-gate-consensus): 3 created" in MarkdownWriter().render(doc)
 
 
 def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:

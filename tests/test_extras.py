@@ -146,3 +146,23 @@ def test_needed_names_the_extra_of_a_failed_import(monkeypatch: pytest.MonkeyPat
         import shapely  # noqa: F401
     assert (caught.value.module, caught.value.extra) == ("shapely", "regions")
     assert caught.value.hint == 'pip install "iaa-gate[regions]"'
+
+
+def test_init_asks_for_the_html_report_only_when_it_can_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``init`` lists ``html`` among the formats with the html extra installed; without it,
+    a comment says how to add it, so the config it writes runs as written."""
+    xml = EXAMPLES / "label-studio" / "label_config.xml"
+    with_html = tmp_path / "with.yaml"
+    assert main(["init", "--label-config", str(xml), "--out", str(with_html)]) == 0
+    assert yaml.safe_load(with_html.read_text())["report"]["formats"] == [
+        "json",
+        "markdown",
+        "html",
+    ]
+    _without(monkeypatch, "jinja2", "markupsafe")
+    out = tmp_path / "iaa-gate.yaml"
+    assert main(["init", "--label-config", str(xml), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert '  formats: [json, markdown]  # and html, after pip install "iaa-gate[html]"' in text

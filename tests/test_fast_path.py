@@ -60,6 +60,40 @@ def test_common_shapes_never_take_the_general_parser(monkeypatch: pytest.MonkeyP
         assert calls == [0] and ds.stats.tasks > 10
 
 
+def test_regions_without_ids_take_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Spans written by a script, without region ids, are read by the typed path (the first
+    task always by the general parser), under the same ids the general parser gives them."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    span = {"from_name": "ner", "to_name": "text", "type": "labels"}
+    tasks = [
+        {
+            "id": t,
+            "data": {"text": "Ada met Bob"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [{**span, "value": {"start": 0, "end": 3, "text": "Ada",
+                                                  "labels": ["PER"]}}],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]  # fmt: skip
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks))
+    fast = LabelStudioExport(path).load()
+    assert calls == [0]
+    _same(fast, _read(tasks, fast=False))
+    ids = [rid for a in fast.annotations for rid in a.fields["ner"].regions.ids]
+    assert ids == ["11:0", "12:0", "21:0", "22:0", "31:0", "32:0"]
+
+
 def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, Any]:
     return {"id": rid, "from_name": name, "to_name": "text", "type": kind, "value": value}
 
@@ -107,7 +141,23 @@ RESULTS = st.one_of(
         st.sampled_from([0, 10.5, None]),
         st.sampled_from([0, 200]),
     ),
+    st.builds(  # scripts and SDK imports write regions without an id
+        lambda r: {k: v for k, v in r.items() if k != "id"},
+        st.sampled_from(
+            [
+                _result("labels", "ner", "", {"start": 1, "end": 3, "text": "bc", "labels": ["A"]}),
+                _result(
+                    "rectanglelabels",
+                    "box",
+                    "",
+                    {"x": 1, "y": 1, "width": 2, "height": 2, "rectanglelabels": ["A"]},
+                ),
+                _result("choices", "s1", "", {"start": 1, "end": 3, "choices": ["A"]}),
+            ]
+        ),
+    ),
     st.builds(lambda: {"type": "relation", "from_id": "s1", "to_id": "s2", "direction": "right"}),
+    st.builds(lambda: {"type": "relation", "from_id": None, "to_id": "s2"}),
     st.builds(lambda: _result("choices", "s1", "s1", {"choices": ["A"]})),  # attribute of span s1
     st.builds(lambda: _result("choices", "c", "r1", {"choices": ["A"], "start": None})),
     st.builds(lambda: _result("taxonomy", "tx", "r5", {"taxonomy": [["A", "B"]]})),

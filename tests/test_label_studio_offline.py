@@ -259,6 +259,7 @@ class FakeServer:
         self.down = False  # True: PATCHes meet a refused connection
         self.reread: dict[int, bytes] = {}  # task id → the body a GET of it answers with
         self.log: list[tuple[str, str, int]] = []
+        self.views_posted: list[Any] = []  # the bodies of POST /api/dm/views/
 
     def __call__(self, request: Any) -> Any:
         import httpx
@@ -291,6 +292,8 @@ class FakeServer:
                 task["meta"] = json.loads(request.content)["meta"]
             return httpx.Response(200, json=task)
         if path == "/api/dm/views/":
+            if request.method == "POST":
+                self.views_posted.append(json.loads(request.content))
             return httpx.Response(200, json=[] if request.method == "GET" else {"id": 7})
         return httpx.Response(404, json={"detail": "Not found."})
 
@@ -351,7 +354,10 @@ def test_a_write_failing_with_503_is_retried_then_reported(fake: Any) -> None:
     assert source.tasks[100].meta["iaa"]["status"] == "disputed"
     assert source.tasks[100].meta["keep"] == 0
     assert summary.view == "created" and summary.view_id == 7
-    assert [r for r in server.log if r[0] == "POST"] == [("POST", "/api/dm/views/", 0)]
+    # a project with no tab gets the Default tab first: ours alone would hide every other task
+    assert [r for r in server.log if r[0] == "POST"] == [("POST", "/api/dm/views/", 0)] * 2
+    assert server.views_posted[0]["data"] == {"title": "Default"}
+    assert server.views_posted[1]["data"]["title"] == "IAA: disputed"
 
 
 def test_a_re_read_that_is_not_the_task_fails_the_write_and_is_never_an_edit(fake: Any) -> None:

@@ -62,10 +62,16 @@ def test_a_long_bootstrap_reports_its_replicates(monkeypatch: pytest.MonkeyPatch
     assert rec.steps == [["bootstrap", 300, "replicates", 300, True]]
 
 
-def test_quiet_runs_print_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_quiet_runs_print_the_summary_and_no_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--quiet`` turns off the progress bars and time estimates (stderr), as the README says;
+    the summary, the run's verdict, is still printed."""
     cfg = ROOT / "examples" / "label-studio" / "iaa-gate.yaml"
     main(["run", "-c", str(cfg), "--out", str(tmp_path), "-q"])
-    assert capsys.readouterr() == ("", "")
+    out, err = capsys.readouterr()
+    assert out.startswith("iaa-gate ! warn  ") and "sentiment    alpha 0.762" in out
+    assert err == ""
 
 
 def test_describing_disputed_region_tasks_says_how_long_it_will_take(

@@ -50,3 +50,21 @@ def test_the_docs_home_shows_the_readme_quick_start() -> None:
         return text[text.index("## Quick start") : text.index("Install everything and run")]
 
     assert quick_start(home) == quick_start(README)
+
+
+def test_usage_shows_the_readme_walk_through_of_a_label_studio_project() -> None:
+    """docs/usage.md repeats the README's "Your Label Studio project" word for word (the
+    commands tests/labelstudio/test_walkthrough.py runs against a real server)."""
+    usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    start = "## Your Label Studio project"
+    section = README[README.index(start) : README.index("## What it does")]
+    assert usage[usage.index(start) :].startswith(section)
+
+
+def test_the_readme_states_the_default_thresholds_the_code_applies() -> None:
+    from iaa_gate.config import Thresholds
+
+    t = Thresholds()
+    section = README[README.index("**Default thresholds.**") :]
+    assert f"below {t.alpha.fail:g} the run fails,\nbelow {t.alpha.warn:g} it warns" in section
+    assert f"its agreement score is below {t.disputed_below:g} (`disputed_below`)" in section

@@ -331,3 +331,87 @@ def test_a_labels_region_without_a_label_is_refused_by_name(write_json: Any) -> 
     )
     with pytest.raises(InputError, match=r"region 's': the region has no label \(no 'labels'"):
         LabelStudioExport(path).load()
+
+
+def _no_id(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result.items() if k != "id"}
+
+
+def test_regions_without_ids_are_read_under_their_annotation_and_index(write_json: Any) -> None:
+    """Scripts and SDK imports write spans and boxes without a region id, which Label Studio
+    accepts: each is read under ``<annotation id>:<index>``, the same on every read."""
+    box = {
+        "from_name": "box",
+        "to_name": "image",
+        "type": "rectanglelabels",
+        "value": {"x": 1, "y": 2, "width": 3, "height": 4, "rectanglelabels": ["car"]},
+    }
+    choice = {"from_name": "sentiment", "to_name": "text", "type": "choices"}
+    tasks = [
+        task(
+            1,
+            ann(1, [_no_id(span("a", 0, 12, "PER")), _no_id(span("b", 17, 32, "PER"))]),
+            ann(2, [{**choice, "value": {"choices": ["Pos"]}}, _no_id(span("c", 0, 12, "PER"))]),
+            ann(3, [span("k", 0, 12, "PER"), box]),
+        )
+    ]
+    for _ in range(2):
+        ds = load(write_json, tasks)
+        assert region_table(ds, "ner").region_ids == ["100:0", "100:1", "200:1", "k"]
+        assert region_table(ds, "box").region_ids == ["300:1"]
+        assert ds.field_kinds()["sentiment"] == "choices"
+
+
+@pytest.mark.parametrize(
+    ("result", "message"),
+    [
+        (
+            [_no_id(span("a", 0, 12, "PER")), span("b", 17, 32, "PER"), relation("a", "b", "x")],
+            "relation 'a' → 'b' names region 'a', which is not in the annotation",
+        ),
+        (
+            [span("b", 17, 32, "PER"), {**relation("a", "b", "x"), "from_id": None}],
+            "a relation has no 'from_id', so the region it links cannot be told",
+        ),
+        (
+            [_no_id(span("a", 0, 3, "PER")), _no_id(certainty("a", "sure"))],
+            "field 'certainty': a per-region choices result has no region 'id', so the region "
+            "it describes cannot be told",
+        ),
+        (
+            [
+                {"id": "r", "from_name": "box", "type": "rectangle", "value": {"x": 1, "y": 1}},
+                {"from_name": "lab", "type": "labels", "value": {"labels": ["car"]}},
+            ],
+            "field 'lab': labels without span bounds and without an 'id'",
+        ),
+    ],
+)
+def test_only_what_needs_a_missing_region_id_is_refused(
+    write_json: Any, result: list[dict[str, Any]], message: str
+) -> None:
+    with pytest.raises(InputError, match="task 1, annotation 100") as err:
+        load(write_json, [task(1, ann(1, result))])
+    assert message in str(err.value) and "hint: fix the export" in str(err.value)
+
+
+def test_skip_invalid_that_leaves_nothing_names_the_first_reason(write_json: Any) -> None:
+    from iaa_gate.config import Config
+    from iaa_gate.evaluation.analysis import analyse
+
+    bad = [{**relation("a", "b", "x"), "to_id": None}, span("a", 0, 3, "PER")]
+    path = write_json([task(t, ann(1, bad), ann(2, bad)) for t in (1, 2)])
+    ds = LabelStudioExport(path, skip_invalid=True).load()
+    config = Config.model_validate(
+        {
+            "version": 1,
+            "source": {"type": "label-studio-export", "path": str(path)},
+            "fields": {"ner": {}},
+        }
+    )
+    with pytest.raises(InputError) as err:
+        analyse(ds, config)
+    text = str(err.value)
+    assert "--skip-invalid skipped every task with answers (2 skipped)" in text
+    assert "the first reason: task 1, annotation 100: a relation has no 'to_id'" in text
+    assert "does not occur in the data" not in text

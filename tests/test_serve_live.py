@@ -154,3 +154,16 @@ def test_running_sums_equal_a_batch_run(
             n: {k: v for k, v in f.items() if k != "priority"} for n, f in entry["fields"].items()
         }
         assert got[int(task)] == fields, task
+
+
+def test_a_task_changed_by_a_pull_adds_no_webhook_lag() -> None:
+    """The flag lag is from a webhook's arrival to the flag: the tasks the start-up pull (or a
+    reconciling pull) changed waited for no webhook and are not counted."""
+    from iaa_gate.serve.metrics import Lags
+
+    lags = Lags()
+    lags.pulls.add(100.0)
+    lags.observe(130.0, 100.0)  # flagged after the pull that began at 100
+    assert lags.count == 0 and not lags.recent
+    lags.observe(131.0, 130.5)  # a webhook that arrived at 130.5
+    assert lags.count == 1 and lags.total == 0.5

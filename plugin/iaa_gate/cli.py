@@ -23,7 +23,7 @@ from .core.version import __version__
 if TYPE_CHECKING:
     from .config import Config
     from .evaluation.results import AnnotatorTruth
-    from .evaluation.sections import FieldTrend
+    from .evaluation.sections import FieldTrend, Writeback
     from .pipeline import Outcome
 
 SYMBOL = {"pass": "✓ pass", "warn": "! warn", "fail": "✗ FAIL"}
@@ -96,7 +96,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--tasks", metavar="IDS", help='round: task ids, e.g. "1-100,205"')
     run.add_argument("--dry-run", action="store_true", help="write-back: show, do not write")
-    run.add_argument("--quiet", "-q", action="store_true", help="no summary or progress bar")
+    run.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress bar or time estimate (the summary is still printed)",
+    )
     run.add_argument("--debug", action="store_true", help="show tracebacks")
 
     val = sub.add_parser("validate-config", help="check a config, listing every error")
@@ -176,6 +181,14 @@ def _init(args: argparse.Namespace) -> int:
     if args.project is not None:
         if not args.url:
             raise UsageError("init --project needs --url (the Label Studio base URL)")
+        from .adapters.label_studio.config import base_url
+
+        base = base_url(args.url)
+        if base is not None:
+            raise UsageError(
+                f"--url {args.url} is a page of the Label Studio app, not its base URL",
+                hint=f"use --url {base}",
+            )
         key = os.environ.get(args.api_key_env)
         if not key:
             raise UsageError(
@@ -207,8 +220,18 @@ def _init(args: argparse.Namespace) -> int:
         }
     else:
         raise UsageError("init needs --project ID --url URL, or --label-config FILE.xml")
+    from .config import Thresholds
+
+    defaults = Thresholds()
+    thresholds = {
+        "alpha": {"fail": defaults.alpha.fail, "warn": defaults.alpha.warn},
+        "disputed_below": defaults.disputed_below,
+    }
     controls = parse_label_config(xml, origin)
-    text = starting_config(controls, source, origin=origin)
+    from .core.extras import missing
+
+    html = not missing("html")  # a report format the run could not write is left out
+    text = starting_config(controls, source, origin=origin, thresholds=thresholds, html=html)
     _check_extras(text, {c.name: c.kind for c in controls})
     if args.out == "-":
         sys.stdout.write(text)
@@ -273,7 +296,6 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
         alt_test_line,
         alt_test_trend,
         alt_test_versions,
-        consensus_text,
         model_note,
         model_rows,
     )
@@ -354,24 +376,79 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
             print(f"    {line}", file=out)
     wb = report.writeback
     if wb:
-        from .sinks.report.format import plain  # words, never a Python repr
-
-        print(
-            "  write-back: "
-            + ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in wb.shown()),
-            file=out,
-        )
-        consensus = consensus_text(wb)
-        if consensus:
-            print(f"    {consensus}", file=out)
-        changes = wb.changes or []
-        for planned in changes[:50]:  # --dry-run: what would change
-            was, now = planned.was or "no entry", planned.now or "entry removed"
-            print(f"    would write task {planned.id}: {was} → {now}", file=out)
-        if len(changes) > 50:
-            print(f"    … and {len(changes) - 50} more (all in report.json)", file=out)
+        for line in writeback_lines(wb):
+            print(f"  {line}", file=out)
     if outcome.written:
         print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def writeback_lines(wb: Writeback) -> list[str]:
+    """The write-back in the terminal summary: a sentence with its counts, then (a dry run)
+    what would change on each task, in words."""
+    from msgspec import UNSET
+
+    from .sinks.report.format import consensus_text, plain  # words, never a Python repr
+
+    dry = wb.dry_run
+    if wb.target == "label-studio":
+        where = f"Label Studio project {wb.project}"
+        if dry:
+            head = (
+                f"write-back (dry run, nothing written): {_n(wb.planned or 0, 'task')} of "
+                f"{where} would change, {wb.unchanged} unchanged ({wb.disputed} disputed in all)"
+            )
+        else:
+            head = (
+                f"write-back: {_n(wb.done or 0, 'task')} flagged in {where}, "
+                f"{wb.unchanged} unchanged ({wb.disputed} disputed in all)"
+            )
+            more = [
+                (wb.already_done or 0, "already written by another run"),
+                (wb.skipped or 0, "skipped: edited in Label Studio since the pull"),
+                (wb.failed or 0, "failed: a re-run writes them"),
+            ]
+            head += "".join(f"; {n} {what}" for n, what in more if n)
+        if wb.view:
+            view = {"would create": "would be created", "would update": "would be updated"}
+            head += f"; tab {wb.view_title!r} {view.get(wb.view, wb.view)}"
+        lines = [head]
+    elif wb.disputed_examples is not UNSET:  # Prodigy: the review file
+        verb = "would write" if dry else "wrote"
+        lines = [
+            f"write-back: {verb} {_n(wb.disputed_examples, 'disputed example')} to "
+            f"{wb.target} for prodigy review ({wb.consensus_lines} with a proposed answer)"
+        ]
+    else:
+        lines = [
+            "write-back: " + ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in wb.shown())
+        ]
+    consensus = consensus_text(wb)
+    if consensus:
+        lines.append(f"  {consensus}")
+    changes = wb.changes or []
+    for c in changes[:50]:  # --dry-run: what would change on each task
+        was = None if c.was is UNSET else c.was
+        lines.append(f"  task {c.id}: {change_text(was, c.now, c.data or False)}")
+    if len(changes) > 50:
+        lines.append(f"  … and {len(changes) - 50} more (all in report.json)")
+    return lines
+
+
+def change_text(was: str | None, now: str | None, data: bool | None = False) -> str:
+    """What a write-back would change on one task, in words (``was``/``now``: its status)."""
+    if was is None and now is not None:
+        text = f"would be flagged {now} (no entry yet)"
+    elif now is None:
+        text = f"its {was or ''} entry would be removed (the task is no longer evaluated)"
+    elif was != now:
+        text = f"would go from {was} to {now}"
+    else:
+        text = f"stays {now}; its scores would be updated"
+    return text + ("; its data columns too" if data else "")
 
 
 def _lowest_truth(annotators: list[AnnotatorTruth]) -> AnnotatorTruth:
@@ -534,7 +611,7 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
         code = ExitCode.WRITEBACK_FAILED if incomplete and not failed else code
         if args.json:
             print(json.dumps(json_summary(outcome, code), indent=2, sort_keys=True))
-        elif not args.quiet:
+        else:  # --quiet silences the progress on stderr, never the verdict
             _summary(outcome, sys.stdout)
         for warning in wb.warnings if wb else []:
             print(f"iaa-gate: warning: {warning}", file=sys.stderr)

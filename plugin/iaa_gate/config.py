@@ -5,6 +5,7 @@ Secrets come only from the environment: any string may contain ``${VAR}``.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from datetime import date, datetime, time, timezone
@@ -69,8 +70,12 @@ def _label(v: Any) -> Any:
 class Threshold(Strict):
     """Below ``fail`` the check fails, below ``warn`` it warns; either may be left out."""
 
-    fail: AgreementValue | None = None
-    warn: AgreementValue | None = None
+    fail: AgreementValue | None = Field(
+        default=None, description="below this value the check fails; null: no fail bar"
+    )
+    warn: AgreementValue | None = Field(
+        default=None, description="below this value the check warns; null: no warn bar"
+    )
     use: Literal["estimate", "lower_bound"] = Field(
         default="estimate",
         description="lower_bound: gate on the lower confidence bound instead of the estimate",
@@ -106,8 +111,12 @@ DropKey = Literal[Coefficient, "category", "annotator"]
 class DropThreshold(Strict):
     """Largest allowed fall since the previous round: above ``fail`` fails, above ``warn`` warns."""
 
-    fail: float | None = Field(default=None, ge=0, le=2)
-    warn: float | None = Field(default=None, ge=0, le=2)
+    fail: float | None = Field(
+        default=None, ge=0, le=2, description="a fall larger than this fails; null: no fail bar"
+    )
+    warn: float | None = Field(
+        default=None, ge=0, le=2, description="a fall larger than this warns; null: no warn bar"
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> DropThreshold:
@@ -116,11 +125,17 @@ class DropThreshold(Strict):
         return self
 
 
+_ON_COEFFICIENT = "a threshold on this coefficient (off unless set; coefficients must list it)"
+
+
 class Thresholds(Strict):
     """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
     α < 0.800 warns."""
 
-    alpha: Threshold = Threshold(fail=0.667, warn=0.8)
+    alpha: Threshold = Field(
+        default=Threshold(fail=0.667, warn=0.8),
+        description="Krippendorff's alpha of the field (the main check)",
+    )
     category: Threshold = Field(
         default=Threshold(),
         description="lowest per-category agreement (by the field's category_method)",
@@ -149,7 +164,11 @@ class Thresholds(Strict):
         le=2,
         description="an annotator whose removal raises alpha by at least this is an outlier",
     )
-    annotator_severity: Severity | Literal["info"] = "warn"
+    annotator_severity: Severity | Literal["info"] = Field(
+        default="warn",
+        description="verdict of an outlier annotator (annotator_gain): fail, warn, or info "
+        "(named in the report, never a check)",
+    )
     on_undefined: Severity | Literal["pass"] = Field(
         default="warn", description="verdict when alpha or a rate is undefined (e.g. one label)"
     )
@@ -166,14 +185,14 @@ class Thresholds(Strict):
     unitizing_alpha: Threshold = Field(
         default=Threshold(), description="span fields: Krippendorff's unitizing alpha (pooled)"
     )
-    percent_agreement: Threshold | None = None
-    cohen_kappa: Threshold | None = None
-    scott_pi: Threshold | None = None
-    fleiss_kappa: Threshold | None = None
-    mean_pairwise_cohen_kappa: Threshold | None = None
-    gwet_ac1: Threshold | None = None
-    gwet_ac2: Threshold | None = None
-    pabak: Threshold | None = None
+    percent_agreement: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    cohen_kappa: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    scott_pi: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    fleiss_kappa: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    mean_pairwise_cohen_kappa: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    gwet_ac1: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    gwet_ac2: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
+    pabak: Threshold | None = Field(default=None, description=_ON_COEFFICIENT)
 
     def for_coefficient(self, name: str) -> Threshold | None:
         """The threshold set on coefficient ``name``, if any (alpha has its own check)."""
@@ -195,8 +214,12 @@ COEFFICIENT_THRESHOLDS = tuple(
 class Bootstrap(Strict):
     """Bootstrap interval for alpha, resampling tasks; ``replicates: 0`` turns it off."""
 
-    replicates: int = Field(default=1000, ge=0, le=100_000)
-    seed: int = 0
+    replicates: int = Field(
+        default=1000, ge=0, le=100_000, description="resamples of the tasks; 0: no interval"
+    )
+    seed: int = Field(
+        default=0, description="random seed: the same seed and data give the same interval"
+    )
 
 
 class Matching(Strict):
@@ -257,8 +280,12 @@ class FieldModels(Strict):
     """One field's alt-test settings and thresholds: each key set here replaces the same key of
     the top-level ``models`` section; the keys left out keep its values."""
 
-    alt_test: AltTestConfig | None = None
-    thresholds: ModelThresholds | None = None
+    alt_test: AltTestConfig | None = Field(
+        default=None, description="replaces the keys it sets of models.alt_test"
+    )
+    thresholds: ModelThresholds | None = Field(
+        default=None, description="replaces the keys it sets of models.thresholds"
+    )
 
 
 class ModelsConfig(Strict):
@@ -271,8 +298,12 @@ class ModelsConfig(Strict):
         "agreement: e.g. [gpt-4o, llama-3.1-70b]; a Prodigy id <dataset>-<name> (a "
         "model-annotate session) matches <name>",
     )
-    alt_test: AltTestConfig = AltTestConfig()
-    thresholds: ModelThresholds = ModelThresholds()
+    alt_test: AltTestConfig = Field(
+        default=AltTestConfig(), description="the alternative annotator test's settings"
+    )
+    thresholds: ModelThresholds = Field(
+        default=ModelThresholds(), description="the gate's bars on each model's alt-test"
+    )
 
     def for_field(self, field: FieldConfig) -> tuple[AltTestConfig, ModelThresholds]:
         """The alt-test settings and thresholds of one field: the keys its ``models`` sets,
@@ -331,7 +362,11 @@ class FieldConfig(Strict):
         default=None, description="the project's label set, in scale order for ordinal"
     )
     min_annotators: int = Field(default=2, ge=2, description="ratings a task needs to count")
-    category_method: Literal["category_agreement", "specific_agreement"] = "category_agreement"
+    category_method: Literal["category_agreement", "specific_agreement"] = Field(
+        default="category_agreement",
+        description="agreement per category: category_agreement (pairs who both chose it over "
+        "pairs where at least one did) or specific_agreement (Uebersax's specific agreement)",
+    )
     coefficients: list[Coefficient] | None = Field(
         default=None,
         description="coefficients to compute and report (alpha is always computed); default: "
@@ -349,12 +384,18 @@ class FieldConfig(Strict):
         description="scale for interpretations; default Krippendorff's for alpha, Landis & Koch "
         "for the kappa family",
     )
-    confidence: float = Field(default=0.95, gt=0.5, lt=1)
-    bootstrap: Bootstrap = Bootstrap()
+    confidence: float = Field(
+        default=0.95, gt=0.5, lt=1, description="level of every confidence interval"
+    )
+    bootstrap: Bootstrap = Field(
+        default=Bootstrap(), description="alpha's bootstrap interval (resampling tasks)"
+    )
     matching: Matching = Field(
         default=Matching(), description="region fields: how regions are matched"
     )
-    thresholds: Thresholds = Thresholds()
+    thresholds: Thresholds = Field(
+        default=Thresholds(), description="the checks of this field and their bars"
+    )
     models: FieldModels | None = Field(
         default=None,
         description="this field's alt-test settings and thresholds (override models.alt_test "
@@ -383,8 +424,15 @@ class FieldConfig(Strict):
 class RoundConfig(Strict):
     """One labeling round: annotations created or updated in [from, to], and/or these tasks."""
 
-    from_: date | datetime | None = Field(default=None, alias="from")
-    to: date | datetime | None = None
+    from_: date | datetime | None = Field(
+        default=None,
+        alias="from",
+        description="first day (2026-11-02) or moment (2026-11-02T09:00:00+01:00) of the "
+        "round; UTC unless a zone is given",
+    )
+    to: date | datetime | None = Field(
+        default=None, description="last day (the whole day counts) or moment of the round"
+    )
     task_ids: list[int | str] | None = Field(
         default=None, description='ids or inclusive ranges like "100-250"'
     )
@@ -444,8 +492,18 @@ Format = Literal["json", "markdown", "html", "junit"]
 
 
 class ReportConfig(Strict):
-    dir: Path = Path("iaa-report")
-    formats: list[Format] = Field(default=["json", "markdown"])
+    """Where the reports go, and in which formats."""
+
+    dir: Path = Field(
+        default=Path("iaa-report"),
+        description="directory the reports are written to (relative to the config file; "
+        "--out overrides it)",
+    )
+    formats: list[Format] = Field(
+        default=["json", "markdown"],
+        description="json (report.json, with disputed-tasks.jsonl and consensus.jsonl), "
+        "markdown (report.md), html (report.html), junit (junit.xml)",
+    )
 
 
 class WriteBackConfig(Strict):
@@ -548,16 +606,39 @@ class ServeConfig(Strict):
 class Config(Strict):
     """The whole config file."""
 
-    version: Literal[1] = 1
-    source: SourceConfig
-    round: RoundConfig = RoundConfig()
-    fields: dict[str, FieldConfig] = Field(min_length=1)
-    report: ReportConfig = ReportConfig()
-    writeback: WriteBackConfig = WriteBackConfig()
-    history: HistoryConfig | None = None
-    ground_truth: GroundTruthConfig | None = None
-    models: ModelsConfig = ModelsConfig()
-    serve: ServeConfig | None = None
+    version: Literal[1] = Field(default=1, description="the config format's version")
+    source: SourceConfig = Field(
+        description="where the round is read from; its type picks one of the source sections"
+    )
+    round: RoundConfig = Field(
+        default=RoundConfig(), description="only the annotations of one labeling round"
+    )
+    fields: dict[str, FieldConfig] = Field(
+        min_length=1,
+        description="the fields to evaluate, by name: a Label Studio control's name, a Prodigy "
+        "view, a table's field value",
+    )
+    report: ReportConfig = Field(
+        default=ReportConfig(), description="where the reports go, and in which formats"
+    )
+    writeback: WriteBackConfig = Field(
+        default=WriteBackConfig(),
+        description="flags on the source's tasks for people to adjudicate (off unless enabled)",
+    )
+    history: HistoryConfig | None = Field(
+        default=None, description="keep each run's report, to compare rounds; null: none kept"
+    )
+    ground_truth: GroundTruthConfig | None = Field(
+        default=None, description="references to score each annotator against"
+    )
+    models: ModelsConfig = Field(
+        default=ModelsConfig(),
+        description="model predictions: the alt-test of each model version against the "
+        "annotators, and its thresholds",
+    )
+    serve: ServeConfig | None = Field(
+        default=None, description="iaa-gate serve: live agreement from webhooks"
+    )
 
     @field_validator("writeback")
     @classmethod
@@ -616,14 +697,113 @@ def parse_config(data: Any, source: str = "config") -> Config:
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
+        schema = json_schema()
         for err in exc.errors():
+            if err["type"] == "extra_forbidden":
+                problems.append(f"{_loc(err['loc'])}: {_unknown_key(schema, err['loc'])}")
+                continue
             msg = err["msg"].removeprefix("Value error, ")
             problems.append(f"{_loc(err['loc'])}: {msg}")
+        problems += _valid_parts_problems(data)
         raise ConfigError(source, problems) from None
     problems += field_problems(config)
     if problems:
         raise ConfigError(source, problems)
     return config
+
+
+def _valid_parts_problems(config: dict[str, Any]) -> list[str]:
+    """:func:`field_problems` of the ``models`` section and of each field that is valid on its
+    own, so that a combination that cannot work is named beside the config's other errors."""
+    out: list[str] = []
+    try:
+        models = ModelsConfig.model_validate(config.get("models", {}))
+        out += _no_interval("models", models.thresholds)
+    except ValidationError:
+        pass  # its own errors are listed already
+    fields = config.get("fields")
+    for name, data in fields.items() if isinstance(fields, dict) else ():
+        try:
+            field = FieldConfig.model_validate(data)
+        except ValidationError:
+            continue  # its own errors are listed already
+        out += _one_field_problems(str(name), field)
+    return out
+
+
+def _model_at(schema: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str, Any] | None:
+    """The schema of the section at ``loc`` (pydantic's error location), or None."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: dict[str, Any]) -> list[dict[str, Any]]:
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            return resolve(defs[ref.rsplit("/", 1)[-1]])
+        parts = node.get("anyOf") or node.get("oneOf")
+        if parts:
+            return [r for p in parts for r in resolve(p)]
+        return [node]
+
+    nodes = resolve(schema)
+    for part in loc:
+        found: list[dict[str, Any]] = []
+        for node in nodes:
+            props = node.get("properties", {})
+            if isinstance(part, str) and part in props:
+                found += resolve(props[part])
+            elif isinstance(part, str) and props.get("type", {}).get("const") == part:
+                found.append(node)  # the tag pydantic adds after a discriminated "source"
+            elif isinstance(part, int) and isinstance(node.get("items"), dict):
+                found += resolve(node["items"])
+            elif isinstance(node.get("additionalProperties"), dict):
+                found += resolve(node["additionalProperties"])
+        nodes = found
+    with_keys = [n for n in nodes if "properties" in n]
+    return with_keys[0] if len(with_keys) == 1 else None
+
+
+def _key_places(schema: dict[str, Any]) -> dict[str, list[str]]:
+    """Every config key → the YAML paths of the sections that have it (``fields.<name>``)."""
+    defs = schema.get("$defs", {})
+    out: dict[str, list[str]] = {}
+    seen: set[str] = set()
+
+    def walk(node: dict[str, Any], path: str) -> None:
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            name = ref.rsplit("/", 1)[-1]
+            if name in seen:
+                return
+            seen.add(name)
+            walk(defs[name], path)
+            seen.discard(name)
+            return
+        for part in node.get("anyOf", []) + node.get("oneOf", []):
+            walk(part, path)
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], f"{path}.<name>")
+        for key, prop in node.get("properties", {}).items():
+            here = f"{path}.{key}" if path else key
+            out.setdefault(key, []).append(path)
+            walk(prop, here)
+
+    walk(schema, "")
+    return out
+
+
+def _unknown_key(schema: dict[str, Any], loc: tuple[int | str, ...]) -> str:
+    """What to say about the unknown key at ``loc``: the known key it is closest to, else the
+    section it belongs in, else the keys this section has."""
+    key = str(loc[-1])
+    model = _model_at(schema, loc[:-1])
+    known = list(model.get("properties", {})) if model else []
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if close:
+        return f"unknown key; did you mean {close[0]!r}?"
+    places = sorted({p for p in _key_places(schema).get(key, []) if p})
+    if places:
+        return f"unknown key here; {key!r} belongs under {' or '.join(places)}"
+    return "unknown key" + (f"; the keys here are {', '.join(known)}" if known else "")
 
 
 NUMERIC_LEVELS = ("interval", "ratio")
@@ -640,53 +820,58 @@ NO_INTERVAL = (
 def field_problems(config: Config) -> list[str]:
     """Combinations pydantic accepts one key at a time but that cannot work together, each as
     ``path: message``."""
-    out: list[str] = _no_interval("models", config.models.thresholds)
-    for name, f in config.fields.items():
-        at = f"fields.{name}"
-        if f.multiple:
-            if f.level not in (None, "nominal"):
-                out.append(
-                    f"{at}.level: {f.level} does not apply to a multi-select field (label sets "
-                    "are compared with distance: masi or jaccard); remove level"
-                )
-            if f.distance not in (None, *SET_DISTANCES):
-                out.append(
-                    f"{at}.distance: {f.distance} does not apply to label sets: use masi or jaccard"
-                )
-        else:
-            if f.distance in SET_DISTANCES:
-                out.append(
-                    f"{at}.distance: {f.distance} compares label sets; set multiple: true if "
-                    "annotators may choose several labels, else remove distance"
-                )
-            if f.empty == "empty_set":
-                out.append(f"{at}.empty: empty_set needs multiple: true (label sets)")
-        if f.level is not None and f.distance is not None:
-            out.append(f"{at}: set level or distance, not both (distance replaces the level)")
-        if f.level in NUMERIC_LEVELS and f.labels is not None:
-            text = [lab for lab in f.labels if not _is_number(lab)]
-            if text:
-                out.append(
-                    f"{at}.level: {f.level} needs numbers, but labels has {text[0]!r}: use "
-                    "nominal, or ordinal with the labels in scale order"
-                )
-        if f.models and f.models.thresholds:
-            out += _no_interval(f"{at}.models", f.models.thresholds)
-        for key in ("alpha", *COEFFICIENT_THRESHOLDS):
-            bar = getattr(f.thresholds, key)
-            if bar is None or bar.use != "lower_bound":
-                continue
-            if key == "alpha" and f.bootstrap.replicates == 0:
-                out.append(
-                    f"{at}.thresholds.alpha.use: lower_bound needs alpha's bootstrap interval, "
-                    f"but {at}.bootstrap.replicates is 0; set replicates (e.g. 1000) or "
-                    "use: estimate"
-                )
-            elif key in NO_INTERVAL:
-                out.append(
-                    f"{at}.thresholds.{key}.use: lower_bound: {key} has no confidence interval; "
-                    "use: estimate"
-                )
+    out = _no_interval("models", config.models.thresholds)
+    return out + [p for name, f in config.fields.items() for p in _one_field_problems(name, f)]
+
+
+def _one_field_problems(name: str, f: FieldConfig) -> list[str]:
+    """:func:`field_problems` of field ``name``."""
+    out: list[str] = []
+    at = f"fields.{name}"
+    if f.multiple:
+        if f.level not in (None, "nominal"):
+            out.append(
+                f"{at}.level: {f.level} does not apply to a multi-select field (label sets "
+                "are compared with distance: masi or jaccard); remove level"
+            )
+        if f.distance not in (None, *SET_DISTANCES):
+            out.append(
+                f"{at}.distance: {f.distance} does not apply to label sets: use masi or jaccard"
+            )
+    else:
+        if f.distance in SET_DISTANCES:
+            out.append(
+                f"{at}.distance: {f.distance} compares label sets; set multiple: true if "
+                "annotators may choose several labels, else remove distance"
+            )
+        if f.empty == "empty_set":
+            out.append(f"{at}.empty: empty_set needs multiple: true (label sets)")
+    if f.level is not None and f.distance is not None:
+        out.append(f"{at}: set level or distance, not both (distance replaces the level)")
+    if f.level in NUMERIC_LEVELS and f.labels is not None:
+        text = [lab for lab in f.labels if not _is_number(lab)]
+        if text:
+            out.append(
+                f"{at}.level: {f.level} needs numbers, but labels has {text[0]!r}: use "
+                "nominal, or ordinal with the labels in scale order"
+            )
+    if f.models and f.models.thresholds:
+        out += _no_interval(f"{at}.models", f.models.thresholds)
+    for key in ("alpha", *COEFFICIENT_THRESHOLDS):
+        bar = getattr(f.thresholds, key)
+        if bar is None or bar.use != "lower_bound":
+            continue
+        if key == "alpha" and f.bootstrap.replicates == 0:
+            out.append(
+                f"{at}.thresholds.alpha.use: lower_bound needs alpha's bootstrap interval, "
+                f"but {at}.bootstrap.replicates is 0; set replicates (e.g. 1000) or "
+                "use: estimate"
+            )
+        elif key in NO_INTERVAL:
+            out.append(
+                f"{at}.thresholds.{key}.use: lower_bound: {key} has no confidence interval; "
+                "use: estimate"
+            )
     return out
 
 

@@ -230,4 +230,5 @@ def test_two_runs_at_once_end_with_the_flags_of_one_run(
     stamps = {t["meta"]["iaa"]["run"] for t in state(label_studio, project.id).values()}
     assert len(stamps) <= 2
     views = label_studio.api("GET", f"/api/dm/views/?project={project.id}")
-    assert [v["data"]["title"] for v in views] == ["IAA: disputed"]
+    # one tab each, the Default one too (a project with none gets it first)
+    assert [v["data"]["title"] for v in views] == ["Default", "IAA: disputed"]

@@ -97,8 +97,9 @@ def test_write_back_flags_view_idempotence_and_clean_up(
     http_log.clear()
     assert run_cli("run", "-c", str(cfg), "--dry-run") in (0, 1)
     printed = capsys.readouterr().out
-    assert f"would write task {ids[0]}: no entry → disputed" in printed
-    assert f"would write task {ids[13]}: disputed → entry removed" in printed
+    assert f"  task {ids[0]}: would be flagged disputed (no entry yet); its data columns" in printed
+    assert f"  task {ids[13]}: its disputed entry would be removed" in printed
+    assert f"{N} tasks of Label Studio project {pid} would change" in printed
     summary = report(out)["writeback"]
     assert summary["dry_run"] and summary["planned"] == N and summary["done"] == 0
     assert summary["view"] == "would create"

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+SKIP_INVALID = (
+    "count and skip the tasks (or lines) that cannot be read, each listed in the report, "
+    "instead of stopping the run (also --skip-invalid)"
+)
 
 
 class Strict(BaseModel):
@@ -22,8 +27,12 @@ class SourceSettings(Strict):
     """What every ``source:`` section has besides its own keys. ``type`` names the adapter."""
 
     type: str
-    skip_invalid: bool = False
-    include_ground_truth: bool = True
+    skip_invalid: bool = Field(default=False, description=SKIP_INVALID)
+    include_ground_truth: bool = Field(
+        default=True,
+        description="false: ground-truth answers (ground_truth) are only the reference, not "
+        "ratings",
+    )
 
     def files(self) -> dict[str, Path]:
         """The input files this source reads, by config key (``path``, ``label_config``…);

@@ -24,6 +24,17 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
     """Every configured field's result; raises :class:`InputError` for fields not in the data or
     not supported, listing them all."""
     kinds = dataset.field_kinds()
+    stats = dataset.stats
+    if not kinds and stats.invalid:  # --skip-invalid left nothing: say why, not "no field"
+        raise InputError(
+            dataset.source,
+            [
+                "nothing is left to score: --skip-invalid skipped every task with answers "
+                f"({stats.invalid_skipped} skipped); the first reason: {stats.invalid[0]}"
+            ],
+            hint="correct what the first reason names, or run without --skip-invalid to see "
+            "every problem",
+        )
     problems = []
     for name in config.fields:
         if name not in kinds:

@@ -107,7 +107,7 @@ class FlagWriter:
         when = now()
         for t in written:
             if t not in left:
-                self.counters.lags.observe(max(0.0, when - dirty[t]))
+                self.counters.lags.observe(when, dirty[t])
         self._counted(state, summary.done or 0, summary.warnings, left)
         self.counters.deferred = len(deferred)
         self.deferred = deferred
@@ -130,7 +130,7 @@ class FlagWriter:
         state.clean(settled)
         when = now()
         for t in settled:
-            self.counters.lags.observe(max(0.0, when - dirty[t]))
+            self.counters.lags.observe(when, dirty[t])
         if self.sink.config.consensus:
             self._consensus(state, outcome)
         self.counters.deferred = len(self.pending)
@@ -165,7 +165,7 @@ class FlagWriter:
                 self.reported.pop(t, None)
                 since = self.pending.pop(t)
                 if since is not None:
-                    self.counters.lags.observe(max(0.0, when - since))
+                    self.counters.lags.observe(when, since)
         self._counted(state, summary.get("done", 0), summary.get("warnings", []), left)
         self.counters.to_write = len(self.pending) + self._tab_busy()
         self.counters.deferred = 0 if left else len(self.pending)

@@ -23,8 +23,15 @@ class Lags:
     total: float = 0.0
     count: int = 0
     recent: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT))
+    pulls: set[float] = field(default_factory=set)
+    """When each pull of the project began: a task a pull changed waited for no webhook."""
 
-    def observe(self, lag: float) -> None:
+    def observe(self, when: float, since: float) -> None:
+        """A task changed at ``since`` had its flag settled at ``when``: the lag, unless a pull
+        (on start, or reconciling) changed it, which is no webhook's lag."""
+        if since in self.pulls:
+            return
+        lag = max(0.0, when - since)
         self.recent.append(lag)
         for i, bound in enumerate(LAG_BUCKETS):
             if lag <= bound:

@@ -38,7 +38,7 @@ class Reader:
     def read(self, state: State, ids: list[int] | None = None) -> Dataset:
         """The state (or the tasks ``ids`` of it) read by the batch rules."""
         docs = [msgspec.Raw(d) for d in state.task_documents(ids)]
-        dataset = parse_tasks(docs, self.where, skip_invalid=self.skip_invalid)
+        dataset = parse_tasks(docs, self.where, skip_invalid=self.skip_invalid, live=True)
         dataset.annotator_names = {**self.names, **dataset.annotator_names}
         if self.controls:
             declare(dataset, self.controls)

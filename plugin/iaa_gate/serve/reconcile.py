@@ -73,6 +73,7 @@ class Reconciler:
     def apply(self, state: State, pulled: Pull, counters: Counters) -> None:
         """Bring ``state`` to ``pulled`` (as a snapshot) and count it in ``counters``."""
         started, tasks = pulled
+        counters.lags.pulls.add(started)
         changed = state.snapshot(tasks, started)
         counters.reconciles += 1
         state.put("reconciled_at", str(started))

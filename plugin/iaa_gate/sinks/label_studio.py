@@ -48,6 +48,9 @@ MAX_CONSECUTIVE_ERRORS = 3
 after which the remaining writes are given up."""
 WORKERS = 4
 """PATCHes in flight at once: each waits mostly on the network and the server."""
+DEFAULT_VIEW = "Default"
+"""The tab the Label Studio UI creates in a project that has none, and iaa-gate creates there
+before its own."""
 NO_TASK = {"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": 0}
 
 
@@ -465,7 +468,8 @@ class LabelStudioFlags:
         out: dict[str, Any] = {"view_title": title, "view_id": None}
         doing = f"saving the Data Manager tab {title!r}"
         try:
-            mine = self._views(title)
+            views = self._all_views()
+            mine = self._views(title, views)
             if mine:
                 view = mine[0]
                 out["view_id"] = view["id"]
@@ -480,25 +484,41 @@ class LabelStudioFlags:
                 return {**out, "view": "updated"}
             if dry_run:
                 return {**out, "view": "would create"}
-            body = {"project": pid, "data": {"title": title, **want}}
-            created = api.request("POST", "api/dm/views/", doing, body=body)
-            first, *copies = self._views(title) or [created]
-            for copy in copies:  # another run created the tab at the same time
-                api.request("DELETE", f"api/dm/views/{copy['id']}/", doing, absent=(404,))
+            if not views:  # never opened in the UI: ours alone would hide every other task
+                self._create_once({"title": DEFAULT_VIEW}, f"adding the {DEFAULT_VIEW!r} tab")
+            first = self._create_once({"title": title, **want}, doing)
             return {**out, "view_id": first["id"], "view": "created"}
         except LabelStudioError as exc:
             warnings.append(exc.message)
             return {**out, "view": "failed", "view_error": exc.message}
 
-    def _views(self, title: str | None) -> list[dict[str, Any]]:
-        """This project's tabs titled ``title``, oldest first."""
+    def _create_once(self, data: dict[str, Any], doing: str) -> dict[str, Any]:
+        """Create the tab ``data`` describes; the oldest of that title, once the copies that
+        another run created at the same time are deleted."""
+        api = self.source.api
+        body = {"project": self.source.project_id, "data": data}
+        created = api.request("POST", "api/dm/views/", doing, body=body)
+        first, *copies = self._views(data["title"]) or [created]
+        for copy in copies:
+            api.request("DELETE", f"api/dm/views/{copy['id']}/", doing, absent=(404,))
+        return dict(first)
+
+    def _all_views(self) -> list[dict[str, Any]]:
+        """This project's Data Manager tabs."""
         views = self.source.api.request(
             "GET",
             "api/dm/views/",
             "listing the Data Manager tabs",
             params={"project": self.source.project_id},
         )
-        mine = [v for v in views or [] if _dict(v.get("data")).get("title") == title]
+        return [v for v in views or [] if isinstance(v, dict)]
+
+    def _views(
+        self, title: str | None, views: list[dict[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        """This project's tabs (of ``views``, if given) titled ``title``, oldest first."""
+        views = self._all_views() if views is None else views
+        mine = [v for v in views if _dict(v.get("data")).get("title") == title]
         return sorted(mine, key=lambda v: int(v["id"]))
 
 

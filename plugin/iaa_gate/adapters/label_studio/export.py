@@ -38,6 +38,7 @@ from .rules import (
     model_version,
     needs_label,
     plain_id,
+    region_id,
     region_labels,
 )
 from .typed import Unusual, read_task
@@ -212,9 +213,13 @@ def parse_tasks(
     skip_invalid: bool = False,
     include_ground_truth: bool = True,
     workers: int = 1,
+    live: bool = False,
 ) -> Dataset:
     """Annotations of Label Studio ``tasks`` (export or API shape: dicts, or ``msgspec.Raw``
     elements of an export, read by the typed fast path where it can), latest per annotator.
+
+    ``live``: the tasks were pulled from a project (the hint of an error then says to correct
+    them in Label Studio, not to fix an export).
 
     ``workers``: 2 lets a list of :data:`PARALLEL_MIN` tasks or more be read by two processes
     (a forked child reads the second half; Linux with 2+ CPUs). The default, 1, never forks: a
@@ -232,10 +237,11 @@ def parse_tasks(
     else:
         part = _read(_Part(), tasks, 0, None, *how)
     if part.problems:
+        where = "correct these annotations in Label Studio" if live else "fix the export"
         raise InputError(
             source,
             part.problems,
-            hint="fix the export, or pass --skip-invalid (source.skip_invalid: true) to skip "
+            hint=f"{where}, or pass --skip-invalid (source.skip_invalid: true) to skip "
             "and count malformed tasks",
         )
     stats = part.stats
@@ -460,6 +466,7 @@ def _annotation(
     for item in result:
         if not isinstance(item, dict):
             raise TaskError(where, "a result item is not an object")
+    result = _with_region_ids(result, ann.get("id"))
     tool_labels = _tool_labels(result, where)
     regions = _regions(result, where, tool_labels)
     fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
@@ -510,6 +517,12 @@ def _annotation(
                 values += [(i, fv.value) for i, rid in enumerate(rs.ids) if rid == item["id"]]
             continue
         if kind in SCALAR_KINDS and any(k in value for k in _GEOMETRY_KEYS):
+            if item.get("id") is None:
+                raise TaskError(
+                    where.at(name),
+                    f"a per-region {kind} result has no region 'id', so the region it "
+                    "describes cannot be told; give it the 'id' of its region",
+                )
             raise TaskError(
                 where.at(name),
                 f"a per-region {kind} result (region id {item.get('id')!r}) whose region does "
@@ -560,6 +573,23 @@ def _messages(result: list[dict[str, Any]]) -> dict[Any, str]:
 
 
 _GEOMETRY_KEYS = ("start", "end", "x", "y", "points", "globalOffsets")
+_SPAN_KEYS = ("start", "end", "globalOffsets")
+
+
+def _with_region_ids(result: list[Any], annotation_id: Any) -> list[Any]:
+    """``result`` with an id (:func:`.rules.region_id`) on each region drawn without one. A
+    ``labels`` result without span bounds is not a region but the labels of one drawn with
+    another tool, found by its id: it gets none."""
+    if all(item.get("id") is not None for item in result):
+        return result  # the common case: an export from the UI
+    out = []
+    for index, item in enumerate(result):
+        kind, value = str(item.get("type")).lower(), item.get("value")
+        span = isinstance(value, dict) and any(k in value for k in _SPAN_KEYS)
+        if item.get("id") is None and kind in REGION_SHAPES and (kind != "labels" or span):
+            item = {**item, "id": region_id(annotation_id, index)}
+        out.append(item)
+    return out
 
 
 def _tool_labels(result: list[dict[str, Any]], where: Where) -> dict[int, str]:
@@ -576,9 +606,15 @@ def _tool_labels(result: list[dict[str, Any]], where: Where) -> dict[int, str]:
         value = item.get("value")
         if item.get("type") != "labels" or not isinstance(value, dict):
             continue
-        if any(k in value for k in ("start", "end", "globalOffsets")):
+        if any(k in value for k in _SPAN_KEYS):
             continue  # a span
         tool = tools.get(item.get("id"))
+        if tool is None and item.get("id") is None:
+            raise TaskError(
+                where.at(item.get("from_name")),
+                "labels without span bounds and without an 'id': the region they label cannot "
+                "be told; give them the 'id' of their region",
+            )
         if tool is None:
             here = where.at(item.get("from_name"), f"region {item.get('id')!r}")
             raise TaskError(here, "labels without span bounds and with no region of the same id")
@@ -694,7 +730,7 @@ def _region_problem(where: Where, kind: str, item: dict[str, Any]) -> TaskError:
     here = where.at(name, f"region {rid!r}")
     if not isinstance(item.get("value"), dict):
         return TaskError(here, "'value' must be an object")
-    return TaskError(here, "the region has no 'id'")
+    return TaskError(here, f"the region's 'id' must be a string or a whole number, got {rid!r}")
 
 
 def _number(value: dict[str, Any], key: str, here: Where) -> float:
@@ -785,6 +821,13 @@ def _relation(
 ) -> None:
     """Attach a relation to the region field of its endpoints (both must exist)."""
     ends = [item.get("from_id"), item.get("to_id")]
+    if None in ends:
+        key = "from_id" if ends[0] is None else "to_id"
+        raise TaskError(
+            where,
+            f"a relation has no {key!r}, so the region it links cannot be told; regions "
+            "that relations link need their 'id'",
+        )
     missing = [str(e) for e in ends if e not in owner]
     if missing:
         raise TaskError(

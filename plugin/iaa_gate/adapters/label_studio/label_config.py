@@ -333,11 +333,22 @@ def _yaml(value: Any) -> str:
     return text.removesuffix("\n").removesuffix("\n...").strip()
 
 
-def starting_config(controls: list[Control], source: dict[str, Any], *, origin: str) -> str:
+def starting_config(
+    controls: list[Control],
+    source: dict[str, Any],
+    *,
+    origin: str,
+    thresholds: dict[str, Any] | None = None,
+    html: bool = True,
+) -> str:
     """A commented starting YAML config for ``controls`` reading ``source``.
 
     Controls evaluated by default become ``fields``; text areas are listed commented out (or
     used when nothing else can be evaluated); region controls are named in a comment.
+    ``thresholds``: the default thresholds every field is gated by (``alpha``'s ``fail`` and
+    ``warn``, ``disputed_below``), written as a comment so the user sees what applies.
+    ``html``: the HTML report is among the formats (False: its extra is not installed, and a
+    comment says how to add it).
     """
     evaluated = [c for c in controls if c.evaluated]
     texts = [c for c in controls if c.kind in LISTED and c.reason is None and not c.evaluated]
@@ -360,6 +371,16 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
     lines += [f"  {k}: {_yaml(v) if k != 'api_key' else v}" for k, v in source.items()]
     if source.get("type") == "label-studio":
         lines.append("  # view: 12    # optional: only the tasks of this Data Manager tab (its id)")
+    if thresholds:
+        alpha = thresholds["alpha"]
+        lines += [
+            "# Every field is gated by these thresholds unless it sets its own:",
+            f"#   thresholds: {_yaml(thresholds)}",
+            f"# alpha below {alpha['fail']:g} fails the run (exit 1), below {alpha['warn']:g} "
+            "warns (exit 0 unless",
+            "# --fail-on-warn); a task whose agreement score is below "
+            f"{thresholds['disputed_below']:g} is disputed (listed for review).",
+        ]
     lines.append("fields:")
     shown = evaluated or texts
     entries = fields_config(shown) if evaluated else {c.name: {} for c in texts}
@@ -378,13 +399,19 @@ def starting_config(controls: list[Control], source: dict[str, Any], *, origin: 
     if skipped:
         lines.append("# not evaluated:")
         lines += [f"#   {c.name} ({c.note.split('>')[0]}>): {c.reason}" for c in skipped]
-    lines += ["report:", "  dir: iaa-report", "  formats: [json, markdown]"]
+    lines += ["report:", "  dir: iaa-report"]
+    if html:
+        lines.append("  formats: [json, markdown, html]")
+    else:
+        lines.append('  formats: [json, markdown]  # and html, after pip install "iaa-gate[html]"')
     if source.get("type") == "label-studio":
         lines += [
             "writeback:                 # flags on the project's tasks",
             "  enabled: false           # true, then `iaa-gate run --dry-run` shows the plan",
             "  meta_key: iaa            # task meta entry: status, scores, labels in conflict",
-            "  data_flags: false        # true: iaa_disputed/_score/_priority as columns",
+            "  data_flags: true         # adds iaa_disputed, iaa_score and iaa_priority to each",
+            "                           # task's data: sortable Data Manager columns (the UI",
+            "                           # shows no meta); the rest of the data is kept",
             '  view: "IAA: disputed"    # a Data Manager tab showing the disputed tasks',
         ]
     return "\n".join(lines) + "\n"

@@ -217,6 +217,7 @@ class LabelStudioProject:
             f"{self.url} project {pid}" + (f" view {self.view}" if self.view else ""),
             skip_invalid=self.skip_invalid,
             include_ground_truth=self.include_ground_truth,
+            live=True,
         )
         dataset.annotator_names = {**names, **dataset.annotator_names}
         if self.label_config:

@@ -82,6 +82,14 @@ def region_labels(kind: str, value: dict[str, Any]) -> Any:
     return None
 
 
+def region_id(annotation_id: Any, index: int) -> str:
+    """The id a region result without one is read under: its annotation's id and its index in
+    the result list, ``"<annotation>:<index>"``. Scripts and SDK imports write spans without
+    ids, which Label Studio accepts; nothing can refer to such a region, so a stable id of its
+    own loses nothing."""
+    return f"{annotation_id}:{index}"
+
+
 def needs_label(kind: str) -> bool:
     """Whether a region of this control type must carry a label (``…labels`` controls)."""
     return kind.endswith("labels")

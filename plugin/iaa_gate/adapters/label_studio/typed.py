@@ -18,7 +18,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
-from .rules import MAX_NUMBER, References, TaskError, annotator_id, plain_id
+from .rules import MAX_NUMBER, References, TaskError, annotator_id, plain_id, region_id
 
 
 class Unusual(Exception):
@@ -131,7 +131,9 @@ def read_task(
                     if text is not None:
                         found[name] = text
         predictions = [
-            (p.id, p.model_version, _prediction(p.result)) if isinstance(p, _Prediction) else p
+            (p.id, p.model_version, _prediction(p.result, p.id))
+            if isinstance(p, _Prediction)
+            else p
             for p in task.predictions or ()
         ]
     except Unusual:
@@ -200,7 +202,7 @@ def _append(
                 col.add(row, v, None)
             continue
         else:
-            fields = _fields(result, spans)
+            fields = _fields(result, spans, ann.id)
             empty += sum(fv.value == () for fv in fields.values())
         if truth and not include_ground_truth:
             excluded += 1
@@ -242,20 +244,22 @@ def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | floa
     return None if n is None else float(n)
 
 
-def _prediction(result: list[_Result] | None) -> dict[str, FieldValue]:
+def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, FieldValue]:
     """A prediction's fields, as :func:`_fields` reads them (one scalar result, the common
     case, without building its region tables)."""
     if result and len(result) == 1 and result[0].type in SCALARS:
         v = _scalar(result[0])
         return {} if v is None else {result[0].from_name: FieldValue(result[0].type, v)}
-    return _fields(result or [], set())
+    return _fields(result or [], set(), prediction_id)
 
 
-def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
+def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[str, FieldValue]:
+    """The fields of one annotation's (or prediction's) ``result``; a region without an id is
+    read under :func:`.rules.region_id`."""
     regions: dict[str, tuple[str, RegionSet]] = {}
     scalars: list[_Result] = []
     relations: list[_Result] = []
-    for item in result:
+    for index, item in enumerate(result):
         kind, name, value = item.type, item.from_name, item.value
         if kind == "relation":
             relations.append(item)
@@ -268,7 +272,9 @@ def _fields(result: list[_Result], spans: set[str]) -> dict[str, FieldValue]:
         if kind != "labels" and kind != "rectanglelabels":
             raise Unusual
         rid = item.id
-        if type(rid) is not str and type(rid) is not int:
+        if rid is None:
+            rid = region_id(annotation_id, index)
+        elif type(rid) is not str and type(rid) is not int:
             raise Unusual
         known = regions.get(name)
         if known is None:

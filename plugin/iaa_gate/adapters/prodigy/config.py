@@ -7,15 +7,18 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...core.settings import SourceSettings
+from ...core.settings import SKIP_INVALID, SourceSettings
 
 
 class ProdigySource(SourceSettings):
     """A ``prodigy db-out DATASET`` JSONL file."""
 
-    type: Literal["prodigy"]
-    path: Path
-    skip_invalid: bool = False
+    type: Literal["prodigy"] = Field(description="a Prodigy dataset")
+    path: Path = Field(
+        description="the file of `prodigy db-out DATASET > round.jsonl`; relative to the "
+        "config file"
+    )
+    skip_invalid: bool = Field(default=False, description=SKIP_INVALID)
     include_ground_truth: bool = Field(
         default=True, description="false: the gold annotator's answers are not ratings"
     )

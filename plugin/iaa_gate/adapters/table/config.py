@@ -15,10 +15,10 @@ TableKind = Literal["choices", "rating", "number", "textarea", "spans"]
 class TableColumns(Strict):
     """The column names of the table, when they are not the default ones."""
 
-    task: str = "task"
-    annotator: str = "annotator"
-    field: str = "field"
-    value: str = "value"
+    task: str = Field(default="task", description="the task's id")
+    annotator: str = Field(default="annotator", description="who answered")
+    field: str = Field(default="field", description="the field (question) answered")
+    value: str = Field(default="value", description="the answer: a label, a number or a text")
     updated_at: str = Field(
         default="updated_at", description="when the answer was given (ISO 8601); optional"
     )
@@ -32,14 +32,18 @@ class TableSource(SourceSettings):
     ``updated_at``; for spans ``start``, ``end``, ``label`` with one row per span). Needs
     ``iaa-gate[table]`` (pyarrow)."""
 
-    type: Literal["table"]
-    path: Path
+    type: Literal["table"] = Field(description="a table in long format")
+    path: Path = Field(
+        description="the CSV, TSV, Parquet or JSON Lines file; relative to the config file"
+    )
     format: Literal["csv", "tsv", "parquet", "jsonl"] | None = Field(
         default=None, description="csv, tsv, parquet or jsonl; null: from the file's suffix"
     )
-    columns: TableColumns = TableColumns()
+    columns: TableColumns = Field(
+        default=TableColumns(), description="the column names, when they are not the default"
+    )
     kinds: dict[str, TableKind] = Field(
-        default_factory=dict,
+        default={},
         description="field → kind (choices, rating, number, textarea, spans); a field not "
         "named here holds labels (choices)",
     )

@@ -284,17 +284,22 @@ def consensus_text(writeback: Writeback | None) -> str | None:
     c = writeback.consensus if writeback else None
     if not c:
         return None
-    counts = (
-        ("planned", c.planned),
-        ("created", c.created),
-        ("replaced", c.replaced),
-        ("deleted", c.deleted),
-        ("unchanged", c.unchanged),
-        ("ties", c.ties),
-        ("failed", c.failed),
-    )
-    head = "would change" if c.dry_run else "consensus predictions"
-    return f"{head} ({c.model_version}): " + ", ".join(f"{k} {n}" for k, n in counts)
+    head = f"consensus predictions ({c.model_version}): "
+    if c.dry_run:
+        text = head + f"{c.planned} would change (dry run)"
+    else:
+        done = (
+            ("created", c.created),
+            ("replaced", c.replaced),
+            ("deleted", c.deleted),
+            ("unchanged", c.unchanged),
+        )
+        text = head + ", ".join(f"{n} {k}" for k, n in done)
+    if c.ties:
+        text += f"; {c.ties} disputed answer(s) tie, so nothing is proposed for them"
+    if c.failed:
+        text += f"; {c.failed} failed (a re-run writes them)"
+    return text
 
 
 def categories_text(used: CategoriesUsed) -> str:
