@@ -46,6 +46,7 @@ failed_tasks
 skipped_tasks
 view_title
 view_error
+more_tasks
 
 # results a user reads: metrics' result fields, InputError.structured
 pairable_units

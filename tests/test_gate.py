@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +86,40 @@ def test_outlier_severity_fail_and_disputed_share(dataset: Any) -> None:
     assert c["annotators"].verdict.value == "fail" and "5 (+0.154)" in c["annotators"].message
     assert c["disputed_share"].verdict.value == "fail"
     assert out.verdict.value == "fail" and out.document["verdict"] == "fail"
+
+
+def test_interval_width_is_a_check_with_more_tasks(dataset: Any) -> None:
+    """``thresholds.interval_width``: a wider interval warns and says about how many more tasks
+    (1/√n) would narrow it; every report gives the width beside alpha."""
+    out = evaluate(config(thresholds={"interval_width": {"warn": 0.05}}), dataset)
+    c = checks(out)["interval_width"]
+    alpha = out.results["sentiment"].coefficients["alpha"]
+    assert alpha.lower is not None and alpha.upper is not None
+    width, n = alpha.upper - alpha.lower, out.results["sentiment"].n_pairable
+    more = math.ceil(n * (width / 0.05) ** 2) - n
+    assert c.verdict.value == "warn" and c.value == pytest.approx(width)
+    assert f"about {more:,} more tasks" in c.message
+    doc = out.document["fields"]["sentiment"]["interval_width"]
+    assert doc == {
+        "width": pytest.approx(width),
+        "undefined_reason": None,
+        "confidence": 0.95,
+        "n_tasks": n,
+        "goal": 0.05,
+        "more_tasks": more,
+    }
+    wide = evaluate(config(thresholds={"interval_width": {"warn": 0.05, "fail": 0.08}}), dataset)
+    assert checks(wide)["interval_width"].verdict.value == "fail"
+    fine = evaluate(config(thresholds={"interval_width": {"warn": 0.5}}), dataset)
+    assert checks(fine)["interval_width"].verdict.value == "pass"
+    assert fine.document["fields"]["sentiment"]["interval_width"]["more_tasks"] is None
+    plain = evaluate(config(), dataset)  # no goal: no check, the width still beside alpha
+    assert "interval_width" not in checks(plain)
+    assert plain.document["fields"]["sentiment"]["interval_width"]["width"] == pytest.approx(width)
+
+
+def test_interval_width_needs_the_bootstrap(dataset: Any) -> None:
+    with pytest.raises(ConfigError, match="interval_width needs alpha's bootstrap interval"):
+        config(thresholds={"interval_width": {"warn": 0.1}}, bootstrap={"replicates": 0})
+    with pytest.raises(ConfigError, match="warn must be at most fail"):
+        config(thresholds={"interval_width": {"warn": 0.2, "fail": 0.1}})

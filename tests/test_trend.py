@@ -145,6 +145,8 @@ def test_json_summary_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[st
     names = ("report.json", "disputed-tasks.jsonl", "consensus.jsonl", "report.md")
     assert summary["reports"] == [str(tmp_path / "out" / n) for n in names]
     assert s["ground_truth_lowest"]["name"] == "5" and s["ground_truth_lowest"]["agreement"] == 0.5
+    width = s["interval_width"]  # no bootstrap here: no interval, and the reason
+    assert width["width"] is None and width["undefined_reason"] and width["goal"] is None
     # a run that cannot be done still answers in JSON on stdout (and exits 2)
     assert main(["run", "-c", str(cfg), "--compare", str(tmp_path / "nope.json"), "--json"]) == 2
     error = json.loads(capsys.readouterr().out)

@@ -1,4 +1,4 @@
-"""Command line: ``iaa-gate run``, ``validate-config``, ``schema`` and ``init``."""
+"""Command line: ``iaa-gate run``, ``validate-config``, ``schema``, ``init`` and ``plan``."""
 
 from __future__ import annotations
 
@@ -148,7 +148,218 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--out", "-o", default="iaa-gate.yaml", help="where to write ('-': stdout)")
     init.add_argument("--force", action="store_true", help="overwrite an existing file")
     init.add_argument("--debug", action="store_true", help="show tracebacks")
+    _plan_parser(sub)
     return p
+
+
+PLAN_HELP = """\
+How many tasks to double-annotate, before a round or from a pilot. Give one of:
+
+  --alpha-min A [--significance P] --categories K | --smallest-share S [--coders C]
+      Krippendorff's minimum number of values (Krippendorff 2019, Content Analysis, 4th ed.,
+      from Bloch & Kraemer 1989, eq. 3.7):
+        N = C z² ((1 + A)(3 − A) / (4 (1 − A) S (1 − S)) − A)
+      z the one-tailed normal quantile at 1 − P, S the share of the least likely value
+      (1/K when all are equally likely). Two coders, 4 values, A .800, P .05: 139.
+  --kappa K --kappa-lower L [--kappa-upper U] --prevalence Q [--raters R]
+      a binary field's kappa interval (R's kappaSize CIBinary: Donner & Rotondi 2010).
+  --kappa K --kappa-null K0 [--power 0.8] --prevalence Q [--raters R]
+      a power goal (kappaSize PowerBinary: Donner & Eliasziw 1992; with two raters also
+      irr's N.cohen.kappa: Cantor 1996, one-sided).
+  --width W --alpha A --categories K [--annotators M] [--level L]
+      the tasks whose 95% alpha interval is at most W wide, by seeded simulation.
+  --config round.yaml --width W
+      the same per field, from the round so far (its values, alpha, annotators per task).
+
+--prodigy [--total N] adds Prodigy's annotations_per_task setting. docs/planning.md explains
+each method."""
+
+
+def _plan_parser(sub: Any) -> None:
+    plan = sub.add_parser(
+        "plan",
+        help="how many tasks to double-annotate (before a round, or from a pilot)",
+        description=PLAN_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    plan.add_argument("--config", "-c", type=Path, help="a round's config: plan from its data")
+    plan.add_argument("--alpha-min", type=float, help="the smallest acceptable alpha")
+    plan.add_argument("--significance", type=float, default=0.05, help="default 0.05")
+    plan.add_argument("--categories", type=int, help="how many values the field has")
+    plan.add_argument(
+        "--smallest-share", type=float, help="share of the least likely value (default 1/K)"
+    )
+    plan.add_argument("--coders", type=int, default=2, help="coders per task (default 2)")
+    plan.add_argument("--kappa", type=float, help="the anticipated kappa (binary field)")
+    plan.add_argument("--kappa-lower", type=float, help="the lower interval limit to expect")
+    plan.add_argument("--kappa-upper", type=float, help="the upper limit (two-sided interval)")
+    plan.add_argument("--kappa-null", type=float, help="the kappa to tell it from (power goal)")
+    plan.add_argument("--power", type=float, default=0.8, help="default 0.8")
+    plan.add_argument("--prevalence", type=float, help="the share of yes answers")
+    plan.add_argument("--raters", type=int, default=2, help="raters per task (default 2)")
+    plan.add_argument("--width", type=float, help="the widest 95%% alpha interval wanted")
+    plan.add_argument("--alpha", type=float, help="the alpha to expect")
+    plan.add_argument("--annotators", type=int, default=2, help="annotators per task (default 2)")
+    plan.add_argument(
+        "--level",
+        default="nominal",
+        choices=["nominal", "ordinal", "interval", "ratio"],
+        help="level of measurement of the values 1…K (default nominal)",
+    )
+    plan.add_argument(
+        "--assurance", type=float, default=0.9, help="share of rounds that must meet --width"
+    )
+    plan.add_argument("--rounds", type=int, default=2000, help="simulated rounds (default 2000)")
+    plan.add_argument("--seed", type=int, default=0, help="the simulation's seed (default 0)")
+    plan.add_argument("--prodigy", action="store_true", help="print Prodigy's setting too")
+    plan.add_argument("--total", type=int, help="examples in the whole Prodigy stream")
+    plan.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _plan(args: argparse.Namespace) -> list[str]:
+    """``iaa-gate plan``: the lines to print, by the method the arguments ask for."""
+    from . import metrics
+
+    try:
+        if args.config is not None:
+            if args.width is None:
+                raise UsageError("plan --config needs --width (the widest 95% interval wanted)")
+            return _plan_round(args)
+        if args.alpha_min is not None:
+            share = _smallest_share(args)
+            n = metrics.krippendorff_sample_size(
+                args.alpha_min, share, significance=args.significance, coders=args.coders
+            )
+            tasks = math.ceil(n / args.coders)  # each value is one coder's answer to a task
+            return [
+                f"{n:,} values ({tasks:,} tasks with {args.coders} coders each): Krippendorff's "
+                f"minimum for alpha ≥ {args.alpha_min:.3f} at p = {args.significance:g} "
+                f"(one-tailed), least likely value's share {share:.3f} (Krippendorff 2019, "
+                "from Bloch & Kraemer 1989, eq. 3.7)",
+                *_prodigy(args, tasks, args.coders),
+            ]
+        if args.kappa is not None:
+            return _plan_kappa(args)
+        if args.width is not None:
+            return _plan_width(args)
+    except ValueError as exc:  # an argument out of its range, said by the formula
+        raise UsageError(f"plan: {exc}") from None
+    raise UsageError(
+        "plan needs --alpha-min, --kappa, --width with --alpha, or --config with --width",
+        hint="iaa-gate plan --help lists each method",
+    )
+
+
+def _smallest_share(args: argparse.Namespace) -> float:
+    if args.smallest_share is not None:
+        return float(args.smallest_share)
+    if args.categories is None or args.categories < 2:
+        raise UsageError("plan needs --categories K (at least 2) or --smallest-share S")
+    return 1.0 / int(args.categories)
+
+
+def _plan_kappa(args: argparse.Namespace) -> list[str]:
+    from . import metrics
+
+    if args.prevalence is None:
+        raise UsageError("plan --kappa needs --prevalence (the share of yes answers)")
+    q, r, p = args.prevalence, args.raters, args.significance
+    if args.kappa_lower is not None:
+        n = metrics.kappa_ci_sample_size(
+            args.kappa, args.kappa_lower, args.kappa_upper, prevalence=q, raters=r, significance=p
+        )
+        upper = "" if args.kappa_upper is None else f" and at most {args.kappa_upper:g}"
+        sided = "one-sided" if args.kappa_upper is None else "two-sided"
+        return [
+            f"{n:,} tasks: kappa {args.kappa:g} with its {sided} {1 - p:.0%} interval at least "
+            f"{args.kappa_lower:g}{upper}, {r} raters, prevalence {q:g} (kappaSize CIBinary; "
+            "Donner & Rotondi 2010)",
+            *_prodigy(args, n, r),
+        ]
+    if args.kappa_null is None:
+        raise UsageError("plan --kappa needs --kappa-lower (an interval) or --kappa-null (power)")
+    n = metrics.kappa_power_sample_size(
+        args.kappa, args.kappa_null, prevalence=q, raters=r, significance=p, power=args.power
+    )
+    lines = [
+        f"{n:,} tasks: to tell kappa {args.kappa:g} from {args.kappa_null:g} at p = {p:g} with "
+        f"power {args.power:g}, {r} raters, prevalence {q:g} (kappaSize PowerBinary; Donner & "
+        "Eliasziw 1992)"
+    ]
+    if r == 2:
+        cantor = metrics.cohen_kappa_sample_size(
+            q, q, args.kappa, args.kappa_null, significance=p, power=args.power
+        )
+        lines.append(
+            f"{cantor:,} tasks: the same as a one-sided test of Cohen's kappa (irr "
+            "N.cohen.kappa; Cantor 1996)"
+        )
+        n = max(n, cantor)
+    return lines + _prodigy(args, n, r)
+
+
+def _plan_width(args: argparse.Namespace) -> list[str]:
+    from . import metrics
+
+    if args.alpha is None:
+        raise UsageError("plan --width needs --alpha (the alpha to expect) and --categories")
+    share = _smallest_share(args)
+    k = args.categories or round(1 / share)
+    shares = [1.0 / k] * k
+    plan = metrics.width_sample_size(
+        args.width,
+        metrics.settled(args.alpha, shares, args.annotators),
+        level=args.level,
+        values=list(range(1, k + 1)),
+        simulation=_simulation(args),
+    )
+    return [
+        f"about {plan.n_units:,} tasks with {args.annotators} annotators each give alpha's 95% "
+        f"interval ≤ {args.width:g} wide (in {math.floor(plan.share * 100)}% of "
+        f"{args.rounds:,} simulated rounds at alpha {args.alpha:g}, {k} equally likely "
+        f"{args.level} values; seed {args.seed})",
+        *_prodigy(args, plan.n_units, args.annotators),
+    ]
+
+
+def _simulation(args: argparse.Namespace) -> Any:
+    from .metrics import Simulation
+
+    return Simulation(assurance=args.assurance, rounds=args.rounds, seed=args.seed)
+
+
+def _plan_round(args: argparse.Namespace) -> list[str]:
+    from .config import load_config
+    from .pipeline import plan
+
+    config = load_config(args.config)
+    plans = plan(config, args.width, _simulation(args))
+    lines = [p.line() for p in plans]
+    planned = [p for p in plans if p.plan is not None]
+    if planned and (config.source.type == "prodigy" or args.prodigy):
+        args.prodigy = True
+        most = max(planned, key=lambda p: p.more)
+        lines += _prodigy(args, most.more, max(2, round(most.annotators)), more=True)
+    return lines
+
+
+def _prodigy(args: argparse.Namespace, n: int, m: int, *, more: bool = False) -> list[str]:
+    """Prodigy's ``annotations_per_task`` for ``n`` (more) examples seen by ``m`` annotators."""
+    if not args.prodigy:
+        return []
+    what = f"{n:,} more examples" if more else f"{n:,} examples"
+    if args.total and m == 2 and n < args.total:
+        # the router gives every example int(x) annotators and one more with probability x % 1
+        x = math.ceil((1 + n / args.total) * 100) / 100
+        return [
+            f'Prodigy: "annotations_per_task": {x:g} in prodigy.json: of {args.total:,} '
+            f"examples, about {x - 1:.0%} get a second annotator (Prodigy's router draws them "
+            f"by task hash), {what} on average"
+        ]
+    return [
+        f'Prodigy: "annotations_per_task": {m} in prodigy.json for {what} (a stream of their '
+        'own), then "annotations_per_task": 1 for the rest'
+    ]
 
 
 def _serve(args: argparse.Namespace, config: Config) -> int:
@@ -479,8 +690,8 @@ def trend_line(t: FieldTrend) -> str:
 
 
 def json_summary(outcome: Outcome, code: int) -> dict[str, Any]:
-    """``--json``: the verdict, the exit code, each field's alpha, verdict, failed checks and
-    change since the previous round, and the files written."""
+    """``--json``: the verdict, the exit code, each field's alpha (with its interval width),
+    verdict, failed checks and change since the previous round, and the files written."""
     report = outcome.report
     trend = report.trend
     fields = {}
@@ -490,6 +701,7 @@ def json_summary(outcome: Outcome, code: int) -> dict[str, Any]:
         fields[name] = {
             "alpha": f.alpha,
             "alpha_sampling": f.alpha_sampling,
+            "interval_width": f.interval_width,
             "verdict": f.verdict,
             "n_disputed": f.n_disputed,
             "alpha_change": t.alpha.change if t and t.alpha else None,
@@ -577,6 +789,10 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             return ExitCode.OK
         if args.command == "init":
             return _init(args)
+        if args.command == "plan":
+            for line in _plan(args):
+                print(line)
+            return ExitCode.OK
         if args.command == "validate-config":
             config = load_config(args.config)
             missing = missing_files(config)

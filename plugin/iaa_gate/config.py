@@ -125,6 +125,18 @@ class DropThreshold(Strict):
         return self
 
 
+class WidthThreshold(DropThreshold):
+    """Widest allowed confidence interval of alpha (upper − lower): wider than ``fail`` fails,
+    wider than ``warn`` warns (the bars of :class:`DropThreshold`, which orders them alike)."""
+
+    fail: float | None = Field(
+        default=None, gt=0, le=2, description="an interval wider than this fails; null: no bar"
+    )
+    warn: float | None = Field(
+        default=None, gt=0, le=2, description="an interval wider than this warns; null: no bar"
+    )
+
+
 _ON_COEFFICIENT = "a threshold on this coefficient (off unless set; coefficients must list it)"
 
 
@@ -177,6 +189,11 @@ class Thresholds(Strict):
         description="largest allowed fall since the previous round (--compare or history), "
         "e.g. {alpha: 0.05} (a number: fail) or {alpha: {warn: 0.02, fail: 0.05}}; keys: alpha, "
         "a coefficient, category (any label), annotator (any annotator's pair agreement)",
+    )
+    interval_width: WidthThreshold = Field(
+        default=WidthThreshold(),
+        description="widest allowed confidence interval of alpha (upper − lower), e.g. "
+        "{warn: 0.1}: a wider one warns and says about how many more tasks would narrow it",
     )
     f1: Threshold = Field(
         default=Threshold(),
@@ -857,6 +874,12 @@ def _one_field_problems(name: str, f: FieldConfig) -> list[str]:
             )
     if f.models and f.models.thresholds:
         out += _no_interval(f"{at}.models", f.models.thresholds)
+    width = f.thresholds.interval_width
+    if (width.fail is not None or width.warn is not None) and f.bootstrap.replicates == 0:
+        out.append(
+            f"{at}.thresholds.interval_width needs alpha's bootstrap interval, but "
+            f"{at}.bootstrap.replicates is 0; set replicates (e.g. 1000) or remove it"
+        )
     for key in ("alpha", *COEFFICIENT_THRESHOLDS):
         bar = getattr(f.thresholds, key)
         if bar is None or bar.use != "lower_bound":

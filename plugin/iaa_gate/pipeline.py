@@ -29,8 +29,10 @@ from .evaluation.document import (
 )
 from .evaluation.gate import Check, Verdict, field_checks, worst
 from .evaluation.models import models_section
+from .evaluation.planning import FieldPlan, field_plan
 from .evaluation.sections import Round, TruthSetup, Writeback
 from .evaluation.trend import PreviousReport, compare, drop_checks
+from .metrics import Simulation
 from .model import Dataset, RoundFilter, apply_round
 from .sinks.report import Disputed, build_document, write_reports, writers
 from .sinks.report import consensus as consensus_file
@@ -179,7 +181,7 @@ def evaluate(
         t = cfg.thresholds
         disputed[name] = disputed_tasks(name, result)
         fields[name] = field_document(
-            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance
+            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance, t.interval_width
         )
     source = source_summary(config)
     if project_id is not None and project_id != source.get("project"):
@@ -207,6 +209,36 @@ def evaluate(
         alt_test=alt_tests,
     )
     return Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
+
+
+def plan(config: Config, width: float, simulation: Simulation | None = None) -> list[FieldPlan]:
+    """``iaa-gate plan --config``: load the round (a pilot or the round so far), with its
+    filters and without ground-truth references, and plan each field for an interval at most
+    ``width`` wide (:func:`~iaa_gate.evaluation.planning.field_plan`); writes nothing.
+
+    Parameters
+    ----------
+    config : Config
+        The round's config.
+    width : float
+        The widest interval wanted.
+    simulation : Simulation, optional
+        How to simulate (default :class:`~iaa_gate.metrics.Simulation`'s).
+
+    Returns
+    -------
+    list of FieldPlan
+        Each field's plan, in config order.
+    """
+    dataset = make_source(config).load()
+    dataset, _ = ground_truth.split(dataset, config)
+    dataset = apply_round(dataset, round_filter(config))
+    results = analyse(dataset, config)
+    sim = simulation or Simulation()
+    return [
+        field_plan(dataset, name, config.fields[name], result, width, sim)
+        for name, result in results.items()
+    ]
 
 
 PARALLEL_UNITS = 50_000

@@ -19,11 +19,20 @@ from typing import Any, Literal, overload
 import msgspec
 import numpy as np
 
+from ..config import WidthThreshold
 from ..core.version import __version__
-from ..metrics import undefined_reason
+from ..metrics import more_units, undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
-from .gate import Check, Verdict, VerdictName, small_sample, worst
+from .gate import (
+    Check,
+    Verdict,
+    VerdictName,
+    interval_width,
+    small_sample,
+    width_goal,
+    worst,
+)
 from .results import (
     Consensus,
     FieldResult,
@@ -216,6 +225,22 @@ class AlphaSampling(msgspec.Struct):
     standard_error: float | None
 
 
+class IntervalWidth(msgspec.Struct):
+    """How wide alpha's confidence interval is, beside alpha: ``width`` (upper − lower; null
+    when alpha has no interval, with ``undefined_reason``) at ``confidence``, over
+    ``n_tasks`` tasks with two or more ratings; the ``goal`` (the field's
+    ``thresholds.interval_width``, its warn bar or else its fail bar; null: none set) and, when
+    the interval is wider than the goal, ``more_tasks``: about how many more such tasks would
+    narrow it to the goal, if it shrinks as 1/√n (null otherwise)."""
+
+    width: float | None
+    undefined_reason: str | None
+    confidence: float | None
+    n_tasks: int
+    goal: float | None = None
+    more_tasks: int | None = None
+
+
 class FieldReport(msgspec.Struct):
     """One field of the report (the attributes of
     :class:`~iaa_gate.evaluation.results.FieldResult`, JSON-ready: undefined numbers are null
@@ -258,6 +283,7 @@ class FieldReport(msgspec.Struct):
     categories_used: CategoriesUsed | None = None
     small_sample: str | None = None
     alpha_sampling: AlphaSampling | None = None
+    interval_width: IntervalWidth | None = None
 
 
 class AltTestHuman(msgspec.Struct):
@@ -568,14 +594,24 @@ def lowest_scores(tasks: Sequence[DisputedTask], n: int) -> list[DisputedTask]:
     return list(tasks[:n])
 
 
+def _interval_width(result: FieldResult, goal: float | None) -> IntervalWidth:
+    width = interval_width(result)
+    n = result.n_pairable
+    more = None if goal is None or math.isnan(width) else more_units(n, width, goal) or None
+    confidence = result.coefficients["alpha"].confidence
+    return IntervalWidth(num(width), undefined_reason(width), confidence, n, goal, more)
+
+
 def field_document(
     result: FieldResult,
     checks: list[Check],
     disputed: Sequence[DisputedTask],
     disputed_below: float,
     disputed_tolerance: float | None = None,
+    width_bar: WidthThreshold | None = None,
 ) -> FieldReport:
-    """One field of the report; ``disputed``: its :func:`disputed_tasks`."""
+    """One field of the report; ``disputed``: its :func:`disputed_tasks`; ``width_bar``: its
+    ``thresholds.interval_width`` (the goal its interval width is given against)."""
     lowest = result.lowest_category
     scores = unit_scores(result.units)
     too_few = int(np.count_nonzero(np.isnan(scores)))  # a task too few annotators rated: NaN
@@ -636,6 +672,7 @@ def field_document(
         else AlphaSampling(result.alpha_sampling[0], num(result.alpha_sampling[1])),
         categories_used=result.categories_used,
         small_sample=small_sample(result),
+        interval_width=_interval_width(result, width_goal(width_bar) if width_bar else None),
     )
 
 

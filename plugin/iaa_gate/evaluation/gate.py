@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
-from ..config import FieldConfig, Threshold
-from ..metrics import Undefined, undefined_reason
+from ..config import FieldConfig, Threshold, WidthThreshold
+from ..metrics import Undefined, more_units, undefined_reason
 from . import ground_truth
 from .results import FieldResult, status_count
 
@@ -116,10 +116,72 @@ def _estimate_check(
     return _threshold(result.name, name, what, value, bar, on_undefined)
 
 
+def interval_width(result: FieldResult) -> float:
+    """The width (upper − lower) of alpha's confidence interval; undefined, with the reason,
+    when there is none."""
+    est = result.coefficients["alpha"]
+    if est.lower is None or est.upper is None:
+        return Undefined(undefined_reason(est.value) or "alpha has no confidence interval")
+    return est.upper - est.lower
+
+
+def width_goal(bar: WidthThreshold) -> float | None:
+    """The widest interval the field's ``interval_width`` allows without a warning (None:
+    not set)."""
+    return bar.warn if bar.warn is not None else bar.fail
+
+
+def _width_check(result: FieldResult, bar: WidthThreshold, on_undefined: str) -> Check | None:
+    goal = width_goal(bar)
+    if goal is None:
+        return None
+    width = interval_width(result)
+    conf = round((result.coefficients["alpha"].confidence or 0.95) * 100)
+    what = f"alpha's {conf}% interval width"
+    if math.isnan(width):
+        reason = undefined_reason(width) or "undefined"
+        return Check(
+            result.name,
+            "interval_width",
+            None,
+            bar.fail,
+            bar.warn,
+            Verdict(on_undefined),
+            f"{what} is undefined: {reason}",
+        )
+    if width <= goal:
+        return Check(
+            result.name,
+            "interval_width",
+            width,
+            bar.fail,
+            bar.warn,
+            Verdict.PASS,
+            f"{what} {width:.3f} meets {goal:g}",
+        )
+    failed = bar.fail is not None and width > bar.fail
+    which = "fail" if failed else "warn"
+    more = more_units(result.n_pairable, width, goal)
+    return Check(
+        result.name,
+        "interval_width",
+        width,
+        bar.fail,
+        bar.warn,
+        Verdict.FAIL if failed else Verdict.WARN,
+        f"{what} {width:.3f} is wider than the {which} threshold "
+        f"{bar.fail if failed else bar.warn:g}: about {more:,} more tasks with two or more "
+        f"ratings would narrow it to {goal:g}",
+    )
+
+
 def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
     """Every configured check of one field, in a fixed order."""
     t = cfg.thresholds
-    checks = [_estimate_check(result, "alpha", t.alpha, t.on_undefined)]
+    checks = [
+        _estimate_check(result, "alpha", t.alpha, t.on_undefined),
+        _width_check(result, t.interval_width, t.on_undefined),
+    ]
     lowest = result.lowest_category
     if lowest is not None or result.categories:
         value = lowest[1] if lowest else math.nan

@@ -73,8 +73,9 @@ def is_multiple(dataset: Dataset, name: str, cfg: FieldConfig) -> bool:
     return declared
 
 
-def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
-    matrix = ratings_matrix(
+def field_matrix(dataset: Dataset, name: str, cfg: FieldConfig) -> RatingsMatrix:
+    """Scalar field ``name`` of ``dataset`` as metrics input, read as its config says."""
+    return ratings_matrix(
         dataset,
         name,
         labels=cfg.labels,
@@ -83,6 +84,10 @@ def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
         min_annotators=cfg.min_annotators,
         normalize=cfg.normalize,
     )
+
+
+def analyse_field(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult:
+    matrix = field_matrix(dataset, name, cfg)
     level = field_level(matrix.kind, cfg, matrix.multiple)
     coded = matrix.coded
     if level in ("interval", "ratio") and coded.values.dtype.kind != "f" and coded.n_values:

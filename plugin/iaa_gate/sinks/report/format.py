@@ -3,9 +3,9 @@ rounds, trend changes, the most confused label pairs, and plain values."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from ...evaluation.document import AltTestReport, AltTestVersion, FieldReport
+from ...evaluation.document import AltTestReport, AltTestVersion, CheckReport, FieldReport
 from ...evaluation.results import Consensus
 from ...evaluation.sections import (
     CategoriesUsed,
@@ -333,6 +333,40 @@ def sampling_note(f: FieldReport) -> str | None:
         f"Sampled: alpha's expected disagreement is estimated from {s.pairs:,} drawn pairs "
         f"of ratings (expected_sample), not every pair; standard error of alpha from the "
         f"sampling {se}"
+    )
+
+
+CEILINGS = ("interval_width",)
+"""Checks whose bars are ceilings (the value must not be above them), under the reports'
+"fail below / warn below" columns."""
+
+
+def bar_text(check: CheckReport, key: Literal["fail", "warn"]) -> str:
+    """A check's ``fail`` or ``warn`` bar as its column shows it: ``0.8``, or ``above 0.1`` for
+    a ceiling; ``—`` when not set."""
+    x = check.fail if key == "fail" else check.warn
+    if x is None:
+        return "—"
+    return f"above {x:g}" if check.name in CEILINGS else f"{x:g}"
+
+
+def width_text(f: FieldReport) -> str | None:
+    """Alpha's interval width beside alpha, in words: ``95% interval width 0.101`` and, with
+    a goal (``thresholds.interval_width``), ``, wider than 0.1: about 166 more tasks would
+    narrow it`` or ``, at most 0.1``; None when alpha has no interval and no goal is set."""
+    w = f.interval_width
+    if not w or (w.width is None and w.goal is None):
+        return None
+    if w.width is None:
+        return f"alpha's interval width is undefined ({w.undefined_reason})"
+    text = f"{w.confidence or 0:.0%} interval width {w.width:.3f}"
+    if w.goal is None:
+        return text
+    if w.more_tasks is None:
+        return f"{text}, at most {w.goal:g}"
+    return (
+        f"{text}, wider than {w.goal:g}: about {w.more_tasks:,} more tasks with two or "
+        "more ratings would narrow it"
     )
 
 

@@ -50,6 +50,7 @@ from .format import (
     alt_test_rows,
     alt_test_trend,
     alt_test_versions,
+    bar_text,
     categories_text,
     change_text,
     confused_pairs,
@@ -61,6 +62,7 @@ from .format import (
     proposal,
     round_text,
     sampling_note,
+    width_text,
 )
 
 with needed("html"):  # the `html` extra: imported when the format is written
@@ -293,6 +295,8 @@ class HtmlWriter:
             categories_text=categories_text,
             alpha_name=alpha_name,
             sampling_note=sampling_note,
+            width_text=width_text,
+            bar_text=bar_text,
             alpha_without_note=alpha_without_note,
             skill_accuracy=skill_accuracy,
             max_rows=MAX_ROWS,

@@ -22,6 +22,7 @@ from .format import (
     alt_test_versions,
     model_note,
     model_rows,
+    width_text,
 )
 
 
@@ -44,8 +45,11 @@ class JUnitWriter:
             )
             skill = f.skill
             sampling = f.alpha_sampling
-            if skill or f.small_sample or sampling:
+            width = width_text(f)
+            if skill or f.small_sample or sampling or width:
                 props = ET.SubElement(suite, "properties")
+            if width:  # beside alpha, as every report gives it
+                ET.SubElement(props, "property", name="alpha interval width", value=width)
             if sampling:  # alpha's expected disagreement from drawn pairs: named, with its SE
                 se = sampling.standard_error
                 ET.SubElement(

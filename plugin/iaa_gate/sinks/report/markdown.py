@@ -26,6 +26,7 @@ from .format import (
     alt_test_rows,
     alt_test_trend,
     alt_test_versions,
+    bar_text,
     categories_text,
     change_text,
     confused_pairs,
@@ -38,6 +39,7 @@ from .format import (
     proposal,
     round_text,
     sampling_note,
+    width_text,
 )
 
 MAX_DISPUTED = 50  # disputed tasks shown per field: the first in review order
@@ -64,10 +66,6 @@ def _value(check: CheckReport) -> str:
     if check.name == "annotators" and check.value is not None:
         return f"{int(check.value)} outlier(s)"
     return fmt(check.value)
-
-
-def _bar(x: float | None) -> str:
-    return "—" if x is None else f"{x:g}"
 
 
 def _trend(trend: Trend) -> list[str]:
@@ -289,7 +287,8 @@ class MarkdownWriter:
             alpha += f" ({md(f.alpha_undefined_reason)})"
         out.append(
             f"{md(alpha_name(f))}: **{alpha}** over {f.n_pairable} tasks "
-            f"with two or more ratings ({f.n_ratings} ratings, {f.n_annotators} annotators)."
+            f"with two or more ratings ({f.n_ratings} ratings, {f.n_annotators} annotators)"
+            + (f"; {md(width)}." if (width := width_text(f)) else ".")
         )
         if sampled := sampling_note(f):
             out += ["", f"**{md(sampled)}.**"]
@@ -302,7 +301,7 @@ class MarkdownWriter:
         ]
         for c in f.checks:
             out.append(
-                f"| {c.name} | {_value(c)} | {_bar(c.fail)} | {_bar(c.warn)} "
+                f"| {c.name} | {_value(c)} | {bar_text(c, 'fail')} | {bar_text(c, 'warn')} "
                 f"| {ICON[c.verdict]} "
                 f"| {md(c.message)} |"
             )
