@@ -47,8 +47,15 @@ skipped_tasks
 view_title
 view_error
 more_tasks
+n_adjudicated
+proposal_confirmed
+proposal_compared
 
 # results a user reads: metrics' result fields, InputError.structured
+
+# the typed report back from a report.json, and as JSON data (docs/reports.md, docs/api.md)
+decode_report
+document
 pairable_units
 log_likelihood
 pairs_used
@@ -56,10 +63,6 @@ pairs_skipped
 ambiguous
 duplicates
 structured
-
-# the typed report back from a report.json, and as JSON data (docs/reports.md, docs/api.md)
-decode_report
-document
 
 # used only by tests, in folders other work of issue 28 is rewriting (_api.py, serve/): left to it
 LONG_COLUMNS

@@ -213,3 +213,63 @@ def test_registries_hold_every_entry_whatever_was_imported_first() -> None:
     names, n_kinds = out.rsplit(" ", 1)
     assert {"label-studio", "label-studio-export", "prodigy"} <= set(eval(names))
     assert int(n_kinds) >= 20
+
+
+# -- a field kind is one module: the layers above ask it, they never compare its name -----------
+
+
+def _kind_comparisons(path: Path, names: frozenset[str]) -> list[str]:
+    """``file:line: source`` of each comparison (``==``, ``!=``, ``in``, ``not in``) of a kind
+    (an operand whose source names a ``kind`` or a ``type``) with a literal naming a field kind
+    in ``names`` (alone, or in a tuple, list or set of literals)."""
+    import ast
+
+    def literals(node: ast.expr) -> set[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return set().union(*(literals(e) for e in node.elts)) if node.elts else set()
+        return set()
+
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        for op, a, b in zip(node.ops, operands, operands[1:], strict=False):
+            if not isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
+                continue
+            for side, other in ((a, b), (b, a)):
+                said = ast.unparse(other)
+                if literals(side) & names and ("kind" in said or "type" in said):
+                    out.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_no_layer_compares_a_kind_with_its_name() -> None:
+    """What differs by field kind lives in the kind's module (``kinds/``), behind the ``Kind``
+    it registers; every other module asks the kind (its attributes and functions) or a set
+    derived from the registry, never ``kind == "spans"``. Geometry shapes (``span``, ``box``,
+    ``polygon``…: a region table's shape, in ``metrics`` and region scoring) are not kinds."""
+    from iaa_gate.kinds import GEOMETRY_WIDTH, registry
+    from iaa_gate.kinds.unscored import RELATION
+
+    names = (frozenset(registry()) | {RELATION}) - frozenset(GEOMETRY_WIDTH)
+    found = [
+        hit
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "kinds" not in path.relative_to(PACKAGE).parts
+        for hit in _kind_comparisons(path, names)
+    ]
+    assert found == []
+
+
+def test_a_comparison_of_a_kind_with_its_name_is_found(tmp_path: Path) -> None:
+    """The check above finds the shapes such a comparison takes (and not a dtype's kind)."""
+    source = tmp_path / "example.py"
+    source.write_text(
+        'if kind == "spans" or c.kind in ("rating", "number") or item.get("type") != "labels":\n'
+        '    pass\nif "spans" in s.kinds.values() or a.dtype.kind == "f":\n    pass\n'
+    )
+    hits = _kind_comparisons(source, frozenset({"spans", "rating", "number", "labels"}))
+    assert [h.split(": ", 1)[0].rsplit(":", 1)[1] for h in hits] == ["1", "1", "1", "3"]

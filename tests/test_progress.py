@@ -155,3 +155,29 @@ def test_a_long_matching_reports_its_groups(monkeypatch: pytest.MonkeyPatch) -> 
     assert rec.steps == [["match regions", 3, "groups", 3, True]]
     regions.match_regions(table)  # nobody listens: nothing recorded, nothing printed
     assert len(rec.steps) == 1
+
+
+def test_a_simulated_plan_says_its_time_up_front(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``iaa-gate plan --width`` simulates rounds for minutes at its defaults: once a few rounds
+    are timed, it writes the rest's estimate on stderr before going on (``--quiet``: nothing).
+    Each round's time is set on an injected clock, not spent."""
+    from iaa_gate import cli
+    from iaa_gate.metrics import sample_size
+
+    now = [0.0]
+    monkeypatch.setattr(progress, "clock", lambda: now[0])
+    real = sample_size.alpha_bootstrap
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        now[0] += 0.05  # 50 ms a simulated round
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sample_size, "alpha_bootstrap", slow)
+    argv = ["plan", "--width", "0.3", "--alpha", "0.8", "--categories", "2", "--rounds", "200"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "iaa-gate: simulate rounds of 100 units: 192 rounds, about 10 s" in err, err
+    assert cli.main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

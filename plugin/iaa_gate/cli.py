@@ -213,6 +213,9 @@ def _plan_parser(sub: Any) -> None:
     plan.add_argument("--seed", type=int, default=0, help="the simulation's seed (default 0)")
     plan.add_argument("--prodigy", action="store_true", help="print Prodigy's setting too")
     plan.add_argument("--total", type=int, help="examples in the whole Prodigy stream")
+    plan.add_argument(
+        "--quiet", "-q", action="store_true", help="no time estimate or progress bar on stderr"
+    )
     plan.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
@@ -790,7 +793,13 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
         if args.command == "init":
             return _init(args)
         if args.command == "plan":
-            for line in _plan(args):
+            from .core import progress
+
+            # a simulated plan can take minutes: it says how long first, as a run's steps do
+            listener = None if args.quiet else progress.Terminal(bars=sys.stderr.isatty())
+            with progress.reporting(listener):
+                lines = _plan(args)
+            for line in lines:
                 print(line)
             return ExitCode.OK
         if args.command == "validate-config":

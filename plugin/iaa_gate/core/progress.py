@@ -80,18 +80,19 @@ def clock() -> float:
     return time.perf_counter()
 
 
-def estimated(what: str, items: list[T], unit: str = "it") -> Iterator[T]:
+def estimated(what: str, items: list[T], unit: str = "it", sample: int = SAMPLE) -> Iterator[T]:
     """``items``, as a loop over them consumes them; to a listener, the loop's step is
-    announced once the first :data:`SAMPLE` are done, with the rest's estimate from their time
-    (so a long loop says how long before it runs on, and a short one says nothing)."""
-    if not listening() or len(items) <= SAMPLE:
+    announced once the first ``sample`` are done, with the rest's estimate from their time
+    (so a long loop says how long before it runs on, and a short one says nothing). A loop
+    whose items take a while each (a simulated round) times fewer of them."""
+    if not listening() or len(items) <= sample:
         yield from items
         return
     start = clock()
-    yield from items[:SAMPLE]
-    rest = len(items) - SAMPLE
-    per_item = (clock() - start) / SAMPLE
-    yield from counted(items[SAMPLE:], step(what, rest, unit, per_item * rest), every=SAMPLE)
+    yield from items[:sample]
+    rest = len(items) - sample
+    per_item = (clock() - start) / sample
+    yield from counted(items[sample:], step(what, rest, unit, per_item * rest), every=sample)
 
 
 def listening() -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..config import Config
 from ..core.errors import InputError
 from ..core.extras import require
-from ..kinds import REGION_SHAPES, SCALAR_KINDS, extras_of, registry
+from ..kinds import REGION_SHAPES, SCALAR_KINDS, Answer, extras_of, registry
 from ..kinds import kind as registered
 from ..model import Dataset
 from .messages import message_result
@@ -18,6 +18,10 @@ from .scalar import analyse_field, kind_problems
 
 ITEM_KINDS = frozenset(k.name for k in registry().values() if k.family == "items")
 """Kinds scored over (task, item) units: rankings, per-message answers."""
+RANKINGS = frozenset(k.name for k in registry().values() if k.answer is Answer.RANKING)
+"""Item kinds whose answer ranks the items (the others answer about each chat message)."""
+SIDES = frozenset(k.name for k in registry().values() if k.sides)
+"""Kinds whose answer picks one of two sides: their results add position bias."""
 
 
 def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
@@ -59,13 +63,13 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
     results = {
         name: regions.result(name, cfg)
         if regions.covers(name)
-        else (ranking_result if kinds[name] == "ranker" else message_result)(dataset, name, cfg)
+        else (ranking_result if kinds[name] in RANKINGS else message_result)(dataset, name, cfg)
         if kinds[name] in ITEM_KINDS
         else analyse_field(dataset, name, cfg)
         for name, cfg in config.fields.items()
     }
     for name in results:
-        if kinds[name] == "pairwise":
+        if kinds[name] in SIDES:
             results[name] = with_position_bias(dataset, name, results[name])
     return results
 

@@ -103,7 +103,7 @@ BY_COMPARISON: dict[str, Callable[[str], ComparisonFactory]] = {
     "named": lambda kind: _named,
     "regions": lambda kind: partial(_regions, kind),
 }
-"""A field kind's ``comparison`` (see :class:`~iaa_gate.kinds.FieldKind`) → its factory."""
+"""A field kind's ``comparison`` (see :class:`~iaa_gate.kinds.Kind`) → its factory."""
 
 COMPARISONS: dict[str, ComparisonFactory] = {
     k.name: BY_COMPARISON[k.comparison](k.name)

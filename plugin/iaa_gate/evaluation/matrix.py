@@ -13,7 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import InputError
-from ..kinds import GEOMETRY_WIDTH, REGION_SHAPES
+from ..kinds import GEOMETRY_WIDTH, REGION_SHAPES, Answer
+from ..kinds import kind as registered
 from ..metrics import Coded, code_dtype
 from ..model import Dataset, FieldColumn, RegionSet, TaskId, Value, normalise_text
 
@@ -127,7 +128,7 @@ def ratings_matrix(
     cols = dataset.columns()
     col = cols.fields.get(name) or FieldColumn(kind)
     raw: list[Any] = list(col.values)
-    if kind == "textarea":
+    if (fk := registered(kind)) is not None and fk.answer is Answer.TEXT:
         raw = [normalise_text(v, normalize) if isinstance(v, str) else v for v in raw]
     keep_empty = multiple and empty_set
     rows, codes = col.row_array(), col.code_array()
@@ -346,7 +347,7 @@ def region_table(
     # without regions in this field says "nothing here". Prodigy: a line answers its view only.
     answered = (
         [(tasks[t], who[a]) for t, a in zip(cols.task, cols.annotator, strict=True)]
-        if kind not in ("spans", "image")
+        if (fk := registered(kind)) is None or not fk.own_view
         else [(t, a) for t, a, _ in sets]
     )
     for task, _ in answered:

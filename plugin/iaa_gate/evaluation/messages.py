@@ -14,6 +14,7 @@ import numpy as np
 from .. import metrics
 from ..config import FieldConfig
 from ..core.errors import InputError
+from ..kinds import kind as registered
 from ..kinds.messages import decode
 from ..metrics import Coded, code_dtype
 from ..model import Dataset, TaskId
@@ -39,7 +40,8 @@ def message_result(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult
     """Per-message field ``name``'s result (see the module docstring)."""
     cols = dataset.columns()
     col = cols.fields[name]
-    multiple = col.kind == "message:choices" and is_multiple(dataset, name, cfg)
+    k = registered(col.kind)
+    multiple = k is not None and k.multiple and is_multiple(dataset, name, cfg)
 
     def parse(value: Any, t: int) -> dict[str, Any]:
         here = f"{dataset.source}: task {cols.tasks[t]}, field {name!r}"

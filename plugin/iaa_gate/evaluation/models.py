@@ -21,7 +21,8 @@ import math
 from typing import Any
 
 from ..config import Config
-from ..kinds import REGION_SHAPES
+from ..kinds import REGION_SHAPES, Answer
+from ..kinds import kind as registered
 from ..model import Annotation, Dataset, FieldValue, RegionSet, TaskId
 from .ground_truth import field_truth
 from .results import FieldResult, FieldTruth
@@ -69,11 +70,18 @@ def consensus_value(kind: str, value: Any) -> Any:
     shape = REGION_SHAPES.get(kind)
     if shape is not None:
         return _regions(shape, list(value))
-    if kind in ("choices", "taxonomy"):
+    k = registered(kind)
+    if _label_sets(kind):
         return _canon(tuple(value) if isinstance(value, list) else (value,))
-    if kind in ("rating", "number"):
+    if k is not None and k.answer is Answer.NUMBER:
         return float(value)
     return value
+
+
+def _label_sets(kind: str) -> bool:
+    """Whether a field of ``kind`` answers with a set of labels (one or several) per task."""
+    k = registered(kind)
+    return k is not None and k.family == "scalar" and k.multiple
 
 
 def _answer(kind: str, value: Any) -> FieldValue:
@@ -164,7 +172,7 @@ def field_models(
         versions=[],
     )
     labels: dict[str, list[Annotation]] = {}
-    if result.kind in ("choices", "taxonomy"):
+    if _label_sets(result.kind):
         for r in refs:
             v = r.fields[name].value
             labels.setdefault(" + ".join(v) if isinstance(v, tuple) else str(v), []).append(r)

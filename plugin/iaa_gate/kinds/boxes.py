@@ -4,7 +4,14 @@
 from . import Kind, register
 
 register(
-    Kind("rectanglelabels", "region", shape="box", comparison="regions"),
-    Kind("rectangle", "region", shape="box", comparison="regions"),
-    Kind("image", "region", shape="box", comparison="regions"),
+    Kind(
+        "rectanglelabels",
+        "region",
+        shape="box",
+        comparison="regions",
+        drawn=True,
+        value_key="rectanglelabels",
+    ),
+    Kind("rectangle", "region", shape="box", comparison="regions", drawn=True, tool=True),
+    Kind("image", "region", shape="box", comparison="regions", own_view=True),
 )

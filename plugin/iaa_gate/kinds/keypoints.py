@@ -3,6 +3,13 @@
 from . import Kind, register
 
 register(
-    Kind("keypointlabels", "region", shape="keypoint", comparison="regions"),
-    Kind("keypoint", "region", shape="keypoint", comparison="regions"),
+    Kind(
+        "keypointlabels",
+        "region",
+        shape="keypoint",
+        comparison="regions",
+        drawn=True,
+        value_key="keypointlabels",
+    ),
+    Kind("keypoint", "region", shape="keypoint", comparison="regions", drawn=True, tool=True),
 )

@@ -5,6 +5,6 @@ polygons."""
 from . import Kind, register
 
 register(
-    Kind("brushlabels", "region", shape="mask", comparison="regions"),
-    Kind("brush", "region", shape="mask", comparison="regions"),
+    Kind("brushlabels", "region", shape="mask", comparison="regions", value_key="brushlabels"),
+    Kind("brush", "region", shape="mask", comparison="regions", tool=True),
 )

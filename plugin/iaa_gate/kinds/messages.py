@@ -17,6 +17,10 @@ from typing import Any
 
 from . import Kind, register
 
+CHAT = "chat"
+"""The Label Studio object tag of a conversation, whose messages per-message answers are about."""
+CHAT_MESSAGE = "chatmessage"
+"""The type of a Label Studio result that is a chat message itself (not an answer about one)."""
 SEP = "\x1e"
 """Separates a message key from its answer (a character message texts do not hold)."""
 ANSWERED = {"choices": "nominal", "rating": "ordinal", "number": "interval"}
@@ -41,7 +45,13 @@ def decode(value: tuple[str, ...]) -> dict[str, Any]:
 
 register(
     *(
-        Kind(kind_of(control), "items", default_level=level, comparison="none")
+        Kind(
+            kind_of(control),
+            "items",
+            default_level=level,
+            comparison="none",
+            multiple=control == "choices",  # the field's `multiple` option applies
+        )
         for control, level in ANSWERED.items()
     ),
     Kind(

@@ -3,6 +3,13 @@
 from . import Kind, register
 
 register(
-    Kind("polygonlabels", "region", shape="polygon", comparison="regions"),
-    Kind("polygon", "region", shape="polygon", comparison="regions"),
+    Kind(
+        "polygonlabels",
+        "region",
+        shape="polygon",
+        comparison="regions",
+        drawn=True,
+        value_key="polygonlabels",
+    ),
+    Kind("polygon", "region", shape="polygon", comparison="regions", drawn=True, tool=True),
 )

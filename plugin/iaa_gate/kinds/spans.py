@@ -4,9 +4,29 @@ ranges, and Prodigy's span views (``spans``)."""
 from . import Kind, register
 
 register(
-    Kind("labels", "region", shape="span", comparison="regions"),
-    Kind("hypertextlabels", "region", shape="span", comparison="regions"),
-    Kind("paragraphlabels", "region", shape="span", comparison="regions"),
-    Kind("timeserieslabels", "region", shape="span", comparison="regions"),
-    Kind("spans", "region", shape="span", comparison="regions"),
+    # a <Labels> result without span bounds labels a region drawn with another tool
+    Kind(
+        "labels",
+        "region",
+        shape="span",
+        comparison="regions",
+        drawn=True,
+        labels_of_tools=True,
+        value_key="labels",
+    ),
+    Kind(
+        "hypertextlabels", "region", shape="span", comparison="regions", value_key="hypertextlabels"
+    ),
+    Kind(
+        "paragraphlabels", "region", shape="span", comparison="regions", value_key="paragraphlabels"
+    ),
+    Kind(
+        "timeserieslabels",
+        "region",
+        shape="span",
+        comparison="regions",
+        timestamps=True,
+        value_key="timeserieslabels",
+    ),
+    Kind("spans", "region", shape="span", comparison="regions", own_view=True),
 )

@@ -1,7 +1,16 @@
-"""Free text (Label Studio ``<TextArea>``): compared after normalisation, exact or by Levenshtein
-distance; listed but not evaluated by a starting config."""
+"""Free text (Label Studio ``<TextArea>``, ``value.text``: lines joined by newlines): compared
+after normalisation, exact or by Levenshtein distance; listed but not evaluated by a starting
+config."""
 
-from . import Kind, register
+from typing import Any
+
+from . import Answer, Declared, Kind, register
+from .common import strings
+
+
+def _read(value: dict[str, Any], name: str) -> str:
+    return "\n".join(strings(value.get("text"), "text"))  # normalised per field, as configured
+
 
 register(
     Kind(
@@ -11,5 +20,10 @@ register(
         options=frozenset({"normalize"}),
         comparison="named",
         evaluated_by_default=False,
+        answer=Answer.TEXT,
+        value_key="text",
+        read=_read,
+        propose=lambda v: {"text": [str(v)]},
+        declare=lambda el: Declared(None, False, "<TextArea>: free text"),
     )
 )

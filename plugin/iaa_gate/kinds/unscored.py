@@ -5,11 +5,18 @@ report never leaves a control out silently and never scores it as something else
 """
 
 from . import Kind, register
+from .messages import CHAT_MESSAGE
 
 
-def _listed(name: str, reason: str) -> Kind:
-    return Kind(name, "listed", default_level=None, comparison="none", reason=reason)
+def _listed(name: str, reason: str, *, tool: bool = False) -> Kind:
+    return Kind(name, "listed", default_level=None, comparison="none", reason=reason, tool=tool)
 
+
+NOT_REGIONS = frozenset({"datetime", CHAT_MESSAGE})
+"""Listed kinds whose results are an answer or a chat message, not a region: an answer with
+``perRegion`` is never about them."""
+RELATION = "relation"
+"""The type of a Label Studio result that links two regions (scored with their span field)."""
 
 _MASK = "brush masks (RLE) are not compared yet"
 _ELLIPSE = "ellipse regions are not matched yet"
@@ -17,7 +24,7 @@ _CHAT = "messages an annotator writes in a chat are free text, not compared"
 
 register(
     _listed("ellipselabels", _ELLIPSE),
-    _listed("ellipse", _ELLIPSE),
+    _listed("ellipse", _ELLIPSE, tool=True),
     _listed("bitmasklabels", _MASK),
     _listed("bitmask", _MASK),
     _listed("magicwand", _MASK),
@@ -25,6 +32,7 @@ register(
         "videorectangle",
         "video object tracks (boxes on keyframes, interpolated between them) are not "
         "matched per frame yet",
+        tool=True,
     ),
     _listed("datetime", "date/time answers are not scored yet"),
     _listed("chatmessage", _CHAT),

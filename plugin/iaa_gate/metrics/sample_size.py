@@ -32,6 +32,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
+from ..core import progress
 from ._base import Coded, FloatArray
 from .alpha import LevelArg
 from .bootstrap import alpha_bootstrap
@@ -518,7 +519,9 @@ def interval_widths(
     rng = np.random.default_rng(seed)
     vals = np.asarray(list(values) if isinstance(values, range) else values)
     out = np.empty(rounds)
-    for r in range(rounds):
+    # a round costs a bootstrap: a few timed rounds say how long the rest will take
+    what = f"simulate rounds of {n_units:,} units"
+    for r in progress.estimated(what, list(range(rounds)), "rounds", sample=8):
         b = alpha_bootstrap(
             Coded(draw(n_units, rng), vals),
             level,

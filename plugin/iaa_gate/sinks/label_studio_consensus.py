@@ -16,7 +16,6 @@ task whose own prediction is already as wanted is not written (idempotent).
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,17 +27,12 @@ from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
 from ..evaluation.results import Consensus, FieldResult
 from ..evaluation.sections import ConsensusWriteback, Planned
+from ..kinds import AnswerError
+from ..kinds import kind as registered
 from ..model import RoundFilter, TaskId
 
 MODEL_VERSION = CONSENSUS_MODEL_VERSION
 """The ``model_version`` of iaa-gate's own predictions: the only ones it writes or deletes."""
-
-# Region controls whose consensus regions are drawn; others (HyperText and paragraph spans,
-# whose offsets are XPath-relative, time series) are counted as not drawn.
-SPAN_KINDS = frozenset({"labels"})
-BOX_KINDS = frozenset({"rectanglelabels", "rectangle"})
-POLYGON_KINDS = frozenset({"polygonlabels", "polygon"})
-KEYPOINT_KINDS = frozenset({"keypointlabels", "keypoint"})
 
 
 BOX_KEYS = ("x", "y", "width", "height")
@@ -66,16 +60,20 @@ def _region_value(
     regions read with ``original_width`` are), ``points`` or keypoint ``x``/``y``) as a result
     ``value``."""
     scale = _scale(region, size)
-    if kind in SPAN_KINDS:
+    # only the kinds that say so are drawn: HyperText and paragraph spans (XPath-relative
+    # offsets), time series… are counted as not drawn
+    k = registered(kind)
+    shape = k.shape if k is not None and k.drawn else None
+    if shape == "span":
         value: dict[str, Any] = {"start": int(region["start"]), "end": int(region["end"])}
         if "text" in region:
             value["text"] = region["text"]
-    elif kind in BOX_KINDS:
+    elif shape == "box":
         value = {k: float(region[k]) / scale[i % 2] for i, k in enumerate(BOX_KEYS)}
         value["rotation"] = float(region.get("rotation") or 0.0)
-    elif kind in POLYGON_KINDS:
+    elif shape == "polygon":
         value = {"points": [[x / scale[0], y / scale[1]] for x, y in region["points"]]}
-    elif kind in KEYPOINT_KINDS:
+    elif shape == "keypoint":
         value = {"x": float(region["x"]) / scale[0], "y": float(region["y"]) / scale[1]}
         if "width" in region:
             value["width"] = float(region["width"]) / scale[0]
@@ -107,19 +105,13 @@ def result_items(
         raise NotDrawable("a per-region attribute is proposed with its region, not on its own")
     base = {"from_name": name, "to_name": to_name, "type": kind, "origin": "prediction"}
     score = round(float(consensus.posterior), 4)
-    if kind == "choices":
-        labels = [v] if isinstance(v, str) else list(v)
-        return [{**base, "value": {"choices": labels}, "score": score}]
-    if kind == "taxonomy":
-        paths = [v] if isinstance(v, str) else list(v)
-        return [{**base, "value": {"taxonomy": [p.split(" / ") for p in paths]}, "score": score}]
-    if kind in ("rating", "number"):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise NotDrawable(f"a {kind} consensus must be a number, not {v!r}")
-        n: float | int = int(v) if kind == "rating" or float(v).is_integer() else float(v)
-        return [{**base, "value": {kind: n}, "score": score}]
-    if kind == "textarea":
-        return [{**base, "value": {"text": [str(v)]}, "score": score}]
+    k = registered(kind)
+    if k is not None and k.propose is not None:  # one answer: in the kind's result shape
+        try:
+            value = k.propose(v)
+        except AnswerError as e:
+            raise NotDrawable(str(e)) from None
+        return [{**base, "value": value, "score": score}]
     if not isinstance(v, list):
         raise NotDrawable(f"a {kind} consensus must be a list of regions")
     return [

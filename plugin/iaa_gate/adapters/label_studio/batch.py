@@ -14,15 +14,17 @@ import math
 from datetime import datetime, timezone
 from itertools import chain
 from operator import attrgetter
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 import numpy as np
 from msgspec import UNSET, Meta, UnsetType
 
+from ...kinds import MAX_NUMBER, Answer, Kind, registry
 from ...model import Columns, FieldColumn, SourceStats, TaskId, intern_all
-from .rules import MAX_NUMBER
 
+_Type = Literal["choices", "rating", "number", "textarea"]
+"""The control types read here (one answer each, under their kind's ``value_key``)."""
 _Absent = UnsetType
 """A key a scalar answer's value never has (a region's geometry): present, the task is not
 read here."""
@@ -42,7 +44,7 @@ class _Value(msgspec.Struct, gc=False):
 
 
 class _Result(msgspec.Struct, gc=False):
-    type: Literal["choices", "rating", "number", "textarea"]
+    type: _Type
     from_name: str
     value: _Value
 
@@ -65,8 +67,8 @@ class _Task(msgspec.Struct, gc=False):
 
 
 _TASK = msgspec.json.Decoder(_Task)
-_ANSWER = {"choices": "choices", "textarea": "text", "rating": "rating", "number": "number"}
-"""Where each kind's answer is in a result's ``value``."""
+_KINDS: dict[str, Kind] = {t: registry()[t] for t in get_args(_Type)}
+"""The kinds read here: where each answer is in a result's ``value``, and what it is."""
 _UTC = timezone.utc
 _CANCELLED, _TRUTH = attrgetter("was_cancelled"), attrgetter("ground_truth")
 _TZINFO = attrgetter("tzinfo")
@@ -176,16 +178,16 @@ def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _A
         at = np.arange(len(items)) if whole else np.flatnonzero(group == g)
         kind = kinds[int(at[0])]
         raw: list[Any] = []
-        attr = _ANSWER[kind]
+        k = _KINDS[kind]
         these = items if whole else [items[i] for i in at.tolist()]
-        code = intern_all({}, raw, list(map(attrgetter(f"value.{attr}"), these)))
-        if kind == "rating" or kind == "number":
+        code = intern_all({}, raw, list(map(attrgetter(f"value.{k.value_key}"), these)))
+        if k.answer is Answer.NUMBER:
             if not all(v is None or abs(v) <= MAX_NUMBER for v in raw):
                 return None  # also infinity
             values = raw
         elif None in raw:
             return None
-        elif kind == "choices":
+        elif k.answer is Answer.LABELS:
             values = [(v,) if type(v) is str else v for v in raw]
             empty = np.array([v == () for v in values], dtype=bool)
             out.empty += int(np.bincount(code, minlength=len(raw))[empty].sum())

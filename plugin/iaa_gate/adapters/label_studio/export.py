@@ -18,11 +18,19 @@ from ...core import progress
 from ...core.errors import InputError, Problem, unreadable
 from ...core.fork import can_fork as _can_fork
 from ...core.fork import in_child as _fork
-from ...kinds import LISTED_KINDS, REGION_SHAPES, SCALAR_KINDS
-from ...kinds.messages import ANSWERED
+from ...kinds import (
+    LABELS_OF_TOOLS,
+    LISTED_KINDS,
+    REGION_SHAPES,
+    SCALAR_KINDS,
+    AnswerError,
+    registry,
+)
+from ...kinds import kind as registered
+from ...kinds.messages import CHAT_MESSAGE
 from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
-from ...kinds.ranker import TIE
+from ...kinds.unscored import NOT_REGIONS, RELATION
 from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .batch import read_tasks
 from .brush import BrushError, bounds, mask_runs
@@ -30,7 +38,6 @@ from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declare, parse_label_config
 from .rules import (
     LABEL_KEYS,
-    MAX_NUMBER,
     References,
     TaskError,
     Where,
@@ -476,26 +483,26 @@ def _annotation(
     unscored = {  # regions of controls iaa-gate lists (ellipses, video tracks…)
         item.get("id")
         for item in result
-        if str(item.get("type")).lower() in LISTED_KINDS - {"chatmessage", "datetime"}
+        if str(item.get("type")).lower() in _UNSCORED_REGIONS
         and item.get("id") is not None  # no id: nothing can be about it
     }
     for item in result:
         name, kind = item.get("from_name"), item.get("type")
-        if kind == "relation":
+        if kind == RELATION:
             _relation(item, owner, regions, where)
             continue
         if not isinstance(name, str) or not isinstance(kind, str):
             raise TaskError(where, "a result item lacks 'from_name' or 'type'")
         kind = kind.lower()
-        if kind in REGION_SHAPES and not (kind == "labels" and id(item) in tool_labels):
+        if kind in REGION_SHAPES and not (kind in LABELS_OF_TOOLS and id(item) in tool_labels):
             continue
         if id(item) in tool_labels:  # the labels of a region drawn with another tool
             if tool_labels[id(item)] not in REGION_SHAPES:
                 fields.setdefault(name, FieldValue(tool_labels[id(item)], ""))
             continue
-        if item.get("id") in messages and kind != "chatmessage":  # about one chat message
+        if item.get("id") in messages and kind != CHAT_MESSAGE:  # about one chat message
             value = item.get("value")
-            answered = kind in ANSWERED or kind == "textarea"
+            answered = registered(message_kind(kind)) is not None  # answers read per message
             fv = _field_value(kind, value, where.at(name)) if answered else None
             if not isinstance(value, dict) or fv is None:
                 fields[name] = FieldValue("permessage", "")  # listed, never one task answer
@@ -560,7 +567,7 @@ def _messages(result: list[dict[str, Any]]) -> dict[Any, str]:
     seen: dict[str, int] = {}
     for item in result:
         value = item.get("value")
-        if item.get("type") != "chatmessage" or not isinstance(value, dict):
+        if item.get("type") != CHAT_MESSAGE or not isinstance(value, dict):
             continue
         if item.get("id") is None:  # no answer can be about a message without an id
             continue
@@ -586,7 +593,11 @@ def _with_region_ids(result: list[Any], annotation_id: Any) -> list[Any]:
     for index, item in enumerate(result):
         kind, value = str(item.get("type")).lower(), item.get("value")
         span = isinstance(value, dict) and any(k in value for k in _SPAN_KEYS)
-        if item.get("id") is None and kind in REGION_SHAPES and (kind != "labels" or span):
+        if (
+            item.get("id") is None
+            and kind in REGION_SHAPES
+            and (kind not in LABELS_OF_TOOLS or span)
+        ):
             item = {**item, "id": region_id(annotation_id, index)}
         out.append(item)
     return out
@@ -599,12 +610,12 @@ def _tool_labels(result: list[dict[str, Any]], where: Where) -> dict[int, str]:
     tools = {
         item.get("id"): str(item.get("type")).lower()
         for item in result
-        if str(item.get("type")).lower() not in SCALAR_KINDS | {"labels", "relation"}
+        if str(item.get("type")).lower() not in SCALAR_KINDS | LABELS_OF_TOOLS | {RELATION}
     }
     out: dict[int, str] = {}
     for item in result:
         value = item.get("value")
-        if item.get("type") != "labels" or not isinstance(value, dict):
+        if str(item.get("type")) not in LABELS_OF_TOOLS or not isinstance(value, dict):
             continue
         if any(k in value for k in _SPAN_KEYS):
             continue  # a span
@@ -663,12 +674,12 @@ def _regions(
         rs = known[1]
         start, end = value.get("start"), value.get("end")
         points = None
-        if kind == "labels" and type(start) is int and type(end) is int and 0 <= start <= end:
-            geometry = [float(start), float(end)]  # the common case, checked inline
-        elif kind in RANGES:
+        if kind in RANGES:
             here = where.at(name, f"region {rid!r}")
             _ranges(rs, str(rid), value, here)
             continue
+        if rs.shape == "span" and type(start) is int and type(end) is int and 0 <= start <= end:
+            geometry = [float(start), float(end)]  # the common case, checked inline
         elif rs.shape == "mask" and _pixels(item):
             here = where.at(name, f"region {rid!r}")
             geometry, points = _mask(item, value, here)
@@ -699,8 +710,12 @@ def _regions(
     return out
 
 
-RANGES = frozenset({"timelinelabels"})
+RANGES = frozenset(k.name for k in registry().values() if k.ranges)
 """Region kinds whose one result holds several spans: ``value.ranges`` of frames."""
+_TIMESTAMPS = frozenset(k.name for k in registry().values() if k.timestamps)
+"""Span kinds whose bounds may be timestamps."""
+_UNSCORED_REGIONS = LISTED_KINDS - NOT_REGIONS
+"""Listed kinds whose results are regions (ellipses, video tracks…)."""
 
 
 def _ranges(rs: RegionSet, rid: str, value: dict[str, Any], here: Where) -> None:
@@ -750,7 +765,7 @@ def _geometry(
             value.get("globalOffsets"), dict
         ):
             span = value["globalOffsets"]  # hypertext/paragraph spans: offsets in the whole text
-        if kind == "timeserieslabels" and isinstance(value.get("start"), str):
+        if kind in _TIMESTAMPS and isinstance(value.get("start"), str):
             span = {k: _timestamp(value.get(k), here) for k in ("start", "end")}
         start, end = _number(span, "start", here), _number(span, "end", here)
         if end < start:
@@ -872,64 +887,15 @@ def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) ->
 
 
 def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue | None:
-    if kind == "choices":
-        return FieldValue(kind, _strings(value.get("choices"), "choices", where))
-    if kind == "ranker":
-        return FieldValue(kind, _ranking(value.get("ranker"), where))
-    if kind == "pairwise":
-        selected = value.get("selected")
-        if not isinstance(selected, str) or not selected:
-            raise TaskError(where, f"'selected' must be 'left' or 'right', got {selected!r}")
-        return FieldValue(kind, (selected,))
-    if kind == "taxonomy":
-        paths = value.get("taxonomy")
-        if not isinstance(paths, list) or not all(isinstance(p, list) for p in paths):
-            raise TaskError(where, "'taxonomy' must be a list of paths")
-        return FieldValue(kind, tuple(" / ".join(map(str, p)) for p in paths))
-    if kind in ("rating", "number"):
-        v = value.get(kind)
-        if v is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TaskError(where, f"{kind!r} must be a number, got {v!r}")
-        if not abs(v) <= MAX_NUMBER:  # also NaN and infinity, which Python's JSON reads
-            raise TaskError(
-                where,
-                f"{kind!r} is {v!r}, not a number agreement can compare "
-                f"(finite, at most {MAX_NUMBER:g} in size)",
-            )
-        return FieldValue(kind, float(v))
-    if kind == "textarea":
-        texts = _strings(value.get("text"), "text", where)
-        return FieldValue(kind, "\n".join(texts))  # normalised per field, as configured
-    return FieldValue(kind, "")  # brushes, ellipses, video…: listed as not evaluated
-
-
-def _ranking(v: Any, where: Where) -> tuple[str, ...]:
-    """A ``<Ranker>`` answer as tie groups, best first (see :mod:`iaa_gate.kinds.ranker`): the
-    one list named like the control, each item its own group; or the buckets in the order
-    written, each bucket a group, leaving out the items still in the control's own list."""
-    if not isinstance(v, dict) or not all(
-        isinstance(items, list) and all(isinstance(x, str) and TIE not in x for x in items)
-        for items in v.values()
-    ):
-        raise TaskError(where, f"'ranker' must map list names to lists of item ids, got {v!r}")
-    own = where.field
-    buckets = [items for name, items in v.items() if name != own]
-    seen = [x for items in v.values() for x in items]
-    if len(set(seen)) != len(seen):
-        raise TaskError(where, "an item occurs twice in the ranking")
-    if not buckets:
-        return tuple(v.get(own, []))
-    return tuple(TIE.join(items) for items in buckets if items)
-
-
-def _strings(v: Any, key: str, where: Where) -> tuple[str, ...]:
-    if isinstance(v, str):
-        return (v,)
-    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise TaskError(where, f"{key!r} must be a list of strings, got {v!r}")
-    return tuple(v)
+    """``value`` read as its kind reads it (:attr:`~iaa_gate.kinds.Kind.read`)."""
+    k = registered(kind)
+    if k is None or k.read is None:
+        return FieldValue(kind, "")  # brushes, ellipses, video…: listed as not evaluated
+    try:
+        v = k.read(value, where.field or "")
+    except AnswerError as e:
+        raise TaskError(where, str(e)) from None
+    return None if v is None else FieldValue(kind, v)
 
 
 def _time(v: Any, where: Where) -> datetime | None:

@@ -14,8 +14,9 @@ from xml.etree.ElementTree import Element, ParseError
 import yaml
 
 from ...core.errors import InputError
-from ...kinds import REGION_SHAPES, registry
-from ...kinds.messages import ANSWERED
+from ...kinds import LABELS_OF_TOOLS, REGION_SHAPES, Answer, Kind, registry
+from ...kinds.common import labels_of, tag_of
+from ...kinds.messages import ANSWERED, CHAT
 from ...kinds.messages import kind_of as message_kind
 from ...model import Dataset
 
@@ -76,7 +77,7 @@ SPAN_OBJECTS = {
     "audioplus": "seconds",
 }
 """Objects a ``<Labels>`` marks spans of, and the spans' unit."""
-TOOLS = frozenset({"rectangle", "polygon", "keypoint", "ellipse", "brush", "videorectangle"})
+TOOLS = frozenset(k.name for k in registry().values() if k.tool)
 """Unlabelled region tools whose regions a ``<Labels>`` on the same object labels."""
 
 
@@ -97,20 +98,20 @@ def parse_label_config(text: str, source: str = "labeling config") -> list[Contr
     except ValueError as exc:  # defusedxml refuses entities and DTDs
         raise InputError(source, [f"refused XML: {exc}"]) from None
     objects = {  # a <Chat> is an object its own per-message controls name, with a toName
-        str(el.get("name")): _tag(el)
+        str(el.get("name")): tag_of(el)
         for el in root.iter()
         if el.get("name")
         and el.get("value") is not None
-        and (not el.get("toName") or _tag(el) == "chat")
+        and (not el.get("toName") or tag_of(el) == CHAT)
     }
     tools: dict[str, list[tuple[str, str]]] = {}
     for el in root.iter():
-        if el.get("name") and el.get("toName") and _tag(el) in TOOLS:
-            tools.setdefault(el.get("toName", ""), []).append((str(el.get("name")), _tag(el)))
+        if el.get("name") and el.get("toName") and tag_of(el) in TOOLS:
+            tools.setdefault(el.get("toName", ""), []).append((str(el.get("name")), tag_of(el)))
     controls: list[Control] = []
     seen: set[str] = set()
     for el in root.iter():
-        kind = _tag(el)
+        kind = tag_of(el)
         name = el.get("name")
         if not name or name in seen or not el.get("toName"):
             continue
@@ -127,7 +128,7 @@ def _attach_per_region(controls: list[Control], objects: dict[str, str]) -> list
         if not c.note.endswith("per-region control"):
             out.append(c)
             continue
-        if objects.get(c.to_name) == "chat":
+        if objects.get(c.to_name) == CHAT:
             note = f"<{c.kind}> on each chat message: units are (task, message)"
             if c.kind in ANSWERED:
                 scale = ANSWERED[c.kind]
@@ -173,17 +174,13 @@ def _attach_labels(controls: list[Control]) -> list[Control]:
     return [replace(c, labels=sets[c.name]) if c.name in sets else c for c in controls]
 
 
-def _tag(el: Element) -> str:
-    return str(el.tag).rsplit("}", 1)[-1].lower()
-
-
 _REGISTRY = registry()
 
 
 def _listed(el: Element, kind: str, name: str, reason: str | None, to: str) -> Control:
     """A control not evaluated; ``reason`` None: a tag iaa-gate does not read."""
     why = reason or f"iaa-gate does not read <{el.tag}> answers"
-    return Control(name, kind, _choices(el), False, None, False, f"<{el.tag}>", to, why)
+    return Control(name, kind, labels_of(el), False, None, False, f"<{el.tag}>", to, why)
 
 
 def _control(
@@ -196,53 +193,25 @@ def _control(
     per_region = el.get("perRegion", "").lower() == "true"
     to = el.get("toName", "")
     obj = objects.get(to.split(",")[0], "")
-    if kind == "labels" and not per_region and obj not in SPAN_OBJECTS:
+    if kind in LABELS_OF_TOOLS and not per_region and obj not in SPAN_OBJECTS:
         return _region_labels(el, name, to, obj, tools.get(to, []))
     k = _REGISTRY.get(kind)
     if k is None or (k.family == "listed" and not per_region):
         return _listed(el, kind, name, None if k is None else k.reason, to)
     if kind in REGION_SHAPES and not per_region:
-        unit = f" ({SPAN_OBJECTS[obj]})" if kind == "labels" and obj else ""
+        unit = f" ({SPAN_OBJECTS[obj]})" if kind in LABELS_OF_TOOLS and obj else ""
         note = f"<{el.tag}>{unit}: regions matched one-to-one"
-        return Control(name, kind, _choices(el), False, "nominal", True, note, to)
+        return Control(name, kind, labels_of(el), False, "nominal", True, note, to)
     if kind in REGION_TAGS or per_region:
         why = "per-region control" if per_region else "span/region control"
         multiple = el.get("choice", "single") == "multiple"
-        return Control(name, kind, _choices(el), multiple, None, False, f"<{el.tag}>: {why}", to)
-    if kind == "choices":
-        multiple = el.get("choice", "single") == "multiple"
-        dynamic = el.get("value", "").startswith("$")
-        labels = None if dynamic else _choices(el)
-        note = f'<Choices choice="{el.get("choice", "single")}">' + (
-            f' value="{el.get("value")}" (labels from the task data)' if dynamic else ""
-        )
-        return Control(name, kind, labels, multiple, "nominal", True, note, to)
-    if kind == "ranker" and not per_region:
-        buckets = tuple(str(b.get("name")) for b in el if _tag(b) == "bucket" and b.get("name"))
-        note = "<Ranker>: " + (
-            f"buckets {', '.join(buckets)} (best first; items in one bucket tie)"
-            if buckets
-            else "one ordered list"
-        )
-        return Control(name, kind, None, False, "ordinal", True, note, to)
-    if kind == "pairwise":
-        return Control(name, kind, ("left", "right"), False, "nominal", True, "<Pairwise>", to)
-    if kind == "taxonomy":  # several paths may be chosen unless maxUsages="1"
-        multiple = el.get("maxUsages", "") != "1"
-        note = "<Taxonomy>" if multiple else '<Taxonomy maxUsages="1">'
-        return Control(name, kind, _paths(el) or None, multiple, "nominal", True, note, to)
-    if kind == "rating":
-        top = el.get("maxRating", "5")
-        note = f'<Rating maxRating="{top}">'
-        scale = tuple(float(x) for x in range(1, int(top) + 1)) if top.isdigit() else None
-        return Control(name, kind, None, False, "ordinal", True, note, to, scale=scale)
-    if kind == "number":
-        bounds = " ".join(f'{k}="{el.get(k)}"' for k in ("min", "max") if el.get(k) is not None)
-        note = f"<Number {bounds}>".strip()
-        return Control(name, kind, None, False, "interval", True, note, to)
-    if kind == "textarea":
-        return Control(name, kind, None, False, None, False, "<TextArea>: free text", to)
-    return _listed(el, kind, name, None, to)
+        return Control(name, kind, labels_of(el), multiple, None, False, f"<{el.tag}>: {why}", to)
+    if k.declare is None:
+        return _listed(el, kind, name, None, to)
+    d = k.declare(el)
+    level = k.default_level if k.evaluated_by_default else None
+    evaluated = k.evaluated_by_default
+    return Control(name, kind, d.labels, d.multiple, level, evaluated, d.note, to, scale=d.scale)
 
 
 def _region_labels(
@@ -251,7 +220,7 @@ def _region_labels(
     """A ``<Labels>`` on an object it does not mark spans of: the labels of the regions drawn
     there with unlabelled tools (``<Rectangle>``, ``<Polygon>``…), scored with the tools'
     fields; listed with the tools' reason when none of them is scored."""
-    labels = _choices(el)
+    labels = labels_of(el)
     scored = tuple(n for n, k in tools if k in REGION_SHAPES)
     if scored:
         note = f"<{el.tag}>: the labels of the {', '.join(scored)} regions, scored with them"
@@ -264,30 +233,20 @@ def _region_labels(
     return Control(name, "labels", labels, False, None, False, f"<{el.tag}>", to, why)
 
 
-def _choices(el: Element) -> tuple[str, ...] | None:
-    """Labels of the ``Choice``/``Label`` children (an ``alias`` is what results store)."""
-    out: list[str] = []
-    for child in el.iter():
-        if child is not el and _tag(child) in ("choice", "label"):
-            value = child.get("alias") or child.get("value")
-            if value is not None and value not in out:
-                out.append(value)
-    return tuple(out) or None
+def _kind(c: Control) -> Kind | None:
+    return _REGISTRY.get(c.kind)
 
 
-def _paths(el: Element, prefix: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Every node of a taxonomy as ``"root / … / node"`` (any node may be chosen)."""
-    out: list[str] = []
-    for child in el:
-        if _tag(child) != "choice":
-            continue
-        value = child.get("alias") or child.get("value")
-        if value is None:
-            continue
-        path = (*prefix, value)
-        out.append(" / ".join(path))
-        out += _paths(child, path)
-    return tuple(out)
+def _numeric(c: Control) -> bool:
+    """Whether ``c``'s answers are numbers (its level is worth stating)."""
+    k = _kind(c)
+    return k is not None and k.answer is Answer.NUMBER
+
+
+def _multiple(c: Control) -> bool:
+    """Whether ``c``'s kind may take several labels (its ``multiple`` is worth stating)."""
+    k = _kind(c)
+    return k is not None and k.multiple
 
 
 def fields_config(controls: list[Control]) -> dict[str, dict[str, Any]]:
@@ -299,9 +258,9 @@ def fields_config(controls: list[Control]) -> dict[str, dict[str, Any]]:
         entry: dict[str, Any] = {}
         if c.kind in REGION_SHAPES:
             entry["matching"] = {"mode": "overlap", "iou": 0.5, "labels": True}
-        if c.kind in ("rating", "number"):
+        if _numeric(c):
             entry["level"] = c.level
-        if c.kind in ("choices", "taxonomy"):
+        if _multiple(c):
             entry["multiple"] = c.multiple
         if c.labels is not None:
             entry["labels"] = list(c.labels)
@@ -316,7 +275,7 @@ def declared_scales(controls: list[Control]) -> dict[str, tuple[float, ...]]:
 
 def declared_multiple(controls: list[Control]) -> dict[str, bool]:
     """Choice and taxonomy controls → whether they take several labels."""
-    return {c.name: c.multiple for c in controls if c.kind in ("choices", "taxonomy")}
+    return {c.name: c.multiple for c in controls if _multiple(c)}
 
 
 def declare(dataset: Dataset, controls: list[Control]) -> None:
@@ -386,7 +345,7 @@ def starting_config(
     entries = fields_config(shown) if evaluated else {c.name: {} for c in texts}
     for c in shown:
         entry = entries[c.name]
-        note = c.note + (f": {c.level}" if c.kind in ("rating", "number") else "")
+        note = c.note + (f": {c.level}" if _numeric(c) else "")
         lines.append(f"  {_yaml(c.name)}:" + (" {}" if not entry else "") + f"  # {note}")
         lines += [f"    {k}: {_yaml(v)}" for k, v in entry.items()]
     if evaluated:

@@ -13,8 +13,6 @@ from ...model import Annotation, FieldValue, TaskId
 CONSENSUS_MODEL_VERSION = "iaa-gate-consensus"
 """The ``model_version`` of the predictions iaa-gate writes (the consensus): never read as a
 model's predictions."""
-MAX_NUMBER = 1e150
-"""Largest rating or number magnitude: squared differences of larger ones overflow."""
 
 
 def plain_id(v: Any) -> TypeGuard[int | str]:

@@ -16,9 +16,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...kinds import REGION_SHAPES
+from ...kinds import MAX_NUMBER, REGION_SHAPES, Answer, registry
+from ...kinds.unscored import RELATION
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
-from .rules import MAX_NUMBER, References, TaskError, annotator_id, plain_id, region_id
+from .rules import References, TaskError, annotator_id, plain_id, region_id
 
 
 class Unusual(Exception):
@@ -83,7 +84,19 @@ class _Task(msgspec.Struct, gc=False):
 DECODER = msgspec.json.Decoder(_Task)
 _NAN = math.nan
 _UTC = timezone.utc
-SCALARS = frozenset({"choices", "rating", "number", "textarea"})
+_SCALARS = {
+    name: (str(k.value_key), k.answer)
+    for name, k in registry().items()
+    if k.family == "scalar" and k.value_key in _Value.__struct_fields__
+}
+"""The scalar kinds whose answer a typed ``value`` holds → its key and what it is."""
+SCALARS = frozenset(_SCALARS)
+_REGIONS = {
+    name: (str(k.value_key), REGION_SHAPES[name])
+    for name, k in registry().items()
+    if k.family == "region" and k.value_key in _Value.__struct_fields__
+}
+"""The region kinds whose labels a typed ``value`` holds (spans, boxes) → their key and shape."""
 
 
 def _number(v: Any) -> bool:
@@ -228,20 +241,19 @@ def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | floa
         or value.globalOffsets is not UNSET
     ):
         raise Unusual
-    if kind == "choices":
-        v = value.choices
+    key, answer = _SCALARS[kind]
+    v = getattr(value, key)
+    if answer is Answer.LABELS:
         if v is None:
             raise Unusual
         return (v,) if type(v) is str else tuple(v)
-    if kind == "textarea":
-        t = value.text
-        if t is None:
+    if answer is Answer.TEXT:
+        if v is None:
             raise Unusual
-        return t if type(t) is str else "\n".join(t)
-    n = value.rating if kind == "rating" else value.number
-    if n is not None and not abs(n) <= MAX_NUMBER:
+        return v if type(v) is str else "\n".join(v)
+    if v is not None and not abs(v) <= MAX_NUMBER:
         raise Unusual
-    return None if n is None else float(n)
+    return None if v is None else float(v)
 
 
 def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, FieldValue]:
@@ -261,7 +273,7 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
     relations: list[_Result] = []
     for index, item in enumerate(result):
         kind, name, value = item.type, item.from_name, item.value
-        if kind == "relation":
+        if kind == RELATION:
             relations.append(item)
             continue
         if type(name) is not str or value is None:
@@ -269,8 +281,9 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
         if kind in SCALARS:
             scalars.append(item)
             continue
-        if kind != "labels" and kind != "rectanglelabels":
+        if kind not in _REGIONS:
             raise Unusual
+        key, shape = _REGIONS[kind]
         rid = item.id
         if rid is None:
             rid = region_id(annotation_id, index)
@@ -278,20 +291,20 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
             raise Unusual
         known = regions.get(name)
         if known is None:
-            known = regions[name] = (kind, RegionSet(REGION_SHAPES[kind]))
-            if kind == "labels":
+            known = regions[name] = (kind, RegionSet(shape))
+            if shape == "span":
                 spans.add(name)
         elif known[0] != kind:
             raise Unusual
         rs = known[1]
-        if kind == "labels":
+        if shape == "span":
             start, end = value.start, value.end
             if type(start) is not int or type(end) is not int or not 0 <= start <= end:
                 raise Unusual
             if type(value.text) is not str:
                 raise Unusual  # the general parser decides whether a text is known
             geometry = [float(start), float(end)]
-            labels = value.labels
+            labels = getattr(value, key)
         else:
             box = (value.x, value.y, value.width, value.height, value.rotation or 0.0)
             if not all(_number(c) for c in box):
@@ -307,7 +320,7 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
                     geometry[3] * h,
                     geometry[4],
                 ]
-            labels = value.rectanglelabels
+            labels = getattr(value, key)
         if type(labels) is list and len(labels) == 1 and type(labels[0]) is str:
             rs.ids.append(str(rid))  # one label: the common case
             rs.labels.append(labels[0])

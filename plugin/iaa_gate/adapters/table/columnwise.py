@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from ...kinds import REGION_SHAPES
+from ...kinds import kind as registered
 from ...model import Columns, Dataset, FieldColumn, SourceStats, intern_all
 from .config import TableSource
 from .rules import RowError, annotator, answer, field_name, seconds, task_id
@@ -33,7 +35,7 @@ def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
     import pyarrow as pa
 
     s, c = settings, settings.columns
-    if not table.num_rows or "spans" in s.kinds.values():
+    if not table.num_rows or any(k in REGION_SHAPES for k in s.kinds.values()):
         return None
     try:
         task, tasks = _task_ids(table, c.task)
@@ -233,12 +235,18 @@ def _table(codes: Codes, cells: list[Any], table: list[Any], index: dict[Any, in
     return number
 
 
+def _splits(kind: str) -> bool:
+    """Whether a value cell of ``kind`` is split at the separator (a kind of several labels)."""
+    k = registered(kind)
+    return k is not None and k.multiple
+
+
 def dataset_of(cols: Columns, stats: SourceStats, s: TableSource) -> Dataset:
     """The dataset over ``cols`` (one row per task and annotator), as both readers finish."""
     stats.tasks = len(cols.tasks)
     dataset = Dataset.of_columns(str(s.path), cols, list(cols.tasks), stats=stats)
     if s.multiple_separator is not None:
         dataset.declared_multiple = {
-            name: True for name in cols.fields if s.kinds.get(name, "choices") == "choices"
+            name: True for name in cols.fields if _splits(s.kinds.get(name, "choices"))
         }
     return dataset

@@ -10,10 +10,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ...core.errors import Problem, Reason
+from ...kinds import MAX_NUMBER, Answer, registry
 from ...model import TaskId
-
-MAX_NUMBER = 1e150
-"""Largest rating or number magnitude: squared differences of larger ones overflow."""
 
 
 class RowError(ValueError):
@@ -89,16 +87,21 @@ def number(v: Any, column: str) -> float:
     return x
 
 
+_ANSWERS = {name: k.answer for name, k in registry().items()}
+"""What an answer of each kind is (a value cell is read as one)."""
+
+
 def answer(kind: str, raw: Any, column: str, separator: str | None) -> Any:
     """The normalised answer of a value cell to a field of ``kind`` (None: no answer): a tuple
     of labels (split at ``separator`` when one is set), a float, or a text."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None
-    if kind in ("rating", "number"):
+    what = _ANSWERS[kind]
+    if what is Answer.NUMBER:
         return number(raw, column)
     if isinstance(raw, bool):
         raise RowError(f"{raw!r} is a boolean; quote it as a label", column)
-    if kind == "textarea":
+    if what is Answer.TEXT:
         return str(raw)
     if isinstance(raw, list):
         return tuple(text(x) for x in raw if x is not None)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError, Problem
+from ...kinds import REGION_SHAPES
 from ...model import Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .columnwise import dataset_of, read_columnwise
 from .config import TableSource
@@ -96,7 +97,7 @@ class TableFile:
     def _check_columns(self, names: list[str]) -> None:
         s, c = self.settings, self.settings.columns
         required = [c.task, c.annotator, c.field]
-        if "spans" in s.kinds.values():
+        if any(k in REGION_SHAPES for k in s.kinds.values()):
             required += [c.start, c.end, c.label]
         else:  # with span fields only, a table may have no value column
             required.append(c.value)
@@ -114,7 +115,7 @@ class TableFile:
         s = self.settings
         data = {name: table.column(name).to_pylist() for name in table.column_names}
         n = table.num_rows
-        spans = {f for f, k in s.kinds.items() if k == "spans"}
+        spans = {f for f, k in s.kinds.items() if k in REGION_SHAPES}
         first = 2 if self.fmt in ("csv", "tsv") else 1  # the row number a person sees
         stats = SourceStats()
         answers: dict[tuple[TaskId, str, str], _Answer] = {}
@@ -179,7 +180,7 @@ class TableFile:
         kind = s.kinds.get(name, "choices")
         updated = seconds(data.get(c.updated_at, empty)[i], c.updated_at)
         key = (task, who, name)
-        if kind == "spans":
+        if kind in REGION_SHAPES:
             start, end = data[c.start][i], data[c.end][i]
             span = None
             if start is not None or end is not None:
