@@ -203,7 +203,7 @@ def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:
     own = {"id": 5, "model_version": "iaa-gate-consensus", "score": 0.5, "result": []}
     source.tasks = {t: PulledTask({}, None, [own]) for t in (1, 2, 3)}
     agreed = UnitResult(1, "agreed", 1.0, {"a": "A", "b": "A"})
-    results: Any = {"f": SimpleNamespace(units=[agreed], disputed=[])}
+    results: Any = {"f": SimpleNamespace(units=[agreed], disputed=[], states=None)}
     every = ConsensusPredictions(source).plan(results, [])
     assert every == {1: None, 2: None, 3: None}
     in_round = ConsensusPredictions(source, RoundFilter(task_ids=frozenset({1, 2})))
@@ -242,7 +242,9 @@ def test_a_tie_proposes_nothing_and_an_old_proposal_goes() -> None:
     source.tasks = {1: PulledTask({}, None, [own]), 2: PulledTask({}, None, [])}
     tie = UnitResult(1, "disputed", 0.0, {}, consensus=Consensus(["A"], 0.5, "m", tie=True))
     settled = UnitResult(2, "disputed", 0.3, {}, consensus=Consensus(["B"], 0.7, "m"))
-    results: Any = {"topics": SimpleNamespace(units=[tie, settled], disputed=[tie, settled])}
+    results: Any = {
+        "topics": SimpleNamespace(units=[tie, settled], disputed=[tie, settled], states=None)
+    }
     sink = ConsensusPredictions(source)
     plan = sink.plan(results, [])
     assert plan[1] is None and sink.ties == 1

@@ -177,7 +177,7 @@ def test_live_source_without_the_sdk_says_how_to_install(tmp_path: Path) -> None
 
 
 def _results(**units: list[UnitResult]) -> dict[str, Any]:
-    return {name: SimpleNamespace(units=u) for name, u in units.items()}
+    return {name: SimpleNamespace(units=u, states=None) for name, u in units.items()}
 
 
 def test_entries_overall_status_and_labels_in_conflict() -> None:

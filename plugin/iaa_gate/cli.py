@@ -510,6 +510,8 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
         alt_test_line,
         alt_test_trend,
         alt_test_versions,
+        burn_down,
+        disputes_line,
         model_note,
         model_rows,
     )
@@ -565,9 +567,15 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
                 f"{low_gt.name} {fmt_agreement(low_gt.agreement)} over {low_gt.n_tasks} tasks",
                 file=out,
             )
+        states = disputes_line(f.disputes)
+        if states is not None:
+            print(f"  {'':<{width}}    {states}", file=out)
         trend = report.trend.fields.get(name) if report.trend else None
         if trend:
             print(f"  {'':<{width}}    {trend_line(trend)}", file=out)
+            opened = burn_down(trend.series)
+            if opened is not None:
+                print(f"  {'':<{width}}    open disputes by run: {opened}", file=out)
     if report.not_evaluated:
         print(f"  not evaluated: {', '.join(report.not_evaluated)}", file=out)
     for row in model_rows(report.models):

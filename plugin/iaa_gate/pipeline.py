@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,7 +17,7 @@ from .adapters import ReadOptions, Source, adapter
 from .config import Config
 from .core.errors import OutputError
 from .core.fork import can_fork, in_child
-from .evaluation import ground_truth
+from .evaluation import ground_truth, lifecycle
 from .evaluation.alt_test import alt_test_section, split_models
 from .evaluation.analysis import FieldResult, analyse, not_evaluated
 from .evaluation.document import (
@@ -28,6 +29,7 @@ from .evaluation.document import (
     with_checks,
 )
 from .evaluation.gate import Check, Verdict, field_checks, worst
+from .evaluation.lifecycle import FieldLifecycle
 from .evaluation.models import models_section
 from .evaluation.planning import FieldPlan, field_plan
 from .evaluation.sections import Round, TruthSetup, Writeback
@@ -53,6 +55,8 @@ class Outcome:
     disputed: Disputed = field(default_factory=dict)
     written: list[Path] = field(default_factory=list)
     dataset: Dataset | None = None
+    disputes: dict[str, FieldLifecycle] = field(default_factory=dict)
+    """With ``adjudication:``: each field's disputes by state and its adjudicated answers."""
 
     @cached_property
     def document(self) -> dict[str, Any]:
@@ -75,15 +79,8 @@ class Outcome:
             The same verdict, results and checks, with a new :class:`Report`; this outcome's
             report is left as it is.
         """
-        report = msgspec.structs.replace(self.report, writeback=summary)
-        return Outcome(
-            self.verdict,
-            report,
-            self.results,
-            self.checks,
-            self.disputed,
-            self.written,
-            self.dataset,
+        return dataclasses.replace(
+            self, report=msgspec.structs.replace(self.report, writeback=summary)
         )
 
 
@@ -162,8 +159,10 @@ def evaluate(
     and ``writeback`` (if given: the only I/O) writes the results back before the report is
     built, which then holds its summary."""
     rf = round_filter(config)
+    dataset, adjudications = lifecycle.split(dataset, config)  # never a rating, nor a reference
     dataset, refs = ground_truth.split(dataset, config)
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
+    adjudications = [a for a in adjudications if rf.keeps_task(a.task_id)]
     dataset = split_models(apply_round(dataset, rf), config)  # a model is never a rating
     results = analyse(dataset, config)
     for name, result in results.items():
@@ -173,15 +172,36 @@ def evaluate(
     fields: dict[str, FieldReport] = {}
     disputed: Disputed = {}
     checks: list[Check] = []
+    states: dict[str, FieldLifecycle] = {}
     alt_tests, model_checks = alt_test_section(results, dataset, config)
     for name, result in results.items():
         cfg = config.fields[name]
         fc = field_checks(result, cfg) + [c for c in model_checks if c.field == name]
-        checks += fc
         t = cfg.thresholds
-        disputed[name] = disputed_tasks(name, result)
+        route = config.writeback.route
+        lc = states[name] = lifecycle.field_lifecycle(
+            result,
+            cfg,
+            dataset,
+            adjudications,
+            config,
+            dataset.routed,
+            route.max_annotations if route is not None else None,
+        )
+        open_check = lifecycle.open_disputes_check(name, lc, t.open_disputes)
+        fc += [open_check] if open_check is not None else []
+        checks += fc
+        if config.adjudication:
+            result.states = {t: st.state for t, st in lc.states.items()}
+        disputed[name] = disputed_tasks(name, result, lc.states if config.adjudication else None)
         fields[name] = field_document(
-            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance, t.interval_width
+            result,
+            fc,
+            disputed[name],
+            t.disputed_below,
+            t.disputed_tolerance,
+            t.interval_width,
+            lc if config.adjudication else None,
         )
     source = source_summary(config)
     if project_id is not None and project_id != source.get("project"):
@@ -208,7 +228,9 @@ def evaluate(
         models=models_section(results, dataset, config),
         alt_test=alt_tests,
     )
-    return Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
+    outcome = Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
+    outcome.disputes = states if config.adjudication else {}
+    return outcome
 
 
 def plan(config: Config, width: float, simulation: Simulation | None = None) -> list[FieldPlan]:
@@ -269,6 +291,9 @@ def run(
     options = read_options(config, progress=progress, workers=workers)
     source = make_source(config, options)
     dataset = source.load()
+    routed = getattr(source, "routed", None)  # a live project: the routes write-back left
+    if callable(routed) and config.adjudication is not None:
+        dataset.routed = routed(config.writeback.meta_key)
     out_dir = config.report.dir
     sink = sinks.writeback(config, out_dir, source, options)
     outcome = evaluate(
@@ -284,9 +309,10 @@ def run(
     report = outcome.report
     proposals = "json" in config.report.formats  # the proposed answers, beside report.json
     units = sum(len(r.units) for r in outcome.results.values())
+    final = {name: lc.adjudicated for name, lc in outcome.disputes.items()}
     child = None
     if proposals and workers > 1 and units >= PARALLEL_UNITS and can_fork():
-        child = in_child(lambda: consensus_file.write(out_dir, outcome.results))
+        child = in_child(lambda: consensus_file.write(out_dir, outcome.results, final))
     try:
         try:
             outcome.written = write_reports(
@@ -296,7 +322,7 @@ def run(
             written = child() if child is not None else None  # never leave the child behind
         if proposals:
             at = 1 + max(i for i, p in enumerate(outcome.written) if p.suffix.startswith(".json"))
-            path = written or consensus_file.write(out_dir, outcome.results)
+            path = written or consensus_file.write(out_dir, outcome.results, final)
             outcome.written.insert(at, path)
         if config.history is not None and not dry_run:
             save_history(report, config.history.dir, config.history.keep)

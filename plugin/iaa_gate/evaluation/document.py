@@ -33,6 +33,7 @@ from .gate import (
     width_goal,
     worst,
 )
+from .lifecycle import BASIS, STATES, FieldLifecycle, State
 from .results import (
     Consensus,
     FieldResult,
@@ -181,9 +182,9 @@ class LowestTask(msgspec.Struct, omit_defaults=True, gc=False):
     """A disputed task in ``disputed.lowest``: its ``id``, ``score``, each annotator's
     ``labels``, for region fields ``details``, and where a consensus was found its
     ``priority`` (1 − the consensus posterior) and ``consensus`` (``value``, ``posterior``,
-    ``method``, ``tie``). A struct, not a dict: the collector does not track it (it holds no
-    cycle), so half a million of them (10^6 tasks) take ~0.05 s to make, where dicts took
-    ~0.4 s of rescans."""
+    ``method``, ``tie``); with ``adjudication:`` its ``state``, ``final`` answer and ``note``.
+    A struct, not a dict: the collector does not track it (it holds no cycle), so half a
+    million of them (10^6 tasks) take ~0.05 s to make, where dicts took ~0.4 s of rescans."""
 
     id: TaskId
     score: float | None
@@ -191,6 +192,12 @@ class LowestTask(msgspec.Struct, omit_defaults=True, gc=False):
     details: Details | None = None
     priority: float | None = None
     consensus: Consensus | None = None
+    state: str | None = None
+    """With ``adjudication:``: open, routed, settled or resolved (see :mod:`.lifecycle`)."""
+    final: Any = None
+    """A settled or resolved task's final answer (the consensus, or the adjudicated one)."""
+    note: str | None = None
+    """Why an open task needs a person ("needs a person: 5 annotations, no majority")."""
 
 
 class DisputedTask(LowestTask, kw_only=True, omit_defaults=True, gc=False):
@@ -241,6 +248,38 @@ class IntervalWidth(msgspec.Struct):
     more_tasks: int | None = None
 
 
+class AdjudicatedAgreement(msgspec.Struct):
+    """One annotator against the adjudicated answers: ``n_tasks`` compared and the mean
+    ``agreement`` (0–1; null: undefined)."""
+
+    id: str
+    name: str
+    n_tasks: int
+    agreement: float | None
+
+
+class DisputeStates(msgspec.Struct):
+    """A field's disputes by state (with ``adjudication:``; see :mod:`.lifecycle`):
+    ``n_disputed``; ``states`` (open, routed, settled, resolved → tasks); ``needs_a_person``
+    (open after routing to the most annotators allowed); ``n_adjudicated`` (tasks, disputed or
+    not, with one agreed adjudicated answer) and ``conflicting`` (tasks whose adjudications
+    disagree: left open); ``proposal_confirmed`` of ``proposal_compared`` resolved tasks
+    whose adjudicated answer equals the consensus proposal; each annotator's ``agreement``
+    with the adjudicated answers, compared as ``comparison`` says, on ``basis`` (disputed tasks,
+    not a random sample)."""
+
+    n_disputed: int
+    states: dict[str, int]
+    needs_a_person: int
+    n_adjudicated: int
+    conflicting: list[TaskId]
+    proposal_confirmed: int
+    proposal_compared: int
+    comparison: str | None
+    agreement: list[AdjudicatedAgreement]
+    basis: str
+
+
 class FieldReport(msgspec.Struct):
     """One field of the report (the attributes of
     :class:`~iaa_gate.evaluation.results.FieldResult`, JSON-ready: undefined numbers are null
@@ -284,6 +323,8 @@ class FieldReport(msgspec.Struct):
     small_sample: str | None = None
     alpha_sampling: AlphaSampling | None = None
     interval_width: IntervalWidth | None = None
+    disputes: DisputeStates | None = None
+    """With ``adjudication:``: the disputes by state."""
 
 
 class AltTestHuman(msgspec.Struct):
@@ -491,21 +532,27 @@ def _score_histogram(scores: np.ndarray[Any, np.dtype[np.float64]]) -> ScoreHist
     return ScoreHistogram(edges.round(6).tolist(), counts.tolist())
 
 
-def disputed_tasks(name: str, result: FieldResult) -> Sequence[DisputedTask]:
+def disputed_tasks(
+    name: str, result: FieldResult, states: dict[TaskId, State] | None = None
+) -> Sequence[DisputedTask]:
     """Every disputed task of field ``name``, in review order (:func:`_review_order`): a
-    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`."""
+    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`. ``states``: each
+    disputed task's state (:func:`.lifecycle.field_lifecycle`), when adjudication is set up."""
     if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
-        return DisputedTable(name, result.units)
+        return DisputedTable(name, result.units, states)
     units = result.disputed
     tasks = [
-        DisputedTask(
-            field=name,
-            id=u.id,
-            score=u.score,
-            labels=u.labels,
-            details=u.details,
-            priority=u.priority,
-            consensus=u.consensus,
+        _with_state(
+            DisputedTask(
+                field=name,
+                id=u.id,
+                score=u.score,
+                labels=u.labels,
+                details=u.details,
+                priority=u.priority,
+                consensus=u.consensus,
+            ),
+            states,
         )
         for u in units
     ]
@@ -522,8 +569,10 @@ class DisputedTable(Sequence[DisputedTask]):
     order of the sequence. A :class:`DisputedTask` is made only when one is asked for (the
     report's first ones); the JSON sink writes them all from the columns."""
 
-    def __init__(self, name: str, units: UnitTable) -> None:
-        self.name, self.units = name, units
+    def __init__(
+        self, name: str, units: UnitTable, states: dict[TaskId, State] | None = None
+    ) -> None:
+        self.name, self.units, self.states = name, units, states
         self.at = units.where("disputed")
         self.proposals = units.proposals(self.at)
         self.ids = list(map(units.ids.__getitem__, self.at))
@@ -549,16 +598,47 @@ class DisputedTable(Sequence[DisputedTask]):
         labels = self.units.labels([self.at[k] for k in ks])
         p = self.proposals
         return [
-            DisputedTask(
-                field=self.name,
-                id=self.ids[k],
-                score=self.score[k],
-                labels=lab,
-                priority=p.priority[k],
-                consensus=p.consensus(k),
+            _with_state(
+                DisputedTask(
+                    field=self.name,
+                    id=self.ids[k],
+                    score=self.score[k],
+                    labels=lab,
+                    priority=p.priority[k],
+                    consensus=p.consensus(k),
+                ),
+                self.states,
             )
             for k, lab in zip(ks, labels, strict=True)
         ]
+
+
+def _with_state(task: DisputedTask, states: dict[TaskId, State] | None) -> DisputedTask:
+    """``task`` with its state, final answer and note from ``states`` (None: none kept)."""
+    s = states.get(task.id) if states is not None else None
+    if s is not None:
+        task.state, task.final, task.note = s.state, s.final, s.note
+    return task
+
+
+def dispute_states(lc: FieldLifecycle) -> DisputeStates:
+    """The report's :class:`DisputeStates` of one field's :class:`FieldLifecycle`."""
+    truth = lc.agreement
+    return DisputeStates(
+        n_disputed=len(lc.states),
+        states={s: lc.count(s) for s in STATES},
+        needs_a_person=lc.needs_a_person(),
+        n_adjudicated=len(lc.adjudicated),
+        conflicting=lc.conflicting,
+        proposal_confirmed=lc.confirmed,
+        proposal_compared=lc.compared,
+        comparison=truth.comparison if truth else None,
+        agreement=[
+            AdjudicatedAgreement(a.id, a.name, a.n_tasks, num(a.agreement))
+            for a in (truth.annotators if truth else [])
+        ],
+        basis=BASIS,
+    )
 
 
 def id_order(ids: list[TaskId]) -> list[int]:
@@ -609,9 +689,11 @@ def field_document(
     disputed_below: float,
     disputed_tolerance: float | None = None,
     width_bar: WidthThreshold | None = None,
+    lifecycle: FieldLifecycle | None = None,
 ) -> FieldReport:
     """One field of the report; ``disputed``: its :func:`disputed_tasks`; ``width_bar``: its
-    ``thresholds.interval_width`` (the goal its interval width is given against)."""
+    ``thresholds.interval_width`` (the goal its interval width is given against);
+    ``lifecycle``: its disputes by state (with ``adjudication:``)."""
     lowest = result.lowest_category
     scores = unit_scores(result.units)
     too_few = int(np.count_nonzero(np.isnan(scores)))  # a task too few annotators rated: NaN
@@ -661,7 +743,17 @@ def field_document(
         disputed=DisputedReport(
             DISPUTED_FILE,
             [
-                LowestTask(d.id, d.score, d.labels, d.details, d.priority, d.consensus)
+                LowestTask(
+                    d.id,
+                    d.score,
+                    d.labels,
+                    d.details,
+                    d.priority,
+                    d.consensus,
+                    d.state,
+                    d.final,
+                    d.note,
+                )
                 for d in lowest_scores(disputed, LOWEST)
             ],  # without the field's name, which the report says once
         ),
@@ -673,6 +765,7 @@ def field_document(
         categories_used=result.categories_used,
         small_sample=small_sample(result),
         interval_width=_interval_width(result, width_goal(width_bar) if width_bar else None),
+        disputes=None if lifecycle is None else dispute_states(lifecycle),
     )
 
 

@@ -200,6 +200,10 @@ class FieldResult:
     skill: Skill | None = None
     """Each annotator's Dawid–Skene accuracy and confusion matrix (None: not fitted, e.g. a
     numeric or free-text field; see :mod:`iaa_gate.evaluation.consensus`)."""
+    states: dict[TaskId, str] | None = None
+    """With ``adjudication:``: each disputed task's state (open, routed, settled, resolved; see
+    :mod:`iaa_gate.evaluation.lifecycle`), for write-back: a settled or resolved task is no
+    longer flagged."""
 
     @property
     def disputed(self) -> list[UnitResult]:

@@ -255,10 +255,12 @@ class AnnotatorChange(msgspec.Struct):
 
 
 class Point(msgspec.Struct):
-    """A field's alpha in one run (``generated_at`` null: this run)."""
+    """A field's alpha in one run (``generated_at`` null: this run); with ``adjudication:``
+    its disputes by state (the burn-down; null for a run that did not count them)."""
 
     generated_at: str | None
     alpha: float | None
+    disputes: dict[str, int] | UnsetType | None = UNSET
 
 
 class FieldTrend(msgspec.Struct):

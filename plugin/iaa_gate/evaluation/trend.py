@@ -46,6 +46,12 @@ class EarlierAnnotator(msgspec.Struct):
     pair_agreement: Any = None
 
 
+class EarlierDisputes(msgspec.Struct):
+    """An earlier report's disputes of a field by state (open, routed, settled, resolved)."""
+
+    states: dict[str, int] | None = None
+
+
 class EarlierField(msgspec.Struct):
     """What the trend reads of a field of an earlier report. Every key may be missing (a report
     of another version) and every value is checked where it is read (:func:`_number`): an
@@ -64,6 +70,7 @@ class EarlierField(msgspec.Struct):
     disputed_tolerance: Any = None
     n_agreed: Any = None
     n_disputed: Any = None
+    disputes: EarlierDisputes | None = None
 
 
 class EarlierAltVersion(msgspec.Struct):
@@ -285,12 +292,21 @@ def compare_alt_tests(
 def _series(
     name: str, current: FieldReport, history: list[PreviousReport], rounds: int
 ) -> list[Point]:
+    """Each run's alpha, oldest first, this run last; with ``adjudication:`` also its disputes
+    by state (the burn-down; null for a run that did not count them)."""
+    burn_down = current.disputes is not None
     points = []
     for h in history:
         f = h.doc.fields.get(name)
         if f is not None and _incomparable(current, f) is None:
-            points.append(Point(h.doc.generated_at, _number(f.alpha)))
-    points.append(Point(None, _number(current.alpha)))
+            point = Point(h.doc.generated_at, _number(f.alpha))
+            if burn_down:
+                point.disputes = f.disputes.states if f.disputes else None
+            points.append(point)
+    point = Point(None, _number(current.alpha))
+    if current.disputes is not None:
+        point.disputes = dict(current.disputes.states)
+    points.append(point)
     return points[-rounds:]
 
 

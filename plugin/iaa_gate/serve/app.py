@@ -109,6 +109,8 @@ def create_app(service: Service) -> Starlette:
         status = "error" if error else ("ok" if ready else "starting")
         body: dict[str, Any] = {"status": status, "queue": inbox.queued()}
         body["project"] = service.project.project_id
+        if service.reconciler.webhook is not None:  # checked at each reconcile
+            body["webhook"] = service.reconciler.webhook
         if error or problem:
             body["problem"] = error or problem
         return JSONResponse(body, status_code=503 if error else 200)

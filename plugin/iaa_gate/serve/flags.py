@@ -21,7 +21,7 @@ from ..adapters.label_studio.project import PulledTask
 from ..evaluation.sections import Writeback
 from ..model import TaskId
 from ..pipeline import Outcome
-from ..sinks.label_studio import RUN_KEY, Change, LabelStudioFlags, entries, entry
+from ..sinks.label_studio import Change, LabelStudioFlags, entries, entry, shows_same
 from ..sinks.label_studio_consensus import ConsensusPredictions
 from .inbox import now
 from .metrics import Counters
@@ -120,9 +120,7 @@ class FlagWriter:
         wanted = entries(outcome.results, self.sink.digest)
         self.pending, self.reported, settled = {}, {}, []
         for t, shown in state.all_meta(self.sink.config.meta_key).items():
-            if isinstance(shown, dict):
-                shown = {k: v for k, v in shown.items() if k != RUN_KEY}
-            if shown != wanted.get(t):
+            if not shows_same(shown, wanted.get(t)):  # the batch run's rule: same plan after
                 self.reported[t] = wanted.get(t)
                 self.pending[t] = dirty.get(t)
             elif t in dirty:

@@ -25,6 +25,7 @@ from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.label_config import Control, parse_label_config
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
+from ..evaluation.lifecycle import FINAL
 from ..evaluation.results import Consensus, FieldResult
 from ..evaluation.sections import ConsensusWriteback, Planned
 from ..kinds import AnswerError
@@ -190,10 +191,11 @@ class ConsensusPredictions:
         ties = undrawn = 0
         for name in sorted(results):
             control = controls.get(name)
+            states = results[name].states or {}
             for u in results[name].disputed:
                 c = u.consensus
-                if c is None or u.id not in self.pulled:
-                    continue
+                if c is None or u.id not in self.pulled or states.get(u.id) in FINAL:
+                    continue  # a settled or resolved dispute has its answer: no proposal
                 if c.tie:
                     ties += 1
                     continue

@@ -5,13 +5,22 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ...evaluation.document import AltTestReport, AltTestVersion, CheckReport, FieldReport
+from msgspec import UNSET
+
+from ...evaluation.document import (
+    AltTestReport,
+    AltTestVersion,
+    CheckReport,
+    DisputeStates,
+    FieldReport,
+)
 from ...evaluation.results import Consensus
 from ...evaluation.sections import (
     CategoriesUsed,
     Change,
     Coincidence,
     Models,
+    Point,
     Pooled,
     Round,
     Trend,
@@ -379,3 +388,33 @@ def alpha_without_note(f: FieldReport) -> str | None:
         f"from the matched-region alpha with everyone, {fmt(f.regions.annotator_alpha.value)}"
         + (" (not the per-character alpha above)." if f.regions.shape == "span" else ".")
     )
+
+
+DISPUTE_STATES = ("resolved", "settled", "routed", "open")
+"""The states of a dispute as the reports list them, from final to waiting."""
+
+
+def disputes_line(d: DisputeStates | None) -> str | None:
+    """A field's disputes by state (``fields.<f>.disputes``) in words: "57 disputed: 12
+    resolved, 8 settled, 9 routed, 28 open" and, when there are any, the adjudicated answers
+    that confirmed the proposal and the tasks that need a person (None: not counted)."""
+    if not d:
+        return None
+    states = ", ".join(f"{d.states[s]} {s}" for s in DISPUTE_STATES)
+    line = f"{d.n_disputed} disputed: {states}"
+    if d.proposal_compared:
+        line += f"; proposal confirmed {d.proposal_confirmed} of {d.proposal_compared}"
+    if d.needs_a_person:
+        line += f"; {d.needs_a_person} need a person (routed to the most annotators allowed)"
+    if d.conflicting:
+        ids = ", ".join(map(str, d.conflicting))
+        line += f"; adjudications disagree on {ids} (left open)"
+    return line
+
+
+def burn_down(series: list[Point]) -> str | None:
+    """Open disputes run by run, oldest first ("28 → 20 → 9"; ? for a run that did not count
+    them); None when this run did not count them."""
+    if not series or series[-1].disputes is UNSET:
+        return None
+    return " → ".join(str(p.disputes["open"]) if p.disputes else "?" for p in series)

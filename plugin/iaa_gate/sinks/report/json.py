@@ -96,9 +96,9 @@ class JsonWriter:
 
 class DisputedTasksWriter:
     """One line per disputed task, ``{field, id, score, labels[, details, priority,
-    consensus]}``, by field name then in review order (priority, highest first); keys sorted.
-    It needs ``disputed`` (:func:`~.document.disputed_tasks` by field): the document holds only
-    the first ones."""
+    consensus, state, final, note]}``, by field name then in review order (priority, highest
+    first); keys sorted. It needs ``disputed`` (:func:`~.document.disputed_tasks` by field):
+    the document holds only the first ones."""
 
     filename = DISPUTED_FILE
 
@@ -113,8 +113,9 @@ class DisputedTasksWriter:
 
 def _lines(tasks: Sequence[DisputedTask]) -> bytes:
     """The lines of ``tasks``; a :class:`DisputedTable`'s from its columns (what encoding its
-    tasks one by one gives, without making them), unless two annotators share a name."""
-    if not isinstance(tasks, DisputedTable) or not tasks:
+    tasks one by one gives, without making them), unless two annotators share a name or the
+    tasks carry their states (``adjudication:``)."""
+    if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
         return _ENCODER.encode_lines(list(tasks))
     units = tasks.units
     if len(set(units.names)) < len(units.names):  # two annotators of one name: one label

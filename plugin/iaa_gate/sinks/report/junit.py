@@ -6,7 +6,8 @@ Each model version's alternative annotator test is a case of an ``alt-test`` sui
 
 A failed check is a ``<failure>``; a warning passes with its message in ``<system-out>``. Fields
 in the data that were not evaluated are ``<skipped>`` test cases of a ``not-evaluated`` suite. A
-field with a Dawid–Skene fit lists each annotator's estimated accuracy as suite ``<properties>``.
+field with a Dawid–Skene fit lists each annotator's estimated accuracy as suite ``<properties>``;
+with ``adjudication:`` a ``disputes`` property gives its disputes by state.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .format import (
     alt_test_human_rows,
     alt_test_line,
     alt_test_versions,
+    disputes_line,
     model_note,
     model_rows,
     width_text,
@@ -46,10 +48,13 @@ class JUnitWriter:
             skill = f.skill
             sampling = f.alpha_sampling
             width = width_text(f)
-            if skill or f.small_sample or sampling or width:
+            states = disputes_line(f.disputes)
+            if skill or f.small_sample or sampling or width or states:
                 props = ET.SubElement(suite, "properties")
             if width:  # beside alpha, as every report gives it
                 ET.SubElement(props, "property", name="alpha interval width", value=width)
+            if states:  # the disputes by state (adjudication:), beside open_disputes
+                ET.SubElement(props, "property", name="disputes", value=states)
             if sampling:  # alpha's expected disagreement from drawn pairs: named, with its SE
                 se = sampling.standard_error
                 ET.SubElement(

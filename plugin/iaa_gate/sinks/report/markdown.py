@@ -9,6 +9,7 @@ from ...evaluation.document import (
     CheckReport,
     CoefficientReport,
     Disputed,
+    DisputeStates,
     FieldReport,
     Report,
 )
@@ -27,10 +28,12 @@ from .format import (
     alt_test_trend,
     alt_test_versions,
     bar_text,
+    burn_down,
     categories_text,
     change_text,
     confused_pairs,
     consensus_text,
+    disputes_line,
     fmt,
     model_label_rows,
     model_note,
@@ -81,6 +84,8 @@ def _trend(trend: Trend) -> list[str]:
     ]
     for name, t in trend.fields.items():
         series = " → ".join(fmt(p.alpha, 2) for p in t.series)
+        if (opened := burn_down(t.series)) is not None:
+            series += f"<br>open disputes by run: {opened}"
         if not t.comparable or not t.alpha:
             out.append(f"| {md(name)} | — | — | {md(t.note)} | {series} |")
             continue
@@ -360,6 +365,7 @@ class MarkdownWriter:
                     "mean of the others on the same task, in scale points.",
                 ]
         out += _truth(f.ground_truth)
+        out += _disputes(f.disputes)
         disputed, n = f.disputed.lowest[:MAX_DISPUTED], f.n_disputed
         out += [
             "",
@@ -393,6 +399,24 @@ class MarkdownWriter:
                     f"| {md(proposal(d.consensus))} | {labels} |"
                 )
         return out
+
+
+def _disputes(d: DisputeStates | None) -> list[str]:
+    """The disputes by state and each annotator against the adjudicated answers."""
+    line = disputes_line(d)
+    if d is None or line is None:
+        return []
+    out = ["", f"Disputes by state: {md(line)}."]
+    if d.agreement:
+        out += [
+            "",
+            f"Agreement with the adjudicated answers ({md(d.basis)}; {md(d.comparison)}):",
+            "",
+            "| annotator | adjudicated tasks | agreement |",
+            "|---|---|---|",
+        ]
+        out += [f"| {md(a.name)} | {a.n_tasks} | {fmt(a.agreement)} |" for a in d.agreement]
+    return out
 
 
 def _skill(skill: Skill | None) -> list[str]:
