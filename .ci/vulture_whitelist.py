@@ -67,3 +67,8 @@ structured
 # used only by tests, in folders other work of issue 28 is rewriting (_api.py, serve/): left to it
 LONG_COLUMNS
 annotator_rows
+
+# the typed readers' answer fields, read by each kind's value_key (getattr, attrgetter)
+choices
+rating
+rectanglelabels
