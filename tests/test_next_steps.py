@@ -90,7 +90,7 @@ def test_a_live_project_reviews_in_its_tab_and_states_are_counted(tmp_path: Path
     cfg = parse_config({**config(tmp_path), "source": live, "writeback": {"enabled": True}})
     adjudicated = parse_config({**config(tmp_path), "adjudication": {}})
     outcome = evaluate(adjudicated, LabelStudioExport(EXPORT).load())
-    steps = next_steps(outcome.report, cfg)
+    steps = next_steps(outcome.report.fields, cfg)
     assert steps.review is not None
     assert steps.review.where == f"the {cfg.writeback.view!r} tab of the Label Studio project"
     assert outcome.report.next_steps is not None

@@ -2,15 +2,17 @@
 verdict means, which tasks to review and where, which annotator to talk to and why, and which
 field's guideline to revisit.
 
-Built from the finished report (:class:`~.document.Report`) and the config (where the disputed
-tasks can be reviewed): it reads the figures, it never moves them.
+Built from the fields' reports with every check (:class:`~.document.FieldReport`) and the
+config (where the disputed tasks can be reviewed), into the report: it reads the figures, it
+never moves them.
 """
 
 from __future__ import annotations
 
 from ..config import Config
 from ..model import annotator
-from .document import DISPUTED_FILE, FieldReport, NextSteps, Report, Review, Revisit, TalkTo
+from .document import DISPUTED_FILE, FieldReport, NextSteps, Review, Revisit, TalkTo
+from .gate import Verdict, worst
 
 MEANING = {
     "pass": "pass: every figure reaches its warn threshold; the labels can be used.",
@@ -98,13 +100,13 @@ def _revisit(fields: dict[str, FieldReport]) -> list[Revisit]:
     return out
 
 
-def next_steps(report: Report, config: Config) -> NextSteps:
-    """What to do after the run that made ``report`` under ``config``.
+def next_steps(fields: dict[str, FieldReport], config: Config) -> NextSteps:
+    """What to do after a run whose fields' reports (with every check) are ``fields``.
 
     Parameters
     ----------
-    report : Report
-        The finished report (its fields, checks and verdict).
+    fields : dict of str to FieldReport
+        Each field's report, with every check and its verdict.
     config : Config
         The run's config: where the disputed tasks can be reviewed.
 
@@ -116,18 +118,18 @@ def next_steps(report: Report, config: Config) -> NextSteps:
 
     Examples
     --------
-    >>> from iaa_gate.evaluation.document import Report
-    >>> import inspect; "report" in inspect.signature(next_steps).parameters
-    True
+    >>> import inspect
+    >>> list(inspect.signature(next_steps).parameters)
+    ['fields', 'config']
     """
-    fields = report.fields
     by_field = {name: f.n_disputed for name, f in fields.items()}
     states: dict[str, int] = {}
     for f in fields.values():
         for state, n in (f.disputes.states if f.disputes else {}).items():
             states[state] = states.get(state, 0) + n
     review = Review(sum(by_field.values()), _where(config), by_field, states)
-    return NextSteps(MEANING[report.verdict], review, _talk_to(fields), _revisit(fields))
+    verdict = worst([Verdict(f.verdict) for f in fields.values()]).word
+    return NextSteps(MEANING[verdict], review, _talk_to(fields), _revisit(fields))
 
 
 __all__ = ["next_steps"]

@@ -21,6 +21,7 @@ from . import consensus
 from .coefficients import Estimate, compute, default_coefficients, interpreted
 from .matrix import RatingsMatrix, ratings_matrix
 from .results import AnnotatorResult, FieldResult, Skill, UnitResult, UnitTable
+from .sections import CategoriesUsed, Coincidence
 
 MAX_COINCIDENCE_VALUES = 30
 
@@ -140,7 +141,7 @@ def _distance(dataset: Dataset, name: str, cfg: FieldConfig, coded: Coded, level
 
 def declared_scale(
     dataset: Dataset, matrix: RatingsMatrix, level: str, cfg: FieldConfig
-) -> tuple[Coded | None, dict[str, Any] | None]:
+) -> tuple[Coded | None, CategoriesUsed | None]:
     """An ordered field's codes on its declared scale, for the chance terms of the kappa family
     and AC2 (None: the codes as they are), and which categories they use: ``values`` and
     ``source`` (``labels``, the labeling config's ``maxRating``, or the values that occur)."""
@@ -161,11 +162,11 @@ def declared_scale(
         source = "the labeling config's maxRating"
     if declared is None or not values or any(v not in declared for v in values):
         shown = [shown_value(v, False) for v in values]
-        return None, {"values": shown, "source": source}
+        return None, CategoriesUsed(shown, source)
     index = np.array([declared.index(v) for v in values] + [-1], dtype=np.int64)
     codes = index[matrix.coded.codes.astype(np.int64)]
     scale_coded = Coded(codes, np.array(declared, dtype=np.float64))
-    return scale_coded, {"values": [shown_value(v, False) for v in declared], "source": source}
+    return scale_coded, CategoriesUsed([shown_value(v, False) for v in declared], source)
 
 
 def propose(
@@ -305,11 +306,11 @@ def _key(v: Any) -> str:
     return str(v)
 
 
-def _coincidence(matrix: RatingsMatrix) -> dict[str, Any] | None:
+def _coincidence(matrix: RatingsMatrix) -> Coincidence | None:
     if matrix.multiple or not 0 < matrix.coded.n_values <= MAX_COINCIDENCE_VALUES:
         return None
     o, values = metrics.coincidence_matrix(matrix.coded)
-    return {"labels": [_key(v) for v in values], "matrix": o.round(6).tolist()}
+    return Coincidence([_key(v) for v in values], o.round(6).tolist())
 
 
 def _scale(matrix: RatingsMatrix, level: str) -> np.ndarray[Any, np.dtype[np.float64]] | None:

@@ -14,8 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+import msgspec
+
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import PulledTask
+from ..evaluation.sections import Writeback
 from ..model import TaskId
 from ..pipeline import Outcome
 from ..sinks.label_studio import Change, LabelStudioFlags, entries, entry, shows_same
@@ -50,7 +53,7 @@ class FlagWriter:
         self.pending: dict[int, float | None] = {}
         self.reported: dict[int, dict[str, Any] | None] = {}  # the report's entries, to write
         self.deferred: set[int] = set()  # each step a report: tasks left for the next step
-        self.summary: dict[str, Any] | None = None
+        self.summary: Writeback | None = None
 
     def left(self, dirty: Iterable[int]) -> int:
         """How many tasks are left to write (``dirty``: the state's changed tasks)."""
@@ -94,7 +97,7 @@ class FlagWriter:
             changes, _, _ = sink.plan(outcome.results)
             summary = sink.apply(outcome.results)
             if tab is not None and self.tab is not None:
-                summary.update(self.tab.end(tab, disputed))
+                summary = msgspec.structs.replace(summary, **self.tab.end(tab, disputed))
         except LabelStudioError as exc:
             log.warning("flags not written: %s", exc.message)
             return True
@@ -105,7 +108,7 @@ class FlagWriter:
         for t in written:
             if t not in left:
                 self.counters.lags.observe(when, dirty[t])
-        self._counted(state, summary, left)
+        self._counted(state, summary.done or 0, summary.warnings, left)
         self.counters.deferred = len(deferred)
         self.deferred = deferred
         return bool(left or deferred)
@@ -161,7 +164,7 @@ class FlagWriter:
                 since = self.pending.pop(t)
                 if since is not None:
                     self.counters.lags.observe(when, since)
-        self._counted(state, summary, left)
+        self._counted(state, summary.get("done", 0), summary.get("warnings", []), left)
         self.counters.to_write = len(self.pending) + self._tab_busy()
         self.counters.deferred = 0 if left else len(self.pending)
         return bool(self.pending)
@@ -187,12 +190,14 @@ class FlagWriter:
         for warning in warnings:
             log.warning("consensus: %s", warning)
         self._settle(state, tasks, [], [], seen)
-        self.summary = {**(self.summary or {}), "consensus": done}
+        was = self.summary or Writeback(target="label-studio")
+        self.summary = msgspec.structs.replace(was, consensus=done)
 
-    def _counted(self, state: State, summary: dict[str, Any], left: set[int]) -> None:
-        """Count a write's ``summary`` and log its warnings; read the tasks ``left`` again."""
-        self.counters.flags_written += int(summary.get("done", 0))
-        for warning in summary.get("warnings", []):
+    def _counted(self, state: State, done: int, warnings: list[str], left: set[int]) -> None:
+        """Count a write's ``done`` tasks and log its ``warnings``; read the tasks ``left``
+        again."""
+        self.counters.flags_written += int(done)
+        for warning in warnings:
             log.warning("write-back: %s", warning)
         if left:
             self._reread(state, left)

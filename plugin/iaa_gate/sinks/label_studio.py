@@ -25,6 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..adapters import ReadOptions, Source
 from ..adapters.label_studio.client import LabelStudioError, progress_bar
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
@@ -33,9 +35,10 @@ from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
 from ..evaluation.lifecycle import FINAL, STATES
 from ..evaluation.results import FieldResult
+from ..evaluation.sections import Writeback
 from ..model import RoundFilter, TaskId
 from . import Sink, register
-from .label_studio_consensus import ConsensusPredictions
+from .label_studio_consensus import ConsensusPredictions, as_read_back
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""
@@ -63,11 +66,6 @@ def _score(x: float) -> float | None:
     return None if x != x else round(float(x), 4)  # NaN (too few ratings) → null
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as it reads back from JSON (tuples → lists, int keys → str)."""
-    return json.loads(json.dumps(value, allow_nan=False, default=str))
-
-
 def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[str, Any]]:
     """The desired ``meta`` entry of every evaluated task, without the run time. A disputed
     field's ``state`` (with ``adjudication:``) is in its entry; a settled or resolved one has
@@ -87,13 +85,13 @@ def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[s
                 if u.details is not None:  # region fields: name the disputed regions
                     f["regions"] = [
                         {
-                            "kind": d["kind"],
-                            "annotator": d["annotator"],
-                            "id": d["region"]["id"],
-                            "label": d["region"]["label"],
-                            "other": d["other"],
+                            "kind": d.kind,
+                            "annotator": d.annotator,
+                            "id": d.region["id"],
+                            "label": d.region["label"],
+                            "other": d.other,
                         }
-                        for d in u.details["disagreements"]
+                        for d in u.details.disagreements
                     ]
             per_task.setdefault(u.id, {})[name] = f
     return {task: entry(fields, digest) for task, fields in per_task.items()}
@@ -120,7 +118,7 @@ def entry(fields: dict[str, dict[str, Any]], digest: str) -> dict[str, Any]:
         out["state"] = min(states, key=STATES.index)
     if priorities:  # the review order: the least settled field's
         out["priority"] = max(priorities)
-    return dict(_plain(out))
+    return dict(as_read_back(out))
 
 
 ROUTE_KEY = "route"
@@ -365,8 +363,9 @@ class LabelStudioFlags:
             return None
         return {**data, **want}
 
-    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> dict[str, Any]:
-        """Write the flags; the summary counts what happened and lists ``warnings``."""
+    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> Writeback:
+        """Write the flags; the summary counts what happened and lists ``warnings`` (gathered
+        here from the writes, the tab and the consensus predictions, then typed)."""
         changes, unchanged, disputed = self.plan(results)
         summary: dict[str, Any] = {
             "target": "label-studio",
@@ -398,7 +397,7 @@ class LabelStudioFlags:
             summary["consensus"] = consensus.apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
-        return summary
+        return msgspec.convert(summary, Writeback)
 
     def write_entries(
         self, wanted: dict[TaskId, dict[str, Any]]
@@ -604,7 +603,7 @@ class LabelStudioFlags:
                 view = mine[0]
                 out["view_id"] = view["id"]
                 old = _dict(view.get("data"))
-                if all(_plain(old.get(k)) == _plain(v) for k, v in want.items()):
+                if all(as_read_back(old.get(k)) == as_read_back(v) for k, v in want.items()):
                     return {**out, "view": "unchanged"}
                 if dry_run:
                     return {**out, "view": "would update"}

@@ -19,6 +19,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import UNSET
+
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.label_config import Control, parse_label_config
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
@@ -30,6 +32,7 @@ from ..adapters.label_studio.rules import (
 )
 from ..evaluation.lifecycle import FINAL
 from ..evaluation.results import Consensus, FieldResult
+from ..evaluation.sections import ConsensusWriteback, Planned
 from ..kinds import AnswerError
 from ..kinds import kind as registered
 from ..model import RoundFilter, TaskId
@@ -139,8 +142,11 @@ class Proposal:
         return {"result": self.result, "score": self.score, "model_version": MODEL_VERSION}
 
 
-def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, allow_nan=False))
+def as_read_back(value: Any) -> Any:
+    """``value`` as it reads back from Label Studio's JSON (tuples → lists, int keys → str,
+    anything else JSON lacks as its text), to compare what is there with what would be
+    written."""
+    return json.loads(json.dumps(value, allow_nan=False, default=str))
 
 
 def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
@@ -151,7 +157,7 @@ def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
     return (
         isinstance(score, (int, float))
         and abs(float(score) - proposal.score) < 1e-9
-        and _plain(prediction.get("result")) == _plain(proposal.result)
+        and as_read_back(prediction.get("result")) == as_read_back(proposal.result)
     )
 
 
@@ -233,7 +239,7 @@ class ConsensusPredictions:
 
     def apply(
         self, results: dict[str, FieldResult], *, dry_run: bool, warnings: list[str]
-    ) -> dict[str, Any]:
+    ) -> ConsensusWriteback:
         """Write the plan; the counts: ``created``, ``replaced``, ``deleted``, ``unchanged``,
         ``ties`` (disputed answers with no settled proposal), ``failed``."""
         plan = self.plan(results, warnings)
@@ -265,19 +271,17 @@ class ConsensusPredictions:
                         f"the consensus prediction of task {task} not recorded in its meta: "
                         f"{exc.message}"
                     )
-        out: dict[str, Any] = {
-            "model_version": MODEL_VERSION,
-            "dry_run": dry_run,
-            "planned": len(changes),
-            "proposals": sum(p is not None for p in plan.values()),
-            "ties": self.ties,
+        return ConsensusWriteback(
+            model_version=MODEL_VERSION,
+            dry_run=dry_run,
+            planned=len(changes),
+            proposals=sum(p is not None for p in plan.values()),
+            ties=self.ties,
             **counts,
-        }
-        if dry_run:
-            out["changes"] = [
-                {"id": t, "now": "proposal" if p is not None else "none"} for t, p in changes
-            ]
-        return out
+            changes=[Planned(t, "proposal" if p is not None else "none") for t, p in changes]
+            if dry_run
+            else UNSET,
+        )
 
     def _record(self, task: TaskId) -> bool:
         """Record the id of the task's own prediction in its ``meta`` entry (removed when it

@@ -24,6 +24,7 @@ import msgspec
 from ...core.files import write_atomic
 from ...evaluation.document import id_order
 from ...evaluation.results import STATUSES, FieldResult, UnitTable
+from ...evaluation.sections import plain
 
 FILENAME = "consensus.jsonl"
 
@@ -94,15 +95,7 @@ def _proposed(results: dict[str, FieldResult]) -> list[ConsensusLine]:
     return out
 
 
-def _plain(x: Any) -> Any:
-    """A numpy scalar as its Python value."""
-    item = getattr(x, "item", None)
-    if item is None:
-        raise TypeError(f"a {type(x).__name__} is not JSON data")
-    return item()
-
-
-_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=_plain)
+_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
 
 def render(

@@ -18,21 +18,10 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask
+from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask, Report
+from ...evaluation.sections import plain
 
-
-def _plain(x: Any) -> Any:
-    """What the standard library's encoder wrote and msgspec does not take as is: a numpy scalar
-    or a subclass of float, int or str, as the plain value."""
-    if isinstance(x, np.generic):
-        return x.item()
-    for kind in (float, int, str):
-        if isinstance(x, kind):
-            return kind(x)
-    raise TypeError(f"a {type(x).__name__} is not JSON data")
-
-
-_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=_plain)
+_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
 
 def _finite(x: Any) -> bool:
@@ -61,7 +50,7 @@ def _where(x: Any, path: str = "") -> str:
     return next(_where(v, p) for p, v in items if not _finite(v))
 
 
-_PACKER = msgspec.msgpack.Encoder(enc_hook=_plain)
+_PACKER = msgspec.msgpack.Encoder(enc_hook=plain)
 _NONFINITE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
 
 
@@ -100,9 +89,9 @@ def check_finite(x: Any, what: str) -> None:
 class JsonWriter:
     filename = "report.json"
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> bytes:
-        check_finite(doc, "report.json")
-        return msgspec.json.format(_ENCODER.encode(doc), indent=2) + b"\n"
+    def render(self, report: Report, disputed: Disputed | None = None) -> bytes:
+        check_finite(report, "report.json")
+        return msgspec.json.format(_ENCODER.encode(report), indent=2) + b"\n"
 
 
 class DisputedTasksWriter:
@@ -113,7 +102,7 @@ class DisputedTasksWriter:
 
     filename = DISPUTED_FILE
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> bytes:
+    def render(self, report: Report, disputed: Disputed | None = None) -> bytes:
         if disputed is None:
             raise ValueError(f"{DISPUTED_FILE} needs every disputed task, not the document alone")
         lines = b"".join(_lines(disputed[name]) for name in sorted(disputed))
