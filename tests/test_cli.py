@@ -408,12 +408,15 @@ def test_write_back_summaries_show_no_python_reprs(
         r"\(\d+ with a proposed answer\)",
         line,
     ), line
+    # report.md and report.html say the same sentence; the page adds a small table of counts
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
     section = md.split("## Write-back", 1)[1]
-    assert "dry run: no" in section and "False" not in section and "None" not in section
+    assert "write-back: wrote " in section and "False" not in section and "None" not in section
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    said = page.split('<p class="writeback">', 1)[1].split("</p>", 1)[0]
+    assert said.startswith("write-back: wrote ") and "for prodigy review" in said
     table = page.split('id="writeback"', 1)[1].split("</table>", 1)[0]
-    assert ">no<" in table and "False" not in table
+    assert "<th>disputed examples</th>" in table and "False" not in table and "{" not in table
 
 
 @pytest.mark.parametrize(
@@ -467,8 +470,8 @@ def test_init_writes_the_thresholds_it_applies_and_the_html_report(tmp_path: Pat
 
 
 def test_the_write_back_summary_is_a_sentence_and_the_dry_run_says_what_changes() -> None:
-    from iaa_gate.cli import writeback_lines
     from iaa_gate.evaluation.sections import Writeback
+    from iaa_gate.sinks.report.format import writeback_lines
 
     plan = {
         "target": "label-studio",

@@ -476,3 +476,57 @@ def test_an_unwritable_or_broken_cache_only_costs_the_compile(
     cached.unlink()
     monkeypatch.setattr("tempfile.NamedTemporaryFile", refuse)
     assert _fresh_render(doc) == page
+
+
+WIDE_OR_CUT = """() => {
+  const vw = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const box = el.parentElement && el.parentElement.closest('table, .scroll, figure.heatmap');
+    if (box) continue;  // a scroll container holds it
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > vw + 1) out.push(el.tagName + '#' + el.id + '.' + el.className);
+  }
+  return out;
+}"""
+"""The elements that reach past the viewport's right edge outside a scroll container."""
+
+CELL_TEXT = """() => [...document.querySelectorAll('figure.heatmap svg text[text-anchor=middle]')]
+  .map(t => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a)"""
+"""Each heatmap cell number's font size as rendered, in CSS pixels."""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1280, 420])
+def test_the_page_fits_the_viewport_with_readable_heatmaps_and_a_jump_bar(
+    browser: Any, example: Path, width: int
+) -> None:
+    """Issue 33: at a laptop's and a phone's width nothing is cut off (the summary table and
+    a heatmap scroll inside their box, never the page), every heatmap number is 12 px or more,
+    the jump bar links to each field's section and the next steps, and the next steps say
+    what to do."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((example / "report.html").resolve().as_uri())
+    assert page.evaluate(WIDE_OR_CUT) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    table = page.locator("#fields").bounding_box()
+    box = page.locator("#fields").locator("xpath=..").bounding_box()
+    assert table is not None and box is not None and box["width"] <= width
+    sizes = page.evaluate(CELL_TEXT)
+    assert sizes and min(sizes) >= 12, min(sizes)
+    links = page.eval_on_selector_all("#jump a", "as => as.map(a => a.getAttribute('href'))")
+    doc = json.loads((example / "report.json").read_text())
+    fields = [f"#f-{i}" for i in range(1, len(doc["fields"]) + 1)]
+    assert links[0] == "#next-steps" and links[1 : 1 + len(fields)] == fields
+    for href in links:
+        assert page.locator(href).count() == 1, href
+    page.locator("#jump a[href='#f-2']").click()
+    top = page.locator("#f-2").bounding_box()
+    assert top is not None and -1 <= top["y"] < 120  # scrolled to it (below the sticky bar)
+    steps = page.locator("ul.next-steps li").all_inner_texts()
+    assert steps[2].startswith("talk to annotator 5: alpha on sentiment rises")
+    _screenshot(page, example / f"report-{width}.png")
+    assert errors == []
+    page.close()

@@ -23,7 +23,7 @@ from .core.version import __version__
 if TYPE_CHECKING:
     from .config import Config
     from .evaluation.results import AnnotatorTruth
-    from .evaluation.sections import FieldTrend, Writeback
+    from .evaluation.sections import FieldTrend
     from .pipeline import Outcome
 
 SYMBOL = {"pass": "✓ pass", "warn": "! warn", "fail": "✗ FAIL"}
@@ -515,6 +515,7 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
         disputes_line,
         model_note,
         model_rows,
+        writeback_lines,
     )
 
     report = outcome.report
@@ -610,75 +611,6 @@ def _summary(outcome: Outcome, out: TextIO) -> None:
             print(f"    {line}", file=out)
     if outcome.written:
         print("  report: " + ", ".join(str(p) for p in outcome.written), file=out)
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
-def writeback_lines(wb: Writeback) -> list[str]:
-    """The write-back in the terminal summary: a sentence with its counts, then (a dry run)
-    what would change on each task, in words."""
-    from msgspec import UNSET
-
-    from .sinks.report.format import consensus_text, plain  # words, never a Python repr
-
-    dry = wb.dry_run
-    if wb.target == "label-studio":
-        where = f"Label Studio project {wb.project}"
-        if dry:
-            head = (
-                f"write-back (dry run, nothing written): {_n(wb.planned or 0, 'task')} of "
-                f"{where} would change, {wb.unchanged} unchanged ({wb.disputed} disputed in all)"
-            )
-        else:
-            head = (
-                f"write-back: {_n(wb.done or 0, 'task')} flagged in {where}, "
-                f"{wb.unchanged} unchanged ({wb.disputed} disputed in all)"
-            )
-            more = [
-                (wb.already_done or 0, "already written by another run"),
-                (wb.skipped or 0, "skipped: edited in Label Studio since the pull"),
-                (wb.failed or 0, "failed: a re-run writes them"),
-            ]
-            head += "".join(f"; {n} {what}" for n, what in more if n)
-        if wb.view:
-            view = {"would create": "would be created", "would update": "would be updated"}
-            head += f"; tab {wb.view_title!r} {view.get(wb.view, wb.view)}"
-        lines = [head]
-    elif wb.disputed_examples is not UNSET:  # Prodigy: the review file
-        verb = "would write" if dry else "wrote"
-        lines = [
-            f"write-back: {verb} {_n(wb.disputed_examples, 'disputed example')} to "
-            f"{wb.target} for prodigy review ({wb.consensus_lines} with a proposed answer)"
-        ]
-    else:
-        lines = [
-            "write-back: " + ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in wb.shown())
-        ]
-    consensus = consensus_text(wb)
-    if consensus:
-        lines.append(f"  {consensus}")
-    changes = wb.changes or []
-    for c in changes[:50]:  # --dry-run: what would change on each task
-        was = None if c.was is UNSET else c.was
-        lines.append(f"  task {c.id}: {change_text(was, c.now, c.data or False)}")
-    if len(changes) > 50:
-        lines.append(f"  … and {len(changes) - 50} more (all in report.json)")
-    return lines
-
-
-def change_text(was: str | None, now: str | None, data: bool | None = False) -> str:
-    """What a write-back would change on one task, in words (``was``/``now``: its status)."""
-    if was is None and now is not None:
-        text = f"would be flagged {now} (no entry yet)"
-    elif now is None:
-        text = f"its {was or ''} entry would be removed (the task is no longer evaluated)"
-    elif was != now:
-        text = f"would go from {was} to {now}"
-    else:
-        text = f"stays {now}; its scores would be updated"
-    return text + ("; its data columns too" if data else "")
 
 
 def _lowest_truth(annotators: list[AnnotatorTruth]) -> AnnotatorTruth:

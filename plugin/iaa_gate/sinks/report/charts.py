@@ -22,9 +22,12 @@ from ...evaluation.sections import Point
 FAIL, WARN, OK, MUTED, INK, GRID = "#b42318", "#b54708", "#2e6f9e", "#98a2b3", "#222", "#d0d5dd"
 MAX_BARS = 40
 MAX_CELL_TEXT = 16  # heatmaps with more rows than this show colours without numbers
+TEXT_SIZE = 12
+"""The font size of a heatmap cell's numbers (the page never scales a heatmap down: it
+scrolls), 12 px or more to be read."""
 MAX_LABEL = 28  # characters of a label on an axis; the tables show it whole
 CHAR = 6.2  # pixels per character of an 11 px label, on average
-FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="11"'
+FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="12"'
 BLUES = ((247, 251, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
 """Stops of the heatmaps' colour scale, light to dark (the "Blues" of ColorBrewer)."""
 
@@ -164,7 +167,8 @@ def heatmap(
         f"★ {_short(name)}" if i < len(marked) and marked[i] else _short(name)
         for i, name in enumerate(labels)
     ]
-    cell = max(12.0, min(44.0, 440.0 / max(n, 1)))
+    # a cell with numbers fits two lines of TEXT_SIZE (readable: 12 px at the page's scale)
+    cell = max(40.0 if n <= MAX_CELL_TEXT else 12.0, min(48.0, 440.0 / max(n, 1)))
     room = 12 + CHAR * max((len(x) for x in shown), default=1)
     below = 10 + room * 0.7  # the column labels, at 40 degrees
     width, height = room + n * cell + 10, 8 + n * cell + below
@@ -185,14 +189,14 @@ def heatmap(
                 lines = text[i][j].split("\n")
                 color = "#ffffff" if dark else INK
                 for k, line in enumerate(lines):
-                    dy = (k - (len(lines) - 1) / 2) * 10
+                    dy = (k - (len(lines) - 1) / 2) * (TEXT_SIZE + 1)
                     body.append(
                         _text(
                             x + cell / 2,
-                            y + cell / 2 + 3 + dy,
+                            y + cell / 2 + 4 + dy,
                             line,
                             text_anchor="middle",
-                            font_size="8.5",
+                            font_size=str(TEXT_SIZE),
                             fill=color,
                         )
                     )

@@ -418,3 +418,69 @@ def burn_down(series: list[Point]) -> str | None:
     if not series or series[-1].disputes is UNSET:
         return None
     return " → ".join(str(p.disputes["open"]) if p.disputes else "?" for p in series)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def writeback_lines(wb: Writeback) -> list[str]:
+    """The write-back in words (the terminal summary, Markdown, HTML): a sentence with its
+    counts, the consensus predictions' sentence, then (a dry run) what would change on each
+    task, indented."""
+    dry = wb.dry_run
+    if wb.target == "label-studio":
+        where = f"Label Studio project {wb.project}"
+        if dry:
+            head = (
+                f"write-back (dry run, nothing written): {_n(wb.planned or 0, 'task')} of "
+                f"{where} would change, {wb.unchanged} unchanged ({wb.disputed} disputed in all)"
+            )
+        else:
+            head = (
+                f"write-back: {_n(wb.done or 0, 'task')} flagged in {where}, "
+                f"{wb.unchanged} unchanged ({wb.disputed} disputed in all)"
+            )
+            more = [
+                (wb.already_done or 0, "already written by another run"),
+                (wb.skipped or 0, "skipped: edited in Label Studio since the pull"),
+                (wb.failed or 0, "failed: a re-run writes them"),
+            ]
+            head += "".join(f"; {n} {what}" for n, what in more if n)
+        if wb.view:
+            view = {"would create": "would be created", "would update": "would be updated"}
+            head += f"; tab {wb.view_title!r} {view.get(wb.view, wb.view)}"
+        lines = [head]
+    elif wb.disputed_examples is not UNSET:  # Prodigy: the review file
+        verb = "would write" if dry else "wrote"
+        lines = [
+            f"write-back: {verb} {_n(wb.disputed_examples, 'disputed example')} to "
+            f"{wb.target} for prodigy review ({wb.consensus_lines} with a proposed answer)"
+        ]
+    else:
+        lines = [
+            "write-back: " + ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in wb.shown())
+        ]
+    consensus = consensus_text(wb)
+    if consensus:
+        lines.append(f"  {consensus}")
+    changes = wb.changes or []
+    for c in changes[:50]:  # --dry-run: what would change on each task
+        was = None if c.was is UNSET else c.was
+        lines.append(f"  task {c.id}: {task_change_text(was, c.now, c.data or False)}")
+    if len(changes) > 50:
+        lines.append(f"  … and {len(changes) - 50} more (all in report.json)")
+    return lines
+
+
+def task_change_text(was: str | None, now: str | None, data: bool | None = False) -> str:
+    """What a write-back would change on one task, in words (``was``/``now``: its status)."""
+    if was is None and now is not None:
+        text = f"would be flagged {now} (no entry yet)"
+    elif now is None:
+        text = f"its {was or ''} entry would be removed (the task is no longer evaluated)"
+    elif was != now:
+        text = f"would go from {was} to {now}"
+    else:
+        text = f"stays {now}; its scores would be updated"
+    return text + ("; its data columns too" if data else "")

@@ -21,7 +21,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from markupsafe import Markup
 
 from ...adapters import registry
@@ -35,7 +34,6 @@ from ...evaluation.document import (
     lowest_scores,
 )
 from ...evaluation.sections import Point
-from ...evaluation.sections import plain as plain_value
 from . import charts
 from .format import (
     ALT_TEST_COLUMNS,
@@ -65,6 +63,7 @@ from .format import (
     round_text,
     sampling_note,
     width_text,
+    writeback_lines,
 )
 
 with needed("html"):  # the `html` extra: imported when the format is written
@@ -259,7 +258,12 @@ class HtmlWriter:
         return _template().render(
             doc=report,
             # the write-back table lists each value as it is, sections as JSON
-            writeback=msgspec.to_builtins(report.writeback, enc_hook=plain_value),
+            writeback_lines=writeback_lines(report.writeback) if report.writeback else [],
+            writeback_counts=[
+                (k.replace("_", " "), v)
+                for k, v in (report.writeback.shown() if report.writeback else [])
+                if isinstance(v, int) and not isinstance(v, bool)
+            ],
             alt_test_columns=ALT_TEST_COLUMNS,
             alt_test_rows=alt_test_rows(report.alt_test),
             alt_test_chart=Markup(charts.advantage_bars(rho))

@@ -32,17 +32,16 @@ from .format import (
     categories_text,
     change_text,
     confused_pairs,
-    consensus_text,
     disputes_line,
     fmt,
     model_label_rows,
     model_note,
     model_rows,
-    plain,
     proposal,
     round_text,
     sampling_note,
     width_text,
+    writeback_lines,
 )
 
 MAX_DISPUTED = 50  # disputed tasks shown per field: the first in review order
@@ -251,14 +250,11 @@ class MarkdownWriter:
         out += _alt_test(report.alt_test)
         wb = report.writeback
         if wb:
-            out += [
-                "",
-                "## Write-back",
-                "",
-                ", ".join(f"{k.replace('_', ' ')}: {md(plain(v))}" for k, v in wb.shown()),
+            out += ["", "## Write-back", ""]
+            out += [  # the sentence, then the consensus and each task's change as a list
+                f"- {md(line.strip())}" if line.startswith(" ") else md(line)
+                for line in writeback_lines(wb)
             ]
-            if consensus_text(wb):
-                out += ["", md(consensus_text(wb))]
         return "\n".join(out) + "\n"
 
     def _coefficients(self, coefs: dict[str, CoefficientReport], small: bool = False) -> list[str]:
