@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import prodigy_general
 from builders import assert_same_dataset as _same
 from iaa_gate.adapters.label_studio import export as lse
+from iaa_gate.adapters.label_studio import halves
 from iaa_gate.adapters.label_studio.export import LabelStudioExport, parse_tasks
 from iaa_gate.adapters.prodigy import source as _prodigy_source
 from iaa_gate.adapters.prodigy import typed as _prodigy_typed
@@ -399,8 +400,8 @@ def test_bundled_prodigy_files_read_the_same(path: Path, monkeypatch: pytest.Mon
 @pytest.fixture
 def two_processes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read every export of two or more tasks in two processes."""
-    monkeypatch.setattr(lse, "PARALLEL_MIN", 2)
-    monkeypatch.setattr(lse, "_can_fork", lambda: True)
+    monkeypatch.setattr(halves, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(halves, "can_fork", lambda: True)
 
 
 @pytest.mark.usefixtures("two_processes")
@@ -436,8 +437,8 @@ def test_an_id_in_both_halves_is_one_task_twice(later: int | str) -> None:
 def test_a_failed_child_leaves_the_work_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """A child that dies (here: a read that raises in it) is not an error: its half is read
     again here."""
-    monkeypatch.setattr(lse, "PARALLEL_MIN", 2)
-    monkeypatch.setattr(lse, "_can_fork", lambda: True)
+    monkeypatch.setattr(halves, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(halves, "can_fork", lambda: True)
     tasks = json.loads((ROOT / "examples/label-studio/export.json").read_text(encoding="utf-8"))
     general = _read(tasks, fast=False)
     real = lse._read
