@@ -530,3 +530,20 @@ def test_the_page_fits_the_viewport_with_readable_heatmaps_and_a_jump_bar(
     _screenshot(page, example / f"report-{width}.png")
     assert errors == []
     page.close()
+
+
+def test_a_scale_shows_its_offset_first_and_per_value_agreement_as_secondary(
+    example: Path,
+) -> None:
+    """Issue 33: an ordinal field that passes showed exact agreement per value of 0.34–0.55
+    first, alarming and meaningless for a scale; the offset comes first, per-value agreement
+    folded away below it. A nominal field keeps its per-category chart."""
+    page = (example / "report.html").read_text(encoding="utf-8")
+    sections = {s.split('"', 1)[0]: s for s in page.split('<section class="field" id="')[1:]}
+    helpfulness, sentiment = sections["f-3"], sections["f-1"]
+    first = helpfulness.index('<p class="offset-first">Largest mean offset: annotator 3 rates')
+    folded = helpfulness.index('<details class="secondary">')
+    assert first < folded < helpfulness.index('data-chart="categories"')
+    assert helpfulness.count('data-chart="categories"') == 1
+    assert "offset-first" not in sentiment and 'class="secondary"' not in sentiment
+    assert '<figure class="chart" data-chart="categories">' in sentiment

@@ -34,6 +34,7 @@ from ...evaluation.document import (
     lowest_scores,
 )
 from ...evaluation.sections import Point
+from ...model import annotator
 from . import charts
 from .format import (
     ALT_TEST_COLUMNS,
@@ -121,6 +122,24 @@ def disagreement_kinds(d: LowestTask) -> str:
     for x in d.details.disagreements if d.details else []:
         counts[x.kind] = counts.get(x.kind, 0) + 1
     return ", ".join(f"{n} {k}" for k, n in counts.items())
+
+
+SCALES = ("ordinal", "interval", "ratio")
+"""Levels whose per-value exact agreement is secondary: near ratings agree in alpha."""
+
+
+def largest_offset(f: FieldReport) -> str | None:
+    """A scale's first figure after alpha: who rates furthest from the others on average, as
+    a sentence (None: not a scale, or no offsets)."""
+    offsets = [a for a in f.annotators if a.mean_offset is not None]
+    if f.level not in SCALES or not offsets:
+        return None
+    top = max(offsets, key=lambda a: abs(a.mean_offset or 0.0))
+    return (
+        f"Largest mean offset: {annotator(top.name)} rates {top.mean_offset:+.2f} from the "
+        "others on average. On a scale, near ratings count as near agreement in alpha; exact "
+        "agreement per value (below) is secondary."
+    )
 
 
 def skill_accuracy(f: FieldReport) -> dict[str, float | None]:
@@ -308,6 +327,8 @@ class HtmlWriter:
             bar_text=bar_text,
             alpha_without_note=alpha_without_note,
             skill_accuracy=skill_accuracy,
+            largest_offset=largest_offset,
+            scales=SCALES,
             max_rows=MAX_ROWS,
             script=Markup(script),
             script_hash=f"sha256-{digest}",
