@@ -547,3 +547,33 @@ def test_a_scale_shows_its_offset_first_and_per_value_agreement_as_secondary(
     assert helpfulness.count('data-chart="categories"') == 1
     assert "offset-first" not in sentiment and 'class="secondary"' not in sentiment
     assert '<figure class="chart" data-chart="categories">' in sentiment
+
+
+def test_a_proposal_against_the_majority_says_why(example: Path) -> None:
+    """Issue 33: a task whose proposal differs from its most common label says why, from the
+    Dawid–Skene confusion matrices in report.json: the proposers' P(give it | true) against
+    the majority's; a proposal that is the majority's says nothing more."""
+    from iaa_gate.sinks.report.html import minority
+
+    doc = json.loads((example / "report.json").read_text(encoding="utf-8"))
+    skill = doc["fields"]["sentiment"]["skill"]
+    diag = {a["name"]: a["confusion"] for a in skill["annotators"]}
+    page = (example / "report.html").read_text(encoding="utf-8")
+    rows = page.split('id="dt-1"', 1)[1].split("</table>", 1)[0].split("<tr>")[2:]
+    whys = [r for r in rows if 'class="note why"' in r]
+    assert whys, "the example has a proposal against its majority"
+    every = {str(t["id"]): t for t in read_disputed(example)["sentiment"]}
+    for row in rows:
+        task = every[row.split('data-sort="', 1)[1].split('"', 1)[0]]
+        labels, proposed = task["labels"], task["consensus"]["value"]
+        odd = minority(labels)
+        majority = {v for k, v in labels.items() if k not in odd}
+        against = bool(odd) and not task["consensus"]["tie"] and proposed not in majority
+        assert ('class="note why"' in row) == against, task["id"]
+        if against:
+            (m,) = majority
+            k, j = skill["classes"].index(proposed), skill["classes"].index(m)
+            mine = [diag[n][k][k] for n, v in labels.items() if v == proposed]
+            theirs = [diag[n][j][j] for n, v in labels.items() if v == m]
+            a, b = sum(mine) / len(mine), sum(theirs) / len(theirs)
+            assert f"against the majority ({m}): " in row and f"{a:.2f} vs {b:.2f}" in row

@@ -186,6 +186,47 @@ def minority(labels: dict[str, Any]) -> set[str]:
     return {k for k, v in labels.items() if plain(v) != counts[0][0]}
 
 
+def proposal_why(f: FieldReport, task: Any) -> str:
+    """Why a proposal goes against the task's majority label, from Dawid–Skene's confusion
+    matrices: how reliably those who gave the proposed label give it, against those who gave
+    the majority's ("" when the proposal is the majority's, a tie, a region list, or the field
+    has no Dawid–Skene estimate)."""
+    c, skill = task.consensus, f.skill
+    if c is None or c.tie or skill is None or isinstance(c.value, list):
+        return ""
+    given = {k: plain(v) for k, v in task.labels.items()}
+    counts = Counter(given.values()).most_common(2)
+    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+        return ""  # no majority to go against
+    majority, proposed = counts[0][0], plain(c.value)
+    if proposed == majority:
+        return ""
+    by_name = {a.name: a for a in skill.annotators}
+
+    def reliability(label: Any) -> tuple[list[str], float | None]:
+        """Who gave ``label``, and their mean P(give it | it is true)."""
+        who = [n for n, v in given.items() if v == label]
+        k = skill.classes.index(str(label)) if str(label) in skill.classes else None
+        rows = [by_name[n].confusion for n in who if n in by_name]
+        vals = [m[k][k] for m in rows if k is not None and len(m) > k]
+        return who, (sum(vals) / len(vals) if vals else None)
+
+    (who, mine), (_, theirs) = reliability(proposed), reliability(majority)
+    if mine is None or theirs is None:
+        return ""
+    names = ", ".join(annotator(n) for n in who)
+    if mine > theirs:
+        verb = "is" if len(who) == 1 else "are"
+        return (
+            f"against the majority ({majority}): {names} {verb} more reliable on this label "
+            f"(Dawid–Skene): {mine:.2f} vs {theirs:.2f}"
+        )
+    return (
+        f"against the majority ({majority}): Dawid–Skene weighs each answer by its "
+        f"annotator's confusion matrix ({names}: {mine:.2f} on this label vs {theirs:.2f})"
+    )
+
+
 TEMPLATE = "report.html.j2"
 
 
@@ -328,6 +369,7 @@ class HtmlWriter:
             alpha_without_note=alpha_without_note,
             skill_accuracy=skill_accuracy,
             largest_offset=largest_offset,
+            proposal_why=proposal_why,
             scales=SCALES,
             max_rows=MAX_ROWS,
             script=Markup(script),
