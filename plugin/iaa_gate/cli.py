@@ -601,7 +601,11 @@ def _n(count: int, word: str) -> str:
 def writeback_lines(wb: dict[str, Any]) -> list[str]:
     """The write-back in the terminal summary: a sentence with its counts, then (a dry run)
     what would change on each task, in words."""
-    from .sinks.report.format import consensus_text, plain  # words, never a Python repr
+    from .sinks.report.format import (  # words, never a Python repr
+        consensus_text,
+        overlap_text,
+        plain,
+    )
 
     dry = bool(wb.get("dry_run"))
     if wb.get("target") == "label-studio":
@@ -641,9 +645,7 @@ def writeback_lines(wb: dict[str, Any]) -> list[str]:
                 if not isinstance(v, (dict, list))
             )
         ]
-    consensus = consensus_text(wb)
-    if consensus:
-        lines.append(f"  {consensus}")
+    lines += [f"  {text}" for text in (consensus_text(wb), overlap_text(wb)) if text]
     changes = wb.get("changes") or []
     for c in changes[:50]:  # --dry-run: what would change on each task
         lines.append(f"  task {c['id']}: {change_text(c['was'], c['now'], c.get('data'))}")

@@ -523,6 +523,30 @@ class ReportConfig(Strict):
     )
 
 
+class OverlapConfig(Strict):
+    """Overlap that follows the plan (Label Studio): once every field's alpha interval is at
+    most ``target_width`` wide, the tasks not yet labelled are set to one annotator, but for a
+    seeded random ``audit`` share that keeps the project's overlap; a wider interval raises
+    it again. Tasks with an annotation are never touched."""
+
+    target_width: float = Field(
+        gt=0,
+        le=2,
+        description="alpha's 95% interval width at which double annotation stops: every "
+        "field's interval at most this wide",
+    )
+    audit: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="share of the tasks not yet labelled that keep the project's overlap, "
+        "drawn at random by task id and seed, so agreement and drift stay measured",
+    )
+    seed: int = Field(
+        default=0, description="seed of the audit draw: the same seed keeps the same tasks"
+    )
+
+
 class WriteBackConfig(Strict):
     """What a run writes back for people to adjudicate: flags on a live Label Studio project's
     tasks (``source.type: label-studio``), or the review file ``disputed.jsonl`` for
@@ -555,10 +579,18 @@ class WriteBackConfig(Strict):
         "(model_version iaa-gate-consensus), replacing only iaa-gate's own; needs enabled",
     )
 
+    overlap: OverlapConfig | None = Field(
+        default=None,
+        description="Label Studio: set the tasks not yet labelled to one annotator once alpha's "
+        "interval is narrow enough, keeping an audit share (per-task overlap); needs enabled; "
+        "null: the project's overlap is left as it is",
+    )
+
     @model_validator(mode="after")
     def _consensus_needs_enabled(self) -> WriteBackConfig:
-        if self.consensus and not self.enabled:
-            raise ValueError("writeback.consensus needs writeback.enabled: true")
+        for name in ("consensus", "overlap"):
+            if getattr(self, name) not in (None, False) and not self.enabled:
+                raise ValueError(f"writeback.{name} needs writeback.enabled: true")
         return self
 
 
@@ -666,6 +698,11 @@ class Config(Strict):
             raise ValueError(
                 f"enabled needs a source that can be written back to: {'; '.join(can)}; "
                 f"a {source.type} source has none"
+            )
+        if v.overlap is not None and source is not None and source.type != "label-studio":
+            raise ValueError(
+                f"overlap sets Label Studio's per-task overlap; a {source.type} source has none "
+                "(Prodigy: iaa-gate plan --prodigy gives annotations_per_task)"
             )
         return v
 

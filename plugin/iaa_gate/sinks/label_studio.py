@@ -34,6 +34,7 @@ from ..evaluation.results import FieldResult
 from ..model import RoundFilter, TaskId
 from . import Sink, register
 from .label_studio_consensus import ConsensusPredictions
+from .label_studio_overlap import LabelStudioOverlap
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""
@@ -271,6 +272,11 @@ class LabelStudioFlags:
         if self.config.consensus:
             consensus = ConsensusPredictions(self.source, self.round, tasks=self.tasks)
             summary["consensus"] = consensus.apply(
+                results, dry_run=dry_run, warnings=summary["warnings"]
+            )
+        if self.config.overlap is not None:
+            overlap = LabelStudioOverlap(self.source, self.config.overlap)
+            summary["overlap"] = overlap.apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
         return summary

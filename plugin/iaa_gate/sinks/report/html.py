@@ -31,6 +31,7 @@ from .format import (
     ICON_TEXT,
     MODEL_COLUMNS,
     alpha_name,
+    overlap_text,
     alpha_without_note,
     alt_test_details,
     alt_test_human_rows,
@@ -261,6 +262,7 @@ class HtmlWriter:
             alt_test_trend=alt_test_trend(doc.get("trend")),
             icon=ICON_TEXT,
             round_text=round_text(doc["round"]),
+            overlap=overlap_text(doc.get("writeback")),
             change=change_text,
             problems=[
                 (name, c)

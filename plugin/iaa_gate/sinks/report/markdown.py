@@ -26,6 +26,7 @@ from .format import (
     model_label_rows,
     model_note,
     model_rows,
+    overlap_text,
     plain,
     proposal,
     round_text,
@@ -246,8 +247,9 @@ class MarkdownWriter:
                     if not isinstance(v, (dict, list))
                 ),
             ]
-            if consensus_text(wb):
-                out += ["", md(consensus_text(wb))]
+            for text in (consensus_text(wb), overlap_text(wb)):
+                if text:
+                    out += ["", md(text)]
         return "\n".join(out) + "\n"
 
     def _coefficients(self, coefs: dict[str, Any], small: bool = False) -> list[str]:
