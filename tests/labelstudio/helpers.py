@@ -75,3 +75,37 @@ def run_cli(*args: str) -> int:
 def report(out_dir: Path) -> dict[str, Any]:
     doc: dict[str, Any] = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
     return doc
+
+
+def user_with_token(url: str, email: str, password: str = "iaa-gate-pass-1234") -> tuple[int, str]:
+    """A user who can act (``(id, legacy token)``): signed up through the form with a session,
+    as a person does (``POST /api/users/`` makes one who cannot log in), or logged in if the
+    e-mail is taken; then the token of ``GET /api/current-user/token``."""
+    import http.cookiejar
+    import re
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+    def form(path: str, fields: dict[str, str]) -> None:
+        page = opener.open(url + path, timeout=60).read().decode("utf-8", "replace")
+        found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        csrf = found.group(1) if found else next(c.value for c in jar if c.name == "csrftoken")
+        body = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": csrf}).encode()
+        req = urllib.request.Request(url + path, data=body, headers={"Referer": url + path})
+        opener.open(req, timeout=60).read()
+
+    def whoami() -> Any:
+        return json.loads(opener.open(url + "/api/current-user/whoami", timeout=60).read())
+
+    form("/user/signup/", {"email": email, "password": password, "how_find_us": "Other"})
+    try:
+        me = whoami()
+    except urllib.error.HTTPError:  # signed up before: log in
+        form("/user/login/", {"email": email, "password": password})
+        me = whoami()
+    token = json.loads(opener.open(url + "/api/current-user/token", timeout=60).read())["token"]
+    return int(me["id"]), str(token)
