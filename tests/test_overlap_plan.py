@@ -151,3 +151,12 @@ def test_overlap_needs_write_back_and_a_label_studio_project() -> None:
                 "writeback": {**wb, "overlap": {"target_width": 0.1, "audit": 2}},
             }
         )
+
+
+def test_the_terminal_gives_the_overlap_under_the_write_back() -> None:
+    from iaa_gate.cli import writeback_lines
+
+    wb = {"target": "label-studio", "project": 5, "done": 0, "unchanged": 9, "disputed": 0}
+    lines = writeback_lines({**wb, **summary(planned=1505, done=1505)})
+    assert lines[1] == "  " + str(overlap_text(summary(planned=1505, done=1505)))
+    assert lines[1].endswith("1,505 annotations saved; 1,505 tasks written")

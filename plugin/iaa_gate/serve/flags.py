@@ -20,6 +20,7 @@ from ..model import TaskId
 from ..pipeline import Outcome
 from ..sinks.label_studio import RUN_KEY, Change, LabelStudioFlags, entries, entry
 from ..sinks.label_studio_consensus import ConsensusPredictions
+from ..sinks.label_studio_overlap import LabelStudioOverlap
 from .inbox import now
 from .metrics import Counters
 from .state import State
@@ -41,7 +42,8 @@ Entries = Callable[[Iterable[TaskId]], dict[TaskId, dict[str, dict[str, Any]]]]
 class FlagWriter:
     """Writes flags through ``sink`` (the Label Studio sink without the tab, which ``tab``
     writes), counting in ``counters``; ``pending``: tasks to write → the arrival of their first
-    event (None: the report found them different); ``summary``: what the last write did."""
+    event (None: the report found them different); ``summary``: what the last write did;
+    ``overlap``: sets the overlap after each report (:meth:`after`)."""
 
     def __init__(self, sink: LabelStudioFlags, tab: TabUpdater | None, counters: Counters) -> None:
         self.sink = sink
@@ -51,6 +53,23 @@ class FlagWriter:
         self.reported: dict[int, dict[str, Any] | None] = {}  # the report's entries, to write
         self.deferred: set[int] = set()  # each step a report: tasks left for the next step
         self.summary: dict[str, Any] | None = None
+        self.overlap: LabelStudioOverlap | None = None  # None: the project's overlap is kept
+
+    def after(self, outcome: Outcome) -> dict[str, Any] | None:
+        """What the write-back did for the report ``outcome``: the flags' summary and, with
+        ``overlap``, the overlap of the tasks not yet labelled, set now (one annotator once
+        every interval is narrow enough); a failed listing is tried again at the next report."""
+        if self.overlap is None:
+            return self.summary
+        warnings: list[str] = []
+        try:
+            overlap = self.overlap.apply(outcome.results, warnings=warnings)
+        except LabelStudioError as exc:
+            log.warning("overlap not set: %s", exc.message)
+            overlap = {"failed": 1, "error": exc.message}
+        for warning in warnings:
+            log.warning("%s", warning)
+        return {**(self.summary or {}), "overlap": overlap}
 
     def left(self, dirty: Iterable[int]) -> int:
         """How many tasks are left to write (``dirty``: the state's changed tasks)."""

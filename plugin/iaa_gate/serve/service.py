@@ -28,9 +28,7 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import Any
 
-from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.config import LabelStudioSource
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config, ServeConfig
@@ -103,7 +101,6 @@ class Service:
         self.reporter = Reporter(config, self.project, self._notify_url())
         self.reconciler = Reconciler(self.project, self.settings.reconcile_every, self.wake.set)
         self.flags: FlagWriter | None = None  # None: no write-back
-        self.overlap: LabelStudioOverlap | None = None  # None: the project's overlap is kept
         if config.writeback.enabled:
             sink = LabelStudioFlags.for_run(self.project, config)
             tab = None
@@ -113,7 +110,7 @@ class Service:
             no_tab = config.writeback.model_copy(update={"view": None, "overlap": None})
             self.flags = FlagWriter(replace(sink, config=no_tab), tab, self.counters)
             if config.writeback.overlap is not None:
-                self.overlap = LabelStudioOverlap(self.project, config.writeback.overlap)
+                self.flags.overlap = LabelStudioOverlap(self.project, config.writeback.overlap)
         self.thread: threading.Thread | None = None
 
     def _notify_url(self) -> str | None:
@@ -260,10 +257,7 @@ class Service:
             left = self.flags.plan(state, outcome, dirty)
         else:
             left = self.flags.write_report(state, outcome, dirty, full=full)
-        writeback = None if self.flags is None else self.flags.summary
-        if self.overlap is not None:
-            writeback = {**(writeback or {}), "overlap": self._overlap(outcome)}
-        self.reporter.publish(outcome, writeback)
+        self.reporter.publish(outcome, None if self.flags is None else self.flags.after(outcome))
         self.reporter.gate(state, outcome)
         self.reporter.schedule.done(version)
         todo = state.dirty()
@@ -275,20 +269,6 @@ class Service:
             1000 * (time.perf_counter() - scored),
         )
         return left
-
-    def _overlap(self, outcome: Outcome) -> dict[str, Any]:
-        """Each report moves the overlap of the tasks not yet labelled (one annotator once
-        every interval is narrow enough); a failed listing is tried again at the next report."""
-        assert self.overlap is not None
-        warnings: list[str] = []
-        try:
-            summary = self.overlap.apply(outcome.results, warnings=warnings)
-        except LabelStudioError as exc:
-            log.warning("overlap not set: %s", exc.message)
-            return {"failed": 1, "error": exc.message}
-        for warning in warnings:
-            log.warning("%s", warning)
-        return summary
 
     def fresh(self, timeout: float = 300.0) -> Outcome | None:
         """The report, brought up to the state first if it lags (for ``/report.json`` and
