@@ -25,6 +25,7 @@ from ..metrics import more_units, undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
 from .gate import Check, Verdict, interval_width, small_sample, width_goal, worst
+from .overlap import OverlapWriteback
 from .results import (
     Consensus,
     FieldResult,
@@ -444,11 +445,12 @@ def as_json_data(report: Report) -> dict[str, Any]:
 
 def report_schema() -> dict[str, Any]:
     """The JSON Schema of ``report.json``, generated from :class:`Report`; ``$defs`` also
-    holds :class:`DisputedTask`, a line of :data:`DISPUTED_FILE`
+    holds :class:`DisputedTask`, a line of :data:`DISPUTED_FILE`, and
+    :class:`~.overlap.OverlapWriteback`, ``writeback.overlap``
     (``plugin/iaa_gate/schemas/report.schema.json``, shipped in the wheel, and
     ``config/report.schema.json``; ``iaa-gate schema --report`` prints it)."""
-    (schema, _), components = msgspec.json.schema_components(
-        [Report, DisputedTask], ref_template="#/$defs/{name}"
+    (schema, *_), components = msgspec.json.schema_components(
+        [Report, DisputedTask, OverlapWriteback], ref_template="#/$defs/{name}"
     )
     schema = {**schema, "$defs": components}
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -14,8 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+import msgspec
+
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import PulledTask
+from ..evaluation.overlap import OverlapWriteback
 from ..model import TaskId
 from ..pipeline import Outcome
 from ..sinks.label_studio import RUN_KEY, Change, LabelStudioFlags, entries, entry
@@ -66,7 +69,7 @@ class FlagWriter:
             overlap = self.overlap.apply(outcome.results, warnings=warnings)
         except LabelStudioError as exc:
             log.warning("overlap not set: %s", exc.message)
-            overlap = {"failed": 1, "error": exc.message}
+            overlap = msgspec.to_builtins(OverlapWriteback(failed=1, error=exc.message))
         for warning in warnings:
             log.warning("%s", warning)
         return {**(self.summary or {}), "overlap": overlap}

@@ -27,10 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import OverlapConfig
 from ..evaluation.gate import interval_width
+from ..evaluation.overlap import OverlapFailure, OverlapField, OverlapWriteback
 from ..evaluation.results import FieldResult
 from ..metrics import undefined_reason
 from ..model import TaskId
@@ -169,6 +172,10 @@ def plan(
     return Plan(settled, fields, maximum, changes, open_, single, audit, raised)
 
 
+def _width(width: float) -> float | None:
+    return None if math.isnan(width) else round(width, 4)  # undefined → null, its reason beside
+
+
 def _task(raw: Any) -> TaskOverlap | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("id"), int):
         return None
@@ -224,50 +231,47 @@ class LabelStudioOverlap:
     ) -> dict[str, Any]:
         """Plan and write the overlap; the summary (``report.json``'s ``writeback.overlap``)."""
         decided = plan(widths(results), self.tasks(), self.maximum(), self.config)
-        summary: dict[str, Any] = {
-            "target_width": self.config.target_width,
-            "audit_share": self.config.audit,
-            "seed": self.config.seed,
-            "settled": decided.settled,
-            "fields": [
-                {
-                    "field": f.field,
-                    "width": None if math.isnan(f.width) else round(f.width, 4),
-                    "overlapped_tasks": f.overlapped,
-                    **({"undefined": f.reason} if f.reason else {}),
-                }
+        summary = OverlapWriteback(
+            target_width=self.config.target_width,
+            audit_share=self.config.audit,
+            seed=self.config.seed,
+            settled=decided.settled,
+            fields=[
+                OverlapField(
+                    f.field,
+                    None if math.isnan(f.width) else round(f.width, 4),
+                    f.overlapped,
+                    f.reason,
+                )
                 for f in decided.fields
             ],
-            "maximum_annotations": decided.maximum,
-            "open_tasks": decided.open,
-            "single": decided.single,
-            "audit": decided.audit,
-            "annotations_saved": decided.single * (decided.maximum - 1),
-            "planned": len(decided.changes),
-            "raised": decided.raised,
-            "dry_run": dry_run,
-            "done": 0,
-            "answered_meanwhile": 0,
-            "failed": 0,
-        }
+            maximum_annotations=decided.maximum,
+            open_tasks=decided.open,
+            single=decided.single,
+            audit=decided.audit,
+            annotations_saved=decided.single * (decided.maximum - 1),
+            planned=len(decided.changes),
+            raised=decided.raised,
+            dry_run=dry_run,
+        )
         if decided.maximum <= 1:
-            summary["note"] = "the project's overlap is 1: nothing to lower"
-        if dry_run or not decided.changes:
-            return summary
-        done, skipped, failed = self._write(decided)
-        summary.update(done=done, answered_meanwhile=skipped, failed=len(failed))
-        if failed:
-            summary["failed_tasks"] = failed[:20]
-            (warnings if warnings is not None else []).append(
-                f"overlap not written for {len(failed)} task(s) (first: task {failed[0]['id']}: "
-                f"{failed[0]['error']}); a re-run writes them"
-            )
-        return summary
+            summary.note = "the project's overlap is 1: nothing to lower"
+        if not dry_run and decided.changes:
+            summary.done, summary.answered_meanwhile, failed = self._write(decided)
+            summary.failed = len(failed)
+            if failed:
+                summary.failed_tasks = failed[:20]
+                (warnings if warnings is not None else []).append(
+                    f"overlap not written for {len(failed)} task(s) (first: task {failed[0].id}: "
+                    f"{failed[0].error}); a re-run writes them"
+                )
+        out: dict[str, Any] = msgspec.to_builtins(summary)
+        return out
 
-    def _write(self, decided: Plan) -> tuple[int, int, list[dict[str, Any]]]:
+    def _write(self, decided: Plan) -> tuple[int, int, list[OverlapFailure]]:
         """PATCH each change, :data:`BATCH` at a time, each batch read again first: a task
         answered (or changed) since the listing is left alone. ``(done, skipped, failed)``."""
-        done, skipped, failed = 0, 0, []
+        done, skipped, failed = 0, 0, list[OverlapFailure]()
         ids = sorted(decided.changes)
         pool = ThreadPoolExecutor(max_workers=WORKERS)
         try:
@@ -293,7 +297,7 @@ class LabelStudioOverlap:
                     if outcome is None:
                         done += 1
                     else:
-                        failed.append({"id": task, "error": outcome})
+                        failed.append(OverlapFailure(task, outcome))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         return done, skipped, failed

@@ -294,7 +294,7 @@ def overlap_text(writeback: dict[str, Any] | None) -> str | None:
     o = (writeback or {}).get("overlap")
     if not o:
         return None
-    if "error" in o:  # the service could not list the tasks: the next report tries again
+    if o.get("error"):  # the service could not list the tasks: the next report tries again
         return f"overlap: not set ({o['error']})"
     goal = o["target_width"]
     parts = []
