@@ -160,3 +160,24 @@ def test_the_terminal_gives_the_overlap_under_the_write_back() -> None:
     lines = writeback_lines({**wb, **summary(planned=1505, done=1505)})
     assert lines[1] == "  " + str(overlap_text(summary(planned=1505, done=1505)))
     assert lines[1].endswith("1,505 annotations saved; 1,505 tasks written")
+
+
+def test_tasks_that_cannot_be_listed_leave_every_overlap_and_say_why() -> None:
+    """A listing that fails writes nothing; the summary and a warning say why (exit 3)."""
+    from types import SimpleNamespace
+
+    from iaa_gate.adapters.label_studio.client import LabelStudioError
+    from iaa_gate.sinks.label_studio_overlap import LabelStudioOverlap
+
+    sent: list[str] = []
+
+    def request(method: str, path: str, doing: str, **_: Any) -> Any:
+        sent.append(method)
+        raise LabelStudioError(f"Label Studio answered 502 {doing}")
+
+    source = SimpleNamespace(api=SimpleNamespace(request=request), project_id=5)
+    warnings: list[str] = []
+    out = LabelStudioOverlap(source, CONFIG).apply({}, warnings=warnings)  # type: ignore[arg-type]
+    assert sent == ["GET"] and out["failed"] == 1 and "502" in out["error"]
+    assert warnings == [f"overlap not set: {out['error']}; the next run sets it"]
+    assert overlap_text({"overlap": out}) == f"overlap: not set ({out['error']})"

@@ -825,6 +825,7 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             wb.get("failed")
             or wb.get("view") == "failed"
             or (wb.get("consensus") or {}).get("failed")
+            or (wb.get("overlap") or {}).get("failed")
         )
         code = ExitCode.GATE_FAILED if failed else ExitCode.OK
         code = ExitCode.WRITEBACK_FAILED if incomplete and not failed else code

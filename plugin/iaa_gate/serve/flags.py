@@ -14,11 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-import msgspec
-
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import PulledTask
-from ..evaluation.overlap import OverlapWriteback
 from ..model import TaskId
 from ..pipeline import Outcome
 from ..sinks.label_studio import RUN_KEY, Change, LabelStudioFlags, entries, entry
@@ -65,11 +62,7 @@ class FlagWriter:
         if self.overlap is None:
             return self.summary
         warnings: list[str] = []
-        try:
-            overlap = self.overlap.apply(outcome.results, warnings=warnings)
-        except LabelStudioError as exc:
-            log.warning("overlap not set: %s", exc.message)
-            overlap = msgspec.to_builtins(OverlapWriteback(failed=1, error=exc.message))
+        overlap = self.overlap.apply(outcome.results, warnings=warnings)
         for warning in warnings:
             log.warning("%s", warning)
         return {**(self.summary or {}), "overlap": overlap}

@@ -229,8 +229,18 @@ class LabelStudioOverlap:
         dry_run: bool = False,
         warnings: list[str] | None = None,
     ) -> dict[str, Any]:
-        """Plan and write the overlap; the summary (``report.json``'s ``writeback.overlap``)."""
-        decided = plan(widths(results), self.tasks(), self.maximum(), self.config)
+        """Plan and write the overlap; the summary (``report.json``'s ``writeback.overlap``).
+        Tasks that cannot be listed leave every overlap as it is: the summary gives the
+        ``error`` (and ``failed``: 1), and the next run sets it."""
+        warnings = warnings if warnings is not None else []
+        try:
+            decided = plan(widths(results), self.tasks(), self.maximum(), self.config)
+        except LabelStudioError as exc:
+            warnings.append(f"overlap not set: {exc.message}; the next run sets it")
+            error: dict[str, Any] = msgspec.to_builtins(
+                OverlapWriteback(failed=1, error=exc.message, dry_run=dry_run)
+            )
+            return error
         summary = OverlapWriteback(
             target_width=self.config.target_width,
             audit_share=self.config.audit,
@@ -261,7 +271,7 @@ class LabelStudioOverlap:
             summary.failed = len(failed)
             if failed:
                 summary.failed_tasks = failed[:20]
-                (warnings if warnings is not None else []).append(
+                warnings.append(
                     f"overlap not written for {len(failed)} task(s) (first: task {failed[0].id}: "
                     f"{failed[0].error}); a re-run writes them"
                 )
