@@ -31,9 +31,31 @@ p_value_undefined_reason
 measure
 n_humans_tested
 model_versions
+relation
+relations_f1
+references
+gold_tasks
+in_agreement
+predicted_tasks
+reference
+consensus_tasks
+disputed_examples
+consensus_lines
+already_done
+failed_tasks
+skipped_tasks
+view_title
+view_error
 more_tasks
+n_adjudicated
+proposal_confirmed
+proposal_compared
 
 # results a user reads: metrics' result fields, InputError.structured
+
+# the typed report back from a report.json, and as JSON data (docs/reports.md, docs/api.md)
+decode_report
+document
 pairable_units
 log_likelihood
 pairs_used
@@ -45,3 +67,8 @@ structured
 # used only by tests, in folders other work of issue 28 is rewriting (_api.py, serve/): left to it
 LONG_COLUMNS
 annotator_rows
+
+# the typed readers' answer fields, read by each kind's value_key (getattr, attrgetter)
+choices
+rating
+rectanglelabels

@@ -23,7 +23,7 @@ import numpy as np
 
 from _data import ratings
 from iaa_gate.config import parse_config
-from iaa_gate.evaluation.document import Disputed
+from iaa_gate.evaluation.document import Disputed, Report
 from iaa_gate.model import Annotation, Dataset, FieldValue
 from iaa_gate.pipeline import evaluate
 from iaa_gate.sinks.report import charts
@@ -87,11 +87,9 @@ def large(tasks: int, repeats: int) -> None:
     )
     data = dataset(tasks)
     outcome = evaluate(config, data)
-    doc, disputed = outcome.document, outcome.disputed
-    f = doc["fields"]["sentiment"]
-    print(
-        f"\n### {tasks:,} tasks, 12 annotators, ~3 ratings per task: {f['n_disputed']:,} disputed\n"
-    )
+    doc, disputed = outcome.report, outcome.disputed
+    f = doc.fields["sentiment"]
+    print(f"\n### {tasks:,} tasks, 12 annotators, ~3 ratings per task: {f.n_disputed:,} disputed\n")
     print("| renders | time (s) | size (MB) |")
     print("|:---|---:|---:|")
     rows: list[tuple[str, Callable[[], str | bytes]]] = [
@@ -123,7 +121,7 @@ def large(tasks: int, repeats: int) -> None:
         print(f"| {name} | {t:.2f} | {size / 1e6:.2f} |")
 
 
-def tables_only(doc: dict[str, Any], disputed: Disputed) -> str:
+def tables_only(doc: Report, disputed: Disputed) -> str:
     """The HTML report as rendered where matplotlib is not installed."""
     real = charts.available
     charts.available = lambda: False  # type: ignore[assignment]

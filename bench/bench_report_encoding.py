@@ -29,10 +29,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from bench_html import median_time
 from bench_run import LABELS, input_parser, make_export
 from iaa_gate.config import parse_config
-from iaa_gate.evaluation.document import Disputed
+from iaa_gate.evaluation.document import Disputed, DisputedTask
 from iaa_gate.pipeline import Outcome, evaluate, make_source
 from iaa_gate.sinks.report.json import DisputedTasksWriter, JsonWriter, check_finite
 
@@ -60,7 +62,12 @@ def _rows(disputed: Plain) -> list[dict[str, Any]]:
 
 
 def plain(disputed: Disputed) -> Plain:
-    return {k: [t.as_dict() | {"field": k} for t in v] for k, v in disputed.items()}
+    return {k: [msgspec.to_builtins(t) for t in v] for k, v in disputed.items()}
+
+
+def _without_field(task: DisputedTask) -> dict[str, Any]:
+    """A disputed task as schema 1 listed it in report.json: without its field's name."""
+    return {k: v for k, v in msgspec.to_builtins(task).items() if k != "field"}
 
 
 def stdlib_report(doc: dict[str, Any], disputed: Any) -> bytes:
@@ -112,7 +119,7 @@ def main() -> int:
     v1 = {
         **doc,
         "fields": {
-            name: {**f, "disputed": [d.as_dict() for d in rows]}
+            name: {**f, "disputed": [_without_field(d) for d in rows]}
             for (name, f), rows in zip(doc["fields"].items(), disputed.values(), strict=True)
         },
     }

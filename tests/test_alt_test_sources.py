@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 import yaml
@@ -294,7 +295,12 @@ def test_a_round_too_small_says_why_it_was_not_tested(configs: dict[str, Path]) 
 
 
 def test_the_trend_compares_each_model_versions_omega_and_rho() -> None:
-    from iaa_gate.evaluation.trend import compare_alt_tests
+    from iaa_gate.evaluation.trend import EarlierAltTest, compare_alt_tests
+
+    def compared(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+        typed = (msgspec.convert(x, EarlierAltTest) for x in (now, before))
+        out: dict[str, Any] = msgspec.to_builtins(compare_alt_tests(*typed))
+        return out
 
     def section(**versions: tuple[float, float, float]) -> dict[str, Any]:
         return {
@@ -313,12 +319,12 @@ def test_the_trend_compares_each_model_versions_omega_and_rho() -> None:
 
     before = section(**{"gpt-4o": (0.5, 0.7, 0.15), "old": (0.0, 0.4, 0.15)})
     now = section(**{"gpt-4o": (0.75, 0.77, 0.15), "llama": (0.25, 0.6, 0.15)})
-    trend = compare_alt_tests(now, before)["choice"]
+    trend = compared(now, before)["choice"]
     assert trend["gpt-4o"]["winning_rate"]["change"] == pytest.approx(0.25)
     assert trend["gpt-4o"]["advantage_probability"]["change"] == pytest.approx(0.07)
     assert trend["llama"]["winning_rate"]["note"] == "new model version: not in the previous round"
     assert trend["old"]["advantage_probability"]["note"] == "model version not in this round"
-    other = compare_alt_tests(section(**{"gpt-4o": (0.75, 0.77, 0.2)}), before)["choice"]
+    other = compared(section(**{"gpt-4o": (0.75, 0.77, 0.2)}), before)["choice"]
     assert other["gpt-4o"]["winning_rate"]["change"] is None
     assert other["gpt-4o"]["winning_rate"]["note"].startswith("ε changed from 0.15 to 0.2")
 

@@ -11,6 +11,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 
@@ -338,7 +339,9 @@ def test_console_script_ends_with_the_outcome_alive(
 def test_report_matches_its_schema(ls_config: Path, examples: Path, tmp_path: Path) -> None:
     import jsonschema
 
-    schema = json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+    schema = json.loads(
+        (ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text()
+    )
     for cfg, out in (
         (ls_config, tmp_path / "ls"),
         (examples / "prodigy" / "iaa-gate.yaml", tmp_path / "p"),
@@ -465,6 +468,7 @@ def test_init_writes_the_thresholds_it_applies_and_the_html_report(tmp_path: Pat
 
 def test_the_write_back_summary_is_a_sentence_and_the_dry_run_says_what_changes() -> None:
     from iaa_gate.cli import writeback_lines
+    from iaa_gate.evaluation.sections import Writeback
 
     plan = {
         "target": "label-studio",
@@ -488,7 +492,7 @@ def test_the_write_back_summary_is_a_sentence_and_the_dry_run_says_what_changes(
             {"id": 4, "was": "disputed", "now": None, "data": False},
         ],
     }
-    assert writeback_lines(plan) == [
+    assert writeback_lines(msgspec.convert(plan, Writeback)) == [
         "write-back (dry run, nothing written): 4 tasks of Label Studio project 5 would change, "
         "7 unchanged (2 disputed in all); tab 'IAA: disputed' would be created",
         "  task 1: would be flagged disputed (no entry yet); its data columns too",
@@ -505,7 +509,7 @@ def test_the_write_back_summary_is_a_sentence_and_the_dry_run_says_what_changes(
         "view": "created",
         "changes": [],
     }
-    assert writeback_lines(done) == [
+    assert writeback_lines(msgspec.convert(done, Writeback)) == [
         "write-back: 3 tasks flagged in Label Studio project 5, 7 unchanged (2 disputed in "
         "all); 1 skipped: edited in Label Studio since the pull; tab 'IAA: disputed' created"
     ]

@@ -8,11 +8,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import msgspec
 import pytest
 
 from iaa_gate.adapters.label_studio.label_config import parse_label_config
 from iaa_gate.config import WriteBackConfig
 from iaa_gate.evaluation.results import Consensus, UnitResult
+from iaa_gate.evaluation.sections import ConsensusWriteback, Writeback
 from iaa_gate.sinks.label_studio_consensus import NotDrawable, result_items
 from iaa_gate.sinks.prodigy import CONSENSUS_SESSION, ProdigyReviewFile
 from majority import majority
@@ -110,7 +112,7 @@ def test_the_review_file_carries_the_consensus(tmp_path: Path) -> None:
     out = tmp_path / "disputed.jsonl"
     summary = ProdigyReviewFile(source, out).apply(results)
     got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
-    assert summary["lines"] == 6 and summary["consensus_lines"] == 1 and len(got) == 7
+    assert summary.lines == 6 and summary.consensus_lines == 1 and len(got) == 7
     proposal = [g for g in got if g["_session_id"] == CONSENSUS_SESSION]
     assert len(proposal) == 1
     p = proposal[0]
@@ -163,21 +165,29 @@ def test_the_consensus_summary_reads_as_words() -> None:
     from iaa_gate.sinks.report.format import consensus_text
     from iaa_gate.sinks.report.markdown import MarkdownWriter
 
-    summary = {"model_version": "iaa-gate-consensus", "dry_run": False, "planned": 4}
-    summary |= {"created": 3, "replaced": 0, "deleted": 1, "unchanged": 0, "ties": 1, "failed": 0}
-    text = consensus_text({"consensus": summary})
+    counts = {"created": 3, "replaced": 0, "deleted": 1, "unchanged": 0, "failed": 0}
+    summary = ConsensusWriteback(
+        model_version="iaa-gate-consensus", dry_run=False, planned=4, proposals=3, ties=1, **counts
+    )
+    text = consensus_text(Writeback(target="label-studio", consensus=summary))
     assert text == (
         "consensus predictions (iaa-gate-consensus): 3 created, 0 replaced, 1 deleted, "
         "0 unchanged; 1 disputed answer(s) tie, so nothing is proposed for them"
     )
-    dry = consensus_text({"consensus": {**summary, "dry_run": True, "ties": 0}})
+    dry = consensus_text(
+        Writeback(
+            target="label-studio",
+            consensus=msgspec.structs.replace(summary, dry_run=True, ties=0),
+        )
+    )
     assert dry == "consensus predictions (iaa-gate-consensus): 4 would change (dry run)"
-    assert consensus_text({"done": 1}) is None
+    assert consensus_text(Writeback(target="label-studio", done=1)) is None
     import iaa_gate
 
     case = Path(__file__).parent / "corpus" / "model-predictions-two-versions" / "iaa-gate.yaml"
-    doc = iaa_gate.evaluate(case).document
-    doc["writeback"] = {"target": "label-studio", "dry_run": False, "consensus": summary}
+    report = iaa_gate.evaluate(case).report
+    wb = Writeback(target="label-studio", dry_run=False, consensus=summary)
+    doc = msgspec.structs.replace(report, writeback=wb)
     assert "consensus predictions (iaa-gate-consensus): 3 created" in MarkdownWriter().render(doc)
 
 
@@ -193,7 +203,7 @@ def test_only_tasks_of_the_round_lose_an_old_proposal() -> None:
     own = {"id": 5, "model_version": "iaa-gate-consensus", "score": 0.5, "result": []}
     source.tasks = {t: PulledTask({}, None, [own]) for t in (1, 2, 3)}
     agreed = UnitResult(1, "agreed", 1.0, {"a": "A", "b": "A"})
-    results: Any = {"f": SimpleNamespace(units=[agreed], disputed=[])}
+    results: Any = {"f": SimpleNamespace(units=[agreed], disputed=[], states=None)}
     every = ConsensusPredictions(source).plan(results, [])
     assert every == {1: None, 2: None, 3: None}
     in_round = ConsensusPredictions(source, RoundFilter(task_ids=frozenset({1, 2})))
@@ -232,7 +242,9 @@ def test_a_tie_proposes_nothing_and_an_old_proposal_goes() -> None:
     source.tasks = {1: PulledTask({}, None, [own]), 2: PulledTask({}, None, [])}
     tie = UnitResult(1, "disputed", 0.0, {}, consensus=Consensus(["A"], 0.5, "m", tie=True))
     settled = UnitResult(2, "disputed", 0.3, {}, consensus=Consensus(["B"], 0.7, "m"))
-    results: Any = {"topics": SimpleNamespace(units=[tie, settled], disputed=[tie, settled])}
+    results: Any = {
+        "topics": SimpleNamespace(units=[tie, settled], disputed=[tie, settled], states=None)
+    }
     sink = ConsensusPredictions(source)
     plan = sink.plan(results, [])
     assert plan[1] is None and sink.ties == 1

@@ -177,7 +177,7 @@ def test_live_source_without_the_sdk_says_how_to_install(tmp_path: Path) -> None
 
 
 def _results(**units: list[UnitResult]) -> dict[str, Any]:
-    return {name: SimpleNamespace(units=u) for name, u in units.items()}
+    return {name: SimpleNamespace(units=u, states=None) for name, u in units.items()}
 
 
 def test_entries_overall_status_and_labels_in_conflict() -> None:
@@ -346,13 +346,14 @@ def test_a_write_failing_with_503_is_retried_then_reported(fake: Any) -> None:
     units = [UnitResult(100 + i, "disputed" if i % 2 == 0 else "agreed", 0.5, {}) for i in range(5)]
     flags = LabelStudioFlags(source, WriteBackConfig(enabled=True), "h")
     summary = flags.apply(_results(s=units))
-    assert (summary["planned"], summary["done"], summary["failed"]) == (5, 4, 1)
-    assert summary["failed_tasks"][0]["id"] == 101 and "503" in summary["failed_tasks"][0]["error"]
+    assert (summary.planned, summary.done, summary.failed) == (5, 4, 1)
+    assert summary.failed_tasks and summary.failed_tasks[0].id == 101
+    assert "503" in summary.failed_tasks[0].error and not summary.complete
     assert server.log.count(("PATCH", "/api/tasks/101/", 0)) == 4
     assert source.tasks[101].meta == {"keep": 1}  # the pulled state: not half-written
     assert source.tasks[100].meta["iaa"]["status"] == "disputed"
     assert source.tasks[100].meta["keep"] == 0
-    assert summary["view"] == "created" and summary["view_id"] == 7
+    assert summary.view == "created" and summary.view_id == 7
     # a project with no tab gets the Default tab first: ours alone would hide every other task
     assert [r for r in server.log if r[0] == "POST"] == [("POST", "/api/dm/views/", 0)] * 2
     assert server.views_posted[0]["data"] == {"title": "Default"}
@@ -369,8 +370,8 @@ def test_a_re_read_that_is_not_the_task_fails_the_write_and_is_never_an_edit(fak
     server.reread = {102: b"", 103: json.dumps(server.tasks[4]).encode(), 101: b"{}"}
     units = [UnitResult(100 + i, "disputed", 0.5, {}) for i in range(5)]
     summary = LabelStudioFlags(source, WriteBackConfig(enabled=True), "h").apply(_results(s=units))
-    assert (summary["done"], summary["skipped"], summary["failed"]) == (2, 0, 3)
-    errors = {f["id"]: f["error"] for f in summary["failed_tasks"]}
+    assert (summary.done, summary.skipped, summary.failed) == (2, 0, 3)
+    errors = {f.id: f.error for f in summary.failed_tasks or []}
     assert "re-reading task 101 with an object with no id, not the task" in errors[101]
     assert "re-reading task 102 with an empty body, not the task" in errors[102]
     assert "re-reading task 103 with task 104, not the task" in errors[103]
@@ -387,8 +388,8 @@ def test_writes_are_given_up_when_the_server_stops_answering(fake: Any) -> None:
     summary = LabelStudioFlags(source, WriteBackConfig(enabled=True, view=None), "h").apply(
         _results(s=units)
     )
-    assert (summary["planned"], summary["done"], summary["failed"]) == (40, 0, 40)
-    errors = [f["error"] for f in summary["failed_tasks"]]
+    assert (summary.planned, summary.done, summary.failed) == (40, 0, 40)
+    errors = [f.error for f in summary.failed_tasks or []]
     assert any("cannot reach Label Studio at http://ls.test" in e for e in errors)
     assert len({k for k in server.log if k[0] == "PATCH"}) < 40
     assert all(t.meta == {"keep": t.meta["keep"]} for t in source.tasks.values())

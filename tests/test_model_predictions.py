@@ -12,10 +12,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 import iaa_gate
 from iaa_gate.cli import main
+from iaa_gate.evaluation.sections import Models
 
 ROOT = Path(__file__).resolve().parent
 CASE = ROOT / "corpus" / "model-predictions-two-versions"
@@ -52,7 +54,8 @@ def _against_majority() -> dict[str, Any]:
         u.consensus = majority(list(u.labels.values()))
     section = models_section(outcome.results, make_source(config).load(), config)
     assert section is not None
-    return section
+    data: dict[str, Any] = msgspec.to_builtins(section)  # the report.json form
+    return data
 
 
 def test_each_model_version_against_the_human_consensus() -> None:
@@ -91,7 +94,7 @@ def test_the_python_api_gives_the_run_s_figures(written: Path) -> None:
 def _rows(written: Path) -> list[tuple[str, ...]]:
     from iaa_gate.sinks.report.format import model_rows
 
-    rows = model_rows(_models(written)["models"])
+    rows = model_rows(msgspec.convert(_models(written)["models"], Models))
     assert [r[:2] for r in rows] == [("sentiment", "model-v1"), ("sentiment", "model-v2")]
     return rows
 
@@ -183,7 +186,7 @@ def test_a_region_field_is_compared_by_matched_region_f1(tmp_path: Path) -> None
         u.consensus = Consensus(regions, 0.9, "dawid-skene")
     section = models_section(outcome.results, dataset, config)
     assert section is not None
-    f = section["fields"]["ner"]
+    f = msgspec.to_builtins(section)["fields"]["ner"]
     assert f["comparison"].startswith("pairwise F1 of matched regions")
     [v1] = f["versions"]
     assert v1["n_tasks"] == 2 and v1["agreement"] == pytest.approx((1 + 2 / 3) / 2, abs=1e-6)

@@ -7,9 +7,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import msgspec
 import pytest
 
 from iaa_gate.config import ConfigError, OverlapConfig, WriteBackConfig, parse_config
+from iaa_gate.evaluation.overlap import OverlapWriteback
+from iaa_gate.evaluation.sections import Writeback
 from iaa_gate.sinks.label_studio_overlap import FieldWidth, TaskOverlap, audited, plan
 from iaa_gate.sinks.report.format import overlap_text
 
@@ -82,7 +85,7 @@ def test_the_plan_is_idempotent() -> None:
     assert second.changes == {} and (second.single, second.audit) == (first.single, first.audit)
 
 
-def summary(**over: Any) -> dict[str, Any]:
+def summary(**over: Any) -> Writeback:
     base: dict[str, Any] = {
         "target_width": 0.1,
         "settled": True,
@@ -99,7 +102,8 @@ def summary(**over: Any) -> dict[str, Any]:
         "answered_meanwhile": 0,
         "failed": 0,
     }
-    return {"overlap": base | over}
+    overlap = msgspec.convert(base | over, OverlapWriteback)
+    return Writeback(target="label-studio", project=5, done=0, unchanged=9, overlap=overlap)
 
 
 def test_the_report_says_what_was_done_and_what_it_saved() -> None:
@@ -130,7 +134,7 @@ def test_the_report_says_what_was_done_and_what_it_saved() -> None:
         "1,588 tasks would be set to one annotator (83 kept for audit): 1,505 annotations "
         "saved; dry run: 1,505 tasks would change"
     )
-    assert overlap_text({"consensus": {}}) is None
+    assert overlap_text(Writeback(target="label-studio")) is None
 
 
 def test_overlap_needs_write_back_and_a_label_studio_project() -> None:
@@ -156,8 +160,7 @@ def test_overlap_needs_write_back_and_a_label_studio_project() -> None:
 def test_the_terminal_gives_the_overlap_under_the_write_back() -> None:
     from iaa_gate.cli import writeback_lines
 
-    wb = {"target": "label-studio", "project": 5, "done": 0, "unchanged": 9, "disputed": 0}
-    lines = writeback_lines({**wb, **summary(planned=1505, done=1505)})
+    lines = writeback_lines(summary(planned=1505, done=1505))
     assert lines[1] == "  " + str(overlap_text(summary(planned=1505, done=1505)))
     assert lines[1].endswith("1,505 annotations saved; 1,505 tasks written")
 
@@ -178,6 +181,7 @@ def test_tasks_that_cannot_be_listed_leave_every_overlap_and_say_why() -> None:
     source = SimpleNamespace(api=SimpleNamespace(request=request), project_id=5)
     warnings: list[str] = []
     out = LabelStudioOverlap(source, CONFIG).apply({}, warnings=warnings)  # type: ignore[arg-type]
-    assert sent == ["GET"] and out["failed"] == 1 and "502" in out["error"]
-    assert warnings == [f"overlap not set: {out['error']}; the next run sets it"]
-    assert overlap_text({"overlap": out}) == f"overlap: not set ({out['error']})"
+    assert sent == ["GET"] and out.failed == 1 and out.error and "502" in out.error
+    assert warnings == [f"overlap not set: {out.error}; the next run sets it"]
+    wb = Writeback(target="label-studio", overlap=out)
+    assert overlap_text(wb) == f"overlap: not set ({out.error})" and not wb.complete

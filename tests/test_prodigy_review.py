@@ -33,7 +33,7 @@ def review(tmp_path: Path, lines: list[str], disputed: list[int]) -> list[str]:
     out = tmp_path / "disputed.jsonl"
     summary = ProdigyReviewFile(source, out).apply(results)
     text = out.read_bytes().decode("utf-8")
-    assert summary["lines"] == text.count("\n") and text.endswith("\n") == bool(text)
+    assert summary.lines == text.count("\n") and text.endswith("\n") == bool(text)
     return text.splitlines()
 
 

@@ -113,11 +113,11 @@ def test_a_task_scores_its_lowest_region(write_json: Any, name: str, seed: int |
     assert (unit.status, unit.score) == (status, pytest.approx(score))
     if labels is not None:
         assert unit.details is not None
-        assert unit.details["region"]["labels"] == labels
-        assert unit.details["region"]["score"] == pytest.approx(score)
-        first = unit.details["disagreements"][0]  # the lowest region's disagreement first
-        ids = {r["id"] for r in unit.details["region"]["regions"]}
-        assert first["region"]["id"] in ids or (first["counterpart"] or {}).get("id") in ids
+        assert unit.details.region.labels == labels
+        assert unit.details.region.score == pytest.approx(score)
+        first = unit.details.disagreements[0]  # the lowest region's disagreement first
+        ids = {r["id"] for r in unit.details.region.regions}
+        assert first.region["id"] in ids or (first.counterpart or {}).get("id") in ids
 
 
 def test_boxes_within_the_iou_are_not_disputed(write_json: Any) -> None:
@@ -143,9 +143,9 @@ def test_a_relation_two_of_three_drew_disputes_the_task(write_json: Any) -> None
     t = task(1, drawn(1, True), drawn(2, True), drawn(3, False))
     unit = outcome(write_json, {"ner": {}}, [t]).results["ner"].units[0]
     assert (unit.status, unit.score) == ("disputed", pytest.approx(1 / 3))
-    assert unit.details is not None and next(iter(unit.details)) == "relation"
-    assert unit.details["relation"]["labels"] == {"1": "met", "2": "met", "3": "(no relation)"}
-    assert unit.details["region"]["score"] == 1.0
+    assert unit.details is not None and unit.details.relation  # the lowest decision
+    assert unit.details.relation.labels == {"1": "met", "2": "met", "3": "(no relation)"}
+    assert unit.details.region.score == 1.0
 
 
 def test_a_per_region_attribute_gets_a_proposal_per_region(write_json: Any) -> None:
@@ -204,11 +204,11 @@ def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
     )
     unit = outcome(write_json, {"ner": {}}, [long]).results["ner"].units[0]
     assert unit.status == "disputed" and unit.details is not None
-    shown = unit.details["text"]
-    assert shown["length"] == end and len(shown["excerpt"]) <= EXCERPT_MAX
-    assert shown["excerpt"] == text[shown["offset"] : shown["offset"] + len(shown["excerpt"])]
-    assert shown["excerpt"].endswith("London")  # the lowest region (LOC), with its context
-    assert shown["offset"] <= end - 6
+    shown = unit.details.text
+    assert shown and shown.length == end and len(shown.excerpt) <= EXCERPT_MAX
+    assert shown.excerpt == text[shown.offset : shown.offset + len(shown.excerpt)]
+    assert shown.excerpt.endswith("London")  # the lowest region (LOC), with its context
+    assert shown.offset <= end - 6
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

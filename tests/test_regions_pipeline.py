@@ -86,10 +86,8 @@ def test_ner_scores_worked_by_hand(write_json: Any) -> None:
     # relations: a→b and x→y, but b and y are not matched: no pair agrees
     assert ner.coefficients["relations_f1"].value == 0.0
     details = ner.units[0].details
-    assert details is not None and details["text"]["excerpt"] == TEXT
-    kinds = {
-        (d["annotator"], d["region"]["id"], d["other"], d["kind"]) for d in details["disagreements"]
-    }
+    assert details is not None and details.text and details.text.excerpt == TEXT
+    kinds = {(d.annotator, d.region["id"], d.other, d.kind) for d in details.disagreements}
     assert ("1", "b", "2", "boundary shift") in kinds
     assert ("3", "q", "1", "extra") in kinds  # only 1 of 3 raters has it
     assert ner.units[0].labels["2"] == ["PER [0, 12) 'Ada Lovelace'", "PER [17, 24) 'Charles'"]
@@ -158,7 +156,7 @@ def test_boxes_iou_threshold_and_unmatched_category_alpha(write_json: Any) -> No
     out = outcome(write_json, {"box": {"bootstrap": {"replicates": 0}}}, tasks)
     r = out.results["box"]
     assert [u.score for u in r.units] == [0.0, 1.0]
-    assert r.regions is not None and r.regions["mean_iou"] == 1.0
+    assert r.regions is not None and r.regions.mean_iou == 1.0
     # clusters: {a}, {b} (each the other annotator "unmatched"), {c, d}: values
     # (Car, unm), (unm, Car), (Car, Car): n = 6; o(Car,unm) = o(unm,Car) = 2, o(Car,Car) = 2;
     # n_Car = 4, n_unm = 2: alpha = 1 − (n−1)·D_o/D_e = 1 − 5·4/(2·4·2) = −0.25
@@ -167,7 +165,7 @@ def test_boxes_iou_threshold_and_unmatched_category_alpha(write_json: Any) -> No
         write_json, {"box": {"matching": {"iou": 0.3}, "bootstrap": {"replicates": 0}}}, tasks
     )
     assert [u.score for u in out.results["box"].units] == [1.0, 1.0]
-    assert out.results["box"].regions["mean_iou"] == pytest.approx((1 / 3 + 1) / 2)
+    assert out.results["box"].regions.mean_iou == pytest.approx((1 / 3 + 1) / 2)
 
 
 def test_writeback_entry_names_the_disputed_regions(write_json: Any) -> None:

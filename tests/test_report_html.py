@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -19,6 +20,8 @@ from hypothesis import strategies as st
 
 from builders import ls_annotation, read_disputed
 from iaa_gate.cli import main
+from iaa_gate.evaluation.document import LowestTask, Report, decode_report
+from iaa_gate.evaluation.sections import Details, Excerpt, LowestRegion
 from iaa_gate.sinks.report import html as html_report
 
 # Each payload sets window.__pwned if it ever runs.
@@ -268,7 +271,7 @@ def test_markdown_renders_markup_as_text(hostile: Any) -> None:
 def test_page_without_matplotlib_keeps_every_table(
     monkeypatch: pytest.MonkeyPatch, example: Path
 ) -> None:
-    doc = json.loads((example / "report.json").read_text())
+    doc = decode_report((example / "report.json").read_bytes())
     monkeypatch.setattr(html_report.charts, "available", lambda: False)
     page = html_report.HtmlWriter().render(doc)
     assert "<svg" not in page and 'pip install "iaa-gate[html]"' in page
@@ -276,22 +279,22 @@ def test_page_without_matplotlib_keeps_every_table(
 
 
 def test_span_lines_cut_the_text_where_each_annotators_spans_start_and_end() -> None:
-    details = {
-        "text": {"offset": 10, "excerpt": "Ann <b>met</b> Bob", "length": 18},
-        "regions": {
-            "a": [{"start": 10, "end": 13, "label": "PER"}],
-            "b": [
-                {"start": 5, "end": 13, "label": "ORG"},  # starts before the excerpt
-                {"start": 10, "end": 28, "label": "PER"},  # overlaps the other
-            ],
-            "c": [],
-        },
+    regions = {
+        "a": [{"start": 10, "end": 13, "label": "PER"}],
+        "b": [
+            {"start": 5, "end": 13, "label": "ORG"},  # starts before the excerpt
+            {"start": 10, "end": 28, "label": "PER"},  # overlaps the other
+        ],
+        "c": [],
     }
-    lines = dict(html_report.span_lines({"details": details}) or [])
+    text = Excerpt(offset=10, excerpt="Ann <b>met</b> Bob", length=18)
+    details = Details(regions, [], LowestRegion(0.0, {}, []), text=text)
+    lines = dict(html_report.span_lines(LowestTask(0, 0.0, {}, details)) or [])
     assert lines["a"] == [("Ann", ["PER"]), (" <b>met</b> Bob", [])]
     assert lines["b"] == [("Ann", ["ORG", "PER"]), (" <b>met</b> Bob", ["PER"])]
     assert lines["c"] == [("Ann <b>met</b> Bob", [])]
-    assert html_report.span_lines({"details": {"regions": details["regions"]}}) is None
+    untold = Details(regions, [], LowestRegion(0.0, {}, []))  # no text known
+    assert html_report.span_lines(LowestTask(0, 0.0, {}, untold)) is None
 
 
 def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
@@ -311,7 +314,10 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
             "shared_tasks": [[1, 1], [1, 1]],
         },
         "relations": None,
+        "relations_not_evaluated": 0,
         "unitizing_alpha": None,
+        "attributes": [],
+        "annotator_alpha": {"what": "matched-region alpha", "value": 0.5},
     }
     f["disputed"]["lowest"][0]["details"] = {
         "text": {"offset": 0, "excerpt": f"Ann {SCRIPT} Bob", "length": 40},
@@ -319,9 +325,13 @@ def test_span_field_shows_highlighted_text_escaped(example: Path) -> None:
             "a": [{"start": 0, "end": 3, "label": IMG}],
             "b": [{"start": 0, "end": 40, "label": "PER"}],
         },
-        "disagreements": [{"kind": "boundary shift"}, {"kind": "label swap"}],
+        "disagreements": [
+            {"kind": kind, "annotator": "a", "region": {}, "other": "b", "counterpart": None}
+            for kind in ("boundary shift", "label swap")
+        ],
+        "region": {"score": 0.0, "labels": {}, "regions": []},
     }
-    page = html_report.HtmlWriter().render(doc)
+    page = html_report.HtmlWriter().render(msgspec.convert(doc, Report))
     assert page.count("<script") == 1 and "<img" not in page
     assert (
         '<span class="who">a</span>: <span class="text"><mark' in page
@@ -338,9 +348,10 @@ def test_disputed_tasks_link_to_the_live_label_studio_project(example: Path) -> 
     assert html_report.task_url({**live, "project": "Reviews"}, 42) is None  # id unknown
     assert html_report.task_url({**live, "url": "javascript:alert(1)"}, 42) is None
     assert html_report.task_url({"type": "label-studio-export", "path": "x.json"}, 42) is None
-    doc = json.loads((example / "report.json").read_text())
-    doc["source"] = live
-    first = doc["fields"]["sentiment"]["disputed"]["lowest"][0]["id"]
+    doc = msgspec.structs.replace(
+        decode_report((example / "report.json").read_bytes()), source=live
+    )
+    first = doc.fields["sentiment"].disputed.lowest[0].id
     page = html_report.HtmlWriter().render(doc)
     assert f'<a href="http://ls.example:8080/projects/7/data?task={first}"' in page
 
@@ -365,7 +376,8 @@ def test_span_lines_sweep_equals_the_scan_of_every_span(
     second, not minutes) equal the plain scan of every span for every segment."""
     excerpt = "abcdefghijklmnopqrstuvwxyz0123456789"
     spans = [{"start": s, "end": s + n, "label": lab} for s, n, lab in raw]
-    d = {"details": {"text": {"excerpt": excerpt, "offset": offset}, "regions": {"a": spans}}}
+    text = Excerpt(offset, excerpt, len(excerpt))
+    d = LowestTask(0, 0.0, {}, Details({"a": spans}, [], LowestRegion(0.0, {}, []), text=text))
     got = html_report.span_lines(d)
     inside = {min(max(r[k] - offset, 0), len(excerpt)) for r in spans for k in ("start", "end")}
     cuts = sorted({0, len(excerpt)} | inside)
@@ -391,7 +403,7 @@ def test_the_page_shows_the_sampling_in_a_real_browser(browser: Any, tmp_path: P
     assert view.errors == []
 
 
-def _fresh_render(doc: dict[str, Any]) -> str:
+def _fresh_render(doc: Report) -> str:
     """The page rendered by a process that has not loaded the template yet."""
     html_report._template.cache_clear()
     try:
@@ -408,7 +420,7 @@ def test_the_template_is_compiled_once_into_the_user_cache(
     import jinja2
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    doc = json.loads((example / "report.json").read_text())
+    doc = decode_report((example / "report.json").read_bytes())
     cold = _fresh_render(doc)
     folder = html_report.cache_dir()
     assert folder is not None and folder.is_relative_to(tmp_path / "cache" / "iaa-gate")
@@ -443,7 +455,7 @@ def test_an_unwritable_or_broken_cache_only_costs_the_compile(
 ) -> None:
     """A cache folder that cannot be made (read-only home; here a file in the way, which stops
     root too), a cache file that cannot be written, or a truncated one: the page is the same."""
-    doc = json.loads((example / "report.json").read_text())
+    doc = decode_report((example / "report.json").read_bytes())
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "good"))
     page = _fresh_render(doc)
     (tmp_path / "file").write_text("not a folder")
@@ -471,10 +483,14 @@ def test_the_overlap_line_is_on_the_page_and_in_markdown(
     browser: Any, example: Path, tmp_path: Path
 ) -> None:
     """What the overlap that follows the plan did and saved, in words, as report.json has it."""
+    import msgspec
+
+    from iaa_gate.evaluation.document import decode_report
+    from iaa_gate.evaluation.sections import Writeback
     from iaa_gate.sinks.report.format import overlap_text
     from iaa_gate.sinks.report.markdown import MarkdownWriter
 
-    doc = json.loads((example / "report.json").read_text())
+    doc = decode_report((example / "report.json").read_bytes())
     field = {"field": "sentiment", "width": 0.09, "overlapped_tasks": 412}
     overlap = {
         "target_width": 0.1,
@@ -492,12 +508,14 @@ def test_the_overlap_line_is_on_the_page_and_in_markdown(
         "answered_meanwhile": 0,
         "failed": 0,
     }
-    doc["writeback"] = {"target": "label-studio", "project": 5, "overlap": overlap}
+    doc.writeback = msgspec.convert(
+        {"target": "label-studio", "project": 5, "overlap": overlap}, Writeback
+    )
     line = (
         "overlap: sentiment: width 0.09 ≤ 0.10 after 412 overlapped tasks; 1,588 tasks set to "
         "one annotator (83 kept for audit): 1,505 annotations saved; 1,505 tasks written"
     )
-    assert overlap_text(doc["writeback"]) == line
+    assert overlap_text(doc.writeback) == line
     assert line in MarkdownWriter().render(doc)
     page_path = tmp_path / "report.html"
     page_path.write_text(html_report.HtmlWriter().render(doc), encoding="utf-8")

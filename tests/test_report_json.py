@@ -30,11 +30,11 @@ from iaa_gate.sinks.report.json import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text())
 REPORT = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
 """The report schema's validator, compiled once (a fresh compile per line took 8 s)."""
 LINE = jsonschema.validators.validator_for(SCHEMA)(
-    {"$ref": "#/$defs/disputedLine", "$defs": SCHEMA["$defs"]}
+    {"$ref": "#/$defs/DisputedTask", "$defs": SCHEMA["$defs"]}
 )
 N = 150  # disputed tasks: more than the report keeps (100)
 
@@ -128,7 +128,7 @@ def test_a_non_finite_number_is_never_written(bad: float) -> None:
     is an error, not a silent null."""
     with pytest.raises(ValueError, match="not a finite number"):
         JsonWriter().render({"fields": {"f": {"alpha": bad}}})
-    task = DisputedTask("f", 1, 0.2, {"a": 1.0, "b": bad})
+    task = DisputedTask(field="f", id=1, score=0.2, labels={"a": 1.0, "b": bad})
     with pytest.raises(ValueError, match=r"f\[0\]\.labels\.b is not a finite number"):
         DisputedTasksWriter().render({"fields": {}}, {"f": [task]})
 
@@ -174,10 +174,17 @@ def test_nulls_in_region_tasks_do_not_make_the_check_walk_them(
     walked: list[Any] = []
     monkeypatch.setattr(report_json, "_finite", lambda x: walked.append(x) or True)
     details = {"disagreements": [{"counterpart": None, "region": {"start": 1, "end": 2.5}}] * 50}
-    tasks = [DisputedTask("ner", k, 0.25, {"a": "x"}, details, 0.5) for k in range(3_000)]
+    tasks = [
+        DisputedTask(
+            field="ner", id=k, score=0.25, labels={"a": "x"}, details=details, priority=0.5
+        )
+        for k in range(3_000)
+    ]
     lines = DisputedTasksWriter().render({"fields": {}}, {"ner": tasks})
     assert b"null" in lines and not walked
-    tasks[2_500] = DisputedTask("ner", 0, math.nan, {})  # in a later slice of the encoding
+    tasks[2_500] = DisputedTask(
+        field="ner", id=0, score=math.nan, labels={}
+    )  # in a later slice of the encoding
     assert not report_json._surely_finite({"ner": tasks})
 
 

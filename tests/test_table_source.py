@@ -223,9 +223,10 @@ def test_spans_are_matched_from_one_row_per_span(tmp_path: Path) -> None:
     config = _config(tmp_path, path, extra="", fields="  ner: {bootstrap: {replicates: 0}}\n")
     config.write_text(config.read_text().replace("{stars: rating}", "{ner: spans}"))
     outcome = evaluate(config)
-    regions = outcome.results["ner"].regions or {}
+    regions = outcome.results["ner"].regions
+    assert regions is not None
     # d1: 2 matched of 2 + 2 → F1 1; d2: 0 matched of 0 + 1 → F1 0; pooled: 2·2 / (4 + 1)
-    assert regions["f1"] == pytest.approx(0.8)
+    assert regions.f1 == pytest.approx(0.8)
 
 
 def test_the_bundled_example_runs_from_the_cli(tmp_path: Path) -> None:

@@ -4,18 +4,23 @@ of another schema version or with other fields, and --json."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 import yaml
 
 from iaa_gate.cli import ExitCode, main
+from iaa_gate.config import parse_config, relative_to
+from iaa_gate.pipeline import evaluate, make_source
 from iaa_gate.sinks.report.history import read_history, save_history
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPORT = ROOT / "examples" / "label-studio" / "export.json"
+CONFIG = ROOT / "examples" / "label-studio" / "iaa-gate.yaml"
 
 
 def write_config(tmp_path: Path, **extra: Any) -> Path:
@@ -67,7 +72,9 @@ def test_history_compares_with_the_last_round_and_fails_on_a_drop(
     drops = {c["name"]: c for c in doc["fields"]["sentiment"]["checks"]}
     assert drops["max_drop.alpha"]["verdict"] == "fail" and drops["max_drop.alpha"]["fail"] == -0.01
     assert drops["max_drop.annotator"]["verdict"] in ("pass", "warn")
-    schema = json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+    schema = json.loads(
+        (ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text()
+    )
     jsonschema.validate(doc, schema)
     md = (tmp_path / "out" / "report.md").read_text()
     assert "## Since the previous round" in md and "| sentiment | 0.777 | 0.762 | ▼ -0.014 |" in md
@@ -101,7 +108,8 @@ def test_other_schema_version_and_fields_are_said_not_scored(tmp_path: Path) -> 
     assert check["verdict"] == "warn" and "not in the previous report" in check["message"]
     assert code == ExitCode.OK and doc["verdict"] == "warn"
     jsonschema.validate(
-        doc, json.loads((ROOT / "tests" / "report-detailed.schema.json").read_text())
+        doc,
+        json.loads((ROOT / "plugin" / "iaa_gate" / "schemas" / "report.schema.json").read_text()),
     )
 
 
@@ -146,12 +154,14 @@ def test_json_summary_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_history_names_sort_in_run_order(tmp_path: Path) -> None:
-    doc = {"generated_at": "2026-11-23T01:05:00+00:00", "fields": {}}
-    first = save_history({**doc, "n": 1}, tmp_path, None)
-    second = save_history({**doc, "n": 2}, tmp_path, None)  # same second
-    assert first != second
+    config = relative_to(parse_config(yaml.safe_load(CONFIG.read_text()), CONFIG), CONFIG.parent)
+    at = datetime(2026, 11, 23, 1, 5, tzinfo=timezone.utc)
+    report = evaluate(config, make_source(config).load(), generated_at=at).report
+    first = save_history(msgspec.structs.replace(report, verdict="pass"), tmp_path, None)
+    second = save_history(msgspec.structs.replace(report, verdict="fail"), tmp_path, None)
+    assert first != second  # the same second
     reports, notes = read_history(tmp_path)
-    assert [r.doc["n"] for r in reports] == [1, 2] and notes == []
+    assert [r.doc.verdict for r in reports] == ["pass", "fail"] and notes == []
     (tmp_path / "2026-11-24T00-00-00-00-00.json").write_text("{")  # a broken file is set aside
     reports, notes = read_history(tmp_path)
     assert len(reports) == 2 and "not valid JSON" in notes[0] and "set aside" in notes[0]

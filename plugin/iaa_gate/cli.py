@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .core.errors import ConfigError, IaaGateError, InputError, OutputError, UsageError
 from .core.files import write_atomic
@@ -22,6 +22,9 @@ from .core.version import __version__
 
 if TYPE_CHECKING:
     from .config import Config
+    from .evaluation.results import AnnotatorTruth
+    from .evaluation.sections import FieldTrend, Writeback
+    from .pipeline import Outcome
 
 SYMBOL = {"pass": "✓ pass", "warn": "! warn", "fail": "✗ FAIL"}
 
@@ -502,91 +505,98 @@ def _override(config: Config, args: argparse.Namespace) -> Config:
     return parse_config(data, "command line")
 
 
-def _summary(outcome: Any, out: Any) -> None:
+def _summary(outcome: Outcome, out: TextIO) -> None:
     from .sinks.report.format import (
         alt_test_line,
         alt_test_trend,
         alt_test_versions,
+        burn_down,
+        disputes_line,
         model_note,
         model_rows,
     )
 
-    doc = outcome.document
-    inp = doc["input"]
-    src = doc["source"].get("path") or f"{doc['source']['url']} project {doc['source']['project']}"
+    report = outcome.report
+    inp, source = report.input, report.source
+    src = source.get("path") or f"{source['url']} project {source['project']}"
     print(
-        f"iaa-gate {SYMBOL[doc['verdict']]}  {src}: {inp['tasks']} tasks, "
-        f"{inp['annotators']} annotators",
+        f"iaa-gate {SYMBOL[report.verdict]}  {src}: {inp.tasks} tasks, {inp.annotators} annotators",
         file=out,
     )
-    width = max(len(n) for n in doc["fields"])
-    for name, f in doc["fields"].items():
-        alpha = "undefined" if f["alpha"] is None else f"{f['alpha']:.3f}"
-        ci = f["coefficients"].get("alpha", {})
-        if ci.get("lower") is not None:
-            alpha += f" [{ci['lower']:.3f}, {ci['upper']:.3f}]"
-        if f.get("alpha_sampling"):  # never a silent approximation: named on the line
-            se = f["alpha_sampling"]["standard_error"]
+    width = max(len(n) for n in report.fields)
+    for name, f in report.fields.items():
+        alpha = "undefined" if f.alpha is None else f"{f.alpha:.3f}"
+        ci = f.coefficients.get("alpha")
+        if ci is not None and ci.lower is not None and ci.upper is not None:
+            alpha += f" [{ci.lower:.3f}, {ci.upper:.3f}]"
+        if f.alpha_sampling:  # never a silent approximation: named on the line
+            se = f.alpha_sampling.standard_error
             alpha += " sampled" + ("" if se is None else f" ±{se:.2g} SE")
-        print(f"  {name:<{width}}  alpha {alpha:<24} {SYMBOL[f['verdict']]}", file=out)
-        if f.get("small_sample"):
-            print(f"  {'':<{width}}    {f['small_sample']}", file=out)
-        for c in f["checks"]:
-            if c["verdict"] != "pass":
-                print(f"  {'':<{width}}    {c['verdict']}: {c['message']}", file=out)
-        low = f["lowest_category"]
-        bits = [f"{f['n_disputed']} disputed of {f['n_disputed'] + f['n_agreed']} tasks"]
-        if f.get("regions"):
-            r = f["regions"]
-            bits.insert(0, "F1 " + ("undefined" if r["f1"] is None else f"{r['f1']:.3f}"))
-        if low and low["rate"] is not None and not math.isnan(low["rate"]):
-            at = 1 if f.get("regions") else 0
-            bits.insert(at, f"lowest category {low['label']} {low['rate']:.3f}")
-        offsets = [a for a in f["annotators"] if a.get("mean_offset") is not None]
+        print(f"  {name:<{width}}  alpha {alpha:<24} {SYMBOL[f.verdict]}", file=out)
+        if f.small_sample:
+            print(f"  {'':<{width}}    {f.small_sample}", file=out)
+        for c in f.checks:
+            if c.verdict != "pass":
+                print(f"  {'':<{width}}    {c.verdict}: {c.message}", file=out)
+        low = f.lowest_category
+        bits = [f"{f.n_disputed} disputed of {f.n_disputed + f.n_agreed} tasks"]
+        if f.regions:
+            f1 = f.regions.f1
+            bits.insert(0, "F1 " + ("undefined" if f1 is None else f"{f1:.3f}"))
+        if low and not math.isnan(low.rate):
+            at = 1 if f.regions else 0
+            bits.insert(at, f"lowest category {low.label} {low.rate:.3f}")
+        offsets = [(a.name, a.mean_offset) for a in f.annotators if a.mean_offset is not None]
         if offsets:
-            top = max(offsets, key=lambda a: abs(a["mean_offset"]))
-            bits.append(f"largest mean offset {top['name']} {top['mean_offset']:+.2f}")
-        skill = [
-            a for a in (f.get("skill") or {}).get("annotators", []) if a["accuracy"] is not None
-        ]
+            top = max(offsets, key=lambda a: abs(a[1]))
+            bits.append(f"largest mean offset {top[0]} {top[1]:+.2f}")
+        skill = (
+            [(a.name, a.accuracy) for a in f.skill.annotators if a.accuracy is not None]
+            if (f.skill)
+            else []
+        )
         if skill:
-            low_skill = min(skill, key=lambda a: a["accuracy"])
-            bits.append(
-                f"lowest accuracy (Dawid–Skene) {low_skill['name']} {low_skill['accuracy']:.3f}"
-            )
+            low_skill = min(skill, key=lambda a: a[1])
+            bits.append(f"lowest accuracy (Dawid–Skene) {low_skill[0]} {low_skill[1]:.3f}")
         print(f"  {'':<{width}}    " + " · ".join(bits), file=out)
-        gt = f.get("ground_truth")
-        if gt and gt["annotators"]:
-            low_gt = min(gt["annotators"], key=lambda a: a["agreement"])
+        gt = f.ground_truth
+        if gt and gt.annotators:
+            low_gt = _lowest_truth(gt.annotators)
             print(
-                f"  {'':<{width}}    ground truth ({gt['n_tasks']} gold tasks): lowest "
-                f"{low_gt['name']} {low_gt['agreement']:.3f} over {low_gt['n_tasks']} tasks",
+                f"  {'':<{width}}    ground truth ({gt.n_tasks} gold tasks): lowest "
+                f"{low_gt.name} {fmt_agreement(low_gt.agreement)} over {low_gt.n_tasks} tasks",
                 file=out,
             )
-        trend = (doc.get("trend") or {}).get("fields", {}).get(name)
+        states = disputes_line(f.disputes)
+        if states is not None:
+            print(f"  {'':<{width}}    {states}", file=out)
+        trend = report.trend.fields.get(name) if report.trend else None
         if trend:
             print(f"  {'':<{width}}    {trend_line(trend)}", file=out)
-    if doc["not_evaluated"]:
-        print(f"  not evaluated: {', '.join(doc['not_evaluated'])}", file=out)
-    for row in model_rows(doc.get("models")):
+            opened = burn_down(trend.series)
+            if opened is not None:
+                print(f"  {'':<{width}}    open disputes by run: {opened}", file=out)
+    if report.not_evaluated:
+        print(f"  not evaluated: {', '.join(report.not_evaluated)}", file=out)
+    for row in model_rows(report.models):
         print(
             f"  model {row[1]} vs the consensus on {row[0]}: {row[3]} over {row[2]} tasks "
             f"(annotators {row[4]})",
             file=out,
         )
-    note = model_note(doc.get("models"))
+    note = model_note(report.models)
     if note:
         print(f"  models not evaluated: {note}", file=out)
-    for name, v in alt_test_versions(doc.get("alt_test")):
+    for name, v in alt_test_versions(report.alt_test):
         print(f"  {alt_test_line(name, v)}", file=out)
-    if doc.get("trend"):
-        prev = doc["trend"]["previous"]
-        print(f"  compared with {prev['path']} ({prev['generated_at']})", file=out)
-        for note in doc["trend"]["notes"]:
+    if report.trend:
+        prev = report.trend.previous
+        print(f"  compared with {prev.path} ({prev.generated_at})", file=out)
+        for note in report.trend.notes:
             print(f"    note: {note}", file=out)
-        for line in alt_test_trend(doc["trend"]):
+        for line in alt_test_trend(report.trend):
             print(f"    {line}", file=out)
-    wb = doc.get("writeback")
+    wb = report.writeback
     if wb:
         for line in writeback_lines(wb):
             print(f"  {line}", file=out)
@@ -598,57 +608,55 @@ def _n(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-def writeback_lines(wb: dict[str, Any]) -> list[str]:
+def writeback_lines(wb: Writeback) -> list[str]:
     """The write-back in the terminal summary: a sentence with its counts, then (a dry run)
     what would change on each task, in words."""
+    from msgspec import UNSET
+
     from .sinks.report.format import (  # words, never a Python repr
         consensus_text,
         overlap_text,
         plain,
     )
 
-    dry = bool(wb.get("dry_run"))
-    if wb.get("target") == "label-studio":
-        where = f"Label Studio project {wb['project']}"
+    dry = wb.dry_run
+    if wb.target == "label-studio":
+        where = f"Label Studio project {wb.project}"
         if dry:
             head = (
-                f"write-back (dry run, nothing written): {_n(wb['planned'], 'task')} of {where} "
-                f"would change, {wb['unchanged']} unchanged ({wb['disputed']} disputed in all)"
+                f"write-back (dry run, nothing written): {_n(wb.planned or 0, 'task')} of "
+                f"{where} would change, {wb.unchanged} unchanged ({wb.disputed} disputed in all)"
             )
         else:
             head = (
-                f"write-back: {_n(wb['done'], 'task')} flagged in {where}, "
-                f"{wb['unchanged']} unchanged ({wb['disputed']} disputed in all)"
+                f"write-back: {_n(wb.done or 0, 'task')} flagged in {where}, "
+                f"{wb.unchanged} unchanged ({wb.disputed} disputed in all)"
             )
             more = [
-                (wb.get("already_done", 0), "already written by another run"),
-                (wb.get("skipped", 0), "skipped: edited in Label Studio since the pull"),
-                (wb.get("failed", 0), "failed: a re-run writes them"),
+                (wb.already_done or 0, "already written by another run"),
+                (wb.skipped or 0, "skipped: edited in Label Studio since the pull"),
+                (wb.failed or 0, "failed: a re-run writes them"),
             ]
             head += "".join(f"; {n} {what}" for n, what in more if n)
-        if wb.get("view"):
+        if wb.view:
             view = {"would create": "would be created", "would update": "would be updated"}
-            head += f"; tab {wb['view_title']!r} {view.get(wb['view'], wb['view'])}"
+            head += f"; tab {wb.view_title!r} {view.get(wb.view, wb.view)}"
         lines = [head]
-    elif "disputed_examples" in wb:  # Prodigy: the review file
+    elif wb.disputed_examples is not UNSET:  # Prodigy: the review file
         verb = "would write" if dry else "wrote"
         lines = [
-            f"write-back: {verb} {_n(wb['disputed_examples'], 'disputed example')} to "
-            f"{wb['target']} for prodigy review ({wb['consensus_lines']} with a proposed answer)"
+            f"write-back: {verb} {_n(wb.disputed_examples, 'disputed example')} to "
+            f"{wb.target} for prodigy review ({wb.consensus_lines} with a proposed answer)"
         ]
     else:
         lines = [
-            "write-back: "
-            + ", ".join(
-                f"{k.replace('_', ' ')} {plain(v)}"
-                for k, v in wb.items()
-                if not isinstance(v, (dict, list))
-            )
+            "write-back: " + ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in wb.shown())
         ]
     lines += [f"  {text}" for text in (consensus_text(wb), overlap_text(wb)) if text]
-    changes = wb.get("changes") or []
+    changes = wb.changes or []
     for c in changes[:50]:  # --dry-run: what would change on each task
-        lines.append(f"  task {c['id']}: {change_text(c['was'], c['now'], c.get('data'))}")
+        was = None if c.was is UNSET else c.was
+        lines.append(f"  task {c.id}: {change_text(was, c.now, c.data or False)}")
     if len(changes) > 50:
         lines.append(f"  … and {len(changes) - 50} more (all in report.json)")
     return lines
@@ -667,57 +675,69 @@ def change_text(was: str | None, now: str | None, data: bool | None = False) -> 
     return text + ("; its data columns too" if data else "")
 
 
-def trend_line(t: dict[str, Any]) -> str:
+def _lowest_truth(annotators: list[AnnotatorTruth]) -> AnnotatorTruth:
+    """The annotator with the lowest agreement with ground truth (an undefined one first, as
+    the gate's check takes it)."""
+    return min(annotators, key=lambda a: (a.agreement is not None, a.agreement or 0.0))
+
+
+def fmt_agreement(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:.3f}"
+
+
+def trend_line(t: FieldTrend) -> str:
     """One field's change since the previous round in a line: alpha, then the largest fall of a
     label's and of an annotator's agreement."""
-    if not t["comparable"]:
-        return f"since the previous round: {t['note']}"
-    a = t["alpha"]
-    bits = [f"alpha {a['change']:+.3f}" if a["change"] is not None else f"alpha: {a['note']}"]
-    for what, table in (("label", t["categories"]), ("annotator", t["annotators"])):
-        recs = {k: v.get("pair_agreement", v) for k, v in table.items()}
-        moved = {k: r["change"] for k, r in recs.items() if r["change"] is not None}
+    if not t.comparable or not t.alpha:
+        return f"since the previous round: {t.note}"
+    a = t.alpha
+    bits = [f"alpha {a.change:+.3f}" if a.change is not None else f"alpha: {a.note}"]
+    labels = {k: (k, c) for k, c in (t.categories or {}).items()}
+    people = {k: (v.name, v.pair_agreement) for k, v in (t.annotators or {}).items()}
+    for what, table in (("label", labels), ("annotator", people)):
+        moved = {k: r.change for k, (_, r) in table.items() if r.change is not None}
         k = min(moved, key=lambda k: moved[k], default=None)
         if k is not None and moved[k] < 0:
-            name = table[k].get("name", k) if what == "annotator" else k
-            bits.append(f"largest fall: {what} {name} {moved[k]:+.3f}")
+            bits.append(f"largest fall: {what} {table[k][0]} {moved[k]:+.3f}")
     return "since the previous round: " + " · ".join(bits)
 
 
-def json_summary(outcome: Any, code: int) -> dict[str, Any]:
+def json_summary(outcome: Outcome, code: int) -> dict[str, Any]:
     """``--json``: the verdict, the exit code, each field's alpha (with its interval width),
     verdict, failed checks and change since the previous round, and the files written."""
-    doc = outcome.document
-    trend = doc.get("trend") or {}
+    report = outcome.report
+    trend = report.trend
     fields = {}
-    for name, f in doc["fields"].items():
-        t = (trend.get("fields") or {}).get(name) or {}
+    for name, f in report.fields.items():
+        t = trend.fields.get(name) if trend else None
+        gt = f.ground_truth.annotators if f.ground_truth else []
         fields[name] = {
-            "alpha": f["alpha"],
-            "alpha_sampling": f.get("alpha_sampling"),
-            "interval_width": f.get("interval_width"),
-            "verdict": f["verdict"],
-            "n_disputed": f["n_disputed"],
-            "alpha_change": (t.get("alpha") or {}).get("change"),
-            "ground_truth_lowest": min(
-                (f.get("ground_truth") or {}).get("annotators") or [],
-                key=lambda a: a["agreement"],
-                default=None,
-            ),
+            "alpha": f.alpha,
+            "alpha_sampling": f.alpha_sampling,
+            "interval_width": f.interval_width,
+            "verdict": f.verdict,
+            "n_disputed": f.n_disputed,
+            "alpha_change": t.alpha.change if t and t.alpha else None,
+            "ground_truth_lowest": _lowest_truth(gt) if gt else None,
             "problems": [
-                {"check": c["name"], "verdict": c["verdict"], "message": c["message"]}
-                for c in f["checks"]
-                if c["verdict"] != "pass"
+                {"check": c.name, "verdict": c.verdict, "message": c.message}
+                for c in f.checks
+                if c.verdict != "pass"
             ],
         }
-    return {
-        "verdict": doc["verdict"],
-        "exit_code": int(code),
-        "fields": fields,
-        "not_evaluated": sorted(doc["not_evaluated"]),
-        "previous": (trend.get("previous") or {}).get("path"),
-        "reports": [str(p) for p in outcome.written],
-    }
+    import msgspec
+
+    summary: dict[str, Any] = msgspec.to_builtins(
+        {
+            "verdict": report.verdict,
+            "exit_code": int(code),
+            "fields": fields,
+            "not_evaluated": sorted(report.not_evaluated),
+            "previous": trend.previous.path if trend else None,
+            "reports": [str(p) for p in outcome.written],
+        }
+    )
+    return summary
 
 
 @contextmanager
@@ -817,23 +837,18 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             )
         if kept is not None:
             kept.append(outcome)
-        wb = outcome.document.get("writeback") or {}
+        wb = outcome.report.writeback
         failed = outcome.verdict.value == "fail" or (
             args.fail_on_warn and outcome.verdict.value == "warn"
         )
-        incomplete = (
-            wb.get("failed")
-            or wb.get("view") == "failed"
-            or (wb.get("consensus") or {}).get("failed")
-            or (wb.get("overlap") or {}).get("failed")
-        )
+        incomplete = wb is not None and not wb.complete
         code = ExitCode.GATE_FAILED if failed else ExitCode.OK
         code = ExitCode.WRITEBACK_FAILED if incomplete and not failed else code
         if args.json:
             print(json.dumps(json_summary(outcome, code), indent=2, sort_keys=True))
         else:  # --quiet silences the progress on stderr, never the verdict
             _summary(outcome, sys.stdout)
-        for warning in wb.get("warnings", []):
+        for warning in wb.warnings if wb else []:
             print(f"iaa-gate: warning: {warning}", file=sys.stderr)
         return code
     except IaaGateError as exc:

@@ -140,6 +140,19 @@ class WidthThreshold(DropThreshold):
 _ON_COEFFICIENT = "a threshold on this coefficient (off unless set; coefficients must list it)"
 
 
+class CountLimit(Strict):
+    """Most allowed of a count: above ``fail`` the check fails, above ``warn`` it warns."""
+
+    fail: int | None = Field(default=None, ge=0, description="more than this fails")
+    warn: int | None = Field(default=None, ge=0, description="more than this warns")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> CountLimit:
+        if self.fail is not None and self.warn is not None and self.warn > self.fail:
+            raise ValueError("warn must be at most fail (warn is the stricter bar)")
+        return self
+
+
 class Thresholds(Strict):
     """Gate thresholds for one field. Defaults follow Krippendorff (2004): α < 0.667 fails,
     α < 0.800 warns."""
@@ -169,6 +182,11 @@ class Thresholds(Strict):
     ground_truth: Threshold = Field(
         default=Threshold(),
         description="lowest annotator agreement with ground truth (off unless set)",
+    )
+    open_disputes: CountLimit = Field(
+        default=CountLimit(),
+        description="most disputed tasks still open (neither settled nor resolved), e.g. "
+        "{fail: 0}: release only when every dispute is settled or resolved",
     )
     annotator_gain: float | None = Field(
         default=0.05,
@@ -547,6 +565,17 @@ class OverlapConfig(Strict):
     )
 
 
+class RouteConfig(Strict):
+    """Label Studio: re-open each open dispute for ``extra`` more annotators, up to
+    ``max_annotations`` annotations per task (its ``overlap``; the label stream then serves it
+    to people who have not annotated it)."""
+
+    extra: int = Field(default=1, ge=1, le=10, description="annotators asked for per re-open")
+    max_annotations: int = Field(
+        ge=2, description="most annotations a disputed task is routed to; past it, a person"
+    )
+
+
 class WriteBackConfig(Strict):
     """What a run writes back for people to adjudicate: flags on a live Label Studio project's
     tasks (``source.type: label-studio``), or the review file ``disputed.jsonl`` for
@@ -579,6 +608,11 @@ class WriteBackConfig(Strict):
         "(model_version iaa-gate-consensus), replacing only iaa-gate's own; needs enabled",
     )
 
+    route: RouteConfig | None = Field(
+        default=None,
+        description="Label Studio: re-open each open dispute for more annotators, e.g. "
+        "{extra: 1, max_annotations: 5} (needs enabled and an adjudication: section)",
+    )
     overlap: OverlapConfig | None = Field(
         default=None,
         description="Label Studio: set the tasks not yet labelled to one annotator once alpha's "
@@ -588,9 +622,12 @@ class WriteBackConfig(Strict):
 
     @model_validator(mode="after")
     def _consensus_needs_enabled(self) -> WriteBackConfig:
-        for name in ("consensus", "overlap"):
-            if getattr(self, name) not in (None, False) and not self.enabled:
-                raise ValueError(f"writeback.{name} needs writeback.enabled: true")
+        if self.consensus and not self.enabled:
+            raise ValueError("writeback.consensus needs writeback.enabled: true")
+        if self.route is not None and not self.enabled:
+            raise ValueError("writeback.route needs writeback.enabled: true")
+        if self.overlap is not None and not self.enabled:
+            raise ValueError("writeback.overlap needs writeback.enabled: true")
         return self
 
 
@@ -612,6 +649,27 @@ class GroundTruthConfig(Strict):
 
     def ids(self) -> frozenset[int | str] | None:
         return RoundConfig(task_ids=self.tasks).ids()
+
+
+class AdjudicationConfig(Strict):
+    """Who adjudicates disputed tasks and when a routed dispute is settled (see
+    ``docs/lifecycle.md``). With this section, a Label Studio ground-truth mark outside the
+    gold tasks (``ground_truth.tasks``) is an adjudication: the starred annotation stays its
+    author's rating and becomes the task's final answer."""
+
+    by: list[int | str] = Field(
+        default=[],
+        description="adjudicators (Label Studio e-mail or user id; Prodigy session; table "
+        "annotator id): their annotations are final answers, never ratings",
+    )
+    settle_at: Rate = Field(
+        default=0.9,
+        description="a routed dispute whose consensus posterior reaches this is settled",
+    )
+
+    def names(self) -> frozenset[str]:
+        """The adjudicators as text (an id matches as itself or as text)."""
+        return frozenset(str(b) for b in self.by)
 
 
 class HistoryConfig(Strict):
@@ -680,6 +738,11 @@ class Config(Strict):
     ground_truth: GroundTruthConfig | None = Field(
         default=None, description="references to score each annotator against"
     )
+    adjudication: AdjudicationConfig | None = Field(
+        default=None,
+        description="who adjudicates disputes and when a routed dispute is settled; null: "
+        "nothing is read as an adjudication",
+    )
     models: ModelsConfig = Field(
         default=ModelsConfig(),
         description="model predictions: the alt-test of each model version against the "
@@ -688,6 +751,26 @@ class Config(Strict):
     serve: ServeConfig | None = Field(
         default=None, description="iaa-gate serve: live agreement from webhooks"
     )
+
+    @model_validator(mode="after")
+    def _review_needs_adjudication(self) -> Config:
+        if getattr(self.source, "review", None) is not None and self.adjudication is None:
+            raise ValueError(
+                "source.review holds adjudicated answers: add an adjudication: section "
+                "(adjudication: {} is enough) to use them"
+            )
+        if self.writeback.route is not None:
+            if self.source.type != "label-studio":
+                raise ValueError(
+                    "writeback.route re-opens tasks in a live Label Studio project: it needs "
+                    f"source.type: label-studio, not {self.source.type}"
+                )
+            if self.adjudication is None:
+                raise ValueError(
+                    "writeback.route needs an adjudication: section (settle_at says when a "
+                    "routed dispute is settled; adjudication: {} takes 0.9)"
+                )
+        return self
 
     @field_validator("writeback")
     @classmethod

@@ -2,31 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from . import sinks
 from .adapters import ReadOptions, Source, adapter
 from .config import Config
 from .core.errors import OutputError
 from .core.fork import can_fork, in_child
-from .evaluation import ground_truth
+from .evaluation import ground_truth, lifecycle
 from .evaluation.alt_test import alt_test_section, split_models
 from .evaluation.analysis import FieldResult, analyse, not_evaluated
 from .evaluation.document import (
     FieldReport,
     Report,
-    add_checks,
     as_json_data,
     disputed_tasks,
     field_document,
+    with_checks,
 )
 from .evaluation.gate import Check, Verdict, field_checks, worst
+from .evaluation.lifecycle import FieldLifecycle
 from .evaluation.models import models_section
 from .evaluation.planning import FieldPlan, field_plan
+from .evaluation.sections import Round, TruthSetup, Writeback
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .metrics import Simulation
 from .model import Dataset, RoundFilter, apply_round
@@ -49,11 +55,33 @@ class Outcome:
     disputed: Disputed = field(default_factory=dict)
     written: list[Path] = field(default_factory=list)
     dataset: Dataset | None = None
+    disputes: dict[str, FieldLifecycle] = field(default_factory=dict)
+    """With ``adjudication:``: each field's disputes by state and its adjudicated answers."""
 
-    @property
+    @cached_property
     def document(self) -> dict[str, Any]:
-        """The report as JSON data, as ``report.json`` holds it."""
+        """The report as JSON data, as ``report.json`` holds it (made once, when asked for: the
+        writers, the trend and the CLI read :attr:`report`)."""
         return as_json_data(self.report)
+
+    def with_writeback(self, summary: Writeback | None) -> Outcome:
+        """This outcome with a report that holds ``summary`` (a new report: the live service
+        writes its flags after scoring, from :attr:`results`).
+
+        Parameters
+        ----------
+        summary
+            What write-back did (None: nothing was written back).
+
+        Returns
+        -------
+        Outcome
+            The same verdict, results and checks, with a new :class:`Report`; this outcome's
+            report is left as it is.
+        """
+        return dataclasses.replace(
+            self, report=msgspec.structs.replace(self.report, writeback=summary)
+        )
 
 
 def make_source(config: Config, options: ReadOptions | None = None) -> Source:
@@ -85,29 +113,33 @@ def source_summary(config: Config) -> dict[str, Any]:
     return adapter(config.source.type).summary(config.source)
 
 
-def _round_summary(config: Config) -> dict[str, Any] | None:
+def _round_summary(config: Config) -> Round | None:
     r = config.round
     if r.from_ is None and r.to is None and r.task_ids is None:
         return None
     start, end = r.bounds()
-    return {
-        "from": start.isoformat() if start else None,
-        "to": end.isoformat() if end else None,
-        "task_ids": [str(t) for t in r.task_ids] if r.task_ids is not None else None,
-    }
+    return Round(
+        start.isoformat() if start else None,
+        end.isoformat() if end else None,
+        [str(t) for t in r.task_ids] if r.task_ids is not None else None,
+    )
 
 
-def _truth_summary(config: Config, refs: list[Any]) -> dict[str, Any] | None:
+def _truth_summary(config: Config, refs: list[Any]) -> TruthSetup | None:
     gt = config.ground_truth
     if not refs and gt is None:
         return None
-    return {
-        "annotator": gt.annotator if gt else None,
-        "tasks": [str(t) for t in gt.tasks] if gt and gt.tasks is not None else None,
-        "references": len(refs),
-        "gold_tasks": len({r.task_id for r in refs}),
-        "in_agreement": getattr(config.source, "include_ground_truth", True),
-    }
+    return TruthSetup(
+        annotator=gt.annotator if gt else None,
+        tasks=[str(t) for t in gt.tasks] if gt and gt.tasks is not None else None,
+        references=len(refs),
+        gold_tasks=len({r.task_id for r in refs}),
+        in_agreement=getattr(config.source, "include_ground_truth", True),
+    )
+
+
+WriteBack = Callable[[dict[str, FieldResult]], Writeback]
+"""Writes a run's results back to the source (a sink's ``apply``) and returns its summary."""
 
 
 def evaluate(
@@ -118,12 +150,19 @@ def evaluate(
     previous: PreviousReport | None = None,
     history: Sequence[PreviousReport] = (),
     notes: Sequence[str] = (),
+    project_id: int | None = None,
+    writeback: WriteBack | None = None,
 ) -> Outcome:
-    """Analyse and gate an already loaded dataset (no I/O); with ``previous``, the change since
-    that report and the ``max_drop`` checks (``history``: earlier reports for the chart)."""
+    """Analyse and gate an already loaded dataset; with ``previous``, the change since that
+    report and the ``max_drop`` checks (``history``: earlier reports for the chart). The report
+    is built once, complete: ``project_id`` is the project a source named by its title read,
+    and ``writeback`` (if given: the only I/O) writes the results back before the report is
+    built, which then holds its summary."""
     rf = round_filter(config)
+    dataset, adjudications = lifecycle.split(dataset, config)  # never a rating, nor a reference
     dataset, refs = ground_truth.split(dataset, config)
     refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
+    adjudications = [a for a in adjudications if rf.keeps_task(a.task_id)]
     dataset = split_models(apply_round(dataset, rf), config)  # a model is never a rating
     results = analyse(dataset, config)
     for name, result in results.items():
@@ -133,37 +172,65 @@ def evaluate(
     fields: dict[str, FieldReport] = {}
     disputed: Disputed = {}
     checks: list[Check] = []
+    states: dict[str, FieldLifecycle] = {}
     alt_tests, model_checks = alt_test_section(results, dataset, config)
     for name, result in results.items():
         cfg = config.fields[name]
         fc = field_checks(result, cfg) + [c for c in model_checks if c.field == name]
-        checks += fc
         t = cfg.thresholds
-        disputed[name] = disputed_tasks(name, result)
-        fields[name] = field_document(
-            result, fc, disputed[name], t.disputed_below, t.disputed_tolerance, t.interval_width
+        route = config.writeback.route
+        lc = states[name] = lifecycle.field_lifecycle(
+            result,
+            cfg,
+            dataset,
+            adjudications,
+            config,
+            dataset.routed,
+            route.max_annotations if route is not None else None,
         )
+        open_check = lifecycle.open_disputes_check(name, lc, t.open_disputes)
+        fc += [open_check] if open_check is not None else []
+        checks += fc
+        if config.adjudication:
+            result.states = {t: st.state for t, st in lc.states.items()}
+        disputed[name] = disputed_tasks(name, result, lc.states if config.adjudication else None)
+        fields[name] = field_document(
+            result,
+            fc,
+            disputed[name],
+            t.disputed_below,
+            t.disputed_tolerance,
+            t.interval_width,
+            lc if config.adjudication else None,
+        )
+    source = source_summary(config)
+    if project_id is not None and project_id != source.get("project"):
+        source["project_id"] = project_id  # a project named by its title
+    trend = None
+    if previous is not None:
+        rounds = config.history.rounds if config.history else 10
+        trend = compare(fields, source, previous, list(history), rounds, alt_tests)
+        trend.notes[:0] = notes
+        drops = drop_checks(config, trend)
+        checks += drops
+        fields = with_checks(fields, drops)
     report = build_document(
-        source=source_summary(config),
+        source=source,
         round_=_round_summary(config),
         stats=dataset.stats,
         n_annotators=len(dataset.annotator_ids()),
         fields=fields,
         not_evaluated=not_evaluated(dataset, config),
         generated_at=generated_at,
+        writeback=writeback(results) if writeback is not None else None,
+        trend=trend,
+        ground_truth=_truth_summary(config, refs),
+        models=models_section(results, dataset, config),
+        alt_test=alt_tests,
     )
-    report.ground_truth = _truth_summary(config, refs)
-    report.models = models_section(results, dataset, config)
-    report.alt_test = alt_tests
-    if previous is not None:
-        rounds = config.history.rounds if config.history else 10
-        trend = compare(as_json_data(report), previous, list(history), rounds)
-        trend["notes"][:0] = notes
-        report.trend = trend
-        drops = drop_checks(config, trend)
-        checks += drops
-        add_checks(report, drops)
-    return Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
+    outcome = Outcome(worst([c.verdict for c in checks]), report, results, checks, disputed)
+    outcome.disputes = states if config.adjudication else {}
+    return outcome
 
 
 def plan(config: Config, width: float, simulation: Simulation | None = None) -> list[FieldPlan]:
@@ -224,34 +291,41 @@ def run(
     options = read_options(config, progress=progress, workers=workers)
     source = make_source(config, options)
     dataset = source.load()
-    outcome = evaluate(config, dataset, previous=previous, history=history, notes=notes)
-    outcome.dataset = dataset
-    project_id = getattr(source, "project_id", None)
-    if project_id is not None and project_id != outcome.report.source.get("project"):
-        outcome.report.source["project_id"] = project_id  # a project named by its title
+    routed = getattr(source, "routed", None)  # a live project: the routes write-back left
+    if callable(routed) and config.adjudication is not None:
+        dataset.routed = routed(config.writeback.meta_key)
     out_dir = config.report.dir
     sink = sinks.writeback(config, out_dir, source, options)
-    if sink is not None:
-        outcome.report.writeback = sink.apply(outcome.results, dry_run=dry_run)
-    document = outcome.document
+    outcome = evaluate(
+        config,
+        dataset,
+        previous=previous,
+        history=history,
+        notes=notes,
+        project_id=getattr(source, "project_id", None),
+        writeback=None if sink is None else lambda results: sink.apply(results, dry_run=dry_run),
+    )
+    outcome.dataset = dataset
+    report = outcome.report
     proposals = "json" in config.report.formats  # the proposed answers, beside report.json
     units = sum(len(r.units) for r in outcome.results.values())
+    final = {name: lc.adjudicated for name, lc in outcome.disputes.items()}
     child = None
     if proposals and workers > 1 and units >= PARALLEL_UNITS and can_fork():
-        child = in_child(lambda: consensus_file.write(out_dir, outcome.results))
+        child = in_child(lambda: consensus_file.write(out_dir, outcome.results, final))
     try:
         try:
             outcome.written = write_reports(
-                document, out_dir, list(config.report.formats), outcome.disputed
+                report, out_dir, list(config.report.formats), outcome.disputed
             )
         finally:
             written = child() if child is not None else None  # never leave the child behind
         if proposals:
             at = 1 + max(i for i, p in enumerate(outcome.written) if p.suffix.startswith(".json"))
-            path = written or consensus_file.write(out_dir, outcome.results)
+            path = written or consensus_file.write(out_dir, outcome.results, final)
             outcome.written.insert(at, path)
         if config.history is not None and not dry_run:
-            save_history(document, config.history.dir, config.history.keep)
+            save_history(report, config.history.dir, config.history.keep)
     except OSError as exc:
         raise OutputError(
             f"cannot write the report to {out_dir}: {exc.strerror}",

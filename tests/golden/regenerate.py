@@ -107,7 +107,7 @@ def document(case: str) -> dict[str, Any]:
 def render(case: str) -> dict[str, str]:
     """The golden files of one case, by file name, rendered now."""
     out = outcome(case)
-    doc = out.document
+    doc = out.report
     return {
         "report.md": MarkdownWriter().render(doc),
         "junit.xml": JUnitWriter().render(doc),

@@ -234,7 +234,7 @@ def test_region_consensus_is_written_in_each_control_s_result_shape(
     source.load()
     warnings: list[str] = []
     done = ConsensusPredictions(source).apply(results, dry_run=False, warnings=warnings)
-    assert warnings == [] and done["created"] == 1
+    assert warnings == [] and done.created == 1
     [pred] = _own(label_studio, tid)
     got: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for i in pred["result"]:
@@ -259,7 +259,7 @@ def test_region_consensus_is_written_in_each_control_s_result_shape(
     # the same proposal again: nothing written
     source.load()
     again = ConsensusPredictions(source).apply(results, dry_run=False, warnings=warnings)
-    assert again["unchanged"] == 1 and again["planned"] == 0
+    assert again.unchanged == 1 and again.planned == 0
 
 
 def _disputed(name: str, task: int, consensus: Consensus) -> FieldResult:

@@ -594,3 +594,11 @@ def test_many_categories_do_not_overflow_small_codes() -> None:
     many[:, 1] = many[:, 0]
     table, _ = aggregate_raters(many, n_cat=200)
     assert fleiss_kappa(many) == pytest.approx(sm_fleiss_kappa(table), abs=1e-12)
+
+
+def test_kappa_max_of_equal_margins_is_exactly_one() -> None:
+    """Two annotators who used each category equally often could have agreed on every unit:
+    κ_max is 1, not a rounding error above it (a sum of shares gave 1.0000000000000002 here)."""
+    x = [[1, 0], [1, 0], [1, 4], [4, 1], [2, 1], [1, 2], [4, 2], [0, 2], [0, 1], [2, 1], [2, 4]]
+    x += [[0, 0], [4, 4]]
+    assert kappa_max(x) == 1.0

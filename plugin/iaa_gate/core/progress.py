@@ -80,11 +80,15 @@ def clock() -> float:
     return time.perf_counter()
 
 
-def estimated(what: str, items: list[T], unit: str = "it", sample: int = SAMPLE) -> Iterator[T]:
+def estimated(
+    what: str, items: list[T], unit: str = "it", sample: int | None = None
+) -> Iterator[T]:
     """``items``, as a loop over them consumes them; to a listener, the loop's step is
     announced once the first ``sample`` are done, with the rest's estimate from their time
     (so a long loop says how long before it runs on, and a short one says nothing). A loop
-    whose items take a while each (a simulated round) times fewer of them."""
+    whose items take a while each (a simulated round) times fewer of them (``sample``;
+    default :data:`SAMPLE`, read at the call so a test may set it)."""
+    sample = SAMPLE if sample is None else sample
     if not listening() or len(items) <= sample:
         yield from items
         return

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import msgspec
 import numpy as np
@@ -24,8 +24,16 @@ from ..core.version import __version__
 from ..metrics import more_units, undefined_reason
 from ..model import SourceStats, TaskId
 from .coefficients import DESCRIPTION, Estimate
-from .gate import Check, Verdict, interval_width, small_sample, width_goal, worst
-from .overlap import OverlapWriteback
+from .gate import (
+    Check,
+    Verdict,
+    VerdictName,
+    interval_width,
+    small_sample,
+    width_goal,
+    worst,
+)
+from .lifecycle import BASIS, STATES, FieldLifecycle, State
 from .results import (
     Consensus,
     FieldResult,
@@ -34,8 +42,20 @@ from .results import (
     UnitTable,
     unit_scores,
 )
+from .sections import (
+    CategoriesUsed,
+    Coincidence,
+    Details,
+    Models,
+    Regions,
+    Round,
+    Trend,
+    TruthSetup,
+    Writeback,
+    plain,
+)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION: Literal[2] = 2
 """2: ``fields.<name>.disputed`` became ``{file, lowest}``, the full list moved to
 :data:`DISPUTED_FILE` (1: ``disputed`` was the list of every disputed task)."""
 LOWEST = 100
@@ -44,36 +64,10 @@ DISPUTED_FILE = "disputed-tasks.jsonl"
 """Every disputed task, one JSON line per (field, task), beside ``report.json``."""
 
 
-class DisputedTask(msgspec.Struct, omit_defaults=True, gc=False):
-    """One disputed task of a field: a line of :data:`DISPUTED_FILE` (``details``: region
-    fields). A struct, not a dict: the collector does not track it (it holds no cycle), so half
-    a million of them (10^6 tasks) take ~0.05 s to make, where dicts took ~0.4 s of rescans."""
-
-    field: str
-    id: TaskId
-    score: float | None
-    labels: dict[str, Any]
-    details: dict[str, Any] | None = None
-    priority: float | None = None
-    consensus: dict[str, Any] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """As the report lists it (``disputed.lowest``): without the field's name."""
-        d: dict[str, Any] = {"id": self.id, "score": self.score, "labels": self.labels}
-        for key in ("details", "priority", "consensus"):
-            if getattr(self, key) is not None:
-                d[key] = getattr(self, key)
-        return d
-
-
-Disputed = dict[str, Sequence[DisputedTask]]
-"""Field name → every disputed task of the field, by task id (:func:`disputed_tasks`)."""
-
-
 class Tool(msgspec.Struct):
     """What wrote the report: ``name`` ``iaa-gate`` and its ``version``."""
 
-    name: str
+    name: Literal["iaa-gate"]
     version: str
 
 
@@ -120,7 +114,7 @@ class CheckReport(msgspec.Struct):
     value: float | None
     fail: float | None
     warn: float | None
-    verdict: str
+    verdict: VerdictName
     message: str
 
 
@@ -184,39 +178,37 @@ class ScoreHistogram(msgspec.Struct):
     counts: list[int]
 
 
-class TruthAnnotator(msgspec.Struct):
-    """One annotator against the references (see ``AnnotatorTruth``)."""
-
-    id: str
-    name: str
-    n_tasks: int
-    agreement: float | None
-    mean_offset: float | None
-
-
-class FieldTruthReport(msgspec.Struct):
-    """A field against ground truth: how answers are compared (``comparison``), gold tasks with
-    one agreed reference (``n_tasks``), those whose references disagree (``conflicting``), and
-    each annotator."""
-
-    comparison: str
-    n_tasks: int
-    conflicting: list[TaskId]
-    annotators: list[TruthAnnotator]
-
-
-class LowestTask(msgspec.Struct, omit_defaults=True):
+class LowestTask(msgspec.Struct, omit_defaults=True, gc=False):
     """A disputed task in ``disputed.lowest``: its ``id``, ``score``, each annotator's
     ``labels``, for region fields ``details``, and where a consensus was found its
     ``priority`` (1 − the consensus posterior) and ``consensus`` (``value``, ``posterior``,
-    ``method``, ``tie``)."""
+    ``method``, ``tie``); with ``adjudication:`` its ``state``, ``final`` answer and ``note``.
+    A struct, not a dict: the collector does not track it (it holds no cycle), so half a
+    million of them (10^6 tasks) take ~0.05 s to make, where dicts took ~0.4 s of rescans."""
 
     id: TaskId
     score: float | None
     labels: dict[str, Any]
-    details: dict[str, Any] | None = None
+    details: Details | None = None
     priority: float | None = None
-    consensus: dict[str, Any] | None = None
+    consensus: Consensus | None = None
+    state: str | None = None
+    """With ``adjudication:``: open, routed, settled or resolved (see :mod:`.lifecycle`)."""
+    final: Any = None
+    """A settled or resolved task's final answer (the consensus, or the adjudicated one)."""
+    note: str | None = None
+    """Why an open task needs a person ("needs a person: 5 annotations, no majority")."""
+
+
+class DisputedTask(LowestTask, kw_only=True, omit_defaults=True, gc=False):
+    """One disputed task of a field, a :class:`LowestTask` that names its ``field``: a line of
+    :data:`DISPUTED_FILE`."""
+
+    field: str
+
+
+Disputed = dict[str, Sequence[DisputedTask]]
+"""Field name → every disputed task of the field, by task id (:func:`disputed_tasks`)."""
 
 
 REVIEW_ORDER = "priority, highest first (1 − the consensus posterior); then score, lowest first"
@@ -232,38 +224,12 @@ class DisputedReport(msgspec.Struct):
     order: str = REVIEW_ORDER
 
 
-class SkillAnnotator(msgspec.Struct):
-    """One annotator as Dawid–Skene estimates them: ``n_units`` answered, ``accuracy``
-    P(they give the true answer) (null: none), ``confusion`` ``[true][given]`` over the
-    field's ``skill.classes``."""
-
-    id: str
-    name: str
-    n_units: int
-    accuracy: float | None
-    confusion: list[list[float]]
-
-
 class AlphaSampling(msgspec.Struct):
     """Alpha's expected disagreement was estimated from ``pairs`` drawn pairs of ratings
     (``expected_sample``): ``standard_error`` is alpha's from that sampling (null: undefined)."""
 
     pairs: int
     standard_error: float | None
-
-
-class SkillReport(msgspec.Struct):
-    """Annotator skill by Dawid–Skene: ``method``, ``basis`` (what one fitted unit is: task,
-    matched region, or label for a multi-select field, fitted once per label), ``classes``
-    (rows: true, columns: given), EM ``iterations`` and whether it ``converged``, and each
-    annotator."""
-
-    method: str
-    basis: str
-    classes: list[str]
-    iterations: int
-    converged: bool
-    annotators: list[SkillAnnotator]
 
 
 class IntervalWidth(msgspec.Struct):
@@ -280,6 +246,38 @@ class IntervalWidth(msgspec.Struct):
     n_tasks: int
     goal: float | None = None
     more_tasks: int | None = None
+
+
+class AdjudicatedAgreement(msgspec.Struct):
+    """One annotator against the adjudicated answers: ``n_tasks`` compared and the mean
+    ``agreement`` (0–1; null: undefined)."""
+
+    id: str
+    name: str
+    n_tasks: int
+    agreement: float | None
+
+
+class DisputeStates(msgspec.Struct):
+    """A field's disputes by state (with ``adjudication:``; see :mod:`.lifecycle`):
+    ``n_disputed``; ``states`` (open, routed, settled, resolved → tasks); ``needs_a_person``
+    (open after routing to the most annotators allowed); ``n_adjudicated`` (tasks, disputed or
+    not, with one agreed adjudicated answer) and ``conflicting`` (tasks whose adjudications
+    disagree: left open); ``proposal_confirmed`` of ``proposal_compared`` resolved tasks
+    whose adjudicated answer equals the consensus proposal; each annotator's ``agreement``
+    with the adjudicated answers, compared as ``comparison`` says, on ``basis`` (disputed tasks,
+    not a random sample)."""
+
+    n_disputed: int
+    states: dict[str, int]
+    needs_a_person: int
+    n_adjudicated: int
+    conflicting: list[TaskId]
+    proposal_confirmed: int
+    proposal_compared: int
+    comparison: str | None
+    agreement: list[AdjudicatedAgreement]
+    basis: str
 
 
 class FieldReport(msgspec.Struct):
@@ -302,29 +300,31 @@ class FieldReport(msgspec.Struct):
     alpha: float | None
     alpha_undefined_reason: str | None
     coefficients: dict[str, CoefficientReport]
-    verdict: str
+    verdict: VerdictName
     checks: list[CheckReport]
     category_method: str
     categories: dict[str, float | None]
     categories_undefined: dict[str, str | None]
     lowest_category: LowestCategory | None
-    coincidence: dict[str, Any] | None
+    coincidence: Coincidence | None
     annotators: list[AnnotatorReport]
     pairwise: Pairwise | None
     score_histogram: ScoreHistogram
-    ground_truth: FieldTruthReport | None
+    ground_truth: FieldTruth | None
     disputed_below: float
     disputed_tolerance: float | None
     n_agreed: int
     n_disputed: int
     n_too_few: int
     disputed: DisputedReport
-    regions: dict[str, Any] | None
-    skill: SkillReport | None = None
-    categories_used: dict[str, Any] | None = None
+    regions: Regions | None
+    skill: Skill | None = None
+    categories_used: CategoriesUsed | None = None
     small_sample: str | None = None
     alpha_sampling: AlphaSampling | None = None
     interval_width: IntervalWidth | None = None
+    disputes: DisputeStates | None = None
+    """With ``adjudication:``: the disputes by state."""
 
 
 class AltTestHuman(msgspec.Struct):
@@ -411,46 +411,68 @@ class Report(msgspec.Struct):
     ``writeback`` summary, the ``trend`` since the last round, the ``ground_truth`` setup and
     the ``models`` (model predictions against the human consensus) and their ``alt_test``."""
 
-    schema_version: int
+    schema_version: Literal[2]
     tool: Tool
     generated_at: str
-    verdict: str
+    verdict: VerdictName
     source: dict[str, Any]
-    round: dict[str, Any] | None
+    round: Round | None
     input: Input
     fields: dict[str, FieldReport]
     not_evaluated: dict[str, str]
-    writeback: dict[str, Any] | None = None
-    trend: dict[str, Any] | None = None
-    ground_truth: dict[str, Any] | None = None
-    models: dict[str, Any] | None = None
+    writeback: Writeback | None = None
+    trend: Trend | None = None
+    ground_truth: TruthSetup | None = None
+    models: Models | None = None
     """Model predictions against the human consensus (see :mod:`.models`), when there are any."""
     alt_test: AltTestReport | None = None
     """The alternative annotator test of each model version (see :mod:`.alt_test`)."""
 
 
-def _plain(x: Any) -> Any:
-    """A numpy scalar as its Python value (for :func:`as_json_data`)."""
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"a {type(x).__name__} is not JSON data")
-
-
 def as_json_data(report: Report) -> dict[str, Any]:
     """The report as JSON data (dicts, lists, numbers, strings): what ``report.json`` holds and
-    what the report formats, trends and history read."""
-    data: dict[str, Any] = msgspec.to_builtins(report, enc_hook=_plain)
+    what a script reads; the report formats, the trend and the CLI read the :class:`Report`."""
+    data: dict[str, Any] = msgspec.to_builtins(report, enc_hook=plain)
     return data
+
+
+def decode_report(data: bytes | str) -> Report:
+    """A ``report.json`` of this :data:`SCHEMA_VERSION` as the typed :class:`Report` (an
+    earlier version: :class:`~iaa_gate.evaluation.trend.Earlier`, what the trend reads of it).
+
+    Parameters
+    ----------
+    data
+        The content of a ``report.json``.
+
+    Returns
+    -------
+    Report
+        The report, read by attribute (``report.fields["sentiment"].alpha``).
+
+    Raises
+    ------
+    msgspec.ValidationError
+        The data is JSON but not a report of this version (the message names the key).
+
+    Examples
+    --------
+    >>> import msgspec
+    >>> decode_report(b"{}")
+    Traceback (most recent call last):
+    ...
+    msgspec.ValidationError: Object missing required field `schema_version`
+    """
+    return msgspec.json.decode(data, type=Report)
 
 
 def report_schema() -> dict[str, Any]:
     """The JSON Schema of ``report.json``, generated from :class:`Report`; ``$defs`` also
-    holds :class:`DisputedTask`, a line of :data:`DISPUTED_FILE`, and
-    :class:`~.overlap.OverlapWriteback`, ``writeback.overlap``
+    holds :class:`DisputedTask`, a line of :data:`DISPUTED_FILE`
     (``plugin/iaa_gate/schemas/report.schema.json``, shipped in the wheel, and
     ``config/report.schema.json``; ``iaa-gate schema --report`` prints it)."""
-    (schema, *_), components = msgspec.json.schema_components(
-        [Report, DisputedTask, OverlapWriteback], ref_template="#/$defs/{name}"
+    (schema, _), components = msgspec.json.schema_components(
+        [Report, DisputedTask], ref_template="#/$defs/{name}"
     )
     schema = {**schema, "$defs": components}
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -470,7 +492,7 @@ def _id_key(task: TaskId) -> tuple[int, Any]:
 
 
 def _check(c: Check) -> CheckReport:
-    return CheckReport(c.name, num(c.value), c.fail, c.warn, c.verdict.value, c.message)
+    return CheckReport(c.name, num(c.value), c.fail, c.warn, c.verdict.word, c.message)
 
 
 def _estimate(e: Estimate) -> CoefficientReport:
@@ -510,28 +532,28 @@ def _score_histogram(scores: np.ndarray[Any, np.dtype[np.float64]]) -> ScoreHist
     return ScoreHistogram(edges.round(6).tolist(), counts.tolist())
 
 
-def _truth(t: FieldTruth | None) -> FieldTruthReport | None:
-    if t is None:
-        return None
-    return FieldTruthReport(
-        t.comparison,
-        t.n_tasks,
-        t.conflicting,
-        [
-            TruthAnnotator(a.id, a.name, a.n_tasks, num(a.agreement), num(a.mean_offset))
-            for a in t.annotators
-        ],
-    )
-
-
-def disputed_tasks(name: str, result: FieldResult) -> Sequence[DisputedTask]:
+def disputed_tasks(
+    name: str, result: FieldResult, states: dict[TaskId, State] | None = None
+) -> Sequence[DisputedTask]:
     """Every disputed task of field ``name``, in review order (:func:`_review_order`): a
-    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`."""
+    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`. ``states``: each
+    disputed task's state (:func:`.lifecycle.field_lifecycle`), when adjudication is set up."""
     if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
-        return DisputedTable(name, result.units)
+        return DisputedTable(name, result.units, states)
     units = result.disputed
     tasks = [
-        DisputedTask(name, u.id, u.score, u.labels, u.details, u.priority, _as_dict(u.consensus))
+        _with_state(
+            DisputedTask(
+                field=name,
+                id=u.id,
+                score=u.score,
+                labels=u.labels,
+                details=u.details,
+                priority=u.priority,
+                consensus=u.consensus,
+            ),
+            states,
+        )
         for u in units
     ]
     order = _review_order(
@@ -547,8 +569,10 @@ class DisputedTable(Sequence[DisputedTask]):
     order of the sequence. A :class:`DisputedTask` is made only when one is asked for (the
     report's first ones); the JSON sink writes them all from the columns."""
 
-    def __init__(self, name: str, units: UnitTable) -> None:
-        self.name, self.units = name, units
+    def __init__(
+        self, name: str, units: UnitTable, states: dict[TaskId, State] | None = None
+    ) -> None:
+        self.name, self.units, self.states = name, units, states
         self.at = units.where("disputed")
         self.proposals = units.proposals(self.at)
         self.ids = list(map(units.ids.__getitem__, self.at))
@@ -574,17 +598,47 @@ class DisputedTable(Sequence[DisputedTask]):
         labels = self.units.labels([self.at[k] for k in ks])
         p = self.proposals
         return [
-            DisputedTask(
-                self.name,
-                self.ids[k],
-                self.score[k],
-                lab,
-                None,
-                p.priority[k],
-                _as_dict(p.consensus(k)),
+            _with_state(
+                DisputedTask(
+                    field=self.name,
+                    id=self.ids[k],
+                    score=self.score[k],
+                    labels=lab,
+                    priority=p.priority[k],
+                    consensus=p.consensus(k),
+                ),
+                self.states,
             )
             for k, lab in zip(ks, labels, strict=True)
         ]
+
+
+def _with_state(task: DisputedTask, states: dict[TaskId, State] | None) -> DisputedTask:
+    """``task`` with its state, final answer and note from ``states`` (None: none kept)."""
+    s = states.get(task.id) if states is not None else None
+    if s is not None:
+        task.state, task.final, task.note = s.state, s.final, s.note
+    return task
+
+
+def dispute_states(lc: FieldLifecycle) -> DisputeStates:
+    """The report's :class:`DisputeStates` of one field's :class:`FieldLifecycle`."""
+    truth = lc.agreement
+    return DisputeStates(
+        n_disputed=len(lc.states),
+        states={s: lc.count(s) for s in STATES},
+        needs_a_person=lc.needs_a_person(),
+        n_adjudicated=len(lc.adjudicated),
+        conflicting=lc.conflicting,
+        proposal_confirmed=lc.confirmed,
+        proposal_compared=lc.compared,
+        comparison=truth.comparison if truth else None,
+        agreement=[
+            AdjudicatedAgreement(a.id, a.name, a.n_tasks, num(a.agreement))
+            for a in (truth.annotators if truth else [])
+        ],
+        basis=BASIS,
+    )
 
 
 def id_order(ids: list[TaskId]) -> list[int]:
@@ -614,32 +668,10 @@ def _review_order(ids: list[TaskId], priority: list[float | None], score: list[f
     return order
 
 
-def _as_dict(c: Consensus | None) -> dict[str, Any] | None:
-    if c is None:
-        return None
-    return {"value": c.value, "posterior": c.posterior, "method": c.method, "tie": c.tie}
-
-
 def lowest_scores(tasks: Sequence[DisputedTask], n: int) -> list[DisputedTask]:
     """The first ``n`` disputed tasks in review order; ``tasks`` come from
     :func:`disputed_tasks`, already in that order."""
     return list(tasks[:n])
-
-
-def _skill(s: Skill | None) -> SkillReport | None:
-    if s is None:
-        return None
-    return SkillReport(
-        s.method,
-        s.basis,
-        s.classes,
-        s.iterations,
-        s.converged,
-        [
-            SkillAnnotator(a.id, a.name, a.n_units, num(a.accuracy), a.confusion)
-            for a in s.annotators
-        ],
-    )
 
 
 def _interval_width(result: FieldResult, goal: float | None) -> IntervalWidth:
@@ -657,9 +689,11 @@ def field_document(
     disputed_below: float,
     disputed_tolerance: float | None = None,
     width_bar: WidthThreshold | None = None,
+    lifecycle: FieldLifecycle | None = None,
 ) -> FieldReport:
     """One field of the report; ``disputed``: its :func:`disputed_tasks`; ``width_bar``: its
-    ``thresholds.interval_width`` (the goal its interval width is given against)."""
+    ``thresholds.interval_width`` (the goal its interval width is given against);
+    ``lifecycle``: its disputes by state (with ``adjudication:``)."""
     lowest = result.lowest_category
     scores = unit_scores(result.units)
     too_few = int(np.count_nonzero(np.isnan(scores)))  # a task too few annotators rated: NaN
@@ -675,7 +709,7 @@ def field_document(
         alpha=num(result.alpha),
         alpha_undefined_reason=undefined_reason(result.alpha),
         coefficients={name: _estimate(e) for name, e in result.coefficients.items()},
-        verdict=worst([c.verdict for c in checks]).value,
+        verdict=worst([c.verdict for c in checks]).word,
         checks=[_check(c) for c in checks],
         category_method=result.category_method,
         categories={k: num(v) for k, v in result.categories.items()},
@@ -700,7 +734,7 @@ def field_document(
         ],
         pairwise=_pairwise(result),
         score_histogram=_score_histogram(scores),
-        ground_truth=_truth(result.ground_truth),
+        ground_truth=result.ground_truth,
         disputed_below=disputed_below,
         disputed_tolerance=disputed_tolerance,
         n_agreed=len(scores) - too_few - len(disputed),
@@ -709,47 +743,67 @@ def field_document(
         disputed=DisputedReport(
             DISPUTED_FILE,
             [
-                LowestTask(d.id, d.score, d.labels, d.details, d.priority, d.consensus)
+                LowestTask(
+                    d.id,
+                    d.score,
+                    d.labels,
+                    d.details,
+                    d.priority,
+                    d.consensus,
+                    d.state,
+                    d.final,
+                    d.note,
+                )
                 for d in lowest_scores(disputed, LOWEST)
-            ],
+            ],  # without the field's name, which the report says once
         ),
         regions=result.regions,
-        skill=_skill(result.skill),
+        skill=result.skill,
         alpha_sampling=None
         if result.alpha_sampling is None
         else AlphaSampling(result.alpha_sampling[0], num(result.alpha_sampling[1])),
         categories_used=result.categories_used,
         small_sample=small_sample(result),
         interval_width=_interval_width(result, width_goal(width_bar) if width_bar else None),
+        disputes=None if lifecycle is None else dispute_states(lifecycle),
     )
 
 
-def add_checks(report: Report, checks: list[Check]) -> None:
-    """Add ``checks`` to their fields in ``report``; the field and overall verdicts follow."""
+def with_checks(fields: dict[str, FieldReport], checks: list[Check]) -> dict[str, FieldReport]:
+    """``fields`` with ``checks`` (made after the fields, e.g. ``max_drop`` from the trend)
+    added to their fields; a field's verdict follows. New reports: the given ones are kept as
+    they are."""
+    out = dict(fields)
     for c in checks:
-        f = report.fields[c.field]
-        f.checks.append(_check(c))
-        f.verdict = worst([Verdict(f.verdict), c.verdict]).value
-    report.verdict = worst([Verdict(f.verdict) for f in report.fields.values()]).value
+        f = out[c.field]
+        verdict = worst([Verdict(f.verdict), c.verdict]).word
+        out[c.field] = msgspec.structs.replace(f, checks=[*f.checks, _check(c)], verdict=verdict)
+    return out
 
 
 def build_document(
     *,
     source: dict[str, Any],
-    round_: dict[str, Any] | None,
+    round_: Round | None,
     stats: SourceStats,
     n_annotators: int,
     fields: dict[str, FieldReport],
     not_evaluated: dict[str, str],
     generated_at: datetime | None = None,
+    writeback: Writeback | None = None,
+    trend: Trend | None = None,
+    ground_truth: TruthSetup | None = None,
+    models: Models | None = None,
+    alt_test: AltTestReport | None = None,
 ) -> Report:
-    """The whole report; ``fields`` are :func:`field_document` outputs by field name."""
+    """The whole report, in one go; ``fields`` are :func:`field_document` outputs by field
+    name (with every check: :func:`with_checks`)."""
     verdict = worst([Verdict(f.verdict) for f in fields.values()])
     return Report(
         schema_version=SCHEMA_VERSION,
         tool=Tool("iaa-gate", __version__),
         generated_at=(generated_at or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
-        verdict=verdict.value,
+        verdict=verdict.word,
         source=source,
         round=round_,
         input=Input(
@@ -768,4 +822,9 @@ def build_document(
         ),
         fields=fields,
         not_evaluated=not_evaluated,
+        writeback=writeback,
+        trend=trend,
+        ground_truth=ground_truth,
+        models=models,
+        alt_test=alt_test,
     )

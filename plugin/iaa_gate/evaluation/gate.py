@@ -5,11 +5,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from ..config import FieldConfig, Threshold, WidthThreshold
 from ..metrics import Undefined, more_units, undefined_reason
 from . import ground_truth
 from .results import FieldResult, status_count
+
+VerdictName = Literal["pass", "warn", "fail"]
+"""A verdict as the report writes it."""
 
 
 class Verdict(str, Enum):
@@ -20,6 +24,11 @@ class Verdict(str, Enum):
     @property
     def rank(self) -> int:
         return ("pass", "warn", "fail").index(self.value)
+
+    @property
+    def word(self) -> VerdictName:
+        """The verdict as the report writes it."""
+        return self.value
 
 
 SMALL_SAMPLE = 10
@@ -196,7 +205,12 @@ def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
         what = f"{truth.name}'s agreement with ground truth"
         checks.append(
             _threshold(
-                result.name, "ground_truth", what, truth.agreement, t.ground_truth, t.on_undefined
+                result.name,
+                "ground_truth",
+                what,
+                math.nan if truth.agreement is None else truth.agreement,
+                t.ground_truth,
+                t.on_undefined,
             )
         )
     for name in result.coefficients:

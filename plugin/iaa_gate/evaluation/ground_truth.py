@@ -221,8 +221,13 @@ def _answer(fv: FieldValue) -> Any:
 
 
 def lowest(t: FieldTruth) -> AnnotatorTruth | None:
-    """The annotator who agrees least with ground truth."""
-    return min(t.annotators, key=lambda a: a.agreement, default=None)
+    """The annotator who agrees least with ground truth (an undefined agreement first: it is
+    the one to look at)."""
+    return min(
+        t.annotators,
+        key=lambda a: (a.agreement is not None, a.agreement or 0.0),
+        default=None,
+    )
 
 
 __all__ = [

@@ -26,6 +26,14 @@ from ..kinds import kind as registered
 from ..model import Annotation, Dataset, FieldValue, RegionSet, TaskId
 from .ground_truth import field_truth
 from .results import FieldResult, FieldTruth
+from .sections import (
+    AnnotatorConsensus,
+    FieldModels,
+    LabelAgreement,
+    Models,
+    ModelVersion,
+    Pooled,
+)
 
 GEOMETRY_KEYS = {
     "span": ("start", "end"),
@@ -94,12 +102,13 @@ def _canonical(anns: list[Annotation], name: str) -> list[Annotation]:
     return out
 
 
-def _pooled(truth: FieldTruth | None) -> dict[str, Any]:
+def _pooled(truth: FieldTruth | None) -> Pooled:
     """All annotators of ``truth`` pooled: ``n`` compared answers and their mean agreement."""
     people = truth.annotators if truth is not None else []
     n = sum(a.n_tasks for a in people)
-    mean = sum(a.agreement * a.n_tasks for a in people) / n if n else None
-    return {"n": n, "agreement": _num(mean)}
+    known = [a.agreement * a.n_tasks for a in people if a.agreement is not None]
+    mean = sum(known) / n if n and len(known) == len(people) else None  # one undefined: all
+    return Pooled(n, _num(mean))
 
 
 def _num(x: float | None) -> float | None:
@@ -128,7 +137,7 @@ def field_models(
     humans: list[Annotation],
     started_from: dict[tuple[TaskId, int | str], str],
     names: dict[str, str] | None = None,
-) -> dict[str, Any] | None:
+) -> FieldModels | None:
     """One field's model section (None: no model predicted this field)."""
     cfg = config.fields[name]
     preds = _canonical(predictions, name)
@@ -149,18 +158,19 @@ def field_models(
         for t, v in consensus.items()
     ]
     overall = _truth(name, result, cfg, preds, refs)
-    out: dict[str, Any] = {
-        "reference": "human consensus",
-        "comparison": overall.comparison if overall is not None else None,
-        "consensus_tasks": len(consensus),
-        "ties": ties,
-    }
     people = _canonical(humans, name)
     by_annotator = _truth(name, result, cfg, people, refs, names)
-    out["annotators"] = [
-        {"annotator": a.name, "n_tasks": a.n_tasks, "agreement": _num(a.agreement)}
-        for a in (by_annotator.annotators if by_annotator is not None else [])
-    ]
+    out = FieldModels(
+        reference="human consensus",
+        comparison=overall.comparison if overall is not None else None,
+        consensus_tasks=len(consensus),
+        ties=ties,
+        annotators=[
+            AnnotatorConsensus(a.name, a.n_tasks, _num(a.agreement))
+            for a in (by_annotator.annotators if by_annotator is not None else [])
+        ],
+        versions=[],
+    )
     labels: dict[str, list[Annotation]] = {}
     if _label_sets(result.kind):
         for r in refs:
@@ -169,29 +179,27 @@ def field_models(
     per_label = {
         label: _truth(name, result, cfg, preds, group) for label, group in sorted(labels.items())
     }
-    versions = []
     by_version: dict[str, dict[TaskId, Annotation]] = {}
     for p in preds:
         by_version.setdefault(p.annotator, {})[p.task_id] = p
     for version in sorted(by_version):
         found = next((a for a in (overall.annotators if overall else []) if a.id == version), None)
-        entry: dict[str, Any] = {
-            "model_version": version,
-            "predicted_tasks": len(by_version[version]),
-            "n_tasks": found.n_tasks if found else 0,
-            "agreement": _num(found.agreement) if found else None,
-            "mean_offset": _num(found.mean_offset) if found else None,
-        }
+        entry = ModelVersion(
+            model_version=version,
+            predicted_tasks=len(by_version[version]),
+            n_tasks=found.n_tasks if found else 0,
+            agreement=_num(found.agreement) if found else None,
+            mean_offset=_num(found.mean_offset) if found else None,
+        )
         if labels:
-            entry["labels"] = {}
+            entry.labels = {}
             for label, truth in per_label.items():
                 hit = next(
                     (a for a in (truth.annotators if truth else []) if a.id == version), None
                 )
-                entry["labels"][label] = {
-                    "n_tasks": hit.n_tasks if hit else 0,
-                    "agreement": _num(hit.agreement) if hit else None,
-                }
+                entry.labels[label] = LabelAgreement(
+                    hit.n_tasks if hit else 0, _num(hit.agreement) if hit else None
+                )
         if started_from:
             mine = by_version[version]
             own = [
@@ -206,16 +214,15 @@ def field_models(
 
             started = [h for h in on_tasks if origin(h) == version]
             others = [h for h in on_tasks if origin(h) != version]
-            entry["started_from_it"] = _pooled(_truth(name, result, cfg, started, own))
-            entry["not_started_from_it"] = _pooled(_truth(name, result, cfg, others, own))
-        versions.append(entry)
-    out["versions"] = versions
+            entry.started_from_it = _pooled(_truth(name, result, cfg, started, own))
+            entry.not_started_from_it = _pooled(_truth(name, result, cfg, others, own))
+        out.versions.append(entry)
     return out
 
 
 def models_section(
     results: dict[str, FieldResult], dataset: Dataset, config: Config
-) -> dict[str, Any] | None:
+) -> Models | None:
     """The report's ``models`` section: field → :func:`field_models` (None: no predictions).
 
     Predictions on tasks outside ``dataset.task_ids`` (the round) are left out."""
@@ -237,10 +244,10 @@ def models_section(
         )
         if section is not None:
             fields[name] = section
-    return {
-        "model_versions": sorted({p.annotator for p in predictions}),
-        "predictions": len(predictions),
-        "started_from": len(dataset.started_from),
-        "ids_only": dataset.prediction_ids_only,
-        "fields": fields,
-    }
+    return Models(
+        model_versions=sorted({p.annotator for p in predictions}),
+        predictions=len(predictions),
+        started_from=len(dataset.started_from),
+        ids_only=dataset.prediction_ids_only,
+        fields=fields,
+    )

@@ -13,7 +13,7 @@ any field, so the gate, the reports and the write-back treat it alike:
   ``"(unmatched)"``. A cluster's score is the share of the task's annotator pairs that agree on
   it (both have it with the same label, or both left it out); a task's score is its lowest
   cluster's (a task where everyone drew nothing scores 1), and a disputed task names that
-  region first (``details["region"]``).
+  region first (``details.region``).
 - A per-region attribute (``ner.certainty``) is scored on clusters of matched regions, each
   cluster a unit, with the usual coefficients; a task's score is its lowest cluster's.
 """
@@ -28,6 +28,7 @@ from operator import itemgetter
 from typing import Any, cast
 
 import numpy as np
+from msgspec import UNSET
 
 from .. import metrics
 from ..config import Config, FieldConfig
@@ -42,6 +43,20 @@ from .masks import pixel_alpha
 from .matrix import RatingsMatrix, RegionTable, region_table
 from .results import AnnotatorResult, FieldResult, Skill, UnitResult
 from .scalar import field_level, matrix_result
+from .sections import (
+    AnnotatorAlpha,
+    Coincidence,
+    Details,
+    Disagreement,
+    Excerpt,
+    LowestRegion,
+    Matching,
+    RegionPairs,
+    Regions,
+    RelationDecision,
+    Relations,
+    UnitizingAlpha,
+)
 
 EXCERPT = 300
 """Characters of context kept around a disputed task's regions in the report."""
@@ -429,7 +444,7 @@ def _relations(m: Matched) -> metrics.PairwiseF1 | None:
     return metrics.relation_scores(rel, m.matching)
 
 
-def _coincidence(coded: Coded) -> dict[str, Any] | None:
+def _coincidence(coded: Coded) -> Coincidence | None:
     """The coincidences of the matched-region labels, without the categories that never pair
     (e.g. an all-zero "(no label)" when every region has a label)."""
     if not 0 < coded.n_values <= 30:
@@ -439,10 +454,9 @@ def _coincidence(coded: Coded) -> dict[str, Any] | None:
     if not used.any():
         return None
     kept = o[np.ix_(used, used)]
-    return {
-        "labels": [str(v) for v, u in zip(values, used, strict=True) if u],
-        "matrix": kept.round(6).tolist(),
-    }
+    return Coincidence(
+        [str(v) for v, u in zip(values, used, strict=True) if u], kept.round(6).tolist()
+    )
 
 
 def _annotators(
@@ -580,7 +594,7 @@ def _units(
 
 def _excerpt(
     text: str, regions: tuple[float, float], lowest: tuple[float, float] | None
-) -> dict[str, Any]:
+) -> Excerpt:
     """The part of a disputed task's ``text`` the report shows: from :data:`EXCERPT` / 2
     characters before its first region to as many after its last (``regions``: the first
     start and the last end, 0 and 0 without regions); when that is longer than
@@ -595,7 +609,7 @@ def _excerpt(
     if hi - lo > EXCERPT_MAX and lowest is not None:
         lo, hi = around(lowest)
     hi = min(hi, lo + EXCERPT_MAX)
-    return {"offset": lo, "excerpt": text[lo:hi], "length": len(text)}
+    return Excerpt(lo, text[lo:hi], len(text))
 
 
 def _reach(
@@ -618,7 +632,7 @@ def _reach(
 
 def _details(
     m: Matched, cl: Clustered, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
-) -> dict[int, tuple[dict[str, Any], dict[str, list[str]]]]:
+) -> dict[int, tuple[Details, dict[str, list[str]]]]:
     """Per disputed unit (``units``: ``(K,)`` ascending): its details and each rater's regions as
     lines of text. The details: its lowest-scoring region (``region``: its ``score``, each
     rater's ``labels`` in it, ``"(unmatched)"`` where they have none, and its ``regions``), the
@@ -671,7 +685,7 @@ def _details(
         first_r = order_r[np.flatnonzero(np.diff(rel.unit[order_r], prepend=-1))]
         rel_low = dict(zip(rel.unit[first_r].tolist(), first_r.tolist(), strict=True))
     lowest_list = lowest.tolist()
-    out: dict[int, tuple[dict[str, Any], dict[str, list[str]]]] = {}
+    out: dict[int, tuple[Details, dict[str, list[str]]]] = {}
     for k, u in enumerate(progress.estimated("describe disputed tasks", units.tolist(), "tasks")):
         a, b = bounds[k], bounds[k + 1]
         regions: dict[str, list[dict[str, Any]]] = {name: [] for name in raters[k]}
@@ -681,38 +695,35 @@ def _details(
             shown[name].append(line)
         c = lowest_list[k]
         low = list(compress(described[a:b], member[a:b]))
-        entry: dict[str, Any] = {
-            "region": {"score": low_score[k], "labels": low_labels[k], "regions": low},
-            "regions": regions,
-        }
+        entry = Details(
+            regions=regions,
+            disagreements=[
+                Disagreement(
+                    kind=d_kind[i],
+                    annotator=d_owner[i],
+                    region=by_row[d_region[i]],
+                    other=m.names[d_other[i]],
+                    counterpart=by_row.get(d_counterpart[i]),
+                )
+                for i in range(d_start[k], d_end[k])
+            ],
+            region=LowestRegion(low_score[k], low_labels[k], low),
+        )
         text = t.texts[u]
         if reg.kind == "span" and text is not None:
-            entry["text"] = _excerpt(text, reach[k] or (0, 0), reach_lowest[k])
-        entry["disagreements"] = [
-            {
-                "kind": d_kind[i],
-                "annotator": d_owner[i],
-                "region": by_row[d_region[i]],
-                "other": m.names[d_other[i]],
-                "counterpart": by_row.get(d_counterpart[i]),
-            }
-            for i in range(d_start[k], d_end[k])
-        ]
+            entry.text = _excerpt(text, reach[k] or (0, 0), reach_lowest[k])
         j = rel_low.get(u)
         if rel is not None and j is not None and rel.score[j] < cl.score[c]:
-            entry = {  # the relation is the lowest decision: named first
-                "relation": {
-                    "score": round(float(rel.score[j]), 6),
-                    "labels": {
-                        m.names[a]: str(rel.coded.values[code])
-                        for a, code in enumerate(rel.coded.codes[j].tolist())
-                        if code >= 0
-                    },
+            entry.relation = RelationDecision(  # the relation is the lowest decision
+                round(float(rel.score[j]), 6),
+                {
+                    m.names[a]: str(rel.coded.values[code])
+                    for a, code in enumerate(rel.coded.codes[j].tolist())
+                    if code >= 0
                 },
-                **entry,
-            }
+            )
         if relations is not None and not math.isnan(relations.unit[u]):
-            entry["relations_f1"] = round(float(relations.unit[u]), 4)
+            entry.relations_f1 = round(float(relations.unit[u]), 4)
         out[u] = entry, shown
     return out
 
@@ -724,7 +735,7 @@ def _section(
     relations: metrics.PairwiseF1 | None,
     spans: dict[str, Any] | None,
     base: float,
-) -> dict[str, Any]:
+) -> Regions:
     """The region-specific part of the report; ``base``: the matched-region alpha that each
     annotator's "alpha without" changes from (``annotator_alpha``)."""
     cfg = m.cfg.matching
@@ -735,50 +746,47 @@ def _section(
     def matrix(a: np.ndarray[Any, Any]) -> list[list[float | None]]:
         return [[num(float(x)) for x in row] for row in a]
 
-    out: dict[str, Any] = {
-        "shape": m.regions.kind,
-        "matching": {
-            "mode": cfg.mode,
-            "iou": cfg.iou,
-            "labels": cfg.labels,
-            **({"tolerance": cfg.tolerance} if m.regions.kind == "keypoint" else {}),
-        },
-        "n_regions": m.regions.n,
-        "f1": num(scores.f1),
-        "strict_f1": num(strict),
-        "mean_iou": num(scores.mean_similarity),
-        "f1_by_label": {k: num(v) for k, v in scores.by_label.items()},
-        "annotators": {
-            "names": m.names,
-            "f1": matrix(scores.annotators),
-            "shared_tasks": scores.shared.tolist(),
-        },
-        "relations": None,
-        "relations_not_evaluated": m.table.dropped_relations,
-        "unitizing_alpha": None,
-        "attributes": sorted(m.table.attributes),
-        "annotator_alpha": {
-            "what": "matched-region alpha (nominal over clusters of regions matched label-free, "
+    unitizing = None
+    if spans is not None:
+        unitizing = UnitizingAlpha(
+            value=num(spans["value"]),
+            undefined_reason=metrics.undefined_reason(spans["value"]),
+            by_label={k: num(v) for k, v in spans["by_label"].items()},
+            excluded_tasks=spans["excluded_tasks"],
+            tasks_without_text=spans["tasks_without_text"],
+        )
+    related = None
+    if relations is not None:
+        related = Relations(
+            n=int(m.table.rel_from.size),
+            f1=num(relations.f1),
+            f1_by_label={k: num(v) for k, v in relations.by_label.items()},
+        )
+    return Regions(
+        shape=m.regions.kind,
+        matching=Matching(
+            mode=cfg.mode,
+            iou=cfg.iou,
+            labels=cfg.labels,
+            tolerance=cfg.tolerance if m.regions.kind == "keypoint" else UNSET,
+        ),
+        n_regions=m.regions.n,
+        f1=num(scores.f1),
+        strict_f1=num(strict),
+        mean_iou=num(scores.mean_similarity),
+        f1_by_label={k: num(v) for k, v in scores.by_label.items()},
+        annotators=RegionPairs(m.names, matrix(scores.annotators), scores.shared.tolist()),
+        relations=related,
+        relations_not_evaluated=m.table.dropped_relations,
+        unitizing_alpha=unitizing,
+        attributes=sorted(m.table.attributes),
+        annotator_alpha=AnnotatorAlpha(
+            what="matched-region alpha (nominal over clusters of regions matched label-free, "
             '"(unmatched)" a category): each annotator\'s "alpha without" and its change '
             "are measured from it",
-            "value": num(base),
-        },
-    }
-    if spans is not None:
-        out["unitizing_alpha"] = {
-            "value": num(spans["value"]),
-            "undefined_reason": metrics.undefined_reason(spans["value"]),
-            "by_label": {k: num(v) for k, v in spans["by_label"].items()},
-            "excluded_tasks": spans["excluded_tasks"],
-            "tasks_without_text": spans["tasks_without_text"],
-        }
-    if relations is not None:
-        out["relations"] = {
-            "n": int(m.table.rel_from.size),
-            "f1": num(relations.f1),
-            "f1_by_label": {k: num(v) for k, v in relations.by_label.items()},
-        }
-    return out
+            value=num(base),
+        ),
+    )
 
 
 def attribute_result(m: Matched, name: str, cfg: FieldConfig) -> FieldResult:

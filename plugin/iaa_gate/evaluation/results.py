@@ -8,33 +8,42 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, overload
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from .. import metrics
 from ..model import FloatArray, TaskId
 from .coefficients import Estimate
+from .sections import CategoriesUsed, Coincidence, Details, Regions
 
 
-@dataclass(frozen=True)
-class AnnotatorTruth:
-    """One annotator against the references.
+def _defined(x: float | None) -> float | None:
+    """``x`` as the report writes it: a float, None for NaN (undefined)."""
+    return None if x is None or math.isnan(x) else float(x)
+
+
+class AnnotatorTruth(msgspec.Struct, frozen=True):
+    """One annotator against the references, in the result and in the report alike.
 
     ``id``: the annotator's id in the source; ``name``: their display name (email or name, else
     the id); ``n_tasks``: gold tasks they answered; ``agreement``: the mean per-task comparison
-    with the reference (0–1); ``mean_offset``: numbers only, the mean of own − reference (in the
-    field's units), else None."""
+    with the reference (0–1; None: undefined); ``mean_offset``: numbers only, the mean of own −
+    reference (in the field's units), else None. A NaN given is kept as None."""
 
     id: str
     name: str
     n_tasks: int
-    agreement: float
+    agreement: float | None
     mean_offset: float | None
 
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "agreement", _defined(self.agreement))
+        msgspec.structs.force_setattr(self, "mean_offset", _defined(self.mean_offset))
 
-@dataclass
-class FieldTruth:
-    """One field against ground truth.
+
+class FieldTruth(msgspec.Struct):
+    """One field against ground truth, in the result and in the report alike.
 
     ``comparison``: how answers are compared, in words (or why they are not); ``n_tasks``: gold
     tasks with one agreed reference answer; ``conflicting``: gold tasks whose references
@@ -42,8 +51,8 @@ class FieldTruth:
 
     comparison: str
     n_tasks: int
-    conflicting: list[TaskId] = field(default_factory=list)
-    annotators: list[AnnotatorTruth] = field(default_factory=list)
+    conflicting: list[TaskId] = msgspec.field(default_factory=list)
+    annotators: list[AnnotatorTruth] = msgspec.field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -72,21 +81,23 @@ class AnnotatorResult:
     left_share: float | None = None
 
 
-@dataclass(frozen=True)
-class AnnotatorSkill:
+class AnnotatorSkill(msgspec.Struct, frozen=True):
     """One annotator as Dawid–Skene estimates them: ``id``, ``name``, ``n_units`` they
-    answered, ``accuracy`` P(they give the true answer) (0–1, NaN: no answer) and
-    ``confusion`` ``[true][given]`` probabilities over :attr:`Skill.classes` (rows sum to 1)."""
+    answered, ``accuracy`` P(they give the true answer) (0–1; None: no answer, a NaN given is
+    kept as None) and ``confusion`` ``[true][given]`` probabilities over
+    :attr:`Skill.classes` (rows sum to 1)."""
 
     id: str
     name: str
     n_units: int
-    accuracy: float
+    accuracy: float | None
     confusion: list[list[float]]
 
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "accuracy", _defined(self.accuracy))
 
-@dataclass
-class Skill:
+
+class Skill(msgspec.Struct):
     """A field's Dawid–Skene fit: ``method`` (``dawid-skene``), what one fit's unit is
     (``basis``: ``task``, ``matched region`` or ``label``, a multi-select field being fitted once
     per label, its confusion matrices averaged over labels), the ``classes`` that label the rows
@@ -97,12 +108,11 @@ class Skill:
     classes: list[str]
     iterations: int
     converged: bool
-    annotators: list[AnnotatorSkill] = field(default_factory=list)
+    annotators: list[AnnotatorSkill] = msgspec.field(default_factory=list)
     method: str = "dawid-skene"
 
 
-@dataclass(frozen=True, slots=True)
-class Consensus:
+class Consensus(msgspec.Struct, frozen=True, gc=False):
     """The answer proposed for one unit of one field, for reviewers and for training.
 
     ``value``: the proposed answer, in the field's own terms (a label, a number, a list of labels
@@ -132,7 +142,7 @@ class UnitResult:
     status: str
     score: float
     labels: dict[str, Any]
-    details: dict[str, Any] | None = None
+    details: Details | None = None
     consensus: Consensus | None = None
     priority: float | None = None
 
@@ -172,16 +182,16 @@ class FieldResult:
     alpha: float
     category_method: str
     categories: dict[str, float]
-    coincidence: dict[str, Any] | None
+    coincidence: Coincidence | None
     annotators: list[AnnotatorResult]
     units: Sequence[UnitResult] = field(default_factory=list)
     coefficients: dict[str, Estimate] = field(default_factory=dict)
     pairwise: metrics.PairwiseAgreement | None = None  # annotators in ``annotators`` order
     ground_truth: FieldTruth | None = None
-    regions: dict[str, Any] | None = None
+    regions: Regions | None = None
     """Region fields: matching, F1 (strict, relaxed, per label), the annotator × annotator F1
     matrix, mean IoU, relations, unitizing alpha (see :mod:`iaa_gate.evaluation.regions`)."""
-    categories_used: dict[str, Any] | None = None
+    categories_used: CategoriesUsed | None = None
     """Ordered fields: the categories the kappa family and AC2 use (``values``) and where they
     come from (``source``: labels, the labeling config's maxRating, or the values that occur)."""
     alpha_sampling: tuple[int, float] | None = None
@@ -190,6 +200,10 @@ class FieldResult:
     skill: Skill | None = None
     """Each annotator's Dawid–Skene accuracy and confusion matrix (None: not fitted, e.g. a
     numeric or free-text field; see :mod:`iaa_gate.evaluation.consensus`)."""
+    states: dict[TaskId, str] | None = None
+    """With ``adjudication:``: each disputed task's state (open, routed, settled, resolved; see
+    :mod:`iaa_gate.evaluation.lifecycle`), for write-back: a settled or resolved task is no
+    longer flagged."""
 
     @property
     def disputed(self) -> list[UnitResult]:

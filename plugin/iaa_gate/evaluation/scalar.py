@@ -21,6 +21,7 @@ from . import consensus
 from .coefficients import Estimate, compute, default_coefficients, interpreted
 from .matrix import RatingsMatrix, ratings_matrix
 from .results import AnnotatorResult, FieldResult, Skill, UnitResult, UnitTable
+from .sections import CategoriesUsed, Coincidence
 
 MAX_COINCIDENCE_VALUES = 30
 
@@ -140,7 +141,7 @@ def _distance(dataset: Dataset, name: str, cfg: FieldConfig, coded: Coded, level
 
 def declared_scale(
     dataset: Dataset, matrix: RatingsMatrix, level: str, cfg: FieldConfig
-) -> tuple[Coded | None, dict[str, Any] | None]:
+) -> tuple[Coded | None, CategoriesUsed | None]:
     """An ordered field's codes on its declared scale, for the chance terms of the kappa family
     and AC2 (None: the codes as they are), and which categories they use: ``values`` and
     ``source`` (``labels``, the labeling config's ``maxRating``, or the values that occur)."""
@@ -160,12 +161,12 @@ def declared_scale(
         declared = list(dataset.declared_scale[matrix.field])
         source = "the labeling config's maxRating"
     if declared is None or not values or any(v not in declared for v in values):
-        shown = [_shown(v, False) for v in values]
-        return None, {"values": shown, "source": source}
+        shown = [shown_value(v, False) for v in values]
+        return None, CategoriesUsed(shown, source)
     index = np.array([declared.index(v) for v in values] + [-1], dtype=np.int64)
     codes = index[matrix.coded.codes.astype(np.int64)]
     scale_coded = Coded(codes, np.array(declared, dtype=np.float64))
-    return scale_coded, {"values": [_shown(v, False) for v in declared], "source": source}
+    return scale_coded, CategoriesUsed([shown_value(v, False) for v in declared], source)
 
 
 def propose(
@@ -176,12 +177,12 @@ def propose(
     and no skill; an ordered field (ordinal, interval, ratio) gets the median rating and no
     skill; other levels neither."""
     if level in ("ordinal", "interval", "ratio") and not matrix.multiple:
-        consensus.median(matrix.coded, units, matrix.unit_ids, lambda v: _shown(v, False))
+        consensus.median(matrix.coded, units, matrix.unit_ids, lambda v: shown_value(v, False))
         return None
     if matrix.multiple:
         labels = sorted({x for v in matrix.coded.values for x in v})
         if len(labels) > consensus.MAX_CLASSES:  # the most common label set
-            shown = lambda v: _shown(v, True)  # noqa: E731
+            shown = lambda v: shown_value(v, True)  # noqa: E731
             consensus.majority(matrix.coded, units, matrix.unit_ids, shown)
             return None
         presence = {lab: matrix.label_presence(lab).codes for lab in labels}
@@ -189,10 +190,15 @@ def propose(
     if level != "nominal" or not matrix.coded.n_values:
         return None
     if matrix.coded.n_values > consensus.MAX_CLASSES:
-        consensus.majority(matrix.coded, units, matrix.unit_ids, lambda v: _shown(v, False))
+        consensus.majority(matrix.coded, units, matrix.unit_ids, lambda v: shown_value(v, False))
         return None
     return consensus.nominal(
-        matrix.coded, units, matrix.unit_ids, matrix.annotators, names, lambda v: _shown(v, False)
+        matrix.coded,
+        units,
+        matrix.unit_ids,
+        matrix.annotators,
+        names,
+        lambda v: shown_value(v, False),
     )
 
 
@@ -300,11 +306,11 @@ def _key(v: Any) -> str:
     return str(v)
 
 
-def _coincidence(matrix: RatingsMatrix) -> dict[str, Any] | None:
+def _coincidence(matrix: RatingsMatrix) -> Coincidence | None:
     if matrix.multiple or not 0 < matrix.coded.n_values <= MAX_COINCIDENCE_VALUES:
         return None
     o, values = metrics.coincidence_matrix(matrix.coded)
-    return {"labels": [_key(v) for v in values], "matrix": o.round(6).tolist()}
+    return Coincidence([_key(v) for v in values], o.round(6).tolist())
 
 
 def _scale(matrix: RatingsMatrix, level: str) -> np.ndarray[Any, np.dtype[np.float64]] | None:
@@ -365,7 +371,7 @@ def _units(
     if not (matrix.multiple and cfg.empty == "empty_set"):
         keep = np.array([v != () for v in col.values], dtype=bool)[codes]
         rows, codes = rows[keep], codes[keep]
-    shown = [_shown(v, matrix.multiple) for v in col.values]
+    shown = [shown_value(v, matrix.multiple) for v in col.values]
     names = [dataset.display_name(a) for a in cols.annotators]
     place = {n: i for i, n in enumerate(sorted(set(names)))}
     rank = np.array([place[n] for n in names], dtype=np.int64)
@@ -405,7 +411,7 @@ def _units(
     )
 
 
-def _shown(v: tuple[str, ...] | float | str, multiple: bool) -> Any:
+def shown_value(v: tuple[str, ...] | float | str, multiple: bool) -> Any:
     """A value as the report shows it: a label, a sorted label list, or a number."""
     if isinstance(v, tuple):
         return sorted(v) if multiple or len(v) != 1 else v[0]

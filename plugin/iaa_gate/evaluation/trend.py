@@ -12,21 +12,102 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Config, DropThreshold
-from .document import SCHEMA_VERSION
-from .gate import Check, Verdict
+import msgspec
+from msgspec import UNSET, UnsetType
 
-Doc = dict[str, Any]
+from ..config import Config, DropThreshold
+from .document import SCHEMA_VERSION, AltTestReport, AnnotatorReport, FieldReport
+from .gate import Check, Verdict
+from .sections import (
+    AltTestChange,
+    AnnotatorChange,
+    Change,
+    FieldTrend,
+    Point,
+    PreviousInfo,
+    Trend,
+)
+
 SAME_KEYS = (1, SCHEMA_VERSION)
 """Schema versions whose compared keys are this version's (2 only moved the disputed list out)."""
 
 
+class EarlierCoefficient(msgspec.Struct):
+    """A coefficient of an earlier report: its ``value``."""
+
+    value: Any = None
+
+
+class EarlierAnnotator(msgspec.Struct):
+    """An annotator of an earlier report's field."""
+
+    id: str
+    name: str | UnsetType = UNSET
+    pair_agreement: Any = None
+
+
+class EarlierDisputes(msgspec.Struct):
+    """An earlier report's disputes of a field by state (open, routed, settled, resolved)."""
+
+    states: dict[str, int] | None = None
+
+
+class EarlierField(msgspec.Struct):
+    """What the trend reads of a field of an earlier report. Every key may be missing (a report
+    of another version) and every value is checked where it is read (:func:`_number`): an
+    earlier report is compared where it says the same thing, never refused for a key it
+    lacks."""
+
+    kind: Any = UNSET
+    level: Any = UNSET
+    multiple: Any = UNSET
+    alpha: Any = None
+    coefficients: dict[str, EarlierCoefficient] = msgspec.field(default_factory=dict)
+    category_method: Any = None
+    categories: dict[str, Any] = msgspec.field(default_factory=dict)
+    annotators: list[EarlierAnnotator] = msgspec.field(default_factory=list)
+    disputed_below: Any = None
+    disputed_tolerance: Any = None
+    n_agreed: Any = None
+    n_disputed: Any = None
+    disputes: EarlierDisputes | None = None
+
+
+class EarlierAltVersion(msgspec.Struct):
+    """What the trend reads of a model version's alt-test in an earlier report."""
+
+    model_version: str
+    epsilon: Any = None
+    winning_rate: Any = None
+    advantage_probability: Any = None
+
+
+class EarlierAltTest(msgspec.Struct):
+    """An earlier report's alt-test: each field's model versions."""
+
+    fields: dict[str, list[EarlierAltVersion]] = msgspec.field(default_factory=dict)
+
+
+class Earlier(msgspec.Struct):
+    """An earlier ``report.json`` as the trend reads it, decoded by msgspec from any
+    ``schema_version`` (1 and 2 hold these keys alike; :data:`SAME_KEYS`): its version, time,
+    verdict, source, round and fields."""
+
+    fields: dict[str, EarlierField]
+    schema_version: Any = None
+    generated_at: Any = None
+    verdict: Any = None
+    source: Any = UNSET
+    round: Any = None
+    alt_test: EarlierAltTest | None = None
+
+
 @dataclass(frozen=True)
 class PreviousReport:
-    """A report of an earlier run: where it was read from and its parsed ``report.json``."""
+    """A report of an earlier run: where it was read from and what it says (:class:`Earlier`)."""
 
     path: str
-    doc: Doc
+    doc: Earlier
 
 
 def _number(x: Any) -> float | None:
@@ -34,17 +115,18 @@ def _number(x: Any) -> float | None:
     return float(x) if ok else None
 
 
-def change(previous: Any, current: Any, missing: str | None = None) -> Doc:
-    """``{previous, current, change, note}``; ``change`` is null with a ``note`` saying why."""
+def change(previous: Any, current: Any, missing: str | None = None) -> Change:
+    """The change from ``previous`` to ``current``; ``change`` is null with a ``note`` saying
+    why."""
     before, now = _number(previous), _number(current)
     note = missing
     if note is None and (before is None or now is None):
         note = "undefined in the previous round" if before is None else "undefined in this round"
     delta = None if note is not None or before is None or now is None else now - before
-    return {"previous": before, "current": now, "change": delta, "note": note}
+    return Change(before, now, delta, note)
 
 
-def _keyed(current: dict[str, Any], previous: dict[str, Any], what: str) -> dict[str, Doc]:
+def _keyed(current: dict[str, Any], previous: dict[str, Any], what: str) -> dict[str, Change]:
     out = {}
     for key in [*current, *(k for k in previous if k not in current)]:
         if key not in previous:
@@ -56,167 +138,192 @@ def _keyed(current: dict[str, Any], previous: dict[str, Any], what: str) -> dict
     return out
 
 
-def _incomparable(cur: Doc, prev: Doc) -> str | None:
+def _incomparable(cur: FieldReport, prev: EarlierField) -> str | None:
     for key in ("kind", "level", "multiple"):
-        if key in prev and prev[key] != cur[key]:
-            return f"{key} changed from {prev[key]} to {cur[key]}: values are not comparable"
+        was, now = getattr(prev, key), getattr(cur, key)
+        if was is not UNSET and was != now:
+            return f"{key} changed from {was} to {now}: values are not comparable"
     return None
 
 
-def _share(f: Doc) -> float | None:
-    agreed, disputed = _number(f.get("n_agreed")), _number(f.get("n_disputed"))
-    if agreed is None or disputed is None or agreed + disputed == 0:
+def _share(agreed: Any, disputed: Any) -> float | None:
+    a, d = _number(agreed), _number(disputed)
+    if a is None or d is None or a + d == 0:
         return None
-    return disputed / (agreed + disputed)
+    return d / (a + d)
 
 
-def compare_field(cur: Doc, prev: Doc) -> Doc:
+def compare_field(cur: FieldReport, prev: EarlierField) -> FieldTrend:
     """One field's changes: alpha, each coefficient, label and annotator, the disputed share."""
     why = _incomparable(cur, prev)
     if why is not None:
-        return {"comparable": False, "note": why}
-    prev_coefs = prev.get("coefficients") or {}
+        return FieldTrend(comparable=False, note=why)
     coefs = {
         name: change(
-            (prev_coefs.get(name) or {}).get("value"),
-            c["value"],
-            None if name in prev_coefs else "not in the previous report",
+            prev.coefficients[name].value if name in prev.coefficients else None,
+            c.value,
+            None if name in prev.coefficients else "not in the previous report",
         )
-        for name, c in cur["coefficients"].items()
+        for name, c in cur.coefficients.items()
     }
-    same_method = prev.get("category_method") == cur["category_method"]
-    categories = (
-        _keyed(cur["categories"], prev.get("categories") or {}, "label") if same_method else {}
-    )
-    prev_ann = {a["id"]: a for a in prev.get("annotators") or [] if isinstance(a, dict)}
-    cur_ann = {a["id"]: a for a in cur["annotators"]}
+    same_method = prev.category_method == cur.category_method
+    categories = _keyed(cur.categories, prev.categories, "label") if same_method else {}
+    prev_ann = {a.id: a for a in prev.annotators}
+    cur_ann = {a.id: a for a in cur.annotators}
     pair = _keyed(
-        {k: a["pair_agreement"] for k, a in cur_ann.items()},
-        {k: a.get("pair_agreement") for k, a in prev_ann.items()},
+        {k: a.pair_agreement for k, a in cur_ann.items()},
+        {k: a.pair_agreement for k, a in prev_ann.items()},
         "annotator",
     )
-    annotators = {
-        k: {"name": (cur_ann.get(k) or prev_ann[k]).get("name", k), "pair_agreement": v}
-        for k, v in pair.items()
-    }
-    same_bar = prev.get("disputed_below") == cur["disputed_below"] and prev.get(
-        "disputed_tolerance"
-    ) == cur.get("disputed_tolerance")
-    return {
-        "comparable": True,
-        "note": None if same_method else "category_method changed: labels not compared",
-        "alpha": change(prev.get("alpha"), cur["alpha"]),
-        "coefficients": coefs,
-        "categories": categories,
-        "annotators": annotators,
-        "disputed_share": change(
-            _share(prev), _share(cur), None if same_bar else "the disputed threshold changed"
+    annotators = {k: AnnotatorChange(_name(k, cur_ann, prev_ann), v) for k, v in pair.items()}
+    same_bar = (
+        prev.disputed_below == cur.disputed_below
+        and prev.disputed_tolerance == cur.disputed_tolerance
+    )
+    return FieldTrend(
+        comparable=True,
+        note=None if same_method else "category_method changed: labels not compared",
+        alpha=change(prev.alpha, cur.alpha),
+        coefficients=coefs,
+        categories=categories,
+        annotators=annotators,
+        disputed_share=change(
+            _share(prev.n_agreed, prev.n_disputed),
+            _share(cur.n_agreed, cur.n_disputed),
+            None if same_bar else "the disputed threshold changed",
         ),
-    }
+    )
 
 
-def _when(doc: Doc) -> str:
-    return str(doc.get("generated_at") or "an unknown time")
+def _name(key: str, cur: dict[str, AnnotatorReport], prev: dict[str, EarlierAnnotator]) -> str:
+    if key in cur:
+        return cur[key].name
+    name = prev[key].name
+    return key if name is UNSET else name
 
 
-def compare(doc: Doc, previous: PreviousReport, history: list[PreviousReport], rounds: int) -> Doc:
-    """The report's ``trend`` section: this run's report ``doc`` against ``previous``, with each
-    field's alpha over the last ``rounds`` runs of ``history`` (oldest first, this run last)."""
-    prev, fields = previous.doc, doc["fields"]
+def compare(
+    fields: dict[str, FieldReport],
+    source: dict[str, Any],
+    previous: PreviousReport,
+    history: list[PreviousReport],
+    rounds: int,
+    alt_test: AltTestReport | None = None,
+) -> Trend:
+    """The report's ``trend`` section: this run's ``fields`` (read from ``source``) and
+    ``alt_test`` against ``previous``, with each field's alpha over the last ``rounds`` runs of
+    ``history`` (oldest first, this run last)."""
+    prev = previous.doc
     notes = []
-    version = prev.get("schema_version")
+    version = prev.schema_version
     if version not in SAME_KEYS:
         notes.append(
             f"the previous report has schema_version {version}, this one {SCHEMA_VERSION}: "
             "compared where the same keys exist"
         )
-    for key in ("source",):
-        if key in prev and prev[key] != doc[key]:
-            notes.append(f"the previous report's {key} differs: {prev[key]}")
-    prev_fields = prev.get("fields") or {}
-    out: dict[str, Doc] = {}
+    if prev.source is not UNSET and prev.source != source:
+        notes.append(f"the previous report's source differs: {prev.source}")
+    out: dict[str, FieldTrend] = {}
     for name, f in fields.items():
-        before = prev_fields.get(name)
-        if not isinstance(before, dict):
-            out[name] = {"comparable": False, "note": "not in the previous report"}
+        before = prev.fields.get(name)
+        if before is None:
+            t = FieldTrend(comparable=False, note="not in the previous report")
         else:
-            out[name] = compare_field(f, before)
-        out[name]["series"] = _series(name, f, history, rounds)
-    gone = sorted(set(prev_fields) - set(fields))
+            t = compare_field(f, before)
+        t.series = _series(name, f, history, rounds)
+        out[name] = t
+    gone = sorted(set(prev.fields) - set(fields))
     if gone:
         notes.append(f"in the previous report only: {', '.join(gone)}")
-    out_doc: Doc = {
-        "previous": {
-            "path": previous.path,
-            "generated_at": prev.get("generated_at"),
-            "schema_version": version,
-            "verdict": prev.get("verdict"),
-            "source": prev.get("source"),
-            "round": prev.get("round"),
-        },
-        "notes": notes,
-        "fields": out,
-    }
-    alt = compare_alt_tests(doc.get("alt_test"), prev.get("alt_test"))
-    if alt:
-        out_doc["alt_test"] = alt
-    return out_doc
+    return Trend(
+        previous=PreviousInfo(
+            path=previous.path,
+            generated_at=prev.generated_at,
+            schema_version=version,
+            verdict=prev.verdict,
+            source=None if prev.source is UNSET else prev.source,
+            round=prev.round,
+        ),
+        notes=notes,
+        fields=out,
+        alt_test=compare_alt_tests(alt_test, prev.alt_test) or UNSET,
+    )
 
 
-def _versions(section: Any) -> dict[tuple[str, str], Doc]:
-    fields = section.get("fields") if isinstance(section, dict) else None
-    return {
-        (name, v["model_version"]): v
-        for name, vs in (fields or {}).items()
-        if isinstance(vs, list)
-        for v in vs
-        if isinstance(v, dict) and "model_version" in v
-    }
-
-
-def compare_alt_tests(current: Any, previous: Any) -> dict[str, dict[str, Doc]]:
+def compare_alt_tests(
+    current: AltTestReport | EarlierAltTest | None, previous: EarlierAltTest | None
+) -> dict[str, dict[str, AltTestChange]]:
     """Each model version's alt-test against the previous round's, by field: the change in ω
     (``winning_rate``) and ρ (``advantage_probability``); a version tested in one round only,
     or with another ε, is given with a note instead of a change."""
-    now, before = _versions(current), _versions(previous)
-    out: dict[str, dict[str, Doc]] = {}
+    now = {
+        (name, v.model_version): v
+        for name, vs in (current.fields if current else {}).items()
+        for v in vs
+    }
+    before = {
+        (name, v.model_version): v
+        for name, vs in (previous.fields if previous else {}).items()
+        for v in vs
+    }
+    out: dict[str, dict[str, AltTestChange]] = {}
     for key in [*now, *(k for k in before if k not in now)]:
-        cur, prev = now.get(key), before.get(key)
+        cur, was = now.get(key), before.get(key)
         note = None
-        if prev is None:
+        if was is None:
             note = "new model version: not in the previous round"
         elif cur is None:
             note = "model version not in this round"
-        elif prev.get("epsilon") != cur.get("epsilon"):
-            note = f"ε changed from {prev.get('epsilon')} to {cur.get('epsilon')}: not comparable"
-        out.setdefault(key[0], {})[key[1]] = {
-            k: change((prev or {}).get(k), (cur or {}).get(k), note)
-            for k in ("winning_rate", "advantage_probability")
-        }
+        elif was.epsilon != cur.epsilon:
+            note = f"ε changed from {was.epsilon} to {cur.epsilon}: not comparable"
+        out.setdefault(key[0], {})[key[1]] = AltTestChange(
+            winning_rate=change(
+                was.winning_rate if was else None, cur.winning_rate if cur else None, note
+            ),
+            advantage_probability=change(
+                was.advantage_probability if was else None,
+                cur.advantage_probability if cur else None,
+                note,
+            ),
+        )
     return out
 
 
-def _series(name: str, current: Doc, history: list[PreviousReport], rounds: int) -> list[Doc]:
+def _series(
+    name: str, current: FieldReport, history: list[PreviousReport], rounds: int
+) -> list[Point]:
+    """Each run's alpha, oldest first, this run last; with ``adjudication:`` also its disputes
+    by state (the burn-down; null for a run that did not count them)."""
+    burn_down = current.disputes is not None
     points = []
     for h in history:
-        f = (h.doc.get("fields") or {}).get(name)
-        if isinstance(f, dict) and _incomparable(current, f) is None:
-            points.append({"generated_at": h.doc.get("generated_at"), "alpha": _number(f["alpha"])})
-    points.append({"generated_at": None, "alpha": _number(current["alpha"])})
+        f = h.doc.fields.get(name)
+        if f is not None and _incomparable(current, f) is None:
+            point = Point(h.doc.generated_at, _number(f.alpha))
+            if burn_down:
+                point.disputes = f.disputes.states if f.disputes else None
+            points.append(point)
+    point = Point(None, _number(current.alpha))
+    if current.disputes is not None:
+        point.disputes = dict(current.disputes.states)
+    points.append(point)
     return points[-rounds:]
 
 
-def _drop_value(t: Doc, key: str) -> tuple[float | None, str, str | None]:
+def _drop_value(t: FieldTrend, key: str) -> tuple[float | None, str, str | None]:
     """(change, what, why undefined) for a ``max_drop`` key from a field's trend."""
-    if not t["comparable"]:
-        return None, key, t["note"]
+    if not t.comparable:
+        return None, key, t.note
     if key == "alpha":
-        rec = t["alpha"]
-        return rec["change"], "alpha", rec["note"]
+        assert t.alpha
+        return t.alpha.change, "alpha", t.alpha.note
     if key in ("category", "annotator"):
-        table = t["categories"] if key == "category" else t["annotators"]
-        recs = {k: (v if key == "category" else v["pair_agreement"]) for k, v in table.items()}
-        known = {k: r["change"] for k, r in recs.items() if r["change"] is not None}
+        recs = (
+            t.categories
+            if key == "category"
+            else {k: a.pair_agreement for k, a in (t.annotators or {}).items()}
+        )
+        known = {k: r.change for k, r in (recs or {}).items() if r.change is not None}
         if not known:
             return None, key, f"no {key} measured in both rounds"
         worst = min(known, key=lambda k: known[k])
@@ -224,19 +331,20 @@ def _drop_value(t: Doc, key: str) -> tuple[float | None, str, str | None]:
         if key == "annotator":
             what += " pair agreement"
         return known[worst], what, None
-    rec = t["coefficients"].get(key)
+    rec = (t.coefficients or {}).get(key)
     if rec is None:
         return None, key.replace("_", " "), "not computed in this run"
-    return rec["change"], key.replace("_", " "), rec["note"]
+    return rec.change, key.replace("_", " "), rec.note
 
 
-def drop_checks(config: Config, trend: Doc) -> list[Check]:
+def drop_checks(config: Config, trend: Trend) -> list[Check]:
     """The ``max_drop`` checks of every field against the trend; an incomparable value takes the
     field's ``on_undefined`` verdict."""
-    since = _when({"generated_at": trend["previous"]["generated_at"]})
+    when = trend.previous.generated_at
+    since = str(when or "an unknown time")
     checks = []
     for name, cfg in config.fields.items():
-        t = trend["fields"].get(name)
+        t = trend.fields.get(name)
         for key in cfg.thresholds.max_drop:
             bar = cfg.thresholds.drop(key)
             assert bar is not None

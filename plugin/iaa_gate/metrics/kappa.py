@@ -351,9 +351,10 @@ def kappa_max(ratings: npt.ArrayLike | Coded, categories: Categories = None) -> 
     parts = _cohen_parts(counts, np.eye(counts.shape[0]))
     if isinstance(parts, Undefined):
         return parts
-    return float(
-        (np.minimum(parts.p.sum(axis=1), parts.p.sum(axis=0)).sum() - parts.pe) / (1.0 - parts.pe)
-    )
+    # the largest agreement the margins allow, from the counts: a sum of shares can exceed 1 by
+    # a rounding error, and κ_max must then be exactly 1, not 1.0000000000000004
+    po_max = np.minimum(counts.sum(axis=1), counts.sum(axis=0)).sum() / counts.sum()
+    return float((po_max - parts.pe) / (1.0 - parts.pe))
 
 
 def _shares(ratings: npt.ArrayLike | Coded, categories: Categories, name: str) -> FloatArray:

@@ -71,6 +71,13 @@ class Dataset:
     (Label Studio ``parent_prediction``)."""
     prediction_ids_only: int = 0
     """Predictions the source names by id only, so they could not be read."""
+    adjudications: list[Annotation] = field(default_factory=list)
+    """Answers the source read as adjudicated (Prodigy: the accepted examples of the ``prodigy
+    review`` output): never ratings; used only with an ``adjudication:`` section."""
+    routed: dict[TaskId, int] = field(default_factory=dict)
+    """Task → the annotations write-back asked for when it routed the disputed task to one more
+    annotator (Label Studio: the task's overlap, kept in its meta): until it has that many
+    ratings, its dispute is ``routed``."""
 
     _cols: tuple[int, int, Columns] | None = field(
         default=None, init=False, repr=False, compare=False

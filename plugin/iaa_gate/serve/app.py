@@ -93,14 +93,14 @@ def create_app(service: Service) -> Starlette:
         if outcome is None:
             return JSONResponse({"error": reporter.missing()}, status_code=503)
         # rendered off the event loop: a large report must not hold back webhooks
-        body = await run_in_threadpool(JsonWriter().render, outcome.document)
+        body = await run_in_threadpool(JsonWriter().render, outcome.report)
         return Response(body, media_type="application/json")
 
     async def report_html(request: Request) -> Response:
         outcome = await run_in_threadpool(service.fresh)
         if outcome is None:
             return PlainTextResponse(f"iaa-gate serve: {reporter.missing()}", status_code=503)
-        page = await run_in_threadpool(HtmlWriter().render, outcome.document, outcome.disputed)
+        page = await run_in_threadpool(HtmlWriter().render, outcome.report, outcome.disputed)
         return HTMLResponse(page)
 
     async def healthz(request: Request) -> Response:
@@ -109,6 +109,8 @@ def create_app(service: Service) -> Starlette:
         status = "error" if error else ("ok" if ready else "starting")
         body: dict[str, Any] = {"status": status, "queue": inbox.queued()}
         body["project"] = service.project.project_id
+        if service.reconciler.webhook is not None:  # checked at each reconcile
+            body["webhook"] = service.reconciler.webhook
         if error or problem:
             body["problem"] = error or problem
         return JSONResponse(body, status_code=503 if error else 200)

@@ -11,7 +11,9 @@ from .state import CHUNK, State
 log = logging.getLogger("iaa_gate.serve")
 
 
-def apply_queued(state: State, counters: Counters) -> dict[int, float] | None:
+def apply_queued(
+    state: State, counters: Counters, starred: set[int] | None = None
+) -> dict[int, float] | None:
     """Apply every queued event to ``state``, :data:`~.state.CHUNK` to a transaction (a
     webhook waits for the write lock only briefly), each taken off the queue in the
     transaction that applies it; count them in ``counters``.
@@ -22,6 +24,9 @@ def apply_queued(state: State, counters: Counters) -> dict[int, float] | None:
         The worker's state.
     counters
         Where ``applied`` is counted.
+    starred
+        Collects the tasks of an annotation marked ground truth: Label Studio un-stars the
+        task's other annotation without a webhook, so the task is to be read again.
 
     Returns
     -------
@@ -44,6 +49,8 @@ def apply_queued(state: State, counters: Counters) -> dict[int, float] | None:
                     continue
                 for t in state.apply(event, received) | set(event.deleted_tasks):
                     changed.setdefault(t, received)
+                if starred is not None:
+                    starred |= {int(a["task"]) for a in event.annotations if a.get("ground_truth")}
                 counters.applied += 1
             state.done(chunk[-1][0])
     return changed

@@ -14,11 +14,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+import msgspec
+
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import PulledTask
+from ..evaluation.sections import Writeback
 from ..model import TaskId
 from ..pipeline import Outcome
-from ..sinks.label_studio import RUN_KEY, Change, LabelStudioFlags, entries, entry
+from ..sinks.label_studio import Change, LabelStudioFlags, entries, entry, shows_same
 from ..sinks.label_studio_consensus import ConsensusPredictions
 from ..sinks.label_studio_overlap import LabelStudioOverlap
 from .inbox import now
@@ -46,16 +49,17 @@ class FlagWriter:
     ``overlap``: sets the overlap after each report (:meth:`after`)."""
 
     def __init__(self, sink: LabelStudioFlags, tab: TabUpdater | None, counters: Counters) -> None:
-        self.sink = sink
+        wanted = sink.config.overlap  # set once a report, not with each task's flags (after)
+        self.overlap = None if wanted is None else LabelStudioOverlap(sink.source, wanted)
+        self.sink = replace(sink, config=sink.config.model_copy(update={"overlap": None}))
         self.tab = tab
         self.counters = counters
         self.pending: dict[int, float | None] = {}
         self.reported: dict[int, dict[str, Any] | None] = {}  # the report's entries, to write
         self.deferred: set[int] = set()  # each step a report: tasks left for the next step
-        self.summary: dict[str, Any] | None = None
-        self.overlap: LabelStudioOverlap | None = None  # None: the project's overlap is kept
+        self.summary: Writeback | None = None
 
-    def after(self, outcome: Outcome) -> dict[str, Any] | None:
+    def after(self, outcome: Outcome) -> Writeback | None:
         """What the write-back did for the report ``outcome``: the flags' summary and, with
         ``overlap``, the overlap of the tasks not yet labelled, set now (one annotator once
         every interval is narrow enough); a failed listing is tried again at the next report."""
@@ -65,7 +69,10 @@ class FlagWriter:
         overlap = self.overlap.apply(outcome.results, warnings=warnings)
         for warning in warnings:
             log.warning("%s", warning)
-        return {**(self.summary or {}), "overlap": overlap}
+        summary = self.summary or Writeback(
+            target="label-studio", project=self.sink.source.project_id
+        )
+        return msgspec.structs.replace(summary, overlap=overlap)
 
     def left(self, dirty: Iterable[int]) -> int:
         """How many tasks are left to write (``dirty``: the state's changed tasks)."""
@@ -109,7 +116,7 @@ class FlagWriter:
             changes, _, _ = sink.plan(outcome.results)
             summary = sink.apply(outcome.results)
             if tab is not None and self.tab is not None:
-                summary.update(self.tab.end(tab, disputed))
+                summary = msgspec.structs.replace(summary, **self.tab.end(tab, disputed))
         except LabelStudioError as exc:
             log.warning("flags not written: %s", exc.message)
             return True
@@ -120,7 +127,7 @@ class FlagWriter:
         for t in written:
             if t not in left:
                 self.counters.lags.observe(when, dirty[t])
-        self._counted(state, summary, left)
+        self._counted(state, summary.done or 0, summary.warnings, left)
         self.counters.deferred = len(deferred)
         self.deferred = deferred
         return bool(left or deferred)
@@ -132,9 +139,7 @@ class FlagWriter:
         wanted = entries(outcome.results, self.sink.digest)
         self.pending, self.reported, settled = {}, {}, []
         for t, shown in state.all_meta(self.sink.config.meta_key).items():
-            if isinstance(shown, dict):
-                shown = {k: v for k, v in shown.items() if k != RUN_KEY}
-            if shown != wanted.get(t):
+            if not shows_same(shown, wanted.get(t)):  # the batch run's rule: same plan after
                 self.reported[t] = wanted.get(t)
                 self.pending[t] = dirty.get(t)
             elif t in dirty:
@@ -178,7 +183,7 @@ class FlagWriter:
                 since = self.pending.pop(t)
                 if since is not None:
                     self.counters.lags.observe(when, since)
-        self._counted(state, summary, left)
+        self._counted(state, summary.get("done", 0), summary.get("warnings", []), left)
         self.counters.to_write = len(self.pending) + self._tab_busy()
         self.counters.deferred = 0 if left else len(self.pending)
         return bool(self.pending)
@@ -202,12 +207,14 @@ class FlagWriter:
         for warning in warnings:
             log.warning("consensus: %s", warning)
         self._settle(state, tasks, [], [], seen)
-        self.summary = {**(self.summary or {}), "consensus": done}
+        was = self.summary or Writeback(target="label-studio")
+        self.summary = msgspec.structs.replace(was, consensus=done)
 
-    def _counted(self, state: State, summary: dict[str, Any], left: set[int]) -> None:
-        """Count a write's ``summary`` and log its warnings; read the tasks ``left`` again."""
-        self.counters.flags_written += int(summary.get("done", 0))
-        for warning in summary.get("warnings", []):
+    def _counted(self, state: State, done: int, warnings: list[str], left: set[int]) -> None:
+        """Count a write's ``done`` tasks and log its ``warnings``; read the tasks ``left``
+        again."""
+        self.counters.flags_written += int(done)
+        for warning in warnings:
             log.warning("write-back: %s", warning)
         if left:
             self._reread(state, left)

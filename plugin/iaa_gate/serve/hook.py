@@ -32,16 +32,22 @@ def _mine(project: LabelStudioProject, url: str) -> list[Any]:
     return sorted((h for h in mine if h.project == project.project_id), key=lambda h: h.id)
 
 
-def register(project: LabelStudioProject, url: str, secret: str) -> tuple[int, str]:
-    """Create or update the service's webhook on ``project``: ``(id, "created" | "updated")``."""
-    api = project.api
-    fields: dict[str, Any] = {
+def _fields(secret: str) -> dict[str, Any]:
+    """Everything the service's webhook is made with: a PATCH without ``actions`` would
+    empty its action list, so every update sends them all."""
+    return {
         "actions": list(ACTIONS),
         "headers": {HEADER: secret},
         "is_active": True,
         "send_payload": True,
         "send_for_all_actions": False,
     }
+
+
+def register(project: LabelStudioProject, url: str, secret: str) -> tuple[int, str]:
+    """Create or update the service's webhook on ``project``: ``(id, "created" | "updated")``."""
+    api = project.api
+    fields = _fields(secret)
     first, *copies = _mine(project, url) or [None]
     for copy in copies:
         _delete(project, copy.id)
@@ -58,6 +64,42 @@ def register(project: LabelStudioProject, url: str, secret: str) -> tuple[int, s
         ),
     )
     return int(hook.id), "created"
+
+
+def check(project: LabelStudioProject, secret: str, url: str = "") -> str:
+    """Whether the service's webhook on ``project`` still delivers: ``active``,
+    ``re-enabled`` (it was inactive or lacked actions: updated with its full action list, as
+    :func:`register` makes it), or ``missing`` (none sends the secret header or posts to
+    ``url``; ``--register`` makes one).
+
+    Parameters
+    ----------
+    project
+        The connected project.
+    secret
+        ``serve.secret`` (the header the webhook sends).
+    url
+        The service's webhook URL, when known.
+
+    Returns
+    -------
+    str
+    """
+    mine = _mine(project, url)
+    if not mine:
+        return "missing"
+    hook = mine[0]
+    actions = set(getattr(hook, "actions", None) or [])
+    if getattr(hook, "is_active", True) and actions >= set(ACTIONS):
+        return "active"
+    fields = _fields(secret)
+    project.api.call(
+        "re-enabling the webhook",
+        lambda o: project.api.sdk().webhooks.update(
+            hook.id, url=hook.url, request_options=o, **fields
+        ),
+    )
+    return "re-enabled"
 
 
 def unregister(project: LabelStudioProject, url: str) -> int:

@@ -48,6 +48,8 @@ class Live:
     def __init__(self, config: Config, dataset: Dataset, results: dict[str, FieldResult]) -> None:
         if config.ground_truth is not None or config.round.model_dump(exclude_defaults=True):
             raise NotLive("a round filter or ground truth is evaluated in full")
+        if config.adjudication is not None:  # adjudications leave the ratings: the batch rules
+            raise NotLive("adjudication is evaluated in full")
         self.config = config
         self.names = dict(dataset.annotator_names)
         self.fields: dict[str, LiveField] = {}

@@ -7,6 +7,7 @@ A thread of its own pulls every task of the project on start and every
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from typing import Any
 
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject
+from .hook import check
 from .inbox import now
 from .metrics import Counters
 from .state import State
@@ -28,10 +30,18 @@ class Reconciler:
     """Pulls ``project`` every ``every`` seconds, hands each pull to the worker (``woken``
     when one is there), and applies it to the worker's state."""
 
-    def __init__(self, project: LabelStudioProject, every: float, woken: Callable[[], None]):
+    def __init__(
+        self,
+        project: LabelStudioProject,
+        every: float,
+        woken: Callable[[], None],
+        secret: str | None = None,
+    ):
         self.project = project
         self.every = every
         self.woken = woken
+        self.secret = secret  # to check the service's webhook at each pull
+        self.webhook: str | None = None  # active, re-enabled, missing, or not checked yet
         self.lock = threading.Lock()
         self.pulled: Pull | None = None  # the last pull, not yet applied
         self.stopping = threading.Event()
@@ -62,7 +72,25 @@ class Reconciler:
             with self.lock:
                 self.pulled = (started, tasks)
             self.woken()
+            self._check_webhook()
             self.stopping.wait(self.every)
+
+    def _check_webhook(self) -> None:
+        """Check that the service's webhook still delivers, re-enable it if not, warn."""
+        if self.secret is None:
+            return
+        try:
+            self.webhook = check(self.project, self.secret)
+        except LabelStudioError as exc:
+            log.warning("the webhook could not be checked: %s", exc.message)
+            return
+        if self.webhook == "re-enabled":
+            log.warning(
+                "the project's webhook was inactive or had lost actions: re-enabled with all of "
+                "them (events sent meanwhile come back with this reconcile)"
+            )
+        elif self.webhook == "missing":
+            log.warning("the project has no webhook for this service: run with --register")
 
     def take(self) -> Pull | None:
         """The pull not yet applied, if any (the worker)."""
@@ -79,16 +107,32 @@ class Reconciler:
         state.put("reconciled_at", str(started))
         log.info("reconciled %d task(s) from the project, %d changed", len(tasks), len(changed))
 
-    def pull(self) -> Iterator[dict[str, Any]]:
-        """Every task of the project, with meta, data and annotations (the tasks API, paged)."""
-        params = {
+    def _params(self) -> dict[str, Any]:
+        return {
             "project": self.project.project_id,
             "fields": "all",
             "include": ",".join(
-                ("id", "data", "meta", "annotations", "predictions", *ANNOTATION_FIELDS)
+                ("id", "data", "meta", "overlap", "annotations", "predictions", *ANNOTATION_FIELDS)
             ),
             "page_size": self.project.page_size,
         }
+
+    def read(self, ids: list[int]) -> list[dict[str, Any]]:
+        """The tasks ``ids`` as they are now, as a pull gives them, in one request (the tasks
+        list filtered to them: the Data Manager's selected items)."""
+        query = {"selectedItems": {"all": False, "included": ids}}
+        body = self.project.api.request(
+            "GET",
+            "api/tasks/",
+            f"re-reading {len(ids)} task(s)",
+            params={**self._params(), "page_size": len(ids), "query": json.dumps(query)},
+        )
+        tasks = body.get("tasks") if isinstance(body, dict) else None
+        return [t for t in tasks or [] if isinstance(t, dict) and "id" in t]
+
+    def pull(self) -> Iterator[dict[str, Any]]:
+        """Every task of the project, with meta, data and annotations (the tasks API, paged)."""
+        params = self._params()
         page = 1
         while True:
             body = self.project.api.request(

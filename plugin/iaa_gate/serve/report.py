@@ -21,6 +21,7 @@ from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config
 from ..core.errors import IaaGateError
 from ..evaluation.gate import Verdict, worst
+from ..evaluation.sections import Writeback
 from ..model import Dataset
 from ..pipeline import Outcome, evaluate
 from .state import State
@@ -131,11 +132,8 @@ class Reporter:
 
     def evaluate(self, dataset: Dataset) -> Outcome:
         """The report of ``dataset`` (the whole state), as a batch run makes it."""
-        outcome = evaluate(self.config, dataset)
-        # patched after it is built: a project named by its title gets its id
-        if self.project.project_id != outcome.report.source.get("project"):
-            outcome.report.source["project_id"] = self.project.project_id
-        return outcome
+        # a project named by its title gets its id in the report, as it is built
+        return evaluate(self.config, dataset, project_id=self.project.project_id)
 
     def refused(self, exc: IaaGateError) -> None:
         """The state cannot be evaluated (no field answered yet, a malformed task): the
@@ -145,11 +143,12 @@ class Reporter:
         with self.lock:
             self.outcome, self.problem = None, str(exc)
 
-    def publish(self, outcome: Outcome, writeback: dict[str, Any] | None) -> None:
-        """``outcome`` is the report the endpoints read, with what the write-back did."""
+    def publish(self, outcome: Outcome, writeback: Writeback | None) -> None:
+        """``outcome`` is the report the endpoints read, with what the write-back did (a new
+        report that holds it: the flags are written after the report is made)."""
+        outcome = outcome.with_writeback(writeback)
         with self.lock:
             self.outcome, self.problem = outcome, None
-            outcome.report.writeback = writeback  # patched after it is built, as above
 
     def stopped(self, error: str) -> None:
         """The worker stopped by ``error``."""

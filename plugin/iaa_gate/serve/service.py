@@ -29,16 +29,17 @@ import threading
 import time
 from dataclasses import replace
 
+from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.config import LabelStudioSource
-from ..adapters.label_studio.project import LabelStudioProject
+from ..adapters.label_studio.project import LabelStudioProject, routed_of
 from ..config import Config, ServeConfig
 from ..core.errors import IaaGateError, UsageError
 from ..pipeline import Outcome
 from ..sinks.label_studio import LabelStudioFlags
-from ..sinks.label_studio_overlap import LabelStudioOverlap
 from .apply import apply_queued
 from .events import Event
 from .flags import FlagWriter
+from .inbox import now
 from .metrics import Counters
 from .read import Reader
 from .reconcile import Reconciler
@@ -99,18 +100,20 @@ class Service:
         self.reader = Reader(skip_invalid=src.skip_invalid)
         self.sums = SumsUpdater(config)
         self.reporter = Reporter(config, self.project, self._notify_url())
-        self.reconciler = Reconciler(self.project, self.settings.reconcile_every, self.wake.set)
+        self.reconciler = Reconciler(
+            self.project,
+            self.settings.reconcile_every,
+            self.wake.set,
+            self.settings.secret.get_secret_value(),
+        )
         self.flags: FlagWriter | None = None  # None: no write-back
         if config.writeback.enabled:
             sink = LabelStudioFlags.for_run(self.project, config)
             tab = None
             if config.writeback.view is not None:  # the tab's own sink writes no task
                 tab = TabUpdater(replace(sink, tasks={}), self.wake.set)
-            # the tab and the overlap have their own writers: neither follows each task's flags
-            no_tab = config.writeback.model_copy(update={"view": None, "overlap": None})
+            no_tab = config.writeback.model_copy(update={"view": None})
             self.flags = FlagWriter(replace(sink, config=no_tab), tab, self.counters)
-            if config.writeback.overlap is not None:
-                self.flags.overlap = LabelStudioOverlap(self.project, config.writeback.overlap)
         self.thread: threading.Thread | None = None
 
     def _notify_url(self) -> str | None:
@@ -186,7 +189,10 @@ class Service:
         """Apply the queued events, then update (or report); whether flags are left to write."""
         self.counters.busy = True
         try:
-            changed = apply_queued(state, self.counters)
+            starred: set[int] = set()
+            changed = apply_queued(state, self.counters, starred)
+            if starred:
+                changed = {**self._reread(state, starred), **(changed or {})}
             if changed is not None:
                 self.reporter.schedule.applied()
             if not self.ready.is_set():
@@ -202,6 +208,18 @@ class Service:
             return left
         finally:
             self.counters.busy = False
+
+    def _reread(self, state: State, tasks: set[int]) -> dict[int, float]:
+        """Read ``tasks`` again (an annotation of each was starred: another may have lost its
+        star without a webhook); those whose annotations changed, with when."""
+        started = now()
+        try:
+            pulled = self.reconciler.read(sorted(tasks))
+        except LabelStudioError as exc:  # the next reconcile reads them
+            log.warning("tasks %s not read again: %s", sorted(tasks), exc.message)
+            return {}
+        with state.transaction():
+            return dict.fromkeys(state.reread(pulled, started), started)
 
     def _live_step(self, state: State, changed: dict[int, float]) -> bool:
         """Update the running sums with the ``changed`` tasks and write the flags that changed;
@@ -238,6 +256,9 @@ class Service:
         version = self.reporter.schedule.begin()
         try:
             dataset = self.reader.read(state)
+            config = self.reporter.config
+            if config.adjudication is not None:  # the routes write-back left in meta
+                dataset.routed = routed_of(state.all_meta(config.writeback.meta_key))
             outcome = self.reporter.evaluate(dataset)
         except IaaGateError as exc:
             self.reporter.refused(exc)

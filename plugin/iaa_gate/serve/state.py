@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..adapters.label_studio.project import ANNOTATION_FIELDS, PulledTask
+from ..adapters.label_studio.project import ANNOTATION_FIELDS, PulledTask, annotators_of
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION
 from ..model import TaskId
 from .events import Event
@@ -64,6 +64,14 @@ class State(Inbox):
             changed |= self._delete_annotation(aid)
         self._mark(changed, received)
         return changed
+
+    def reread(self, tasks: list[dict[str, Any]], started: float) -> set[int]:
+        """Bring ``tasks`` (read again from the project at ``started``) up to date, as a pull
+        does, and mark them changed: starring an annotation as ground truth silently un-stars
+        another of the task, which no webhook says. Inside :meth:`transaction`."""
+        done = {int(task["id"]) for task in tasks if self._pulled(task, started) is not None}
+        self._mark(done, started)
+        return done
 
     def snapshot(self, tasks: list[dict[str, Any]], started: float) -> set[int]:
         """Bring the state to a full pull of the project that began at ``started`` (local
@@ -113,6 +121,8 @@ class State(Inbox):
         since; a pull that began at ``pulled`` replaces a body stored before then."""
         tid = int(task["id"])
         body = {"id": tid, "data": task.get("data") or {}, "meta": task.get("meta") or {}}
+        if isinstance(task.get("overlap"), int):  # what routing a dispute raises
+            body["overlap"] = task["overlap"]
         if pulled is not None:  # iaa-gate's own predictions (the consensus), as last seen
             body["predictions"] = [
                 p
@@ -219,10 +229,13 @@ class State(Inbox):
             ).fetchone()
             if row is not None:
                 body = json.loads(row[0])
+                anns = self.db.execute("SELECT body FROM annotations WHERE task = ?", (tid,))
                 out[tid] = PulledTask(
                     body.get("meta") or {},
                     body.get("data") or {} if data else None,
                     body.get("predictions") or [],
+                    overlap=body.get("overlap"),
+                    annotators=annotators_of([json.loads(a) for (a,) in anns]),
                 )
         return out
 

@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from ..evaluation.results import FieldResult
+from ..evaluation.sections import Writeback
 from ..model import TaskId
 from ..sinks.label_studio import LabelStudioFlags
 
@@ -56,18 +57,19 @@ class TabUpdater:
 
     def start(
         self, results: dict[str, FieldResult], disputed: list[TaskId]
-    ) -> Future[dict[str, Any]] | None:
+    ) -> Future[Writeback] | None:
         """Write the tab of a report (``results``, whose disputed tasks are ``disputed``) while
         the caller writes the flags, unless it shows them already; :meth:`end` takes it."""
         if disputed == self.shown:
             return None
         return self.pool.submit(self.sink.apply, results)
 
-    def end(self, update: Future[dict[str, Any]], disputed: list[TaskId]) -> dict[str, Any]:
-        """What :meth:`start`'s update did (the summary's ``view`` keys)."""
+    def end(self, update: Future[Writeback], disputed: list[TaskId]) -> dict[str, Any]:
+        """What :meth:`start`'s update did (the summary's ``view`` fields)."""
         view = update.result()
-        self.shown = None if view.get("view") == "failed" else disputed
-        return {k: v for k, v in view.items() if k.startswith("view")}
+        self.shown = None if view.view == "failed" else disputed
+        keys = ("view_title", "view_id", "view", "view_error")
+        return {k: getattr(view, k) for k in keys}
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)

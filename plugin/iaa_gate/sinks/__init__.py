@@ -17,21 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..adapters import ReadOptions, Source
 from ..config import Config
 from ..core.plugins import load_all
 from ..evaluation.results import FieldResult
+from ..evaluation.sections import Writeback
 
 
 class Sink(Protocol):
     """Writes disputed/agreed status somewhere; ``dry_run`` reports the plan and writes nothing.
     Returns the summary kept in ``report.json`` under ``writeback``."""
 
-    def apply(
-        self, results: dict[str, FieldResult], *, dry_run: bool = False
-    ) -> dict[str, Any]: ...
+    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> Writeback: ...
 
 
 SinkFactory = Callable[[Config, Path, Source, ReadOptions], "Sink | None"]

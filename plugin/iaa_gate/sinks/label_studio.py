@@ -25,15 +25,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..adapters import ReadOptions, Source
 from ..adapters.label_studio.client import LabelStudioError, progress_bar
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..config import Config, WriteBackConfig
 from ..core.errors import UsageError
+from ..evaluation.lifecycle import FINAL, STATES
 from ..evaluation.results import FieldResult
+from ..evaluation.sections import Writeback
 from ..model import RoundFilter, TaskId
 from . import Sink, register
-from .label_studio_consensus import ConsensusPredictions
+from .label_studio_consensus import ConsensusPredictions, as_read_back
 from .label_studio_overlap import LabelStudioOverlap
 
 RUN_KEY = "run"
@@ -62,31 +66,32 @@ def _score(x: float) -> float | None:
     return None if x != x else round(float(x), 4)  # NaN (too few ratings) → null
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as it reads back from JSON (tuples → lists, int keys → str)."""
-    return json.loads(json.dumps(value, allow_nan=False, default=str))
-
-
 def entries(results: dict[str, FieldResult], digest: str) -> dict[TaskId, dict[str, Any]]:
-    """The desired ``meta`` entry of every evaluated task, without the run time."""
+    """The desired ``meta`` entry of every evaluated task, without the run time. A disputed
+    field's ``state`` (with ``adjudication:``) is in its entry; a settled or resolved one has
+    no review priority."""
     per_task: dict[TaskId, dict[str, dict[str, Any]]] = {}
     for name in sorted(results):
+        states = results[name].states or {}
         for u in results[name].units:
             f: dict[str, Any] = {"status": u.status, "score": _score(u.score)}
             if u.status == "disputed":
-                if u.priority is not None:
+                state = states.get(u.id)
+                if state is not None:
+                    f["state"] = state
+                if u.priority is not None and state not in FINAL:
                     f["priority"] = u.priority
                 f["labels"] = u.labels
                 if u.details is not None:  # region fields: name the disputed regions
                     f["regions"] = [
                         {
-                            "kind": d["kind"],
-                            "annotator": d["annotator"],
-                            "id": d["region"]["id"],
-                            "label": d["region"]["label"],
-                            "other": d["other"],
+                            "kind": d.kind,
+                            "annotator": d.annotator,
+                            "id": d.region["id"],
+                            "label": d.region["label"],
+                            "other": d.other,
                         }
-                        for d in u.details["disagreements"]
+                        for d in u.details.disagreements
                     ]
             per_task.setdefault(u.id, {})[name] = f
     return {task: entry(fields, digest) for task, fields in per_task.items()}
@@ -98,27 +103,110 @@ def entry(fields: dict[str, dict[str, Any]], digest: str) -> dict[str, Any]:
     status = next(s for s in ("disputed", "agreed", "too_few") if s in statuses)
     scores = [f["score"] for f in fields.values() if f["score"] is not None]
     priorities = [f["priority"] for f in fields.values() if "priority" in f]
+    states = [f["state"] for f in fields.values() if "state" in f]
+    waiting = [
+        f for f in fields.values() if f["status"] == "disputed" and f.get("state") not in FINAL
+    ]
     out = {
         "status": status,
-        "disputed": status == "disputed",
+        "disputed": bool(waiting),  # a settled or resolved dispute needs no one: no flag
         "score": min(scores) if scores else None,
         "fields": fields,
         "config": digest,
     }
+    if states:  # the task's: its least final field's
+        out["state"] = min(states, key=STATES.index)
     if priorities:  # the review order: the least settled field's
         out["priority"] = max(priorities)
-    return dict(_plain(out))
+    return dict(as_read_back(out))
+
+
+ROUTE_KEY = "route"
+"""The entry's memory of routing: the annotations (``overlap``) asked for when the task was
+re-opened, so it is never re-opened twice for the same missing answer."""
+SEEN_STEP = 0.05
+"""A review priority that moved less than this is not rewritten (what a person sees is the
+same); a score alone never is."""
+
+
+def _seen(entry: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """What a person sees of an entry, apart from the priorities; and the priorities (the
+    task's, then each field's by name)."""
+    hidden = (RUN_KEY, "score", "priority", ROUTE_KEY)
+    fields = entry.get("fields")
+    fields = fields if isinstance(fields, dict) else {}
+    shown = {k: v for k, v in entry.items() if k not in hidden and k != "fields"}
+    shown["fields"] = {
+        n: {k: v for k, v in f.items() if k not in hidden} if isinstance(f, dict) else f
+        for n, f in fields.items()
+    }
+    priorities = [entry.get("priority")]
+    priorities += [
+        f.get("priority") if isinstance(f, dict) else None for _, f in sorted(fields.items())
+    ]
+    return shown, priorities
+
+
+def _routed(entry: dict[str, Any], overlap: int) -> dict[str, Any]:
+    """``entry`` of a task this write re-opens for ``overlap`` annotations: its open fields
+    are routed now (the next run reads them back as routed until the answers come)."""
+    fields = {
+        n: {**f, "state": "routed"} if f.get("state") == "open" else f
+        for n, f in entry["fields"].items()
+    }
+    return {**entry, "fields": fields, "state": "routed", ROUTE_KEY: overlap}
+
+
+def _near(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) < SEEN_STEP
+
+
+def shows_same(old: Any, new: dict[str, Any] | None) -> bool:
+    """Whether a task whose entry is ``old`` shows a person what ``new`` says: the same
+    status, state, labels and flags, and each review priority within :data:`SEEN_STEP` (a
+    score alone is never a change). The batch run and the live service both write a task only
+    when this is false, so after the service a batch run plans no write.
+
+    Parameters
+    ----------
+    old
+        The entry the task has now (anything: a task may hold what someone wrote there).
+    new
+        The wanted entry (None: no entry).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> e = {"status": "disputed", "disputed": True, "priority": 0.36, "score": 0.2}
+    >>> shows_same({**e, "priority": 0.3774, "score": 0.25}, e)
+    True
+    >>> shows_same({**e, "priority": 0.45}, e)
+    False
+    """
+    if new is None:
+        return old is None
+    if not isinstance(old, dict):
+        return False
+    (a, pa), (b, pb) = _seen(old), _seen(new)
+    return a == b and len(pa) == len(pb) and all(map(_near, pa, pb))
 
 
 @dataclass
 class Change:
-    """One task to write: the full merged ``meta`` and, if it changed, ``data``."""
+    """One task to write: the full merged ``meta``, if it changed ``data``, and when the
+    task is routed to more annotators its new ``overlap`` (sent with ``is_labeled``)."""
 
     id: TaskId
     was: str | None
     status: str | None
     meta: dict[str, Any]
     data: dict[str, Any] | None = None
+    overlap: int | None = None
 
 
 def _unstamped(meta: dict[str, Any], key: str) -> dict[str, Any]:
@@ -140,14 +228,6 @@ def _what(answer: Any) -> str:
     if isinstance(answer, dict):
         return f"task {answer['id']!r}" if "id" in answer else "an object with no id"
     return f"a JSON {type(answer).__name__}"
-
-
-def _same(old: Any, new: dict[str, Any] | None) -> bool:
-    if new is None:
-        return old is None
-    if not isinstance(old, dict):
-        return False
-    return {k: v for k, v in old.items() if k != RUN_KEY} == new
 
 
 @dataclass
@@ -210,8 +290,14 @@ class LabelStudioFlags:
                 continue
             entry = wanted.get(task)
             old = pulled.meta.get(key)
-            meta_same = _same(old, entry)
-            data = self._data(task, entry)
+            asked = old.get(ROUTE_KEY) if isinstance(old, dict) else None
+            if entry is not None and isinstance(asked, int):
+                entry = {**entry, ROUTE_KEY: asked}  # the memory stays with the entry
+            overlap = self._overlap(entry, pulled, asked)
+            if entry is not None and overlap is not None:
+                entry = _routed(entry, overlap)
+            meta_same = shows_same(old, entry) and overlap is None
+            data = self._data(task, entry, refresh=not meta_same)
             if meta_same and data is None:
                 unchanged += 1
                 continue
@@ -220,15 +306,37 @@ class LabelStudioFlags:
                 meta[key] = {**entry, RUN_KEY: stamp} if not meta_same else old
             was = old.get("status") if isinstance(old, dict) else None
             status = entry["status"] if entry is not None else None
-            changes.append(Change(task, was, status, meta, data))
+            changes.append(Change(task, was, status, meta, data, overlap))
         changes.sort(key=lambda c: (isinstance(c.id, str), c.id))
         disputed = sorted(
             (t for t, e in wanted.items() if e["disputed"]), key=lambda t: (isinstance(t, str), t)
         )
         return changes, unchanged, disputed
 
-    def _data(self, task: TaskId, entry: dict[str, Any] | None) -> dict[str, Any] | None:
-        """The merged ``data`` if its flags must change, else None."""
+    def _overlap(self, entry: dict[str, Any] | None, pulled: PulledTask, asked: Any) -> int | None:
+        """The ``overlap`` to re-open the task with (``writeback.route``), else None.
+
+        An open dispute with fewer than ``max_annotations`` annotations asks for ``extra`` more
+        (never twice for the same missing answer: only above what was ``asked``); a routed one
+        whose override Label Studio dropped (a project-level overlap change) gets it again."""
+        route = self.config.route
+        if route is None or entry is None or not entry.get("disputed"):
+            return None
+        n, state = pulled.annotators, entry.get("state")
+        if state == "open" and n < route.max_annotations:
+            want = min(n + route.extra, route.max_annotations)
+            return want if not isinstance(asked, int) or want > asked else None
+        if state == "routed" and isinstance(asked, int) and n < asked:
+            dropped = pulled.overlap is not None and pulled.overlap < asked
+            return asked if dropped else None
+        return None
+
+    def _data(
+        self, task: TaskId, entry: dict[str, Any] | None, refresh: bool = True
+    ) -> dict[str, Any] | None:
+        """The merged ``data`` if its flags must change, else None (``refresh``: the entry is
+        rewritten, so the score is brought up to date too; else only a flag or a priority that
+        a person would see move, as :func:`shows_same` says)."""
         if not self.config.data_flags:
             return None
         data = self.pulled[task].data
@@ -242,10 +350,19 @@ class LabelStudioFlags:
         want = {flag: entry["disputed"], score: entry["score"], priority: entry.get("priority")}
         if all(k in data and data[k] == v and type(data[k]) is type(v) for k, v in want.items()):
             return None
+        same_flag = flag in data and data[flag] is want[flag]
+        if (
+            not refresh
+            and same_flag
+            and score in data
+            and _near(data.get(priority), want[priority])
+        ):
+            return None
         return {**data, **want}
 
-    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> dict[str, Any]:
-        """Write the flags; the summary counts what happened and lists ``warnings``."""
+    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> Writeback:
+        """Write the flags; the summary counts what happened and lists ``warnings`` (gathered
+        here from the writes, the tab and the consensus predictions, then typed)."""
         changes, unchanged, disputed = self.plan(results)
         summary: dict[str, Any] = {
             "target": "label-studio",
@@ -258,6 +375,7 @@ class LabelStudioFlags:
             "skipped": 0,
             "failed": 0,
             "disputed": len(disputed),
+            "routed": sum(c.overlap is not None for c in changes),
             "warnings": [],
         }
         if dry_run:
@@ -279,7 +397,7 @@ class LabelStudioFlags:
             summary["overlap"] = overlap.apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
-        return summary
+        return msgspec.convert(summary, Writeback)
 
     def write_entries(
         self, wanted: dict[TaskId, dict[str, Any]]
@@ -343,10 +461,14 @@ class LabelStudioFlags:
         body: dict[str, Any] = {"meta": change.meta}
         if change.data is not None:
             body["data"] = change.data
+        if change.overlap is not None:  # a PATCH never recomputes is_labeled: both, consistent
+            body |= {"overlap": change.overlap, "is_labeled": pulled.annotators >= change.overlap}
         api.request("PATCH", path, f"writing task {change.id}", body=body)
         pulled.meta = change.meta
         if change.data is not None:
             pulled.data = change.data
+        if change.overlap is not None:
+            pulled.overlap = change.overlap
         return "written"
 
     def _write(
@@ -481,7 +603,7 @@ class LabelStudioFlags:
                 view = mine[0]
                 out["view_id"] = view["id"]
                 old = _dict(view.get("data"))
-                if all(_plain(old.get(k)) == _plain(v) for k, v in want.items()):
+                if all(as_read_back(old.get(k)) == as_read_back(v) for k, v in want.items()):
                     return {**out, "view": "unchanged"}
                 if dry_run:
                     return {**out, "view": "would update"}

@@ -19,11 +19,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import UNSET
+
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.label_config import Control, parse_label_config
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION, needs_label
+from ..evaluation.lifecycle import FINAL
 from ..evaluation.results import Consensus, FieldResult
+from ..evaluation.sections import ConsensusWriteback, Planned
 from ..kinds import AnswerError
 from ..kinds import kind as registered
 from ..model import RoundFilter, TaskId
@@ -133,8 +137,11 @@ class Proposal:
         return {"result": self.result, "score": self.score, "model_version": MODEL_VERSION}
 
 
-def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, allow_nan=False))
+def as_read_back(value: Any) -> Any:
+    """``value`` as it reads back from Label Studio's JSON (tuples → lists, int keys → str,
+    anything else JSON lacks as its text), to compare what is there with what would be
+    written."""
+    return json.loads(json.dumps(value, allow_nan=False, default=str))
 
 
 def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
@@ -145,7 +152,7 @@ def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
     return (
         isinstance(score, (int, float))
         and abs(float(score) - proposal.score) < 1e-9
-        and _plain(prediction.get("result")) == _plain(proposal.result)
+        and as_read_back(prediction.get("result")) == as_read_back(proposal.result)
     )
 
 
@@ -184,10 +191,11 @@ class ConsensusPredictions:
         ties = undrawn = 0
         for name in sorted(results):
             control = controls.get(name)
+            states = results[name].states or {}
             for u in results[name].disputed:
                 c = u.consensus
-                if c is None or u.id not in self.pulled:
-                    continue
+                if c is None or u.id not in self.pulled or states.get(u.id) in FINAL:
+                    continue  # a settled or resolved dispute has its answer: no proposal
                 if c.tie:
                     ties += 1
                     continue
@@ -222,7 +230,7 @@ class ConsensusPredictions:
 
     def apply(
         self, results: dict[str, FieldResult], *, dry_run: bool, warnings: list[str]
-    ) -> dict[str, Any]:
+    ) -> ConsensusWriteback:
         """Write the plan; the counts: ``created``, ``replaced``, ``deleted``, ``unchanged``,
         ``ties`` (disputed answers with no settled proposal), ``failed``."""
         plan = self.plan(results, warnings)
@@ -246,19 +254,17 @@ class ConsensusPredictions:
                     continue
                 for key in outcome:
                     counts[key] += 1
-        out: dict[str, Any] = {
-            "model_version": MODEL_VERSION,
-            "dry_run": dry_run,
-            "planned": len(changes),
-            "proposals": sum(p is not None for p in plan.values()),
-            "ties": self.ties,
+        return ConsensusWriteback(
+            model_version=MODEL_VERSION,
+            dry_run=dry_run,
+            planned=len(changes),
+            proposals=sum(p is not None for p in plan.values()),
+            ties=self.ties,
             **counts,
-        }
-        if dry_run:
-            out["changes"] = [
-                {"id": t, "now": "proposal" if p is not None else "none"} for t, p in changes
-            ]
-        return out
+            changes=[Planned(t, "proposal" if p is not None else "none") for t, p in changes]
+            if dry_run
+            else UNSET,
+        )
 
     def _write_one(self, task: TaskId, proposal: Proposal | None) -> list[str]:
         """Read the task's own predictions again, then make them exactly ``proposal``: the

@@ -27,8 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import OverlapConfig
@@ -228,7 +226,7 @@ class LabelStudioOverlap:
         *,
         dry_run: bool = False,
         warnings: list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> OverlapWriteback:
         """Plan and write the overlap; the summary (``report.json``'s ``writeback.overlap``).
         Tasks that cannot be listed leave every overlap as it is: the summary gives the
         ``error`` (and ``failed``: 1), and the next run sets it."""
@@ -237,10 +235,7 @@ class LabelStudioOverlap:
             decided = plan(widths(results), self.tasks(), self.maximum(), self.config)
         except LabelStudioError as exc:
             warnings.append(f"overlap not set: {exc.message}; the next run sets it")
-            error: dict[str, Any] = msgspec.to_builtins(
-                OverlapWriteback(failed=1, error=exc.message, dry_run=dry_run)
-            )
-            return error
+            return OverlapWriteback(failed=1, error=exc.message, dry_run=dry_run)
         summary = OverlapWriteback(
             target_width=self.config.target_width,
             audit_share=self.config.audit,
@@ -275,8 +270,7 @@ class LabelStudioOverlap:
                     f"overlap not written for {len(failed)} task(s) (first: task {failed[0].id}: "
                     f"{failed[0].error}); a re-run writes them"
                 )
-        out: dict[str, Any] = msgspec.to_builtins(summary)
-        return out
+        return summary
 
     def _write(self, decided: Plan) -> tuple[int, int, list[OverlapFailure]]:
         """PATCH each change, :data:`BATCH` at a time, each batch read again first: a task

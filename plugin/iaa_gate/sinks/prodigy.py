@@ -24,6 +24,7 @@ from ..adapters.prodigy.source import unit_id
 from ..config import Config
 from ..core.files import write_atomic
 from ..evaluation.results import FieldResult
+from ..evaluation.sections import Writeback
 from ..model import TaskId
 from . import Sink, register
 
@@ -83,7 +84,7 @@ class ProdigyReviewFile:
     source: Path
     out: Path
 
-    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> dict[str, Any]:
+    def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> Writeback:
         disputed: dict[TaskId, dict[str, Any]] = {}
         chosen: dict[TaskId, str] = {}  # a unit → the annotator whose answer is the consensus
         for name, result in results.items():
@@ -160,14 +161,13 @@ class ProdigyReviewFile:
                 pass
         else:
             write_atomic(self.out, flagged())
-        return {
-            "target": str(self.out),
-            "disputed_examples": len(disputed),
-            "lines": count,
-            "consensus_lines": proposals,
-            "dry_run": dry_run,
-            "warnings": [],
-        }
+        return Writeback(
+            target=str(self.out),
+            disputed_examples=len(disputed),
+            lines=count,
+            consensus_lines=proposals,
+            dry_run=dry_run,
+        )
 
     @staticmethod
     def _slow(line: bytes, disputed: dict[TaskId, dict[str, Any]]) -> list[bytes]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
@@ -54,12 +54,16 @@ class PulledTask:
     """What write-back needs of a pulled task: its ``meta``, (when pulled) ``data``,
     iaa-gate's own consensus ``predictions`` on it (:data:`CONSENSUS_MODEL_VERSION`) and the
     ``image_size`` its annotations' regions give (``original_width``, ``original_height`` in
-    pixels; None: not given), which turns regions read in pixels back into percent."""
+    pixels; None: not given), which turns regions read in pixels back into percent; its
+    ``overlap`` (annotations wanted; None: not pulled) and ``annotators`` (distinct people with
+    an annotation that is not a skip), which routing a dispute to one more annotator needs."""
 
     meta: dict[str, Any]
     data: dict[str, Any] | None = None
     predictions: list[dict[str, Any]] = field(default_factory=list)
     image_size: tuple[float, float] | None = None
+    overlap: int | None = None
+    annotators: int = 0
 
 
 @dataclass
@@ -203,6 +207,10 @@ class LabelStudioProject:
                 names[str(u["id"])] = str(label)
         return names
 
+    def routed(self, meta_key: str) -> dict[TaskId, int]:
+        """The pulled tasks write-back routed to more annotators (see :func:`routed_of`)."""
+        return routed_of({t: task.meta.get(meta_key) for t, task in self.tasks.items()})
+
     # -- pulling ------------------------------------------------------------------------------
 
     def load(self) -> Dataset:
@@ -228,7 +236,7 @@ class LabelStudioProject:
     def include(self) -> str:
         """The ``include`` list: task fields, then the annotation fields parse_tasks reads."""
         task = ["id", "annotations", "predictions"]
-        task += ["meta"] if self.pull_meta else []
+        task += ["meta", "overlap"] if self.pull_meta else []
         task += ["data"] if self.pull_data or _has_spans(self.label_config) else []
         return ",".join([*task, *ANNOTATION_FIELDS])
 
@@ -242,11 +250,14 @@ class LabelStudioProject:
                     for p in (preds if isinstance(preds, list) else [])
                     if isinstance(p, dict) and p.get("model_version") == CONSENSUS_MODEL_VERSION
                 ]
+                overlap = task.get("overlap")
                 self.tasks[task["id"]] = PulledTask(
                     meta if isinstance(meta, dict) else {},
                     data if isinstance(data, dict) and self.pull_data else None,
                     own,
                     image_size_of(task.get("annotations")),
+                    overlap if isinstance(overlap, int) and not isinstance(overlap, bool) else None,
+                    annotators_of(task.get("annotations")),
                 )
             yield task
 
@@ -349,6 +360,28 @@ class LabelStudioProject:
                 bar.update(1)
         finally:
             bar.close()
+
+
+def annotators_of(annotations: Any) -> int:
+    """Distinct people with an annotation that is not a skip (``was_cancelled``): what Label
+    Studio counts against a task's ``overlap`` to set ``is_labeled``."""
+    who = set()
+    for a in annotations if isinstance(annotations, list) else []:
+        if isinstance(a, dict) and not a.get("was_cancelled"):
+            by = a.get("completed_by")
+            who.add(str(by.get("id") if isinstance(by, dict) else by))
+    return len(who)
+
+
+def routed_of(entries: Mapping[TaskId, Any] | Mapping[int, Any]) -> dict[TaskId, int]:
+    """Task → the annotations write-back asked for when it routed the task (``route`` in the
+    task's meta entry, ``entries``: task → ``meta[meta_key]``), for the tasks that have one."""
+    out: dict[TaskId, int] = {}
+    for t, entry in entries.items():
+        route = entry.get("route") if isinstance(entry, dict) else None
+        if isinstance(route, int) and not isinstance(route, bool):
+            out[t] = route
+    return out
 
 
 def image_size_of(annotations: Any) -> tuple[float, float] | None:

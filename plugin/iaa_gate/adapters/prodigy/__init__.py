@@ -17,7 +17,10 @@ class ProdigyAdapter(FileAdapter):
         from .source import ProdigyJSONL
 
         return ProdigyJSONL(
-            settings.path, skip_invalid=settings.skip_invalid, workers=options.workers
+            settings.path,
+            skip_invalid=settings.skip_invalid,
+            workers=options.workers,
+            review=settings.review,
         )
 
 

@@ -22,6 +22,15 @@ class ProdigySource(SourceSettings):
     include_ground_truth: bool = Field(
         default=True, description="false: the gold annotator's answers are not ratings"
     )
+    review: Path | None = Field(
+        default=None,
+        description="the output of `prodigy review` (db-out of the review dataset): each "
+        "accepted example is the adjudicated answer of its task (needs adjudication:); its "
+        "versions are not ratings",
+    )
 
     def files(self) -> dict[str, Path]:
-        return {"path": self.path}
+        files = {"path": self.path}
+        if self.review is not None:
+            files["review"] = self.review
+        return files

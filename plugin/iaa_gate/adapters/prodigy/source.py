@@ -65,6 +65,9 @@ class ProdigyJSONL:
     path: Path
     skip_invalid: bool = False
     workers: int = 1
+    review: Path | None = None
+    """The output of ``prodigy review``: its accepted examples are :attr:`Dataset.adjudications`
+    (see :func:`read_review`)."""
 
     def load(self) -> Dataset:
         part = _Part(self.skip_invalid)
@@ -103,7 +106,67 @@ class ProdigyJSONL:
             stats=stats,
             declared_multiple=part.styles,
             texts=part.texts,
+            adjudications=[] if self.review is None else read_review(self.review),
         )
+
+
+def read_review(path: Path) -> list[Annotation]:
+    """The adjudicated answers in ``path``, the output of ``prodigy review`` (``prodigy db-out``
+    of the review dataset): each accepted example is its task's final answer, read as the
+    round's own examples are (the same fields and units); its ``versions`` (the annotators'
+    answers it was made from) are not read, so they are never new ratings. A rejected or
+    ignored review adjudicates nothing. A line that cannot be read is an error naming it (a
+    review file is small: the disputed tasks, read line by line).
+
+    Parameters
+    ----------
+    path
+        The review file (JSON Lines).
+
+    Returns
+    -------
+    list[Annotation]
+        One per accepted example (the latest per task and reviewer session).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> line = {"_input_hash": 7, "_task_hash": 70, "_session_id": "review-lead",
+    ...         "_view_id": "choice", "accept": ["POS"], "answer": "accept",
+    ...         "versions": [{"accept": ["NEG"], "sessions": ["round-ana"]}]}
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "reviewed.jsonl"
+    >>> _ = p.write_text(json.dumps(line) + "\\n")
+    >>> [(a.task_id, a.annotator, a.fields["choice"].value) for a in read_review(p)]
+    [(7, 'review-lead', ('POS',))]
+    """
+    cols, stats, problems = Columns(), SourceStats(), []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        hint = "write it again with `prodigy db-out REVIEW_DATASET`, which writes UTF-8"
+        raise unreadable(str(path), exc, encoding_hint=hint) from None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            ex = json.loads(line)
+            if isinstance(ex, dict) and ex.get("answer") not in ("accept", "reject", "ignore"):
+                raise ValueError(f"'answer' must be accept, reject or ignore: {ex.get('answer')!r}")
+            ann = _example(line, stats, {}, {}) if ex.get("answer") == "accept" else None
+        except (ValueError, AttributeError) as exc:
+            msg = "expected a JSON object" if isinstance(exc, AttributeError) else str(exc)
+            problems.append(Problem(f"line {lineno}", None, Reason.INVALID_LINE, msg))
+            continue
+        if ann is not None and ann.fields:  # a rejected or ignored review adjudicates nothing
+            cols.add(ann)
+    if problems:
+        raise InputError(
+            str(path),
+            problems,
+            hint="source.review is the output of `prodigy review`, written by `prodigy db-out "
+            "REVIEW_DATASET`: one JSON object per line",
+        )
+    return cols.latest()[0].annotations()
 
 
 PARALLEL_MIN = 1 << 25

@@ -7,22 +7,20 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ...core.files import write_atomic
-from ...evaluation.document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, build_document
-
-Document = dict[str, Any]
+from ...evaluation.document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, Report, build_document
 
 
 class Writer(Protocol):
-    """Renders a report document to a file's content; ``filename`` is where it goes in the
+    """Renders the typed report to a file's content; ``filename`` is where it goes in the
     report dir. ``disputed``: every disputed task by field, for a writer that shows more than
-    the document's lowest scores (None: the document's alone)."""
+    the report's lowest scores (None: the report's alone)."""
 
     filename: str
 
-    def render(self, doc: Document, disputed: Disputed | None = None) -> str | bytes: ...
+    def render(self, report: Report, disputed: Disputed | None = None) -> str | bytes: ...
 
 
 WRITERS = {
@@ -41,15 +39,15 @@ def writers(name: str) -> list[Writer]:
 
 
 def write_reports(
-    doc: Document, out_dir: Path, formats: list[str], disputed: Disputed
+    report: Report, out_dir: Path, formats: list[str], disputed: Disputed
 ) -> list[Path]:
-    """Write ``doc`` in each format into ``out_dir``; returns the paths written.
+    """Write ``report`` in each format into ``out_dir``; returns the paths written.
     ``disputed``: every disputed task by field (the ``json`` format writes them all)."""
     paths = []
     for name in formats:
         for w in writers(name):
             path = out_dir / w.filename
-            write_atomic(path, w.render(doc, disputed))
+            write_atomic(path, w.render(report, disputed))
             paths.append(path)
     return paths
 
@@ -58,7 +56,7 @@ __all__ = [
     "DISPUTED_FILE",
     "SCHEMA_VERSION",
     "Disputed",
-    "Document",
+    "Report",
     "Writer",
     "build_document",
     "write_atomic",

@@ -16,6 +16,9 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from ...evaluation.document import FieldReport
+from ...evaluation.sections import Point
+
 FAIL, WARN, OK, MUTED, INK, GRID = "#b42318", "#b54708", "#2e6f9e", "#98a2b3", "#222", "#d0d5dd"
 MAX_BARS = 40
 MAX_CELL_TEXT = 16  # heatmaps with more rows than this show colours without numbers
@@ -262,12 +265,10 @@ def score_histogram(salt: str, edges: list[float], counts: list[int], disputed_b
     return _svg(left + plot_w + 16, top + plot_h + 38, "Per-task scores", body)
 
 
-def trend_line(
-    salt: str, series: list[dict[str, Any]], warn: float | None, fail: float | None
-) -> str:
+def trend_line(salt: str, series: list[Point], warn: float | None, fail: float | None) -> str:
     """Alpha per round, oldest first, this round last; undefined rounds left as gaps."""
     left, top, plot_w, plot_h = 44.0, 12.0, 400.0, 110.0
-    values = [p["alpha"] for p in series]
+    values = [p.alpha for p in series]
     known = [v for v in values if v is not None] + [b for b in (warn, fail) if b is not None]
     lo = math.floor(min(known, default=0.0) * 10) / 10
     hi = math.ceil(max(known, default=1.0) * 10) / 10
@@ -297,11 +298,11 @@ def trend_line(
                 f'stroke="{color}" stroke-dasharray="4 3"/>'
             )
     runs: list[list[tuple[float, float]]] = [[]]
-    for i, v in enumerate(values):
-        if v is None:
+    for i, value in enumerate(values):
+        if value is None:
             runs.append([])
         else:
-            runs[-1].append((px(i), py(v)))
+            runs[-1].append((px(i), py(value)))
     for run in runs:
         if len(run) > 1:
             points = " ".join(f"{x:.1f},{y:.1f}" for x, y in run)
@@ -309,7 +310,7 @@ def trend_line(
         body += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{OK}"/>' for x, y in run]
     y0 = top + plot_h + 12
     for i, p in enumerate(series):
-        label = "this round" if i == n - 1 else str(p.get("generated_at") or "")[:10]
+        label = "this round" if i == n - 1 else str(p.generated_at or "")[:10]
         x = px(i)
         body.append(_text(x, y0, label, text_anchor="end", transform=f"rotate(-20 {x:.1f} {y0})"))
     y_mid = top + plot_h / 2
@@ -327,52 +328,47 @@ def _pair_text(values: list[list[float | None]], shared: list[list[int]]) -> lis
     ]
 
 
-def render_field(
-    index: int, f: dict[str, Any], series: list[dict[str, Any]] | None = None
-) -> dict[str, str]:
+def render_field(index: int, f: FieldReport, series: list[Point] | None = None) -> dict[str, str]:
     """Every chart of one report field, by name: categories, coincidence, annotators, scores,
     and ``series`` (alpha over the last rounds) when it has two points or more."""
     out: dict[str, str] = {}
     salt = f"f{index}"
-    category = next((c for c in f["checks"] if c["name"] == "category"), None)
-    if f["categories"]:
-        warn, fail = (category["warn"], category["fail"]) if category else (None, None)
-        out["categories"] = category_bars(f"{salt}c", f["categories"], warn, fail)
-    co = f["coincidence"]
-    if co and co["labels"]:
-        rows = co["matrix"]
+    category = next((c for c in f.checks if c.name == "category"), None)
+    if f.categories:
+        warn, fail = (category.warn, category.fail) if category else (None, None)
+        out["categories"] = category_bars(f"{salt}c", f.categories, warn, fail)
+    co = f.coincidence
+    if co and co.labels:
+        rows = co.matrix
         share = [[x / s if (s := sum(row)) else None for x in row] for row in rows]
         text = [[f"{x:.1f}".removesuffix(".0") for x in row] for row in rows]
-        out["coincidence"] = heatmap(f"{salt}m", share, co["labels"], text)
-    pw = f.get("pairwise")
-    if pw and len(pw["annotators"]) >= 2:
-        agree = pw["agreement"]
-        text = _pair_text(agree, pw["shared"])
-        marked = [a["outlier"] for a in f["annotators"]]
+        out["coincidence"] = heatmap(f"{salt}m", share, co.labels, text)
+    pw = f.pairwise
+    if pw and len(pw.annotators) >= 2:
+        agree = pw.agreement
+        text = _pair_text(agree, pw.shared)
+        marked = [a.outlier for a in f.annotators]
         lowest = min((x for row in agree for x in row if x is not None), default=1.0)
         out["pairwise"] = heatmap(
             f"{salt}p",
             agree,
-            pw["annotators"],
+            pw.annotators,
             text,
             marked=marked,
             vmin=min(0.5, math.floor(lowest * 10) / 10),  # contrast where agreements sit
         )
     if series and len(series) >= 2:
-        alpha = next((c for c in f["checks"] if c["name"] == "alpha"), None)
-        bars = (alpha["warn"], alpha["fail"]) if alpha else (None, None)
+        alpha = next((c for c in f.checks if c.name == "alpha"), None)
+        bars = (alpha.warn, alpha.fail) if alpha else (None, None)
         out["trend"] = trend_line(f"{salt}t", series, *bars)
-    regions = f.get("regions")
-    if regions:  # F1 per label is the field's categories
-        ann = regions.get("annotators") or {}
-        if len(ann.get("names", [])) >= 2:
-            text = _pair_text(ann["f1"], ann["shared_tasks"])
-            outliers = {a["name"] for a in f["annotators"] if a["outlier"]}
-            marked = [name in outliers for name in ann["names"]]
-            out["region_pairs"] = heatmap(f"{salt}q", ann["f1"], ann["names"], text, marked=marked)
-    hist = f.get("score_histogram")
-    if hist and sum(hist["counts"]):
-        out["scores"] = score_histogram(
-            f"{salt}s", hist["edges"], hist["counts"], f["disputed_below"]
-        )
+    if f.regions:  # F1 per label is the field's categories
+        ann = f.regions.annotators
+        if len(ann.names) >= 2:
+            text = _pair_text(ann.f1, ann.shared_tasks)
+            outliers = {a.name for a in f.annotators if a.outlier}
+            marked = [name in outliers for name in ann.names]
+            out["region_pairs"] = heatmap(f"{salt}q", ann.f1, ann.names, text, marked=marked)
+    hist = f.score_histogram
+    if sum(hist.counts):
+        out["scores"] = score_histogram(f"{salt}s", hist.edges, hist.counts, f.disputed_below)
     return out

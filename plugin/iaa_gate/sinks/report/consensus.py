@@ -6,13 +6,16 @@ field's own answer: a label, a number, the list of labels of a multi-select fiel
 region field the list of consensus regions (each a cluster's most probable label with its
 median boundaries or box, ``posterior`` and ``tie``; a polygon: one of its regions' points).
 ``method`` says how it was found (``dawid-skene``, ``median``); ``tie``: the best answers are
-equally likely, so ``label`` is one of them and nothing is settled. Tasks without a proposal
-(too few ratings, a free-text field) have no line. Lines come by field name, then task id;
-keys sorted.
+equally likely, so ``label`` is one of them and nothing is settled. A task a person
+adjudicated (``adjudication:``) has the adjudicated answer instead, with ``method``
+``adjudicated`` and ``posterior`` null (it is a person's decision, not an estimate). Tasks
+without a proposal (too few ratings, a free-text field) and no adjudicated answer have no
+line. Lines come by field name, then task id; keys sorted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ import msgspec
 from ...core.files import write_atomic
 from ...evaluation.document import id_order
 from ...evaluation.results import STATUSES, FieldResult, UnitTable
+from ...evaluation.sections import plain
 
 FILENAME = "consensus.jsonl"
 
@@ -31,13 +35,41 @@ class ConsensusLine(msgspec.Struct, gc=False):
     field: str
     id: Any
     label: Any
-    posterior: float
+    posterior: float | None
     method: str
     disputed: bool
     tie: bool
 
 
-def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
+ADJUDICATED = "adjudicated"
+"""The ``method`` of a line whose answer a person adjudicated."""
+
+
+def lines(
+    results: dict[str, FieldResult], final: Mapping[str, Mapping[Any, Any]] | None = None
+) -> list[ConsensusLine]:
+    """Every proposal of every field, by field name then task id; ``final``: field → task →
+    its adjudicated answer, which replaces (or adds) the task's line."""
+    out = _proposed(results)
+    if not final:
+        return out
+    by_field: dict[str, dict[Any, ConsensusLine]] = {}
+    for line in out:
+        by_field.setdefault(line.field, {})[line.id] = line
+    for name, answers in final.items():
+        lines_of = by_field.setdefault(name, {})
+        for task, answer in answers.items():
+            was = lines_of.get(task)
+            disputed = was.disputed if was is not None else False
+            lines_of[task] = ConsensusLine(name, task, answer, None, ADJUDICATED, disputed, False)
+    merged = []
+    for name in sorted(by_field):
+        ids = list(by_field[name])
+        merged += [by_field[name][ids[k]] for k in id_order(ids)]
+    return merged
+
+
+def _proposed(results: dict[str, FieldResult]) -> list[ConsensusLine]:
     """Every proposal of every field, by field name then task id."""
     out = []
     for name in sorted(results):
@@ -63,24 +95,23 @@ def lines(results: dict[str, FieldResult]) -> list[ConsensusLine]:
     return out
 
 
-def _plain(x: Any) -> Any:
-    """A numpy scalar as its Python value."""
-    item = getattr(x, "item", None)
-    if item is None:
-        raise TypeError(f"a {type(x).__name__} is not JSON data")
-    return item()
+_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
 
-_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=_plain)
+def render(
+    results: dict[str, FieldResult], final: Mapping[str, Mapping[Any, Any]] | None = None
+) -> bytes:
+    """The file's content (``final``: see :func:`lines`)."""
+    return _ENCODER.encode_lines(lines(results, final))
 
 
-def render(results: dict[str, FieldResult]) -> bytes:
-    """The file's content."""
-    return _ENCODER.encode_lines(lines(results))
-
-
-def write(out_dir: Path, results: dict[str, FieldResult]) -> Path:
-    """Write :data:`FILENAME` into ``out_dir``; returns its path."""
+def write(
+    out_dir: Path,
+    results: dict[str, FieldResult],
+    final: Mapping[str, Mapping[Any, Any]] | None = None,
+) -> Path:
+    """Write :data:`FILENAME` into ``out_dir``; returns its path (``final``: see
+    :func:`lines`)."""
     path = out_dir / FILENAME
-    write_atomic(path, render(results))
+    write_atomic(path, render(results, final))
     return path

@@ -21,9 +21,21 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import msgspec
+from markupsafe import Markup
+
 from ...adapters import registry
 from ...core.extras import needed
-from ...evaluation.document import Disputed, DisputedTask, lowest_scores
+from ...evaluation.document import (
+    Disputed,
+    DisputedTask,
+    FieldReport,
+    LowestTask,
+    Report,
+    lowest_scores,
+)
+from ...evaluation.sections import Point
+from ...evaluation.sections import plain as plain_value
 from . import charts
 from .format import (
     ALT_TEST_COLUMNS,
@@ -39,9 +51,11 @@ from .format import (
     alt_test_trend,
     alt_test_versions,
     bar_text,
+    burn_down,
     categories_text,
     change_text,
     confused_pairs,
+    disputes_line,
     fmt,
     model_label_rows,
     model_note,
@@ -66,20 +80,20 @@ PALETTE = ("#fde68a", "#bfdbfe", "#fecaca", "#bbf7d0", "#ddd6fe", "#fed7aa", "#a
 Segment = tuple[str, list[str]]  # a piece of text and the labels of the spans covering it
 
 
-def label_colors(f: dict[str, Any]) -> dict[str, str]:
+def label_colors(f: FieldReport) -> dict[str, str]:
     """A background colour per label of a region field, in the report's label order."""
-    labels = [*f["categories"], *((f.get("regions") or {}).get("f1_by_label") or {})]
+    labels = [*f.categories, *(f.regions.f1_by_label if f.regions else {})]
     return {k: PALETTE[i % len(PALETTE)] for i, k in enumerate(dict.fromkeys(labels))}
 
 
-def span_lines(d: dict[str, Any]) -> list[tuple[str, list[Segment]]] | None:
+def span_lines(d: LowestTask) -> list[tuple[str, list[Segment]]] | None:
     """A disputed span task's text excerpt, once per annotator, cut where their spans start and
     end; None when the task has no known text. Offsets are characters of the whole text."""
-    details = d.get("details") or {}
-    text, regions = details.get("text"), details.get("regions")
-    if not text or not regions:
+    details = d.details
+    if details is None or not details.text or not details.regions:
         return None
-    excerpt, offset = str(text["excerpt"]), int(text.get("offset", 0))
+    excerpt, offset = details.text.excerpt, details.text.offset
+    regions = details.regions
     out = []
     for who, spans in regions.items():
         spans = [r for r in spans if "start" in r and "end" in r]
@@ -103,17 +117,17 @@ def span_lines(d: dict[str, Any]) -> list[tuple[str, list[Segment]]] | None:
     return out
 
 
-def disagreement_kinds(d: dict[str, Any]) -> str:
+def disagreement_kinds(d: LowestTask) -> str:
     """A region task's disagreements counted by kind: "2 missed, 1 label swap"."""
     counts: dict[str, int] = {}
-    for x in (d.get("details") or {}).get("disagreements", []):
-        counts[x["kind"]] = counts.get(x["kind"], 0) + 1
+    for x in d.details.disagreements if d.details else []:
+        counts[x.kind] = counts.get(x.kind, 0) + 1
     return ", ".join(f"{n} {k}" for k, n in counts.items())
 
 
-def skill_accuracy(f: dict[str, Any]) -> dict[str, float | None]:
+def skill_accuracy(f: FieldReport) -> dict[str, float | None]:
     """Annotator id → their Dawid–Skene accuracy (empty without a fit)."""
-    return {a["id"]: a["accuracy"] for a in (f.get("skill") or {}).get("annotators", [])}
+    return {a.id: a.accuracy for a in f.skill.annotators} if f.skill else {}
 
 
 def num(x: float | None) -> str:
@@ -132,23 +146,19 @@ def task_url(source: dict[str, Any], task: Any) -> str | None:
 
 
 def disputed_rows(
-    f: dict[str, Any], tasks: Sequence[DisputedTask] | None = None
-) -> tuple[list[dict[str, Any]], list[str] | None]:
+    f: FieldReport, tasks: Sequence[DisputedTask] | None = None
+) -> tuple[Sequence[LowestTask], list[str] | None]:
     """The disputed tasks shown (in review order, at most :data:`MAX_ROWS`) and the
     annotator columns (None: one combined column). ``tasks``: every disputed task of the field
-    (None: the document's lowest scores)."""
-    if tasks is None:
-        rows: list[dict[str, Any]] = f["disputed"]["lowest"][:MAX_ROWS]
-    else:
-        rows = [d.as_dict() for d in lowest_scores(tasks, MAX_ROWS)]
-    names = sorted({k for d in rows for k in d["labels"]})
+    (None: the report's lowest scores)."""
+    rows = f.disputed.lowest[:MAX_ROWS] if tasks is None else lowest_scores(tasks, MAX_ROWS)
+    names = sorted({k for d in rows for k in d.labels})
     return rows, names if len(names) <= MAX_LABEL_COLUMNS else None
 
 
-def _trend_series(doc: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    trend = doc.get("trend") or {}
-    series: list[dict[str, Any]] = trend.get("fields", {}).get(name, {}).get("series", [])
-    return series
+def _trend_series(report: Report, name: str) -> list[Point]:
+    t = report.trend.fields.get(name) if report.trend else None
+    return t.series if t else []
 
 
 def minority(labels: dict[str, Any]) -> set[str]:
@@ -231,9 +241,9 @@ def _template() -> Template:
 class HtmlWriter:
     filename = "report.html"
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> str:
+    def render(self, report: Report, disputed: Disputed | None = None) -> str:
         """``disputed``: every disputed task by field, for up to :data:`MAX_ROWS` rows a field
-        (None: the document's lowest scores)."""
+        (None: the report's lowest scores)."""
         script = files("iaa_gate.sinks.report").joinpath("templates/report.js").read_text("utf-8")
         digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         figures = {}
@@ -241,16 +251,18 @@ class HtmlWriter:
             figures = {
                 name: {
                     k: Markup(svg)
-                    for k, svg in charts.render_field(i, f, _trend_series(doc, name)).items()
+                    for k, svg in charts.render_field(i, f, _trend_series(report, name)).items()
                 }
-                for i, (name, f) in enumerate(doc["fields"].items())
+                for i, (name, f) in enumerate(report.fields.items())
             }
-        tested = alt_test_versions(doc.get("alt_test"))
-        rho = {f"{v['model_version']} · {name}": v["advantage_probability"] for name, v in tested}
+        tested = alt_test_versions(report.alt_test)
+        rho = {f"{v.model_version} · {name}": v.advantage_probability for name, v in tested}
         return _template().render(
-            doc=doc,
+            doc=report,
+            # the write-back table lists each value as it is, sections as JSON
+            writeback=msgspec.to_builtins(report.writeback, enc_hook=plain_value),
             alt_test_columns=ALT_TEST_COLUMNS,
-            alt_test_rows=alt_test_rows(doc.get("alt_test")),
+            alt_test_rows=alt_test_rows(report.alt_test),
             alt_test_chart=Markup(charts.advantage_bars(rho))
             if tested and charts.available()
             else None,
@@ -259,16 +271,16 @@ class HtmlWriter:
                 for name, v in tested
             ],
             alt_test_human_columns=ALT_TEST_HUMAN_COLUMNS,
-            alt_test_trend=alt_test_trend(doc.get("trend")),
+            alt_test_trend=alt_test_trend(report.trend),
             icon=ICON_TEXT,
-            round_text=round_text(doc["round"]),
-            overlap=overlap_text(doc.get("writeback")),
+            round_text=round_text(report.round),
+            overlap=overlap_text(report.writeback),
             change=change_text,
             problems=[
                 (name, c)
-                for name, f in doc["fields"].items()
-                for c in f["checks"]
-                if c["verdict"] != "pass"
+                for name, f in report.fields.items()
+                for c in f.checks
+                if c.verdict != "pass"
             ],
             charts=figures,
             charts_available=charts.available(),
@@ -278,12 +290,14 @@ class HtmlWriter:
             span_lines=span_lines,
             confused_pairs=confused_pairs,
             model_columns=MODEL_COLUMNS,
-            model_rows=model_rows(doc.get("models")),
-            model_label_rows=model_label_rows(doc.get("models")),
-            model_note=model_note(doc.get("models")),
+            model_rows=model_rows(report.models),
+            model_label_rows=model_label_rows(report.models),
+            model_note=model_note(report.models),
             label_colors=label_colors,
             disagreement_kinds=disagreement_kinds,
             proposal=proposal,
+            disputes_line=disputes_line,
+            burn_down=burn_down,
             categories_text=categories_text,
             alpha_name=alpha_name,
             sampling_note=sampling_note,

@@ -18,21 +18,10 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask
+from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask, Report
+from ...evaluation.sections import plain
 
-
-def _plain(x: Any) -> Any:
-    """What the standard library's encoder wrote and msgspec does not take as is: a numpy scalar
-    or a subclass of float, int or str, as the plain value."""
-    if isinstance(x, np.generic):
-        return x.item()
-    for kind in (float, int, str):
-        if isinstance(x, kind):
-            return kind(x)
-    raise TypeError(f"a {type(x).__name__} is not JSON data")
-
-
-_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=_plain)
+_ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
 
 def _finite(x: Any) -> bool:
@@ -61,7 +50,7 @@ def _where(x: Any, path: str = "") -> str:
     return next(_where(v, p) for p, v in items if not _finite(v))
 
 
-_PACKER = msgspec.msgpack.Encoder(enc_hook=_plain)
+_PACKER = msgspec.msgpack.Encoder(enc_hook=plain)
 _NONFINITE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
 
 
@@ -100,20 +89,20 @@ def check_finite(x: Any, what: str) -> None:
 class JsonWriter:
     filename = "report.json"
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> bytes:
-        check_finite(doc, "report.json")
-        return msgspec.json.format(_ENCODER.encode(doc), indent=2) + b"\n"
+    def render(self, report: Report, disputed: Disputed | None = None) -> bytes:
+        check_finite(report, "report.json")
+        return msgspec.json.format(_ENCODER.encode(report), indent=2) + b"\n"
 
 
 class DisputedTasksWriter:
     """One line per disputed task, ``{field, id, score, labels[, details, priority,
-    consensus]}``, by field name then in review order (priority, highest first); keys sorted.
-    It needs ``disputed`` (:func:`~.document.disputed_tasks` by field): the document holds only
-    the first ones."""
+    consensus, state, final, note]}``, by field name then in review order (priority, highest
+    first); keys sorted. It needs ``disputed`` (:func:`~.document.disputed_tasks` by field):
+    the document holds only the first ones."""
 
     filename = DISPUTED_FILE
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> bytes:
+    def render(self, report: Report, disputed: Disputed | None = None) -> bytes:
         if disputed is None:
             raise ValueError(f"{DISPUTED_FILE} needs every disputed task, not the document alone")
         lines = b"".join(_lines(disputed[name]) for name in sorted(disputed))
@@ -124,8 +113,9 @@ class DisputedTasksWriter:
 
 def _lines(tasks: Sequence[DisputedTask]) -> bytes:
     """The lines of ``tasks``; a :class:`DisputedTable`'s from its columns (what encoding its
-    tasks one by one gives, without making them), unless two annotators share a name."""
-    if not isinstance(tasks, DisputedTable) or not tasks:
+    tasks one by one gives, without making them), unless two annotators share a name or the
+    tasks carry their states (``adjudication:``)."""
+    if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
         return _ENCODER.encode_lines(list(tasks))
     units = tasks.units
     if len(set(units.names)) < len(units.names):  # two annotators of one name: one label

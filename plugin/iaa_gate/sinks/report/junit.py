@@ -6,21 +6,22 @@ Each model version's alternative annotator test is a case of an ``alt-test`` sui
 
 A failed check is a ``<failure>``; a warning passes with its message in ``<system-out>``. Fields
 in the data that were not evaluated are ``<skipped>`` test cases of a ``not-evaluated`` suite. A
-field with a Dawid–Skene fit lists each annotator's estimated accuracy as suite ``<properties>``.
+field with a Dawid–Skene fit lists each annotator's estimated accuracy as suite ``<properties>``;
+with ``adjudication:`` a ``disputes`` property gives its disputes by state.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
 
-from ...evaluation.document import Disputed
+from ...evaluation.document import Disputed, Report
 from .format import (
     MODEL_COLUMNS,
     alt_test_details,
     alt_test_human_rows,
     alt_test_line,
     alt_test_versions,
+    disputes_line,
     model_note,
     model_rows,
     width_text,
@@ -30,11 +31,11 @@ from .format import (
 class JUnitWriter:
     filename = "junit.xml"
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> str:
+    def render(self, report: Report, disputed: Disputed | None = None) -> str:
         suites = ET.Element("testsuites", name="iaa-gate")
-        for name, f in doc["fields"].items():
-            checks = f["checks"]
-            failures = sum(c["verdict"] == "fail" for c in checks)
+        for name, f in report.fields.items():
+            checks = f.checks
+            failures = sum(c.verdict == "fail" for c in checks)
             suite = ET.SubElement(
                 suites,
                 "testsuite",
@@ -44,17 +45,20 @@ class JUnitWriter:
                 errors="0",
                 skipped="0",
             )
-            skill = f.get("skill")
-            sampling = f.get("alpha_sampling")
+            skill = f.skill
+            sampling = f.alpha_sampling
             width = width_text(f)
-            if skill or f.get("small_sample") or sampling or width:
+            states = disputes_line(f.disputes)
+            if skill or f.small_sample or sampling or width or states:
                 props = ET.SubElement(suite, "properties")
             if width:  # beside alpha, as every report gives it
                 ET.SubElement(props, "property", name="alpha interval width", value=width)
+            if states:  # the disputes by state (adjudication:), beside open_disputes
+                ET.SubElement(props, "property", name="disputes", value=states)
             if sampling:  # alpha's expected disagreement from drawn pairs: named, with its SE
-                se = sampling["standard_error"]
+                se = sampling.standard_error
                 ET.SubElement(
-                    props, "property", name="alpha sampled pairs", value=str(sampling["pairs"])
+                    props, "property", name="alpha sampled pairs", value=str(sampling.pairs)
                 )
                 ET.SubElement(
                     props,
@@ -62,40 +66,36 @@ class JUnitWriter:
                     name="alpha standard error (sampling)",
                     value="undefined" if se is None else f"{se:.6g}",
                 )
-            if f.get("small_sample"):
-                ET.SubElement(props, "property", name="small sample", value=f["small_sample"])
+            if f.small_sample:
+                ET.SubElement(props, "property", name="small sample", value=f.small_sample)
             if skill:  # each annotator's Dawid–Skene accuracy, beside the checks
-                for a in skill["annotators"]:
-                    value = "undefined" if a["accuracy"] is None else f"{a['accuracy']:.6g}"
+                for a in skill.annotators:
+                    value = "undefined" if a.accuracy is None else f"{a.accuracy:.6g}"
                     ET.SubElement(
-                        props, "property", name=f"dawid-skene accuracy {a['name']}", value=value
+                        props, "property", name=f"dawid-skene accuracy {a.name}", value=value
                     )
             for c in checks:
-                case = ET.SubElement(
-                    suite, "testcase", classname=f"iaa-gate.{name}", name=c["name"]
-                )
-                if c["verdict"] == "fail":
-                    ET.SubElement(case, "failure", message=c["message"], type="fail").text = c[
-                        "message"
-                    ]
-                elif c["verdict"] == "warn":
-                    ET.SubElement(case, "system-out").text = f"WARNING: {c['message']}"
-        if doc["not_evaluated"]:
+                case = ET.SubElement(suite, "testcase", classname=f"iaa-gate.{name}", name=c.name)
+                if c.verdict == "fail":
+                    ET.SubElement(case, "failure", message=c.message, type="fail").text = c.message
+                elif c.verdict == "warn":
+                    ET.SubElement(case, "system-out").text = f"WARNING: {c.message}"
+        if report.not_evaluated:
             skipped = ET.SubElement(
                 suites,
                 "testsuite",
                 name="not-evaluated",
-                tests=str(len(doc["not_evaluated"])),
+                tests=str(len(report.not_evaluated)),
                 failures="0",
                 errors="0",
-                skipped=str(len(doc["not_evaluated"])),
+                skipped=str(len(report.not_evaluated)),
             )
-            for name, why in doc["not_evaluated"].items():
+            for name, why in report.not_evaluated.items():
                 case = ET.SubElement(
                     skipped, "testcase", classname="iaa-gate.not-evaluated", name=name
                 )
                 ET.SubElement(case, "skipped", message=f"{name} ({why}): not evaluated")
-        rows, note = model_rows(doc.get("models")), model_note(doc.get("models"))
+        rows, note = model_rows(report.models), model_note(report.models)
         if rows or note:  # a reference, never a gate: cases pass, their figures in system-out
             models = ET.SubElement(
                 suites,
@@ -124,7 +124,7 @@ class JUnitWriter:
                 ET.SubElement(case, "system-out").text = "; ".join(
                     f"{k}: {v}" for k, v in zip(MODEL_COLUMNS[2:], row[2:], strict=True)
                 )
-        tested = alt_test_versions(doc.get("alt_test"))
+        tested = alt_test_versions(report.alt_test)
         if tested:  # the gate's winning_rate checks fail in the field's suite; these inform
             alt = ET.SubElement(
                 suites,
@@ -133,13 +133,13 @@ class JUnitWriter:
                 tests=str(len(tested)),
                 failures="0",
                 errors="0",
-                skipped=str(sum(v["passed"] is None for _, v in tested)),
+                skipped=str(sum(v.passed is None for _, v in tested)),
             )
             for name, v in tested:
                 case = ET.SubElement(
-                    alt, "testcase", classname=f"iaa-gate.alt-test.{name}", name=v["model_version"]
+                    alt, "testcase", classname=f"iaa-gate.alt-test.{name}", name=v.model_version
                 )
-                if v["passed"] is None:
+                if v.passed is None:
                     ET.SubElement(case, "skipped", message=alt_test_line(name, v))
                     continue
                 lines = [alt_test_line(name, v)]

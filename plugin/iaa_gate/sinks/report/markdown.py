@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...evaluation.document import Disputed
+from ...evaluation.document import (
+    AltTestReport,
+    CheckReport,
+    CoefficientReport,
+    Disputed,
+    DisputeStates,
+    FieldReport,
+    Report,
+)
+from ...evaluation.results import FieldTruth, Skill
+from ...evaluation.sections import Details, FieldTrend, Models, Regions, Trend
 from .format import (
     ALT_TEST_COLUMNS,
     ALT_TEST_HUMAN_COLUMNS,
@@ -18,10 +28,12 @@ from .format import (
     alt_test_trend,
     alt_test_versions,
     bar_text,
+    burn_down,
     categories_text,
     change_text,
     confused_pairs,
     consensus_text,
+    disputes_line,
     fmt,
     model_label_rows,
     model_note,
@@ -54,77 +66,77 @@ def md(v: Any) -> str:
     return text.translate(_ESCAPES)
 
 
-def _value(check: dict[str, Any]) -> str:
-    if check["name"] == "annotators" and check["value"] is not None:
-        return f"{int(check['value'])} outlier(s)"
-    return fmt(check["value"])
+def _value(check: CheckReport) -> str:
+    if check.name == "annotators" and check.value is not None:
+        return f"{int(check.value)} outlier(s)"
+    return fmt(check.value)
 
 
-def _trend(trend: dict[str, Any]) -> list[str]:
-    prev = trend["previous"]
+def _trend(trend: Trend) -> list[str]:
+    prev = trend.previous
     out = [
         "",
         "## Since the previous round",
         "",
-        f"Compared with {md(prev['path'])} ({prev['generated_at']}, verdict {prev['verdict']}).",
+        f"Compared with {md(prev.path)} ({prev.generated_at}, verdict {prev.verdict}).",
         "",
         "| field | alpha before | alpha now | change | alpha over the last rounds |",
         "|---|---|---|---|---|",
     ]
-    for name, t in trend["fields"].items():
-        series = " → ".join(fmt(p["alpha"], 2) for p in t["series"])
-        if not t["comparable"]:
-            out.append(f"| {md(name)} | — | — | {md(t['note'])} | {series} |")
+    for name, t in trend.fields.items():
+        series = " → ".join(fmt(p.alpha, 2) for p in t.series)
+        if (opened := burn_down(t.series)) is not None:
+            series += f"<br>open disputes by run: {opened}"
+        if not t.comparable or not t.alpha:
+            out.append(f"| {md(name)} | — | — | {md(t.note)} | {series} |")
             continue
-        a = t["alpha"]
+        a = t.alpha
         out.append(
-            f"| {md(name)} | {fmt(a['previous'])} | {fmt(a['current'])} | {md(change_text(a))} "
+            f"| {md(name)} | {fmt(a.previous)} | {fmt(a.current)} | {md(change_text(a))} "
             f"| {series} |"
         )
-    if trend["notes"]:
-        out += ["", *(f"- {md(n)}" for n in trend["notes"])]
+    if trend.notes:
+        out += ["", *(f"- {md(n)}" for n in trend.notes)]
     models = alt_test_trend(trend)
     if models:
         out += ["", "Alternative annotator test:", "", *(f"- {md(line)}" for line in models)]
     return out
 
 
-def _field_trend(t: dict[str, Any]) -> list[str]:
-    if not t["comparable"]:
+def _field_trend(t: FieldTrend) -> list[str]:
+    if not t.comparable:
         return []
-    rows = [("coefficient", k, v) for k, v in t["coefficients"].items()]
-    rows += [("label", k, v) for k, v in t["categories"].items()]
-    rows += [("annotator", v["name"], v["pair_agreement"]) for v in t["annotators"].values()]
-    rows.append(("disputed share", "", t["disputed_share"]))
+    rows = [("coefficient", k, v) for k, v in (t.coefficients or {}).items()]
+    rows += [("label", k, v) for k, v in (t.categories or {}).items()]
+    rows += [("annotator", v.name, v.pair_agreement) for v in (t.annotators or {}).values()]
+    if t.disputed_share:
+        rows.append(("disputed share", "", t.disputed_share))
     out = ["", "Change since the previous round (annotators: pair agreement):", ""]
     out += ["| what | name | before | now | change |", "|---|---|---|---|---|"]
     for what, name, rec in rows:
         out.append(
-            f"| {what} | {md(name)} | {fmt(rec['previous'])} | {fmt(rec['current'])} "
+            f"| {what} | {md(name)} | {fmt(rec.previous)} | {fmt(rec.current)} "
             f"| {md(change_text(rec))} |"
         )
     return out
 
 
-def _truth(gt: dict[str, Any] | None) -> list[str]:
+def _truth(gt: FieldTruth | None) -> list[str]:
     if not gt:
         return []
-    out = ["", f"Agreement with ground truth on {gt['n_tasks']} gold tasks ({gt['comparison']})."]
-    if gt["annotators"]:
+    out = ["", f"Agreement with ground truth on {gt.n_tasks} gold tasks ({gt.comparison})."]
+    if gt.annotators:
         out[-1] = out[-1][:-1] + ":"
         out += ["", "| annotator | gold tasks | agreement | mean offset |", "|---|---|---|---|"]
-    for a in gt["annotators"]:
-        out.append(
-            f"| {md(a['name'])} | {a['n_tasks']} | {fmt(a['agreement'])} "
-            f"| {signed(a['mean_offset'])} |"
-        )
-    if gt["conflicting"]:
-        ids = ", ".join(map(str, gt["conflicting"]))
+    for a in gt.annotators:
+        out.append(f"| {md(a.name)} | {a.n_tasks} | {fmt(a.agreement)} | {signed(a.mean_offset)} |")
+    if gt.conflicting:
+        ids = ", ".join(map(str, gt.conflicting))
         out += ["", f"Not used: tasks whose ground-truth annotations disagree: {ids}."]
     return out
 
 
-def _models(models: dict[str, Any] | None) -> list[str]:
+def _models(models: Models | None) -> list[str]:
     """Each model version against the human consensus (the annotators beside it)."""
     rows, note = model_rows(models), model_note(models)
     if not rows and not note:
@@ -153,7 +165,7 @@ def _models(models: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def _alt_test(alt: dict[str, Any] | None) -> list[str]:
+def _alt_test(alt: AltTestReport | None) -> list[str]:
     """Each model version's alternative annotator test, per field, with its humans."""
     rows = alt_test_rows(alt)
     if not rows:
@@ -192,39 +204,39 @@ def _alt_test(alt: dict[str, Any] | None) -> list[str]:
 class MarkdownWriter:
     filename = "report.md"
 
-    def render(self, doc: dict[str, Any], disputed: Disputed | None = None) -> str:
-        """``disputed`` is not needed: the document's lowest scores are more than it shows."""
-        src, inp = doc["source"], doc["input"]
+    def render(self, report: Report, disputed: Disputed | None = None) -> str:
+        """``disputed`` is not needed: the report's lowest scores are more than it shows."""
+        src, inp = report.source, report.input
         out = [
-            f"# iaa-gate: {ICON[doc['verdict']]}",
+            f"# iaa-gate: {ICON[report.verdict]}",
             "",
             f"Source: {src.get('type')} {md(src.get('path') or src.get('url'))}"
             + (f" (project {md(src['project'])})" if src.get("project") else ""),
-            f"Round: {round_text(doc['round'])}",
-            f"Input: {inp['tasks']} tasks, {inp['annotations']} annotations by {inp['annotators']} "
-            f"annotators; {inp['cancelled']} skipped (cancelled), {inp['superseded']} superseded "
-            f"by a later annotation of the same annotator, {inp['ignored']} ignored, "
-            f"{inp.get('empty', 0)} empty selections, "
-            f"{inp['invalid_skipped']} invalid skipped, {inp['outside_round']} outside the round.",
+            f"Round: {round_text(report.round)}",
+            f"Input: {inp.tasks} tasks, {inp.annotations} annotations by {inp.annotators} "
+            f"annotators; {inp.cancelled} skipped (cancelled), {inp.superseded} superseded "
+            f"by a later annotation of the same annotator, {inp.ignored} ignored, "
+            f"{inp.empty} empty selections, "
+            f"{inp.invalid_skipped} invalid skipped, {inp.outside_round} outside the round.",
             "",
             "| field | level | alpha | lowest category | disputed tasks | verdict |",
             "|---|---|---|---|---|---|",
         ]
-        for name, f in doc["fields"].items():
-            low = f["lowest_category"]
-            low_s = f"{md(low['label'])} {fmt(low['rate'])}" if low else "—"
+        for name, f in report.fields.items():
+            low = f.lowest_category
+            low_s = f"{md(low.label)} {fmt(low.rate)}" if low else "—"
             out.append(
-                f"| {md(name)} | {f['level']} | {fmt(f['alpha'])} | {low_s} | "
-                f"{f['n_disputed']} of {f['n_disputed'] + f['n_agreed']} | {ICON[f['verdict']]} |"
+                f"| {md(name)} | {f.level} | {fmt(f.alpha)} | {low_s} | "
+                f"{f.n_disputed} of {f.n_disputed + f.n_agreed} | {ICON[f.verdict]} |"
             )
-        trend = doc.get("trend")
+        trend = report.trend
         if trend:
             out += _trend(trend)
-        for name, f in doc["fields"].items():
+        for name, f in report.fields.items():
             out += self._field(name, f)
-            if trend and name in trend["fields"]:
-                out += _field_trend(trend["fields"][name])
-        if doc["not_evaluated"]:
+            if trend and name in trend.fields:
+                out += _field_trend(trend.fields[name])
+        if report.not_evaluated:
             out += [
                 "",
                 "## Not evaluated",
@@ -232,27 +244,23 @@ class MarkdownWriter:
                 "Fields in the data that the config does not list:",
                 "",
             ]
-            out += [f"- {md(k)} ({md(v)})" for k, v in doc["not_evaluated"].items()]
-        out += _models(doc.get("models"))
-        out += _alt_test(doc.get("alt_test"))
-        wb = doc.get("writeback")
+            out += [f"- {md(k)} ({md(v)})" for k, v in report.not_evaluated.items()]
+        out += _models(report.models)
+        out += _alt_test(report.alt_test)
+        wb = report.writeback
         if wb:
             out += [
                 "",
                 "## Write-back",
                 "",
-                ", ".join(
-                    f"{k.replace('_', ' ')}: {md(plain(v))}"
-                    for k, v in wb.items()
-                    if not isinstance(v, (dict, list))
-                ),
+                ", ".join(f"{k.replace('_', ' ')}: {md(plain(v))}" for k, v in wb.shown()),
             ]
             for text in (consensus_text(wb), overlap_text(wb)):
                 if text:
                     out += ["", md(text)]
         return "\n".join(out) + "\n"
 
-    def _coefficients(self, coefs: dict[str, Any], small: bool = False) -> list[str]:
+    def _coefficients(self, coefs: dict[str, CoefficientReport], small: bool = False) -> list[str]:
         if not coefs:
             return []
         out = [
@@ -262,56 +270,56 @@ class MarkdownWriter:
         ]
         for name, c in coefs.items():
             interval = "—"
-            if c["lower"] is not None and c["upper"] is not None:
-                interval = f"{fmt(c['lower'])} – {fmt(c['upper'])} ({c['confidence']:.0%})"
+            if c.lower is not None and c.upper is not None:
+                interval = f"{fmt(c.lower)} – {fmt(c.upper)} ({c.confidence or 0:.0%})"
                 if small:
                     interval += ", small sample"
-            interp = c["interpretation"] or "—"
-            if c["interpretation"] and c["scale"]:
-                interp += f" ({c['scale'].replace('_', ' & ')})"
-            if c["benchmark"]:
-                interp += f"; Gwet benchmark: {c['benchmark']}"
-            note = md(c["undefined_reason"] or c["description"])
-            if c.get("ignores_order"):
+            interp = c.interpretation or "—"
+            if c.interpretation and c.scale:
+                interp += f" ({c.scale.replace('_', ' & ')})"
+            if c.benchmark:
+                interp += f"; Gwet benchmark: {c.benchmark}"
+            note = md(c.undefined_reason or c.description)
+            if c.ignores_order:
                 note = f"**ignores the order** of the ratings (unweighted); {note}"
-            if c["q"] is not None:
-                note += f"; P(alpha < fail threshold) = {c['q']:.3f}"
-            out.append(f"| {name} | {fmt(c['value'])} | {interval} | {md(interp)} | {note} |")
+            if c.q is not None:
+                note += f"; P(alpha < fail threshold) = {c.q:.3f}"
+            out.append(f"| {name} | {fmt(c.value)} | {interval} | {md(interp)} | {note} |")
         return out
 
-    def _field(self, name: str, f: dict[str, Any]) -> list[str]:
-        out = ["", f"## {md(name)}: {ICON[f['verdict']]}", ""]
-        alpha = fmt(f["alpha"])
-        if f["alpha_undefined_reason"]:
-            alpha += f" ({md(f['alpha_undefined_reason'])})"
+    def _field(self, name: str, f: FieldReport) -> list[str]:
+        out = ["", f"## {md(name)}: {ICON[f.verdict]}", ""]
+        alpha = fmt(f.alpha)
+        if f.alpha_undefined_reason:
+            alpha += f" ({md(f.alpha_undefined_reason)})"
         out.append(
-            f"{md(alpha_name(f))}: **{alpha}** over {f['n_pairable']} tasks "
-            f"with two or more ratings ({f['n_ratings']} ratings, {f['n_annotators']} annotators)"
+            f"{md(alpha_name(f))}: **{alpha}** over {f.n_pairable} tasks "
+            f"with two or more ratings ({f.n_ratings} ratings, {f.n_annotators} annotators)"
             + (f"; {md(width)}." if (width := width_text(f)) else ".")
         )
         if sampled := sampling_note(f):
             out += ["", f"**{md(sampled)}.**"]
-        if f.get("small_sample"):
-            out += ["", f"**{md(f['small_sample'][0].upper() + f['small_sample'][1:])}.**"]
+        if f.small_sample:
+            out += ["", f"**{md(f.small_sample[0].upper() + f.small_sample[1:])}.**"]
         out += [
             "",
             "| check | value | fail below | warn below | verdict | why |",
             "|---|---|---|---|---|---|",
         ]
-        for c in f["checks"]:
+        for c in f.checks:
             out.append(
-                f"| {c['name']} | {_value(c)} | {bar_text(c, 'fail')} | {bar_text(c, 'warn')} "
-                f"| {ICON[c['verdict']]} "
-                f"| {md(c['message'])} |"
+                f"| {c.name} | {_value(c)} | {bar_text(c, 'fail')} | {bar_text(c, 'warn')} "
+                f"| {ICON[c.verdict]} "
+                f"| {md(c.message)} |"
             )
-        out += self._coefficients(f["coefficients"], bool(f.get("small_sample")))
-        used = f.get("categories_used")
+        out += self._coefficients(f.coefficients, bool(f.small_sample))
+        used = f.categories_used
         if used:
             out += ["", f"The kappa family and AC2 use the categories {md(categories_text(used))}."]
-        if f.get("regions"):
-            out += _regions(f["regions"])
-        if f["categories"]:
-            method = f["category_method"].replace("_", " ")
+        if f.regions:
+            out += _regions(f.regions)
+        if f.categories:
+            method = f.category_method.replace("_", " ")
             out += [
                 "",
                 f"Agreement per category ({method}):",
@@ -319,15 +327,15 @@ class MarkdownWriter:
                 "| category | agreement |",
                 "|---|---|",
             ]
-            out += [f"| {md(k)} | {fmt(v)} |" for k, v in f["categories"].items()]
-        confusions = [f"{md(a)} ↔ {md(b)}: {w:.1f}" for a, b, w in confused_pairs(f["coincidence"])]
+            out += [f"| {md(k)} | {fmt(v)} |" for k, v in f.categories.items()]
+        confusions = [f"{md(a)} ↔ {md(b)}: {w:.1f}" for a, b, w in confused_pairs(f.coincidence)]
         if confusions:
             out += ["", "Most confused pairs (coincidences): " + "; ".join(confusions) + "."]
-        if f["annotators"]:
-            offsets = any(a.get("mean_offset") is not None for a in f["annotators"])
-            skill = f.get("skill")
-            accuracy = {a["id"]: a["accuracy"] for a in skill["annotators"]} if skill else {}
-            lefts = any(a.get("left_share") is not None for a in f["annotators"])
+        if f.annotators:
+            offsets = any(a.mean_offset is not None for a in f.annotators)
+            skill = f.skill
+            accuracy = {a.id: a.accuracy for a in skill.annotators} if skill else {}
+            lefts = any(a.left_share is not None for a in f.annotators)
             out += [
                 "",
                 "| annotator | tasks shared | pair agreement | alpha without | change | outlier |"
@@ -339,14 +347,14 @@ class MarkdownWriter:
                 + ("---|" if lefts else "")
                 + ("---|" if skill else ""),
             ]
-            for a in f["annotators"]:
-                gain = "—" if a["alpha_gain"] is None else f"{a['alpha_gain']:+.3f}"
+            for a in f.annotators:
+                gain = "—" if a.alpha_gain is None else f"{a.alpha_gain:+.3f}"
                 out.append(
-                    f"| {md(a['name'])} | {a['n_units']} | {fmt(a['pair_agreement'])} | "
-                    f"{fmt(a['alpha_without'])} | {gain} | {'**yes**' if a['outlier'] else ''} |"
-                    + (f" {signed(a.get('mean_offset'))} |" if offsets else "")
-                    + (f" {fmt(a.get('left_share'))} |" if lefts else "")
-                    + (f" {fmt(accuracy.get(a['id']))} |" if skill else "")
+                    f"| {md(a.name)} | {a.n_units} | {fmt(a.pair_agreement)} | "
+                    f"{fmt(a.alpha_without)} | {gain} | {'**yes**' if a.outlier else ''} |"
+                    + (f" {signed(a.mean_offset)} |" if offsets else "")
+                    + (f" {fmt(a.left_share)} |" if lefts else "")
+                    + (f" {fmt(accuracy.get(a.id))} |" if skill else "")
                 )
             note = alpha_without_note(f)
             if note:
@@ -358,19 +366,20 @@ class MarkdownWriter:
                     "Mean offset: how far the annotator's ratings lie above (+) or below (−) the "
                     "mean of the others on the same task, in scale points.",
                 ]
-        out += _truth(f.get("ground_truth"))
-        disputed, n = f["disputed"]["lowest"][:MAX_DISPUTED], f["n_disputed"]
+        out += _truth(f.ground_truth)
+        out += _disputes(f.disputes)
+        disputed, n = f.disputed.lowest[:MAX_DISPUTED], f.n_disputed
         out += [
             "",
-            f"Disputed tasks (score below {f['disputed_below']:g}"
+            f"Disputed tasks (score below {f.disputed_below:g}"
             + (
-                f"; ratings within {f['disputed_tolerance']:g} agree"
-                if f.get("disputed_tolerance") is not None
+                f"; ratings within {f.disputed_tolerance:g} agree"
+                if f.disputed_tolerance is not None
                 else ""
             )
             + f"): {n}"
             + (
-                f", the first {len(disputed)} shown (all in {md(f['disputed']['file'])})"
+                f", the first {len(disputed)} shown (all in {md(f.disputed.file)})"
                 if n > len(disputed)
                 else ""
             ),
@@ -378,105 +387,122 @@ class MarkdownWriter:
         if disputed:
             out += [
                 "",
-                f"In review order: {md(f['disputed']['order'])}.",
+                f"In review order: {md(f.disputed.order)}.",
                 "",
                 "| task | priority | score | proposed | labels |",
                 "|---|---|---|---|---|",
             ]
             for d in disputed:
-                labels = "; ".join(f"{md(k)}: {md(v)}" for k, v in d["labels"].items())
-                if d.get("details"):
-                    labels += "<br>" + md(_kinds(d["details"]))
+                labels = "; ".join(f"{md(k)}: {md(v)}" for k, v in d.labels.items())
+                if d.details:
+                    labels += "<br>" + md(_kinds(d.details))
                 out.append(
-                    f"| {md(d['id'])} | {fmt(d.get('priority'), 2)} | {fmt(d['score'], 2)} "
-                    f"| {md(proposal(d.get('consensus')))} | {labels} |"
+                    f"| {md(d.id)} | {fmt(d.priority, 2)} | {fmt(d.score, 2)} "
+                    f"| {md(proposal(d.consensus))} | {labels} |"
                 )
         return out
 
 
-def _skill(skill: dict[str, Any] | None) -> list[str]:
+def _disputes(d: DisputeStates | None) -> list[str]:
+    """The disputes by state and each annotator against the adjudicated answers."""
+    line = disputes_line(d)
+    if d is None or line is None:
+        return []
+    out = ["", f"Disputes by state: {md(line)}."]
+    if d.agreement:
+        out += [
+            "",
+            f"Agreement with the adjudicated answers ({md(d.basis)}; {md(d.comparison)}):",
+            "",
+            "| annotator | adjudicated tasks | agreement |",
+            "|---|---|---|",
+        ]
+        out += [f"| {md(a.name)} | {a.n_tasks} | {fmt(a.agreement)} |" for a in d.agreement]
+    return out
+
+
+def _skill(skill: Skill | None) -> list[str]:
     """Each annotator's Dawid–Skene confusion matrix (rows: true class, columns: given)."""
     if not skill:
         return []
-    classes = skill["classes"]
-    note = "" if skill["converged"] else ", **not converged**"
+    classes = skill.classes
+    note = "" if skill.converged else ", **not converged**"
     out = [
         "",
-        f"<details><summary>Annotator skill (Dawid–Skene per {md(skill['basis'])}, "
-        f"{skill['iterations']} EM iterations{note}): confusion matrices</summary>",
+        f"<details><summary>Annotator skill (Dawid–Skene per {md(skill.basis)}, "
+        f"{skill.iterations} EM iterations{note}): confusion matrices</summary>",
     ]
-    for a in skill["annotators"]:
+    for a in skill.annotators:
         out += [
             "",
-            f"{md(a['name'])}: accuracy {fmt(a['accuracy'])} over {a['n_units']} units; "
-            "P(given | true):",
+            f"{md(a.name)}: accuracy {fmt(a.accuracy)} over {a.n_units} units; P(given | true):",
             "",
             "| true \\ given | " + " | ".join(md(c) for c in classes) + " |",
             "|---" * (len(classes) + 1) + "|",
         ]
         out += [
             f"| {md(c)} | " + " | ".join(f"{x:.2f}" for x in row) + " |"
-            for c, row in zip(classes, a["confusion"], strict=True)
+            for c, row in zip(classes, a.confusion, strict=True)
         ]
     return [*out, "", "</details>"]
 
 
-def _kinds(details: dict[str, Any]) -> str:
+def _kinds(details: Details) -> str:
     """A disputed task's disagreements, counted by kind: "2 missed, 1 label swap"."""
     counts: dict[str, int] = {}
-    for d in details.get("disagreements", []):
-        counts[d["kind"]] = counts.get(d["kind"], 0) + 1
+    for d in details.disagreements:
+        counts[d.kind] = counts.get(d.kind, 0) + 1
     return ", ".join(f"{n} {k}" for k, n in counts.items()) or "no disagreement listed"
 
 
-def _regions(r: dict[str, Any]) -> list[str]:
+def _regions(r: Regions) -> list[str]:
     """The region section of a field: matching, F1, IoU, per label, per annotator pair."""
-    m = r["matching"]
-    how = f"{m['mode']}" + (f", IoU ≥ {m['iou']:g}" if m["mode"] == "overlap" else "")
-    how += ", same label" if m["labels"] else ", labels ignored"
+    m = r.matching
+    how = f"{m.mode}" + (f", IoU ≥ {m.iou:g}" if m.mode == "overlap" else "")
+    how += ", same label" if m.labels else ", labels ignored"
     out = [
         "",
-        f"Regions ({r['shape']}, {r['n_regions']} regions; matching {how}): pairwise F1 "
-        f"**{fmt(r['f1'])}**, strict (exact) {fmt(r['strict_f1'])}, mean IoU of matched "
-        f"regions {fmt(r['mean_iou'])}.",
+        f"Regions ({r.shape}, {r.n_regions} regions; matching {how}): pairwise F1 "
+        f"**{fmt(r.f1)}**, strict (exact) {fmt(r.strict_f1)}, mean IoU of matched "
+        f"regions {fmt(r.mean_iou)}.",
     ]
-    u = r.get("unitizing_alpha")
+    u = r.unitizing_alpha
     if u:
-        by = ", ".join(f"{md(k)} {fmt(v)}" for k, v in u["by_label"].items())
-        why = f" ({u['undefined_reason']})" if u["undefined_reason"] else ""
+        by = ", ".join(f"{md(k)} {fmt(v)}" for k, v in u.by_label.items())
+        why = f" ({u.undefined_reason})" if u.undefined_reason else ""
         out += [
             "",
-            f"Unitizing alpha: **{fmt(u['value'])}**{why}"
+            f"Unitizing alpha: **{fmt(u.value)}**{why}"
             + (f"; by label: {by}." if by else ".")
             + (
-                f" Left out: {u['tasks_without_text']} task(s) without a known text."
-                if u["tasks_without_text"]
+                f" Left out: {u.tasks_without_text} task(s) without a known text."
+                if u.tasks_without_text
                 else ""
             )
             + (
-                f" Left out: {u['excluded_tasks']} task(s) rated by fewer annotators than the"
+                f" Left out: {u.excluded_tasks} task(s) rated by fewer annotators than the"
                 " most (unitizing alpha needs one set of coders)."
-                if u["excluded_tasks"]
+                if u.excluded_tasks
                 else ""
             ),
         ]
-    names = r["annotators"]["names"]
+    names = r.annotators.names
     if len(names) >= 2:
         out += ["", "| F1 (shared tasks) | " + " | ".join(map(md, names)) + " |"]
         out.append("|---" * (len(names) + 1) + "|")
         for i, name in enumerate(names):
             cells = [
-                "—" if i == j else f"{fmt(r['annotators']['f1'][i][j])} ({n})"
-                for j, n in enumerate(r["annotators"]["shared_tasks"][i])
+                "—" if i == j else f"{fmt(r.annotators.f1[i][j])} ({n})"
+                for j, n in enumerate(r.annotators.shared_tasks[i])
             ]
             out.append(f"| {md(name)} | " + " | ".join(cells) + " |")
-    rel = r.get("relations")
+    rel = r.relations
     if rel:
-        by = ", ".join(f"{md(k)} {fmt(v)}" for k, v in rel["f1_by_label"].items())
+        by = ", ".join(f"{md(k)} {fmt(v)}" for k, v in rel.f1_by_label.items())
         out += [
             "",
-            f"Relations ({rel['n']}): pairwise F1 {fmt(rel['f1'])}" + (f"; {by}." if by else "."),
+            f"Relations ({rel.n}): pairwise F1 {fmt(rel.f1)}" + (f"; {by}." if by else "."),
         ]
-    if r.get("relations_not_evaluated"):
-        out.append(f"Not evaluated: {r['relations_not_evaluated']} relation(s) between two fields.")
+    if r.relations_not_evaluated:
+        out.append(f"Not evaluated: {r.relations_not_evaluated} relation(s) between two fields.")
     return out
