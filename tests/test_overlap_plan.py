@@ -185,3 +185,33 @@ def test_tasks_that_cannot_be_listed_leave_every_overlap_and_say_why() -> None:
     assert warnings == [f"overlap not set: {out.error}; the next run sets it"]
     wb = Writeback(target="label-studio", overlap=out)
     assert overlap_text(wb) == f"overlap: not set ({out.error})" and not wb.complete
+
+
+def test_a_batch_that_cannot_be_read_again_is_not_written() -> None:
+    """Each batch is read again right before its writes; when that read fails, none of its
+    tasks is written (a task may have been answered meanwhile) and each is listed as failed."""
+    from types import SimpleNamespace
+
+    from iaa_gate.adapters.label_studio.client import LabelStudioError
+    from iaa_gate.sinks.label_studio_overlap import LabelStudioOverlap
+
+    sent: list[str] = []
+
+    def request(method: str, path: str, doing: str, **kw: Any) -> Any:
+        sent.append(method)
+        if path.startswith("api/projects/"):
+            return {"maximum_annotations": 2}
+        if "query" in kw["params"]:
+            raise LabelStudioError("Label Studio answered 502 re-reading")
+        return {"tasks": [{"id": 1, "overlap": 1, "total_annotations": 0}]}  # to raise
+
+    source = SimpleNamespace(api=SimpleNamespace(request=request), project_id=5)
+    never = OverlapConfig(target_width=0.1, audit=0.0)
+    warnings: list[str] = []
+    out = LabelStudioOverlap(source, never).apply(  # type: ignore[arg-type]
+        {}, warnings=warnings
+    )
+    assert not out.settled and (out.planned, out.raised, out.done, out.failed) == (1, 1, 0, 1)
+    assert "PATCH" not in sent and out.failed_tasks
+    assert out.failed_tasks[0].id == 1 and "502" in out.failed_tasks[0].error
+    assert warnings and warnings[0].startswith("overlap not written for 1 task(s)")

@@ -281,7 +281,11 @@ class LabelStudioOverlap:
         try:
             for start in range(0, len(ids), BATCH):
                 chunk = ids[start : start + BATCH]
-                now = {t.id: t for t in self._reread(chunk)}
+                try:
+                    now = {t.id: t for t in self._reread(chunk)}
+                except LabelStudioError as exc:  # these tasks wait for the next run
+                    failed += [OverlapFailure(t, exc.message) for t in chunk]
+                    continue
                 todo = []
                 for task in chunk:
                     current = now.get(task)
