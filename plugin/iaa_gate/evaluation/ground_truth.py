@@ -82,7 +82,7 @@ def _named(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
 def _regions(kind: str, level: str, cfg: FieldConfig) -> tuple[Compare, str]:
     """Region fields: pairwise F1 of an annotator's regions against the reference's, matched one
     to one as the field's ``matching`` says (two empty answers agree: 1)."""
-    from .regions import match  # region analysis imports this module's results
+    from .region_columns import match  # region analysis imports this module's results
 
     def f1(a: Any, b: Any) -> float:
         if not isinstance(a, RegionSet) or not isinstance(b, RegionSet):
