@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -249,8 +250,12 @@ def _by_column(
     keep = ref >= 0
     if refs:  # a reference is not an answer: matched by (task, annotator), then by its id
         n_ann = max(len(cols.annotators), 1)
-        pairs = [(cols.task_index.get(t), cols.annotator_index.get(a)) for t, a, _ in refs]
-        ref_pairs = np.array([t * n_ann + a for t, a in pairs if t is not None and a is not None])
+        ref_tasks, ref_annotators, _ = zip(*refs, strict=True)
+        t_at = np.fromiter(map(cols.task_index.get, ref_tasks, repeat(-1)), np.int64, len(refs))
+        a_at = np.fromiter(
+            map(cols.annotator_index.get, ref_annotators, repeat(-1)), np.int64, len(refs)
+        )
+        ref_pairs = (t_at * n_ann + a_at)[(t_at >= 0) & (a_at >= 0)]
         maybe = np.flatnonzero(keep & np.isin(task * n_ann + who, ref_pairs))
         tasks, annotators, ids = cols.tasks, cols.annotators, cols.annotation_ids
         at = zip(rows[maybe].tolist(), task[maybe].tolist(), who[maybe].tolist(), strict=True)
