@@ -13,10 +13,10 @@ coefficient, JSON, Markdown, HTML and JUnit reports) is measured against the pla
 fresh process too: ``json.load`` the export, then per task and annotator pair
 ``scipy.optimize.linear_sum_assignment`` on the IoU matrix, pairwise F1, the mean.
 
-Each command runs once per round, the rounds alternated (``--repeats``); each run's CPU (user +
-system, its forked children included) and peak RSS are what ``/usr/bin/time -v`` reports
-(``os.wait4``). CPU is the figure a shared machine disturbs least, so the speed-up is taken
-from it; the load average is printed beside the figures.
+Each command runs once per round, the rounds alternated (``--repeats``), under
+``/usr/bin/time``: its CPU (user + system, its forked children included) and peak RSS. CPU is
+the figure a shared machine disturbs least, so the speed-up is taken from it; the load average
+is printed beside the figures.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from _proc import CLI, Proc, compiled, measure
+from _proc import CLI, Proc, compiled
 
 LABELS = ["PER", "ORG", "LOC", "MISC"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -212,6 +212,25 @@ def gate_command(path: Path, field: str, out: Path) -> list[str]:
     return [sys.executable, "-c", CLI, "run", "-c", str(config), "-q"]
 
 
+def timed(cmd: list[str], env: dict[str, str]) -> Proc:
+    """One run of ``cmd`` under ``/usr/bin/time``: wall, CPU (user + system, children
+    included) and peak RSS as it reports them. Not ``os.wait4`` from this process: a child's
+    peak RSS starts from its parent's at the fork (Linux keeps it across ``exec``), and this
+    process has held the generated round."""
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%e %U %S %M", *cmd],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+    )
+    if out.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr[-2000:]}")
+    wall, user, system, peak = out.stderr.split()[-4:]
+    return Proc(float(wall), int(peak) / 1024, (float(wall),), float(user) + float(system))
+
+
 def load() -> str:
     """The 1-minute load average, as the tables say it."""
     return f"{os.getloadavg()[0]:.1f}"
@@ -265,7 +284,7 @@ def main() -> None:
             loads = [load()]
             for _ in range(args.repeats):  # alternated: each command once per round
                 for name, (cmd, env) in commands.items():
-                    measured[name].append(measure(cmd, 1, env))
+                    measured[name].append(timed(cmd, env))
                 loads.append(load())
             plain = float(
                 subprocess.run(commands["plain script"][0], capture_output=True, text=True).stdout
