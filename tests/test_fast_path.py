@@ -14,8 +14,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import prodigy_general
 from builders import assert_same_dataset as _same
 from iaa_gate.adapters.label_studio import export as lse
+from iaa_gate.adapters.label_studio import halves
 from iaa_gate.adapters.label_studio.export import LabelStudioExport, parse_tasks
 from iaa_gate.adapters.prodigy import source as _prodigy_source
 from iaa_gate.adapters.prodigy import typed as _prodigy_typed
@@ -219,8 +221,9 @@ def test_fast_path_agrees_with_the_general_parser(
 def _prodigy(
     path: Path, *, fast: bool, monkeypatch: pytest.MonkeyPatch, blocks: bool = True
 ) -> Dataset | str:
-    """``fast``: the typed paths (``blocks``: the column-wise block reader first, else line by
-    line); else the general parser alone."""
+    """``fast``: the typed readers (``blocks``: the column-wise block reader first, else line by
+    line); else the general parser the package had before them (``tests/prodigy_general.py``)
+    alone, with the package's own file handling around it."""
     with monkeypatch.context() as m:
         if not fast or not blocks:
             m.setattr(_prodigy_source, "read_block", lambda *a: None)
@@ -230,6 +233,13 @@ def _prodigy(
                 raise _prodigy_typed.Unusual
 
             m.setattr(_prodigy_typed.LineReader, "__call__", general)
+            m.setattr(
+                _prodigy_source._Part,
+                "_line",
+                lambda self, line, lineno, path, read: prodigy_general.line(
+                    self, line, lineno, path
+                ),
+            )
         try:
             return ProdigyJSONL(path, skip_invalid=True).load()
         except InputError as exc:
@@ -244,7 +254,18 @@ EXAMPLES = st.fixed_dictionaries(
     optional={
         "_task_hash": st.one_of(st.integers(-3, 3), st.just("t")),
         "_view_id": st.sampled_from(
-            ["choice", "classification", "ner", "ner_manual", "spans_manual", "blocks", None, ""]
+            [
+                "choice",
+                "classification",
+                "ner",
+                "ner_manual",
+                "spans_manual",
+                "image_manual",
+                "blocks",
+                None,
+                "",
+                3,
+            ]
         ),
         "_annotator_id": st.sampled_from(["a", "b", "", None, 3]),
         "_session_id": st.sampled_from(["s", "a"]),
@@ -266,6 +287,12 @@ EXAMPLES = st.fixed_dictionaries(
                         "label": st.sampled_from(["A", "B", "", 3, None]),
                         "id": st.sampled_from([7, "s1", None, 2.0, [1]]),
                         "token_start": st.just(0),
+                        "points": st.sampled_from([[[0, 0], [4, 0], [4, 3]], [[0, 0]], "x"]),
+                        "type": st.sampled_from(["rect", "polygon"]),
+                        "x": st.sampled_from([0, 1.5, None]),
+                        "y": st.just(0),
+                        "width": st.just(4),
+                        "height": st.sampled_from([3, True]),
                     },
                 )
                 | st.sampled_from([3, None, [0, 2]]),
@@ -330,12 +357,36 @@ def test_a_prodigy_span_file_never_takes_the_general_parser(
 ) -> None:
     """The bundled ``ner_manual`` answers are read by the typed path, each line once."""
     calls: list[str] = []
-    general = _prodigy_source._example
+    general = _prodigy_source._problem
     monkeypatch.setattr(
-        _prodigy_source, "_example", lambda line, *a: calls.append(line) or general(line, *a)
+        _prodigy_source, "_problem", lambda line: calls.append(line) or general(line)
     )
     ds = ProdigyJSONL(ROOT / "examples" / "prodigy" / "ner_manual.jsonl").load()
     assert not calls and ds.stats.annotations == 150 and len(ds.texts) == ds.stats.tasks == 49
+
+
+def test_json_msgspec_refuses_is_read_as_it_writes_it_back(tmp_path: Path) -> None:
+    """NaN where no answer is read (Python's json writes it, msgspec refuses it): the line is
+    read as without it; NaN as an answer's time is an error naming the line."""
+    line = '{"_input_hash": 1, "_view_id": "ner", "answer": "accept", "_annotator_id": "a"%s}'
+    path = tmp_path / "db.jsonl"
+    path.write_text(line % ', "meta": {"score": NaN}' + "\n", encoding="utf-8")
+    with_nan = ProdigyJSONL(path).load()
+    path.write_text(line % "" + "\n", encoding="utf-8")
+    _same(with_nan, ProdigyJSONL(path).load())
+    path.write_text(line % ', "_timestamp": NaN' + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 1: '_timestamp' nan is not a valid time"):
+        ProdigyJSONL(path).load()
+
+
+def test_a_true_offset_is_no_offset(tmp_path: Path) -> None:
+    """``"start": true`` was read as 1 by the general parser; now that the typed reader
+    decides, it is the error it always was there."""
+    line = {"_input_hash": 1, "_view_id": "ner_manual", "answer": "accept", "_annotator_id": "a"}
+    path = tmp_path / "db.jsonl"
+    path.write_text(json.dumps(line | {"spans": [{"start": True, "end": 3}]}), encoding="utf-8")
+    with pytest.raises(InputError, match="line 1: span #1 \\(no label\\): no 'start'/'end'"):
+        ProdigyJSONL(path).load()
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("examples/prodigy/*.jsonl")), ids=str)
@@ -349,8 +400,8 @@ def test_bundled_prodigy_files_read_the_same(path: Path, monkeypatch: pytest.Mon
 @pytest.fixture
 def two_processes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read every export of two or more tasks in two processes."""
-    monkeypatch.setattr(lse, "PARALLEL_MIN", 2)
-    monkeypatch.setattr(lse, "_can_fork", lambda: True)
+    monkeypatch.setattr(halves, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(halves, "can_fork", lambda: True)
 
 
 @pytest.mark.usefixtures("two_processes")
@@ -386,8 +437,8 @@ def test_an_id_in_both_halves_is_one_task_twice(later: int | str) -> None:
 def test_a_failed_child_leaves_the_work_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """A child that dies (here: a read that raises in it) is not an error: its half is read
     again here."""
-    monkeypatch.setattr(lse, "PARALLEL_MIN", 2)
-    monkeypatch.setattr(lse, "_can_fork", lambda: True)
+    monkeypatch.setattr(halves, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(halves, "can_fork", lambda: True)
     tasks = json.loads((ROOT / "examples/label-studio/export.json").read_text(encoding="utf-8"))
     general = _read(tasks, fast=False)
     real = lse._read

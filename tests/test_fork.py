@@ -55,17 +55,17 @@ def test_columns_come_back_from_a_child_with_their_index() -> None:
     """A reader's columns are sent without their index dicts (rebuilt on arrival), and a part
     of an export without the ids it has seen (they are its task ids): what arrives reads on
     as the original does."""
-    from iaa_gate.adapters.label_studio.export import _Part
+    from iaa_gate.adapters.label_studio.halves import Part
     from iaa_gate.model import Columns
 
     cols = Columns()
     for task, who in [(7, "a"), ("x", "b"), (7, "b"), (3, "a")]:
         cols.row(task, who, 1.0, 2.0, annotation_id=f"{task}{who}")
-    part = _Part(cols=cols, task_ids=[7, "x", 3], first_seen={"7": 0, "x": 1, "3": 2})
+    part = Part(cols=cols, task_ids=[7, "x", 3], first_seen={"7": 0, "x": 1, "3": 2})
     back = in_child(lambda: part)()
     assert back is not None and back.first_seen == {}
     assert back.cols.task_index == cols.task_index == {7: 0, "x": 1, 3: 2}
     assert back.cols.annotator_index == cols.annotator_index
     assert back.cols.slot("x") == 1 and back.cols.slot(9) == 3  # interning goes on
-    assert not _Part(task_ids=[3], first_seen={"3": 0}).join(back)  # in both: read in order
-    assert _Part(task_ids=[4], first_seen={"4": 0}).join(back)
+    assert not Part(task_ids=[3], first_seen={"3": 0}).join(back)  # in both: read in order
+    assert Part(task_ids=[4], first_seen={"4": 0}).join(back)

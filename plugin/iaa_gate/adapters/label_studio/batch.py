@@ -20,7 +20,7 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Meta, UnsetType
 
-from ...kinds import MAX_NUMBER, Answer, Kind, registry
+from ...kinds import AnswerError, Kind, registry
 from ...model import Columns, FieldColumn, SourceStats, TaskId, intern_all
 
 _Type = Literal["choices", "rating", "number", "textarea"]
@@ -165,10 +165,11 @@ class _Answers:
 
 
 def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _Answers | None:
-    """The answers of ``items`` as :func:`.typed._scalar` reads them, each distinct value of a
-    field and kind read once (None: no rating given); None when one is not read here (a
-    choices or text key missing, a number too large). ``name``: each result's field; ``kept``:
-    whether its annotation is a row (ground truth left out is not; its answers still count)."""
+    """The answers of ``items``, each distinct value of a field and kind read once by its
+    kind's reader (None: no rating given); None when one is not an answer (a choices or text
+    key missing, a number too large: the task-by-task readers name it). ``name``: each
+    result's field; ``kept``: whether its annotation is a row (ground truth left out is not;
+    its answers still count)."""
     out = _Answers()
     sorts: list[str] = []
     group = name * 4 + intern_all({}, sorts, kinds)
@@ -181,18 +182,12 @@ def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _A
         k = _KINDS[kind]
         these = items if whole else [items[i] for i in at.tolist()]
         code = intern_all({}, raw, list(map(attrgetter(f"value.{k.value_key}"), these)))
-        if k.answer is Answer.NUMBER:
-            if not all(v is None or abs(v) <= MAX_NUMBER for v in raw):
-                return None  # also infinity
-            values = raw
-        elif None in raw:
+        values = _read(k, raw)
+        if values is None:
             return None
-        elif k.answer is Answer.LABELS:
-            values = [(v,) if type(v) is str else v for v in raw]
-            empty = np.array([v == () for v in values], dtype=bool)
+        empty = np.array([v == () for v in values], dtype=bool)
+        if empty.any():
             out.empty += int(np.bincount(code, minlength=len(raw))[empty].sum())
-        else:
-            values = [v if type(v) is str else "\n".join(v) for v in raw]
         rated = np.array([v is not None for v in values], dtype=bool)[code] & kept[at]
         parts.setdefault(g // 4, []).append((at[rated], code[rated], values, bool(rated.all())))
     for f, mine in parts.items():
@@ -209,6 +204,19 @@ def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _A
         out.fields.append((f, at[order], codes[order], values, False))
     out.fields.sort(key=lambda x: int(x[1][0]))
     return out
+
+
+def _read(k: Kind, raw: list[Any]) -> list[Any] | None:
+    """The answers of the distinct values ``raw`` under ``k.value_key``, as the kind reads a
+    result's value (:attr:`~iaa_gate.kinds.Kind.read`; a label list was decoded as a tuple to
+    be interned); None when one is not an answer."""
+    read, key = k.read, str(k.value_key)
+    if read is None:
+        return None
+    try:
+        return [read({key: list(v) if type(v) is tuple else v}, "") for v in raw]
+    except AnswerError:
+        return None
 
 
 def _flags(values: list[bool | None]) -> Any:

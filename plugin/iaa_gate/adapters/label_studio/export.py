@@ -1,13 +1,16 @@
 """Label Studio full JSON export: a list of tasks with ``annotations`` (``completions`` before 1.0).
 
-Also turns tasks pulled live from the API into annotations: both share :func:`parse_tasks`.
+Also turns tasks pulled live from the API into annotations: both share :func:`parse_tasks`,
+which hands each batch of tasks to the column-wise reader (:mod:`.batch`), else each task to the
+typed reader (:mod:`.typed`), else to the general one here. Reading a large list in two
+processes is :mod:`.halves`' job.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -15,9 +18,7 @@ from typing import Any
 import msgspec
 
 from ...core import progress
-from ...core.errors import InputError, Problem, unreadable
-from ...core.fork import can_fork as _can_fork
-from ...core.fork import in_child as _fork
+from ...core.errors import InputError, unreadable
 from ...kinds import (
     LABELS_OF_TOOLS,
     LISTED_KINDS,
@@ -31,9 +32,10 @@ from ...kinds.messages import CHAT_MESSAGE
 from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
 from ...kinds.unscored import NOT_REGIONS, RELATION
-from ...model import Annotation, Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
+from ...model import Annotation, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .batch import read_tasks
 from .brush import BrushError, bounds, mask_runs
+from .halves import MAX_PROBLEMS, Part, read_in_halves
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declare, parse_label_config
 from .rules import (
@@ -157,62 +159,6 @@ def _json_min(task: Any) -> bool:
     )
 
 
-PARALLEL_MIN = 20_000
-"""With ``workers=2``, exports with at least this many tasks are read by two processes (Linux,
-2+ CPUs): a forked child reads the second half while this process reads the first; the halves
-are then joined in order, so the result is the one reading alone gives."""
-
-
-@dataclass
-class _Part:
-    """What reading a run of tasks collects (joined in task order by :meth:`join`)."""
-
-    stats: SourceStats = field(default_factory=SourceStats)
-    cols: Columns = field(default_factory=Columns)
-    task_ids: list[TaskId] = field(default_factory=list)
-    names: dict[str, str] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-    first_seen: dict[str, int] = field(default_factory=dict)
-    texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
-    refs: References = field(default_factory=References)
-
-    def __getstate__(self) -> dict[str, Any]:
-        """What a forked child sends back: all but :attr:`first_seen`, whose keys are the ids
-        of :attr:`task_ids` as text, costly to pickle and not needed by the parent
-        (bench/README.md "2026-11-26 (4)")."""
-        return {**self.__dict__, "first_seen": {}}
-
-    def join(self, later: _Part) -> bool:
-        """Append the part read after this one, the last to be read (its ids already seen are
-        not added to ours: nothing looks them up afterwards); False (nothing changed) when a
-        task id occurs in both, which only reading in order reports right."""
-        if not _disjoint(self.first_seen, self.task_ids, later.task_ids):
-            return False
-        if len(self.problems) >= MAX_PROBLEMS:
-            return True  # reading in order would have stopped before the later part
-        self.problems += later.problems[: MAX_PROBLEMS - len(self.problems)]
-        self.stats.join(later.stats)
-        self.cols.extend(later.cols)
-        self.task_ids += later.task_ids
-        self.names.update(later.names)
-        self.texts = later.texts | self.texts
-        self.refs.join(later.refs)
-        return True
-
-
-def _disjoint(seen: dict[str, int], ids: list[TaskId], later: list[TaskId]) -> bool:
-    """Whether no id of ``later`` is one of ``ids``, the ids of ``seen`` (as text: the id 7
-    and the id "7" are one task). When all are ints, or all text, the ids themselves are
-    compared, sparing the conversion of ``later`` to text (bench/README.md "2026-11-27 (3)")."""
-    kinds = set(map(type, ids)) | set(map(type, later))
-    if kinds == {int} or kinds == {str}:
-        return set(ids).isdisjoint(later)
-    return seen.keys().isdisjoint(map(str, later))
-
-
-MAX_PROBLEMS = 50
-
-
 def parse_tasks(
     tasks: Iterable[Any],
     source: str,
@@ -228,21 +174,11 @@ def parse_tasks(
     ``live``: the tasks were pulled from a project (the hint of an error then says to correct
     them in Label Studio, not to fix an export).
 
-    ``workers``: 2 lets a list of :data:`PARALLEL_MIN` tasks or more be read by two processes
-    (a forked child reads the second half; Linux with 2+ CPUs). The default, 1, never forks: a
-    library call leaves the caller's process alone, and the CLI asks for 2."""
+    ``workers``: 2 lets a list of :data:`.halves.PARALLEL_MIN` tasks or more be read by two
+    processes (:func:`.halves.read_in_halves`). The default, 1, never forks: a library call
+    leaves the caller's process alone, and the CLI asks for 2."""
     how = (source, skip_invalid, include_ground_truth)
-    if workers > 1 and isinstance(tasks, list) and len(tasks) >= PARALLEL_MIN and _can_fork():
-        mid = len(tasks) // 2
-        child = _fork(lambda: _read(_Part(), tasks, mid, len(tasks), *how))
-        try:
-            part = _read(_Part(), tasks, 0, mid, *how)
-        finally:
-            later = child()  # also on an error here, so no child is left behind
-        if later is None or not part.join(later):
-            part = _read(part, tasks, mid, len(tasks), *how)
-    else:
-        part = _read(_Part(), tasks, 0, None, *how)
+    part = read_in_halves(tasks, lambda p, start, end: _read(p, tasks, start, end, *how), workers)
     if part.problems:
         where = "correct these annotations in Label Studio" if live else "fix the export"
         raise InputError(
@@ -273,14 +209,14 @@ bench/README.md "2026-11-26 (2)")."""
 
 
 def _read(
-    part: _Part,
+    part: Part,
     tasks: Iterable[Any],
     start: int,
     end: int | None,
     source: str,
     skip_invalid: bool,
     include_ground_truth: bool,
-) -> _Part:
+) -> Part:
     """Read ``tasks[start:end]`` (all of an iterable when ``end`` is None) into ``part``: the
     elements of an export in batches column-wise where every task of a batch allows it, else
     task by task (the first task always, so that a JSON-MIN export is named)."""
@@ -323,7 +259,7 @@ def _read(
 
 
 def _one(
-    part: _Part, index: int, task: Any, source: str, skip_invalid: bool, include_ground_truth: bool
+    part: Part, index: int, task: Any, source: str, skip_invalid: bool, include_ground_truth: bool
 ) -> None:
     """Read element ``index`` of the export, ``task``, into ``part``."""
     stats, cols, names, texts, first_seen = (

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...kinds import MAX_NUMBER, REGION_SHAPES, Answer, registry
+from ...kinds import REGION_SHAPES, AnswerError, registry
 from ...kinds.unscored import RELATION
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
 from .rules import References, TaskError, annotator_id, plain_id, region_id
@@ -85,11 +85,13 @@ DECODER = msgspec.json.Decoder(_Task)
 _NAN = math.nan
 _UTC = timezone.utc
 _SCALARS = {
-    name: (str(k.value_key), k.answer)
+    name: (k.read, str(k.value_key))
     for name, k in registry().items()
-    if k.family == "scalar" and k.value_key in _Value.__struct_fields__
+    if k.family == "scalar" and k.value_key in _Value.__struct_fields__ and k.read is not None
 }
-"""The scalar kinds whose answer a typed ``value`` holds → its key and what it is."""
+"""The scalar kinds whose answer a typed ``value`` holds → the kind's reader (the one rule for
+what the answer is, which the general parser and the column-wise reader call too) and its
+key."""
 SCALARS = frozenset(_SCALARS)
 _REGIONS = {
     name: (str(k.value_key), REGION_SHAPES[name])
@@ -241,19 +243,12 @@ def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | floa
         or value.globalOffsets is not UNSET
     ):
         raise Unusual
-    key, answer = _SCALARS[kind]
-    v = getattr(value, key)
-    if answer is Answer.LABELS:
-        if v is None:
-            raise Unusual
-        return (v,) if type(v) is str else tuple(v)
-    if answer is Answer.TEXT:
-        if v is None:
-            raise Unusual
-        return v if type(v) is str else "\n".join(v)
-    if v is not None and not abs(v) <= MAX_NUMBER:
-        raise Unusual
-    return None if v is None else float(v)
+    read, key = _SCALARS[kind]
+    try:
+        answer: tuple[str, ...] | float | str | None = read({key: getattr(value, key)}, "")
+    except AnswerError:
+        raise Unusual from None
+    return answer
 
 
 def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, FieldValue]:

@@ -23,27 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ...core import progress
 from ...core.errors import InputError, Problem, Reason, unreadable
 from ...core.fork import can_fork, in_child
-from ...model import (
-    Annotation,
-    Columns,
-    Dataset,
-    FieldValue,
-    RegionSet,
-    SourceStats,
-    TaskId,
-)
+from ...model import Annotation, Columns, Dataset, SourceStats, TaskId
 from .rules import (
-    BINARY_VIEWS,
     IMAGE_VIEWS,
-    REJECT,
-    SPAN_VIEWS,
-    note_choice_style,
+    option_ids,
+    reading,
+    regions,
     timestamp,
     unit_of,
     unknown_option,
+    view_name,
 )
 from .typed import LineReader, Unusual, read_block
 
@@ -140,6 +134,7 @@ def read_review(path: Path) -> list[Annotation]:
     [(7, 'review-lead', ('POS',))]
     """
     cols, stats, problems = Columns(), SourceStats(), []
+    read = LineReader(cols, stats, {})
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -152,13 +147,14 @@ def read_review(path: Path) -> list[Annotation]:
             ex = json.loads(line)
             if isinstance(ex, dict) and ex.get("answer") not in ("accept", "reject", "ignore"):
                 raise ValueError(f"'answer' must be accept, reject or ignore: {ex.get('answer')!r}")
-            ann = _example(line, stats, {}, {}) if ex.get("answer") == "accept" else None
+            if ex.get("answer") == "accept":  # a rejected or ignored review adjudicates nothing
+                try:
+                    read(line.encode("utf-8"))
+                except Unusual:
+                    _refused(line, read, stats)
         except (ValueError, AttributeError) as exc:
             msg = "expected a JSON object" if isinstance(exc, AttributeError) else str(exc)
             problems.append(Problem(f"line {lineno}", None, Reason.INVALID_LINE, msg))
-            continue
-        if ann is not None and ann.fields:  # a rejected or ignored review adjudicates nothing
-            cols.add(ann)
     if problems:
         raise InputError(
             str(path),
@@ -243,12 +239,13 @@ class _Part:
                     continue
                 except Unusual:
                     line = raw.decode("utf-8")
-                if not self._line(line, lineno, path):
+                if not self._line(line, lineno, path, read):
                     return self
         return self
 
-    def _line(self, line: str, lineno: int, path: Path) -> bool:
-        """Read one line with the general parser; False: stop reading (too many problems)."""
+    def _line(self, line: str, lineno: int, path: Path, read: LineReader) -> bool:
+        """Word the error of a line the typed readers refused; False: stop reading (too many
+        problems)."""
         if not line.strip():
             return True
         if not len(self.cols) and not self.problems and line.lstrip().startswith("["):
@@ -259,7 +256,7 @@ class _Part:
                 "for Prodigy run `prodigy db-out DATASET > file.jsonl`",
             )
         try:
-            ann = _example(line, self.stats, self.styles, self.texts)
+            _refused(line, read, self.stats)
         except ValueError as exc:
             problem = Problem(f"line {lineno}", None, Reason.INVALID_LINE, str(exc))
             if self.skip_invalid:
@@ -267,8 +264,6 @@ class _Part:
                 return True
             self.problems.append(problem)
             return len(self.problems) < MAX_PROBLEMS
-        if ann is not None:
-            self.cols.add(ann)
         return True
 
 
@@ -310,119 +305,62 @@ def _blocks(path: Path, start: int, end: int) -> Iterator[bytes]:
             yield block
 
 
-def _example(
-    line: str, stats: SourceStats, styles: dict[str, bool], texts: dict[tuple[TaskId, str], str]
-) -> Annotation | None:
-    """One answer; ``styles`` collects each choice view's ``config.choice_style`` (multiple or
-    not), as the recipe declared it; ``texts`` each span view's text, by (unit, view)."""
+def _refused(line: str, read: LineReader, stats: SourceStats) -> None:
+    """Raise ValueError naming the rule ``line``, refused by the typed readers, breaks. A line
+    that breaks none holds JSON that Python reads and msgspec does not (NaN, Infinity, a
+    number out of range): it is read as msgspec writes it back (such numbers as null)."""
+    problem = _problem(line)
+    if problem is not None:
+        message, answer = problem
+        stats.annotations += answer  # counted as an answer once past the header
+        raise ValueError(message)
+    try:
+        read(msgspec.json.encode(json.loads(line)))
+    except (Unusual, msgspec.EncodeError, UnicodeEncodeError):
+        raise ValueError(
+            "a value iaa-gate cannot read (NaN, Infinity or a lone surrogate where the answer "
+            "is read)"
+        ) from None
+
+
+def _problem(line: str) -> tuple[str, bool] | None:
+    """The first rule of :mod:`.rules` that ``line`` breaks, in words, and whether it is an
+    answer (it names its input, annotator and answer); None: it breaks none."""
     try:
         ex = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg}, column {exc.colno})") from None
+        return f"not valid JSON ({exc.msg}, column {exc.colno})", False
     if not isinstance(ex, dict):
-        raise ValueError("expected a JSON object")
+        return "expected a JSON object", False
     if not isinstance(ex.get("_input_hash"), (int, str)):
-        raise ValueError("no '_input_hash': is this a `prodigy db-out` export?")
-    annotator = ex.get("_annotator_id") or ex.get("_session_id")
-    if not isinstance(annotator, str):
-        raise ValueError("no '_annotator_id' or '_session_id': cannot tell who answered")
+        return "no '_input_hash': is this a `prodigy db-out` export?", False
+    if not isinstance(ex.get("_annotator_id") or ex.get("_session_id"), str):
+        return "no '_annotator_id' or '_session_id': cannot tell who answered", False
     answer = ex.get("answer")
     if answer not in ("accept", "reject", "ignore"):
-        raise ValueError(f"'answer' must be accept, reject or ignore, got {answer!r}")
-    stats.annotations += 1
-    task = unit_id(ex)
-    when = timestamp(ex.get("_timestamp"))
-    if answer == "ignore":  # supersedes the annotator's earlier answers, like a skip
-        stats.ignored += 1
-        return Annotation(
-            task, annotator, {}, when, when, annotation_id=ex.get("_task_hash"), skipped=True
-        )
-    view = str(ex.get("_view_id") or "classification")
-    fields: dict[str, FieldValue]
-    if view in SPAN_VIEWS or view in IMAGE_VIEWS:
-        if answer == "reject":  # the example is unusable: not a rating, like a skip
-            stats.ignored += 1
-            return Annotation(
-                task, annotator, {}, when, when, annotation_id=ex.get("_task_hash"), skipped=True
-            )
-        fields = {view: _regions(ex, view in IMAGE_VIEWS)}
-        if view in SPAN_VIEWS and isinstance(ex.get("text"), str):
-            texts[task, view] = ex["text"]
-    elif view not in BINARY_VIEWS and "options" not in ex and view != "choice":
-        fields = {view: FieldValue(view, "")}  # listed as not evaluated
-    elif "options" in ex or view == "choice":
+        return f"'answer' must be accept, reject or ignore, got {answer!r}", False
+    try:
+        _answer_problem(ex, answer)
+    except ValueError as exc:
+        return str(exc), True
+    return None
+
+
+def _answer_problem(ex: dict[str, Any], answer: str) -> None:
+    """Raise ValueError at the first rule an answer's time, spans or options break."""
+    timestamp(ex.get("_timestamp"))
+    if answer == "ignore":
+        return
+    view = view_name(ex.get("_view_id"))
+    how = reading(view, "options" in ex)
+    if how == "regions" and answer == "accept":
+        regions(ex.get("spans", []), view in IMAGE_VIEWS)
+    elif how == "choices":
         accept = ex.get("accept", [])
         if not isinstance(accept, list) or not all(
             isinstance(a, (str, int)) and not isinstance(a, bool) for a in accept
         ):
             raise ValueError(f"'accept' must be a list of option ids, got {accept!r}")
-        recipe = ex.get("config")
-        style = recipe.get("choice_style") if isinstance(recipe, dict) else None
-        note_choice_style(styles, view, style)
-        chosen = tuple(str(a) for a in accept) if answer == "accept" else (REJECT,)
-        options = ex.get("options")
-        if isinstance(options, list) and answer == "accept":
-            ids = {str(o.get("id")) for o in options if isinstance(o, dict)}
-            unknown = unknown_option(chosen, ids)
-            if unknown is not None:
-                raise ValueError(f"accepted option {unknown!r} is not among the options' ids")
-        stats.empty += not chosen
-        fields = {view: FieldValue("choices", chosen)}
-    else:
-        fields = {view: FieldValue("choices", (str(answer),))}
-    return Annotation(task, annotator, fields, when, when, annotation_id=ex.get("_task_hash"))
-
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _regions(ex: dict[str, Any], image: bool) -> FieldValue:
-    """The ``spans`` of a manual answer as a region set (character offsets, or image shapes
-    in pixels)."""
-    spans = ex.get("spans", [])
-    if not isinstance(spans, list):
-        raise ValueError("'spans' must be a list")
-    rs = RegionSet("box" if image else "span")
-    for i, span in enumerate(spans):
-        if not isinstance(span, dict):
-            raise ValueError(f"span #{i + 1} is not an object")
-        label = span.get("label", "")
-        if not isinstance(label, str):
-            raise ValueError(f"span #{i + 1}: 'label' must be a string")
-        rs.ids.append(str(span.get("id", i)))
-        rs.labels.append(label)
-        if image:
-            _shape(rs, span, i)
-            continue
-        start, end = span.get("start"), span.get("end")
-        if not (isinstance(start, (int, float)) and isinstance(end, (int, float))):
-            raise ValueError(f"span #{i + 1} ({label or 'no label'}): no 'start'/'end' offsets")
-        if end < start:
-            raise ValueError(f"span #{i + 1}: 'end' {end} is before 'start' {start}")
-        rs.coords += [float(start), float(end)]
-    if image and rs.shape == "polygon":
-        rs.coords = [c for i in range(len(rs)) for c in _bbox(rs.points[i])]
-    return FieldValue("image" if image else "spans", "", rs)
-
-
-def _shape(rs: RegionSet, span: dict[str, Any], i: int) -> None:
-    pts = span.get("points")
-    if (
-        not isinstance(pts, list)
-        or len(pts) < 3
-        or not all(isinstance(p, list) and len(p) == 2 and _num(p[0]) and _num(p[1]) for p in pts)
-    ):
-        raise ValueError(f"shape #{i + 1}: 'points' must be a list of 3 or more [x, y] pairs")
-    rs.points.append([(float(x), float(y)) for x, y in pts])
-    if span.get("type", "rect") == "rect" and all(
-        _num(span.get(k)) for k in ("x", "y", "width", "height")
-    ):
-        rs.coords += [float(span[k]) for k in ("x", "y", "width", "height")] + [0.0]
-    else:
-        rs.shape = "polygon"
-
-
-def _bbox(points: list[tuple[float, float]]) -> list[float]:
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
+        unknown = unknown_option(tuple(map(str, accept)), option_ids(ex.get("options")))
+        if answer == "accept" and unknown is not None:
+            raise ValueError(f"accepted option {unknown!r} is not among the options' ids")

@@ -1,10 +1,10 @@
-"""The fast path of a Prodigy ``db-out`` line: decoded by msgspec into a typed struct that holds
-only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
+"""The readers of Prodigy ``db-out`` lines: each line decoded by msgspec into a typed struct that
+holds only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
-It covers choice views (with or without options), binary views and, line by line, manual span
-views. Anything else, and anything malformed, raises :class:`Unusual`: the caller then reads
-that line with the general parser, which gives the same answer or the precise error (the two
-are tested to agree).
+:func:`read_block` reads a block of choice and binary lines column-wise; :class:`LineReader`
+reads any other line, one at a time. Together they decide every value, with the rules of
+:mod:`.rules`. A line they cannot read raises :class:`Unusual`, having changed nothing: the
+caller then words its error.
 """
 
 from __future__ import annotations
@@ -23,19 +23,20 @@ from .rules import (
     IMAGE_VIEWS,
     REJECT,
     SPAN_VIEWS,
+    column_kind,
     note_choice_style,
+    option_ids,
+    reading,
+    regions,
     timestamp,
     unit_of,
     unknown_option,
+    view_name,
 )
 
 
 class Unusual(Exception):
-    """Not a line the fast path reads: read it with the general parser."""
-
-
-class _Option(msgspec.Struct, gc=False):
-    id: Any = None
+    """A line the typed readers cannot read (malformed, or JSON that msgspec refuses)."""
 
 
 class _Config(msgspec.Struct, gc=False):
@@ -53,8 +54,8 @@ class _Example(msgspec.Struct, gc=False):
     label: Any = None
     accept: Any = UNSET
     options: msgspec.Raw = msgspec.Raw()  # empty: no options key
-    config: _Config | None = None
-    spans: msgspec.Raw = msgspec.Raw()  # decoded for span views only
+    config: Any = None
+    spans: msgspec.Raw = msgspec.Raw()  # decoded for span and image views only
     text: msgspec.Raw = msgspec.Raw()
 
 
@@ -69,7 +70,9 @@ DECODER = msgspec.json.Decoder(_Example)
 _SPANS = msgspec.json.Decoder(list[_Span])
 
 
-_OPTIONS = msgspec.json.Decoder(list[_Option] | None)
+def _option_ids(raw: bytes) -> set[str] | None:
+    """The option ids of an ``options`` value (see :func:`.rules.option_ids`)."""
+    return option_ids(msgspec.json.decode(raw))
 
 
 class LineReader:
@@ -90,7 +93,7 @@ class LineReader:
 
     def __call__(self, line: bytes) -> TaskId:
         """Append the answer on ``line``; returns its unit. Raises :class:`Unusual` (having
-        changed nothing) when the general parser must read it."""
+        changed nothing) when it cannot be read."""
         try:
             ex = DECODER.decode(line)
         except (msgspec.ValidationError, msgspec.DecodeError):
@@ -100,16 +103,11 @@ class LineReader:
         answer = ex.answer
         ts = ex.timestamp
         if (
-            (type(h) is not int and type(h) is not str)
+            not isinstance(h, (int, str))
             or type(annotator) is not str
             or (answer != "accept" and answer != "reject" and answer != "ignore")
         ):
             raise Unusual
-        view = ex.view_id
-        if view is UNSET:
-            view = "classification"
-        elif type(view) is not str or not view or view in IMAGE_VIEWS:
-            raise Unusual  # null or empty views and images: the general parser
         if type(ts) is int and abs(ts) < 1 << 40:
             when = float(ts)  # what the time of _when gives back, without making it
         else:
@@ -118,59 +116,71 @@ class LineReader:
             except ValueError:
                 raise Unusual from None
             when = math.nan if t is None else t.timestamp()
+        raw_view = "classification" if ex.view_id is UNSET else ex.view_id
+        view = view_name(raw_view)
         task_hash = ex.task_hash
-        unit: TaskId = unit_of(h, view, ex.label, task_hash)
-        spans = view in SPAN_VIEWS
-        choice = not spans and (len(ex.options) > 0 or view == "choice")
+        unit: TaskId = unit_of(h, raw_view, ex.label, task_hash)
+        how = reading(view, len(ex.options) > 0)
         chosen: tuple[str, ...] | str | None
-        regions: RegionSet | None = None
-        if answer == "ignore" or (spans and answer == "reject"):  # a rejected span answer is
-            chosen = None  # unusable: a skip, like an ignore
-        elif spans:
-            chosen, regions = "", self._regions(ex)
-        elif choice:
+        found: RegionSet | None = None
+        if answer == "ignore" or (how == "regions" and answer == "reject"):  # a rejected
+            chosen = None  # manual answer is unusable: a skip, like an ignore
+        elif how == "regions":
+            chosen, found = "", self._regions(ex, view in IMAGE_VIEWS)
+        elif how == "choices":
             chosen = self._chosen(ex, answer == "accept")
-        elif view in BINARY_VIEWS:
+        elif how == "binary":
             chosen = (answer,)
         else:
-            raise Unusual  # image and other manual views: the general parser
+            chosen = ""  # listed as not evaluated
         stats, cols = self.stats, self.cols
         stats.annotations += 1
         if chosen is None:
             stats.ignored += 1
             cols.row(unit, annotator, when, when, annotation_id=task_hash, skipped=True)
             return unit
-        if choice:
+        if how == "choices":
+            config = ex.config
             note_choice_style(
-                self.styles, view, ex.config.choice_style if ex.config is not None else None
+                self.styles, view, config.get("choice_style") if type(config) is dict else None
             )
             stats.empty += not chosen
-        if spans and len(ex.text) and type(text := msgspec.json.decode(ex.text)) is str:
+        if (
+            view in SPAN_VIEWS
+            and len(ex.text)
+            and type(text := msgspec.json.decode(ex.text)) is str
+        ):
             self.texts[unit, view] = text
         row = cols.row(unit, annotator, when, when, annotation_id=task_hash)
         col = cols.fields.get(view)
         if col is None:
-            col = cols.fields[view] = FieldColumn("spans" if spans else "choices")
-        col.add(row, chosen, regions)
+            col = cols.fields[view] = FieldColumn(column_kind(view, how))
+        col.add(row, chosen, found)
         return unit
 
-    def _regions(self, ex: _Example) -> RegionSet:
-        """An accepted manual span answer's spans as the general parser reads them: a span set
-        of character offsets (anything it would refuse: :class:`Unusual`)."""
-        regions = RegionSet("span")
+    def _regions(self, ex: _Example, image: bool) -> RegionSet:
+        """An accepted manual answer's ``spans`` as :func:`.rules.regions` reads them: image
+        shapes by that rule itself, text spans by a typed decode of the same rules (anything
+        either refuses: :class:`Unusual`)."""
+        if image:
+            try:
+                return regions(msgspec.json.decode(ex.spans) if len(ex.spans) else [], True)
+            except ValueError:
+                raise Unusual from None
+        found = RegionSet("span")
         if not len(ex.spans):
-            return regions
+            return found
         try:
             spans = _SPANS.decode(ex.spans)
         except msgspec.ValidationError:
             raise Unusual from None
         for i, span in enumerate(spans):
             if span.end < span.start:
-                raise Unusual  # the general parser names it
-            regions.ids.append(str(i if span.id is UNSET else span.id))
-            regions.labels.append(span.label)
-            regions.coords += [float(span.start), float(span.end)]
-        return regions
+                raise Unusual
+            found.ids.append(str(i if span.id is UNSET else span.id))
+            found.labels.append(span.label)
+            found.coords += [float(span.start), float(span.end)]
+        return found
 
     def _chosen(self, ex: _Example, accepted: bool) -> tuple[str, ...]:
         """A choice answer's options (``REJECT`` for a reject), checked against its options."""
@@ -190,14 +200,9 @@ class LineReader:
         if len(ex.options):
             raw = bytes(ex.options)
             if raw not in self.option_ids:
-                try:
-                    options = _OPTIONS.decode(raw)
-                except msgspec.ValidationError:
-                    raise Unusual from None
-                self.option_ids[raw] = None if options is None else {str(o.id) for o in options}
-            ids = self.option_ids[raw]
-            if unknown_option(chosen, ids) is not None:
-                raise Unusual  # the general parser names it
+                self.option_ids[raw] = _option_ids(raw)
+            if unknown_option(chosen, self.option_ids[raw]) is not None:
+                raise Unusual
         return chosen
 
 
@@ -221,6 +226,7 @@ class _Line(msgspec.Struct, gc=False, kw_only=True):
 
 
 _LINE = msgspec.json.Decoder(_Line)
+
 _BINARY = {"accept": ("accept",), "reject": ("reject",)}
 _OPEN, _CLOSE, _NEWLINE = ord("{"), ord("}"), ord("\n")
 
@@ -294,16 +300,15 @@ def read_block(
         return None
     chosen: list[tuple[str, ...] | None] = []
     for view, answer, who, accept, _, listed in distinct:
-        if type(who) is not str or not view or view in SPAN_VIEWS or view in IMAGE_VIEWS:
-            return None
+        how = reading(view, listed)
+        if type(who) is not str or not view or how == "regions" or how == "other":
+            return None  # the per-line reader
         if answer == "ignore":
             chosen.append(None)
-        elif listed or view == "choice":
+        elif how == "choices":
             chosen.append(tuple(map(str, accept)) if answer == "accept" else (REJECT,))
-        elif view in BINARY_VIEWS:
-            chosen.append(_BINARY[answer])
         else:
-            return None  # manual views other than choice: the per-line readers
+            chosen.append(_BINARY[answer])
     when = np.array([e.timestamp for e in exs], dtype=np.float64)
     if (np.abs(when) >= 1 << 40).any():
         return None  # what timestamp() makes of very large times: the per-line readers
@@ -318,11 +323,7 @@ def read_block(
         ids: dict[bytes, set[str] | None] = {}
         for raw, k in checks:
             if raw not in ids:
-                try:
-                    options = _OPTIONS.decode(raw)
-                except msgspec.ValidationError:
-                    return None
-                ids[raw] = None if options is None else {str(o.id) for o in options}
+                ids[raw] = _option_ids(raw)
             if unknown_option(chosen[k] or (), ids[raw]) is not None:
                 return None
     hashes: list[int | str] = [e.input_hash for e in exs]
@@ -345,7 +346,7 @@ def read_block(
         if got is None:
             stats.ignored += int(lines[k])
             continue
-        if listed or view == "choice":
+        if reading(view, listed) == "choices":
             note_choice_style(styles, view, style)  # a non-text style says nothing, like None
             stats.empty += 0 if got else int(lines[k])
         col = cols.fields.get(view)
