@@ -3,14 +3,20 @@
     PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py              # issue sizes
     PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py --scale 0.1  # a tenth
     PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py --tree /path/to/other/checkout
+    PYTHONPATH=plugin .venv/bin/python bench/bench_region_pipeline.py --repeats 5 --only Prodigy
 
 Spans: a Label Studio export of N texts × 3 annotators × ~10 spans (``labels``, 600-character
 texts). Boxes: N images × 3 annotators × ~10 ``rectanglelabels`` boxes. Prodigy spans: twice as
 many texts as ``ner_manual`` lines, each span's label swapped with p 0.1, so that most tasks are
-disputed and described. ``iaa-gate run`` (a fresh
-process: start-up, parse, matching, every coefficient, JSON, Markdown, HTML and JUnit reports) is
-timed against the plain script: ``json.load`` the export, then per task and annotator pair
+disputed and described. ``iaa-gate run`` (a fresh process: start-up, parse, matching, every
+coefficient, JSON, Markdown, HTML and JUnit reports) is measured against the plain script, in a
+fresh process too: ``json.load`` the export, then per task and annotator pair
 ``scipy.optimize.linear_sum_assignment`` on the IoU matrix, pairwise F1, the mean.
+
+Each command runs once per round, the rounds alternated (``--repeats``), under
+``/usr/bin/time``: its CPU (user + system, its forked children included) and peak RSS. CPU is
+the figure a shared machine disturbs least, so the speed-up is taken from it; the load average
+is printed beside the figures.
 """
 
 from __future__ import annotations
@@ -18,16 +24,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from itertools import combinations
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import numpy as np
+
+from _proc import CLI, Proc, compiled
 
 LABELS = ["PER", "ORG", "LOC", "MISC"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,11 +198,9 @@ def plain_script(path: Path, kind: str) -> float:
     return sum(per_task) / len(per_task)
 
 
-def run_iaa_gate(
-    path: Path, field: str, out: Path, tree: Path = ROOT
-) -> tuple[float, float, dict[str, Any]]:
-    """``iaa-gate run`` of ``tree``'s package in a fresh process: wall and CPU (user + system)
-    seconds, and its report."""
+def gate_command(path: Path, field: str, out: Path) -> list[str]:
+    """``iaa-gate run`` on ``path`` (every report, bootstrap off) writing to ``out``, as a
+    command for whichever tree ``PYTHONPATH`` names."""
     out.mkdir(parents=True, exist_ok=True)
     config = out / "c.yaml"
     source = "prodigy" if path.suffix == ".jsonl" else "label-studio-export"
@@ -204,17 +209,31 @@ def run_iaa_gate(
         f"fields: {{{field}: {{bootstrap: {{replicates: 0}}}}}}\n"
         f"report: {{dir: {out}, formats: [json, markdown, html, junit]}}\n"
     )
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "iaa_gate.cli", "run", "-c", str(config), "-q"],
+    return [sys.executable, "-c", CLI, "run", "-c", str(config), "-q"]
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> Proc:
+    """One run of ``cmd`` under ``/usr/bin/time``: wall, CPU (user + system, children
+    included) and peak RSS as it reports them. Not ``os.wait4`` from this process: a child's
+    peak RSS starts from its parent's at the fork (Linux keeps it across ``exec``), and this
+    process has held the generated round."""
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%e %U %S %M", *cmd],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
         check=False,
-        env={**os.environ, "PYTHONPATH": str(tree / "plugin")},
     )
-    elapsed = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return elapsed, cpu, json.loads((out / "report.json").read_text())
+    if out.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr[-2000:]}")
+    wall, user, system, peak = out.stderr.split()[-4:]
+    return Proc(float(wall), int(peak) / 1024, (float(wall),), float(user) + float(system))
+
+
+def load() -> str:
+    """The 1-minute load average, as the tables say it."""
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def main() -> None:
@@ -223,9 +242,18 @@ def main() -> None:
     ap.add_argument(
         "--tree", type=Path, action="append", default=[], help="also run this checkout's iaa-gate"
     )
+    ap.add_argument("--repeats", type=int, default=3, help="alternated rounds of every command")
+    ap.add_argument("--only", default="", help="the rounds whose name holds this text")
+    ap.add_argument("--plain", nargs=2, metavar=("PATH", "KIND"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.plain:  # the plain script, in a process of its own
+        print(plain_script(Path(args.plain[0]), args.plain[1]))
+        return
+    trees = [ROOT, *args.tree]
+    for tree in trees:
+        compiled(tree / "plugin")
     rng = np.random.default_rng(0)
-    rows, trees = [], []
+    rows, runs = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for kind, field, n, make in (
             ("span", "ner", int(50_000 * args.scale), span_tasks),
@@ -233,35 +261,68 @@ def main() -> None:
             ("Prodigy span, 10 % swapped", "ner_manual", int(100_000 * args.scale), span_tasks),
         ):
             prodigy = kind.startswith("Prodigy")
-            path = Path(tmp) / ("ner.jsonl" if prodigy else f"{kind}.json")
             tasks = make(n, rng, 0.1) if prodigy else make(n, rng)
+            if args.only not in kind:
+                continue
+            path = Path(tmp) / ("ner.jsonl" if prodigy else f"{kind.replace(' ', '_')}.json")
             n_regions = sum(len(a["result"]) for t in tasks for a in t["annotations"])
             path.write_text(prodigy_lines(tasks) if prodigy else json.dumps(tasks))
             del tasks
             size = path.stat().st_size / 1e6
-            ours, cpu, report = run_iaa_gate(path, field, Path(tmp) / "this")
-            trees.append(f"| {kind} | this tree | {ours:.1f} | {cpu:.1f} |")
-            for k, tree in enumerate(args.tree):
-                wall, other, _ = run_iaa_gate(path, field, Path(tmp) / str(k), tree)
-                trees.append(f"| {kind} | {tree} | {wall:.1f} | {other:.1f} |")
-            t0 = time.perf_counter()
-            plain = plain_script(path, "span" if prodigy else kind)
-            ref = time.perf_counter() - t0
+            plain_kind = "span" if prodigy else kind
+            commands = {
+                "plain script": ([sys.executable, __file__, "--plain", str(path), plain_kind], {}),
+                **{
+                    ("this tree" if tree == ROOT else str(tree)): (
+                        gate_command(path, field, Path(tmp) / str(k)),
+                        {"PYTHONPATH": str(tree / "plugin")},
+                    )
+                    for k, tree in enumerate(trees)
+                },
+            }
+            measured: dict[str, list[Proc]] = {name: [] for name in commands}
+            loads = [load()]
+            for _ in range(args.repeats):  # alternated: each command once per round
+                for name, (cmd, env) in commands.items():
+                    measured[name].append(timed(cmd, env))
+                loads.append(load())
+            plain = float(
+                subprocess.run(commands["plain script"][0], capture_output=True, text=True).stdout
+            )
+            report = json.loads((Path(tmp) / "0" / "report.json").read_text())
             f = report["fields"][field]
+            ref = median(p.cpu for p in measured["plain script"])
+            for name, procs in measured.items():
+                cpu = median(p.cpu for p in procs)
+                runs.append(
+                    f"| {kind} | {name} | {cpu:.1f} | {min(p.cpu for p in procs):.1f}–"
+                    f"{max(p.cpu for p in procs):.1f} | {median(p.wall for p in procs):.1f} | "
+                    f"{max(p.rss for p in procs):,.0f} | {ref / cpu:.2f}× | {'–'.join(loads)} |"
+                )
+            ours = median(p.cpu for p in measured["this tree"])
             rows.append(
                 f"| {kind} | {n:,} | {n_regions:,} | {size:.0f} | {ours:.1f} | {ref:.1f} | "
-                f"{ref / ours:.1f}× | {f['regions']['f1']:.4f} | {plain:.4f} | "
+                f"{ref / ours:.2f}× | {f['regions']['f1']:.4f} | {plain:.4f} | "
                 f"{f['n_disputed']:,} |"
             )
     print(
-        "| regions | tasks | regions in file | file (MB) | iaa-gate run, all reports (s) | "
-        "plain script, F1 only (s) | speed-up | iaa-gate pooled F1 | plain mean F1 | disputed |"
+        "| regions | tasks | regions in file | file (MB) | iaa-gate run, all reports, CPU (s) | "
+        "plain script, F1 only, CPU (s) | speed-up | iaa-gate pooled F1 | plain mean F1 | "
+        "disputed |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
-    print("\n| regions | tree | iaa-gate run, wall (s) | CPU, user + system (s) |")
-    print("|---|---|---:|---:|")
-    print("\n".join(trees))
+    print(
+        f"\n{args.repeats} alternated rounds; CPU is user + system (with forked children), "
+        "the median; peak RSS the largest of the rounds; speed-up: the plain script's median "
+        "CPU over this one's.\n"
+    )
+    print(
+        "| regions | command | CPU median (s) | CPU min–max (s) | wall median (s) | "
+        "peak RSS (MiB) | plain CPU / its CPU | load average (1 min) before, after each round |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    print("\n".join(runs))
 
 
 if __name__ == "__main__":

@@ -149,3 +149,99 @@ def test_gold_ids_are_built_once_and_objects_made_only_for_references(
     kept, refs = ground_truth.split(dataset, config)
     assert len(refs) == 1000 and len(kept.columns()) == 5000
     assert calls == {"ids": 1, "annotations": 1000}  # not one per annotation
+
+
+def _per_answer(
+    name: str, cfg: Any, level: str, kind: str, dataset: Dataset, refs: list[Annotation]
+) -> Any:
+    """Each annotator against the references, one answer at a time (the loop the column-wise
+    comparison replaced, kept here as its reference): per answer on a gold task that is not a
+    reference itself, the kind's comparison and, for numbers, the offset."""
+    compare, _ = ground_truth.COMPARISONS[kind](level, cfg)
+    truth: dict[Any, Any] = {}
+    conflicting: set[Any] = set()
+    for r in refs:
+        if name in r.fields:
+            v = r.fields[name].value
+            if r.task_id in truth and compare(truth[r.task_id], v) < 1:
+                conflicting.add(r.task_id)
+            truth.setdefault(r.task_id, v)
+    for t in conflicting:
+        del truth[t]
+    keys = {(r.task_id, r.annotator, r.annotation_id) for r in refs}
+    scores: dict[str, list[float]] = {}
+    offsets: dict[str, list[float]] = {}
+    for a in dataset.columns().annotations():
+        if (a.task_id, a.annotator, a.annotation_id) in keys or name not in a.fields:
+            continue
+        if a.task_id not in truth:
+            continue
+        v, ref = a.fields[name].value, truth[a.task_id]
+        scores.setdefault(a.annotator, []).append(compare(v, ref))
+        if isinstance(v, float) and isinstance(ref, float):
+            offsets.setdefault(a.annotator, []).append(v - ref)
+    return [
+        (a, len(s), sum(s) / len(s), sum(offsets[a]) / len(offsets[a]) if a in offsets else None)
+        for a, s in sorted(scores.items())
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(1, 8),  # task
+            st.sampled_from(["a", "b", "c", "lead"]),
+            st.booleans(),  # ground_truth flag
+            st.sampled_from([1.0, 2.0, 2.5, 4.0]),  # a rating
+            st.sampled_from(["A", "B", ("A", "B")]),  # a choice or a multi-choice
+        ),
+        max_size=40,
+    ),
+    gold=st.sampled_from([None, "lead"]),
+    tasks=st.sampled_from([None, ["1-4"], ["2", 7]]),
+    include=st.booleans(),
+    tolerance=st.sampled_from([None, 0.5]),
+)
+def test_each_annotator_against_ground_truth_by_column_equals_the_loop_over_answers(
+    rows: list[Any],
+    gold: str | None,
+    tasks: list[Any] | None,
+    include: bool,
+    tolerance: float | None,
+) -> None:
+    """Repeated answers (the same annotator twice on a task), conflicting references, flagged
+    and gold-annotator references, references left in or out of the agreement data, numbers
+    with and without a tolerance, label sets: the column-wise comparison gives each annotator
+    the count, mean agreement and mean offset of the loop over answers."""
+    anns = [
+        Annotation(
+            task,
+            who,
+            {
+                "score": FieldValue("rating", rating),
+                "label": FieldValue("choices", label if isinstance(label, tuple) else (label,)),
+            },
+            T0,
+            None,
+            gt,
+            annotation_id=f"{task}-{who}-{k}",
+        )
+        for k, (task, who, gt, rating, label) in enumerate(rows)
+    ]
+    dataset = Dataset("x.json", anns, sorted({r[0] for r in rows}))
+    config = _config(gold, tasks, include)
+    kept, refs = ground_truth.split(dataset, config)
+    for name, kind, level in (("score", "rating", "interval"), ("label", "choices", "nominal")):
+        cfg = parse_config(
+            {
+                "source": {"type": "label-studio-export", "path": "x.json"},
+                "fields": {name: {"thresholds": {"disputed_tolerance": tolerance}}},
+            }
+        ).fields[name]
+        got = ground_truth.field_truth(name, kind, level, cfg, kept, refs)
+        expected = _per_answer(name, cfg, level, kind, kept, refs)
+        if got is None:
+            assert expected == []
+            continue
+        assert [(a.id, a.n_tasks, a.agreement, a.mean_offset) for a in got.annotators] == expected

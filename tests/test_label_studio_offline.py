@@ -419,11 +419,40 @@ def test_write_back_scope_follows_the_round() -> None:
     assert [c.id for c in changes] == [1]
 
 
-def test_pull_progress_bar_only_when_asked(fake: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    fake(FakeServer()).load()
+def test_pull_and_write_back_report_progress_through_core_progress_only(
+    fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The client draws nothing itself: the pull (pages) and the write-back announce their
+    steps to the listener the caller installed, and with none nothing is written."""
+    from iaa_gate.core import progress
+
+    steps: dict[str, list[Any]] = {}
+
+    class Step:
+        def __init__(self, seen: list[Any]) -> None:
+            self.seen = seen
+
+        def advance(self, n: int) -> None:
+            self.seen[1] += n
+
+        def close(self) -> None:
+            self.seen[2] = True
+
+    def listen(what: str, total: int, unit: str, estimate: float | None) -> Step:
+        steps[what] = [total, 0, False]
+        return Step(steps[what])
+
+    source = fake(FakeServer())
+    source.load()
+    units = [UnitResult(100 + i, "disputed", 0.5, {}) for i in range(5)]
+    LabelStudioFlags(source, WriteBackConfig(enabled=True), "h").apply(_results(s=units))
+    assert capsys.readouterr().err == "" and steps == {}
+    with progress.reporting(listen):
+        source = fake(FakeServer())
+        source.load()
+        LabelStudioFlags(source, WriteBackConfig(enabled=True), "h").apply(_results(s=units))
+    assert steps["pull project 1"] == [5, 5, True] and steps["write-back"] == [5, 5, True]
     assert capsys.readouterr().err == ""
-    fake(FakeServer(), progress=True).load()
-    assert "pull project 1" in capsys.readouterr().err
 
 
 def test_retry_waits_honour_retry_after_and_back_off() -> None:

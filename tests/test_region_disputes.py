@@ -185,7 +185,7 @@ def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
     short: in a long document (here 200,000 characters, PER agreed at the start, LOC at the end
     drawn by two of three) it is cut around the lowest region and holds at most
     ``EXCERPT_MAX`` characters, where it used to copy the whole text into the report."""
-    from iaa_gate.evaluation.regions import EXCERPT_MAX
+    from iaa_gate.evaluation.region_details import EXCERPT_MAX
 
     text = "Ada Lovelace" + "." * 200_000 + "London"
     end = len(text)
@@ -240,7 +240,8 @@ def test_regions_described_column_wise_as_one_by_one(
 
     from iaa_gate.adapters.label_studio.export import LabelStudioExport
     from iaa_gate.config import parse_config
-    from iaa_gate.evaluation.regions import Describer, _shown, match
+    from iaa_gate.evaluation.region_columns import match
+    from iaa_gate.evaluation.region_details import Describer, one_line
 
     def region(k: int, start: int, length: int, label: str) -> dict[str, Any]:
         if boxes:
@@ -283,7 +284,7 @@ def test_regions_described_column_wise_as_one_by_one(
 
     def line(d: dict[str, Any]) -> str:
         if boxes:
-            return _shown(d)
+            return one_line(d)
         text = f" {d['text']!r}" if "text" in d else ""
         return f"{d['label'] or '(no label)'} [{d['start']}, {d['end']}){text}"
 

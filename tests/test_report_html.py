@@ -577,3 +577,49 @@ def test_a_proposal_against_the_majority_says_why(example: Path) -> None:
             theirs = [diag[n][j][j] for n, v in labels.items() if v == m]
             a, b = sum(mine) / len(mine), sum(theirs) / len(theirs)
             assert f"against the majority ({m}): " in row and f"{a:.2f} vs {b:.2f}" in row
+
+
+@pytest.mark.browser
+def test_the_overlap_line_is_on_the_page_and_in_markdown(
+    browser: Any, example: Path, tmp_path: Path
+) -> None:
+    """What the overlap that follows the plan did and saved, in words, as report.json has it."""
+    import msgspec
+
+    from iaa_gate.evaluation.document import decode_report
+    from iaa_gate.evaluation.sections import Writeback
+    from iaa_gate.sinks.report.format import overlap_text
+    from iaa_gate.sinks.report.markdown import MarkdownWriter
+
+    doc = decode_report((example / "report.json").read_bytes())
+    field = {"field": "sentiment", "width": 0.09, "overlapped_tasks": 412}
+    overlap = {
+        "target_width": 0.1,
+        "settled": True,
+        "fields": [field],
+        "maximum_annotations": 2,
+        "open_tasks": 1588,
+        "single": 1505,
+        "audit": 83,
+        "annotations_saved": 1505,
+        "planned": 1505,
+        "raised": 0,
+        "dry_run": False,
+        "done": 1505,
+        "answered_meanwhile": 0,
+        "failed": 0,
+    }
+    doc.writeback = msgspec.convert(
+        {"target": "label-studio", "project": 5, "overlap": overlap}, Writeback
+    )
+    line = (
+        "overlap: sentiment: width 0.09 ≤ 0.10 after 412 overlapped tasks; 1,588 tasks set to "
+        "one annotator (83 kept for audit): 1,505 annotations saved; 1,505 tasks written"
+    )
+    assert overlap_text(doc.writeback) == line
+    assert line in MarkdownWriter().render(doc)
+    page_path = tmp_path / "report.html"
+    page_path.write_text(html_report.HtmlWriter().render(doc), encoding="utf-8")
+    view = Page(browser, page_path)
+    assert view.page.locator("#overlap").inner_text() == line
+    assert view.errors == []

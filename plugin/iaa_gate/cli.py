@@ -769,7 +769,6 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             outcome = run(
                 config,
                 dry_run=args.dry_run,
-                progress=not args.quiet and sys.stderr.isatty(),
                 compare_to=args.compare,
                 workers=2 if (os.cpu_count() or 1) > 1 else 1,
             )

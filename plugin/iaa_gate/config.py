@@ -544,6 +544,30 @@ class ReportConfig(Strict):
     )
 
 
+class OverlapConfig(Strict):
+    """Overlap that follows the plan (Label Studio): once every field's alpha interval is at
+    most ``target_width`` wide, the tasks not yet labelled are set to one annotator, but for a
+    seeded random ``audit`` share that keeps the project's overlap; a wider interval raises
+    it again. Tasks with an annotation are never touched."""
+
+    target_width: float = Field(
+        gt=0,
+        le=2,
+        description="alpha's 95% interval width at which double annotation stops: every "
+        "field's interval at most this wide",
+    )
+    audit: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="share of the tasks not yet labelled that keep the project's overlap, "
+        "drawn at random by task id and seed, so agreement and drift stay measured",
+    )
+    seed: int = Field(
+        default=0, description="seed of the audit draw: the same seed keeps the same tasks"
+    )
+
+
 class RouteConfig(Strict):
     """Label Studio: re-open each open dispute for ``extra`` more annotators, up to
     ``max_annotations`` annotations per task (its ``overlap``; the label stream then serves it
@@ -592,6 +616,12 @@ class WriteBackConfig(Strict):
         description="Label Studio: re-open each open dispute for more annotators, e.g. "
         "{extra: 1, max_annotations: 5} (needs enabled and an adjudication: section)",
     )
+    overlap: OverlapConfig | None = Field(
+        default=None,
+        description="Label Studio: set the tasks not yet labelled to one annotator once alpha's "
+        "interval is narrow enough, keeping an audit share (per-task overlap); needs enabled; "
+        "null: the project's overlap is left as it is",
+    )
 
     @model_validator(mode="after")
     def _consensus_needs_enabled(self) -> WriteBackConfig:
@@ -599,6 +629,8 @@ class WriteBackConfig(Strict):
             raise ValueError("writeback.consensus needs writeback.enabled: true")
         if self.route is not None and not self.enabled:
             raise ValueError("writeback.route needs writeback.enabled: true")
+        if self.overlap is not None and not self.enabled:
+            raise ValueError("writeback.overlap needs writeback.enabled: true")
         return self
 
 
@@ -779,6 +811,11 @@ class Config(Strict):
             raise ValueError(
                 f"enabled needs a source that can be written back to: {'; '.join(can)}; "
                 f"a {source.type} source has none"
+            )
+        if v.overlap is not None and source is not None and source.type != "label-studio":
+            raise ValueError(
+                f"overlap sets Label Studio's per-task overlap; a {source.type} source has none "
+                "(Prodigy: iaa-gate plan --prodigy gives annotations_per_task)"
             )
         return v
 

@@ -93,11 +93,10 @@ def make_source(config: Config, options: ReadOptions | None = None) -> Source:
     return adapter(src.type).open(src, options or read_options(config))
 
 
-def read_options(config: Config, *, progress: bool = False, workers: int = 1) -> ReadOptions:
+def read_options(config: Config, *, workers: int = 1) -> ReadOptions:
     """How this run reads its source (write-back needs the task meta and data it merges into)."""
     wb = config.writeback
     return ReadOptions(
-        progress=progress,
         writeback=wb.enabled,
         data_flags=wb.enabled and wb.data_flags,
         workers=workers,
@@ -277,7 +276,6 @@ def run(
     config: Config,
     *,
     dry_run: bool = False,
-    progress: bool = False,
     compare_to: Path | None = None,
     workers: int = 1,
 ) -> Outcome:
@@ -293,7 +291,7 @@ def run(
     if config.history is not None:
         history, notes = read_history(config.history.dir)
         previous = previous or (history[-1] if history else None)
-    options = read_options(config, progress=progress, workers=workers)
+    options = read_options(config, workers=workers)
     source = make_source(config, options)
     dataset = source.load()
     routed = getattr(source, "routed", None)  # a live project: the routes write-back left

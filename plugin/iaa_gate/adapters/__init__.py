@@ -26,11 +26,11 @@ class Source(Protocol):
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How the pipeline asks a source to read. ``progress``: show a progress bar on stderr;
-    ``writeback``/``data_flags``: write-back will follow, so pull what it merges into (task
-    meta, task data); ``workers``: processes that may read one file (1: this one only)."""
+    """How the pipeline asks a source to read (progress goes through
+    :mod:`iaa_gate.core.progress`, to whoever listens). ``writeback``/``data_flags``:
+    write-back will follow, so pull what it merges into (task meta, task data); ``workers``:
+    processes that may read one file (1: this one only)."""
 
-    progress: bool = False
     writeback: bool = False
     data_flags: bool = False
     workers: int = 1

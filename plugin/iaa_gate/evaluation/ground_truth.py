@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -21,10 +22,12 @@ from ..metrics.distance import NAMED, SET_DISTANCES
 from ..model import (
     Annotation,
     Dataset,
+    FieldColumn,
     FieldValue,
     LazyAnnotations,
     RegionSet,
     TaskId,
+    intern,
     normalise_text,
     task_mask,
 )
@@ -82,7 +85,7 @@ def _named(level: str, cfg: FieldConfig) -> tuple[Compare, str]:
 def _regions(kind: str, level: str, cfg: FieldConfig) -> tuple[Compare, str]:
     """Region fields: pairwise F1 of an annotator's regions against the reference's, matched one
     to one as the field's ``matching`` says (two empty answers agree: 1)."""
-    from .regions import match  # region analysis imports this module's results
+    from .region_columns import match  # region analysis imports this module's results
 
     def f1(a: Any, b: Any) -> float:
         if not isinstance(a, RegionSet) or not isinstance(b, RegionSet):
@@ -188,10 +191,14 @@ def field_truth(
     if factory is None:  # never compare with a rule made for another kind of answer
         how = f"not evaluated: no ground-truth comparison for {kind} fields yet"
         return FieldTruth(how, len(truth), sorted(conflicting, key=str))
-    scores: dict[str, list[float]] = {}
-    offsets: dict[str, list[float]] = {}
     ref_keys = {(r.task_id, r.annotator, r.annotation_id) for r in refs}
     cols = dataset.columns()
+    column = cols.fields.get(name)
+    if column is not None and column.regions is None:  # answers are values: by column
+        annotators = _by_column(dataset, column, truth, ref_keys, compare)
+        return FieldTruth(how, len(truth), sorted(conflicting, key=str), annotators)
+    scores: dict[str, list[float]] = {}
+    offsets: dict[str, list[float]] = {}
     on_gold = cols.select(task_mask(cols, frozenset(truth)))  # only the gold tasks' answers
     for a in on_gold.annotations():
         if (a.task_id, a.annotator, a.annotation_id) in ref_keys or name not in a.fields:
@@ -213,6 +220,75 @@ def field_truth(
         for ann, s in sorted(scores.items())
     ]
     return FieldTruth(how, len(truth), sorted(conflicting, key=str), annotators)
+
+
+def _by_column(
+    dataset: Dataset,
+    column: FieldColumn,
+    truth: dict[TaskId, Any],
+    refs: set[tuple[TaskId, str, Any]],
+    compare: Compare,
+) -> list[AnnotatorTruth]:
+    """Each annotator against ``truth`` (gold task → its reference answer) on a field whose
+    answers are values, in one pass over the field's column: no object per answer, and each
+    distinct (answer, reference) pair compared once. ``refs``: (task, annotator, annotation id)
+    of the references, which are not compared with themselves. The sums run in row order, as
+    the loop over answers they replace added them."""
+    cols = dataset.columns()
+    ref_values: list[Any] = []
+    ref_index: dict[Any, int] = {}
+    ref_of_task = np.full(len(cols.tasks), -1, dtype=np.int64)
+    for task, value in truth.items():
+        slot = cols.task_index.get(task)
+        if slot is not None:
+            ref_of_task[slot] = intern(ref_index, ref_values, value)
+    rows = column.row_array()
+    rows_order = np.argsort(rows, kind="stable")  # answers in row order
+    rows, codes = rows[rows_order], column.code_array()[rows_order]
+    task, who = cols.array("task")[rows], cols.array("annotator")[rows]
+    ref = ref_of_task[task]
+    keep = ref >= 0
+    if refs:  # a reference is not an answer: matched by (task, annotator), then by its id
+        n_ann = max(len(cols.annotators), 1)
+        ref_tasks, ref_annotators, _ = zip(*refs, strict=True)
+        t_at = np.fromiter(map(cols.task_index.get, ref_tasks, repeat(-1)), np.int64, len(refs))
+        a_at = np.fromiter(
+            map(cols.annotator_index.get, ref_annotators, repeat(-1)), np.int64, len(refs)
+        )
+        ref_pairs = (t_at * n_ann + a_at)[(t_at >= 0) & (a_at >= 0)]
+        maybe = np.flatnonzero(keep & np.isin(task * n_ann + who, ref_pairs))
+        tasks, annotators, ids = cols.tasks, cols.annotators, cols.annotation_ids
+        at = zip(rows[maybe].tolist(), task[maybe].tolist(), who[maybe].tolist(), strict=True)
+        for k, (r, t, a) in zip(maybe.tolist(), at, strict=True):
+            if (tasks[t], annotators[a], ids[r]) in refs:
+                keep[k] = False
+    codes, ref, who = codes[keep], ref[keep], who[keep]
+    values, n_refs = column.values, max(len(ref_values), 1)
+    distinct, inverse = np.unique(codes * n_refs + ref, return_inverse=True)
+    score_of, offset_of, numbers = [], [], []
+    for pair in distinct.tolist():
+        v, r = values[pair // n_refs], ref_values[pair % n_refs]
+        score_of.append(compare(v, r))
+        numbers.append(isinstance(v, float) and isinstance(r, float))
+        offset_of.append(v - r if numbers[-1] else 0.0)
+    inverse = inverse.reshape(-1)
+    score = np.array(score_of, dtype=np.float64)[inverse]
+    offset = np.array(offset_of, dtype=np.float64)[inverse]
+    has_offset = np.array(numbers, dtype=bool)[inverse]
+    n = np.bincount(who, minlength=len(cols.annotators))
+    total = np.bincount(who, weights=score, minlength=len(cols.annotators))
+    n_off = np.bincount(who[has_offset], minlength=len(cols.annotators))
+    off = np.bincount(who[has_offset], weights=offset[has_offset], minlength=len(cols.annotators))
+    out = []
+    for a in sorted(np.flatnonzero(n).tolist(), key=cols.annotators.__getitem__):
+        ann = cols.annotators[a]
+        mean_offset = float(off[a] / n_off[a]) if n_off[a] else None
+        out.append(
+            AnnotatorTruth(
+                ann, dataset.display_name(ann), int(n[a]), float(total[a] / n[a]), mean_offset
+            )
+        )
+    return out
 
 
 def _answer(fv: FieldValue) -> Any:

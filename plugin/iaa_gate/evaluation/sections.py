@@ -17,6 +17,7 @@ import numpy as np
 from msgspec import UNSET, UnsetType
 
 from ..model import TaskId
+from .overlap import OverlapWriteback
 
 
 class Coincidence(msgspec.Struct):
@@ -373,12 +374,16 @@ class Writeback(msgspec.Struct):
     view: str | UnsetType = UNSET
     view_error: str | UnsetType = UNSET
     consensus: ConsensusWriteback | UnsetType = UNSET
+    overlap: OverlapWriteback | UnsetType = UNSET
+    """The overlap that follows the plan (``writeback.overlap``), when asked for."""
 
     @property
     def complete(self) -> bool:
-        """Whether everything asked was written: no task, tab or consensus prediction failed."""
+        """Whether everything asked was written: no task, tab, consensus prediction or task
+        overlap failed."""
         consensus_failed = self.consensus.failed if self.consensus else 0
-        return not (self.failed or self.view == "failed" or consensus_failed)
+        overlap_failed = self.overlap.failed if self.overlap else 0
+        return not (self.failed or self.view == "failed" or consensus_failed or overlap_failed)
 
     def shown(self) -> list[tuple[str, Any]]:
         """The summary's plain values (no list or section), in order, for a line of text."""

@@ -282,16 +282,20 @@ class Columns:
                 for r, c in zip(col.rows, col.codes, strict=True):
                     fields[r][name] = made[c]
         tasks, annotators = self.tasks, self.annotators
+        # each distinct time made once (an annotation's update is often its creation)
+        stamps = np.concatenate([self.array("created"), self.array("updated")])
+        distinct, at = np.unique(stamps, return_inverse=True)
+        made_at = list(map(_datetime, distinct.tolist()))
+        when = list(map(made_at.__getitem__, at.reshape(-1).tolist()))
+        n = len(self)
         return [
-            Annotation(
-                tasks[t], annotators[a], f, _datetime(c), _datetime(u), bool(g), aid, bool(s)
-            )
+            Annotation(tasks[t], annotators[a], f, c, u, bool(g), aid, bool(s))
             for t, a, f, c, u, g, aid, s in zip(
                 self.task,
                 self.annotator,
                 fields,
-                self.created,
-                self.updated,
+                when[:n],
+                when[n:],
                 self.ground_truth,
                 self.annotation_ids,
                 self.skipped,

@@ -23,6 +23,7 @@ from ..model import TaskId
 from ..pipeline import Outcome
 from ..sinks.label_studio import Change, LabelStudioFlags, entries, entry, shows_same
 from ..sinks.label_studio_consensus import ConsensusPredictions
+from ..sinks.label_studio_overlap import LabelStudioOverlap
 from .inbox import now
 from .metrics import Counters
 from .state import State
@@ -44,16 +45,34 @@ Entries = Callable[[Iterable[TaskId]], dict[TaskId, dict[str, dict[str, Any]]]]
 class FlagWriter:
     """Writes flags through ``sink`` (the Label Studio sink without the tab, which ``tab``
     writes), counting in ``counters``; ``pending``: tasks to write → the arrival of their first
-    event (None: the report found them different); ``summary``: what the last write did."""
+    event (None: the report found them different); ``summary``: what the last write did;
+    ``overlap``: sets the overlap after each report (:meth:`after`)."""
 
     def __init__(self, sink: LabelStudioFlags, tab: TabUpdater | None, counters: Counters) -> None:
-        self.sink = sink
+        wanted = sink.config.overlap  # set once a report, not with each task's flags (after)
+        self.overlap = None if wanted is None else LabelStudioOverlap(sink.source, wanted)
+        self.sink = replace(sink, config=sink.config.model_copy(update={"overlap": None}))
         self.tab = tab
         self.counters = counters
         self.pending: dict[int, float | None] = {}
         self.reported: dict[int, dict[str, Any] | None] = {}  # the report's entries, to write
         self.deferred: set[int] = set()  # each step a report: tasks left for the next step
         self.summary: Writeback | None = None
+
+    def after(self, outcome: Outcome) -> Writeback | None:
+        """What the write-back did for the report ``outcome``: the flags' summary and, with
+        ``overlap``, the overlap of the tasks not yet labelled, set now (one annotator once
+        every interval is narrow enough); a failed listing is tried again at the next report."""
+        if self.overlap is None:
+            return self.summary
+        warnings: list[str] = []
+        overlap = self.overlap.apply(outcome.results, warnings=warnings)
+        for warning in warnings:
+            log.warning("%s", warning)
+        summary = self.summary or Writeback(
+            target="label-studio", project=self.sink.source.project_id
+        )
+        return msgspec.structs.replace(summary, overlap=overlap)
 
     def left(self, dirty: Iterable[int]) -> int:
         """How many tasks are left to write (``dirty``: the state's changed tasks)."""

@@ -278,7 +278,7 @@ class Service:
             left = self.flags.plan(state, outcome, dirty)
         else:
             left = self.flags.write_report(state, outcome, dirty, full=full)
-        self.reporter.publish(outcome, None if self.flags is None else self.flags.summary)
+        self.reporter.publish(outcome, None if self.flags is None else self.flags.after(outcome))
         self.reporter.gate(state, outcome)
         self.reporter.schedule.done(version)
         todo = state.dirty()

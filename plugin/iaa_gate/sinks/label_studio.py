@@ -28,10 +28,11 @@ from typing import Any
 import msgspec
 
 from ..adapters import ReadOptions, Source
-from ..adapters.label_studio.client import LabelStudioError, progress_bar
+from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..adapters.label_studio.rules import CONSENSUS_PREDICTION_KEY, plain_id
 from ..config import Config, WriteBackConfig
+from ..core import progress
 from ..core.errors import UsageError
 from ..evaluation.lifecycle import FINAL, STATES
 from ..evaluation.results import FieldResult
@@ -39,6 +40,7 @@ from ..evaluation.sections import Writeback
 from ..model import RoundFilter, TaskId
 from . import Sink, register
 from .label_studio_consensus import ConsensusPredictions, as_read_back
+from .label_studio_overlap import LabelStudioOverlap
 
 RUN_KEY = "run"
 """The entry's time stamp: not compared, kept when nothing else changed."""
@@ -240,7 +242,6 @@ class LabelStudioFlags:
     config: WriteBackConfig
     digest: str
     round: RoundFilter = field(default_factory=RoundFilter)
-    progress: bool = False
     now: datetime | None = None
     tasks: dict[TaskId, PulledTask] | None = None
 
@@ -250,16 +251,13 @@ class LabelStudioFlags:
         return self.source.tasks if self.tasks is None else self.tasks
 
     @classmethod
-    def for_run(
-        cls, source: LabelStudioProject, config: Config, *, progress: bool = False
-    ) -> LabelStudioFlags:
+    def for_run(cls, source: LabelStudioProject, config: Config) -> LabelStudioFlags:
         start, end = config.round.bounds()
         return cls(
             source,
             config.writeback,
             config_hash(config),
             RoundFilter(start, end, config.round.ids()),
-            progress,
         )
 
     @property
@@ -397,6 +395,11 @@ class LabelStudioFlags:
             summary["consensus"] = consensus.apply(
                 results, dry_run=dry_run, warnings=summary["warnings"]
             )
+        if self.config.overlap is not None:
+            overlap = LabelStudioOverlap(self.source, self.config.overlap)
+            summary["overlap"] = overlap.apply(
+                results, dry_run=dry_run, warnings=summary["warnings"]
+            )
         return msgspec.convert(summary, Writeback)
 
     def write_entries(
@@ -480,8 +483,7 @@ class LabelStudioFlags:
         up (and listed as failed). ``read``: tasks already read again (:meth:`read_tasks`)."""
         done, already, edited, failed = 0, 0, [], []
         in_a_row, gave_up = 0, False
-        bar = progress_bar(self.progress and bool(changes), "write-back")
-        bar.reset(total=len(changes))
+        step = progress.step("write-back", len(changes), "tasks") if changes else None
         pool = ThreadPoolExecutor(max_workers=WORKERS)
         try:
             futures = {pool.submit(self._write_one, c, (read or {}).get(c.id)): c for c in changes}
@@ -489,7 +491,8 @@ class LabelStudioFlags:
                 if future.cancelled():
                     continue  # given up below, and counted there
                 change = futures[future]
-                bar.update(1)
+                if step is not None:
+                    step.advance(1)
                 try:
                     outcome = future.result()
                 except LabelStudioError as exc:
@@ -511,7 +514,8 @@ class LabelStudioFlags:
                     edited.append(change.id)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-            bar.close()
+            if step is not None:
+                step.close()
         order = {c.id: n for n, c in enumerate(changes)}
         failed.sort(key=lambda f: order[f["id"]])
         edited.sort(key=lambda t: order[t])
@@ -656,7 +660,7 @@ def flags(config: Config, out_dir: Path, source: Source, options: ReadOptions) -
     if not config.writeback.enabled:
         return None
     assert isinstance(source, LabelStudioProject), "write-back needs the pulled project"
-    return LabelStudioFlags.for_run(source, config, progress=options.progress)
+    return LabelStudioFlags.for_run(source, config)
 
 
 register("label-studio", flags)

@@ -47,7 +47,6 @@ class ProjectAdapter:
 
         return LabelStudioProject.from_config(
             settings,
-            progress=options.progress,
             pull_meta=options.writeback,
             pull_data=options.writeback and options.data_flags,
         )

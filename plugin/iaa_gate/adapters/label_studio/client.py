@@ -3,8 +3,8 @@
 It builds the SDK client (a legacy token or a personal access token, which the SDK exchanges for
 short-lived access tokens), sends every request with its own retries and exponential backoff inside
 the run's time budget, and turns every failure into one :class:`LabelStudioError` naming the URL,
-never the token. It also draws the progress bar. The SDK and httpx are imported only when a live
-source is used.
+never the token. The SDK and httpx are imported only when a live source is used. Progress is
+reported by the callers, through :mod:`iaa_gate.core.progress` only.
 """
 
 from __future__ import annotations
@@ -242,25 +242,6 @@ def _retry_after(headers: Any) -> float | None:
         except (TypeError, ValueError):
             return None
         return max(0.0, when.timestamp() - time.time())
-
-
-class _Quiet:
-    """The no-op stand-in for a progress bar."""
-
-    def reset(self, total: int | None = None) -> None: ...
-
-    def update(self, n: int = 1) -> None: ...
-
-    def close(self) -> None: ...
-
-
-def progress_bar(progress: bool, desc: str) -> Any:
-    """A tqdm bar on stderr when ``progress`` (the caller decides: a TTY, no --quiet)."""
-    if not progress:
-        return _Quiet()
-    from tqdm import tqdm
-
-    return tqdm(total=None, desc=desc, unit="task", file=sys.stderr, leave=False)
 
 
 def _detail(body: Any) -> str:

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from pydantic import SecretStr
 
+from ...core import progress
 from ...core.errors import ServerError
 from ...core.redact import redact_url
 from ...model import Dataset, TaskId
-from .client import LabelStudioClient, progress_bar
+from .client import LabelStudioClient
 from .export import parse_tasks
 from .label_config import declare, parse_label_config
 from .rules import CONSENSUS_MODEL_VERSION
@@ -81,7 +82,6 @@ class LabelStudioProject:
     view: int | None = None
     skip_invalid: bool = False
     include_ground_truth: bool = True
-    progress: bool = False
     method: PullMethod = "tasks"
     page_size: int = 1000
     pull_meta: bool = True
@@ -113,7 +113,6 @@ class LabelStudioProject:
         cls,
         src: LabelStudioSource,
         *,
-        progress: bool = False,
         pull_meta: bool = True,
         pull_data: bool = False,
     ) -> LabelStudioProject:
@@ -125,7 +124,6 @@ class LabelStudioProject:
             view=src.view,
             skip_invalid=src.skip_invalid,
             include_ground_truth=src.include_ground_truth,
-            progress=progress,
             pull_meta=pull_meta,
             pull_data=pull_data,
             timeout=src.timeout,
@@ -281,7 +279,7 @@ class LabelStudioProject:
         }
         if self.view is not None:
             params["view"] = self.view
-        bar = progress_bar(self.progress, f"pull project {pid}")
+        done: progress.Step | None = None  # announced once the first page gives the total
         try:
             page, seen, total = 1, 0, None
             while True:
@@ -303,63 +301,60 @@ class LabelStudioProject:
                     )
                 if total is None and isinstance(body.get("total"), int):
                     total = body["total"]
-                    bar.reset(total=total)
+                    done = progress.step(f"pull project {pid}", total, "tasks")
                 batch = body["tasks"]
                 yield from batch
-                bar.update(len(batch))
+                if done is not None:
+                    done.advance(len(batch))
                 seen += len(batch)
                 if len(batch) < self.page_size or (total is not None and seen >= total):
                     return
                 page += 1
         finally:
-            bar.close()
+            if done is not None:
+                done.close()
 
     def _export(self, pid: int) -> Iterator[dict[str, Any]]:
         """An export snapshot (all tasks, or the view's), downloaded once, then deleted."""
         exports = self.api.sdk().projects.exports
-        bar = progress_bar(self.progress, f"export project {pid}")
+        filters: dict[str, Any] = {"only_with_annotations": False}
+        if self.view is not None:
+            filters["view"] = self.view
+        snap = self.api.call(
+            "creating an export snapshot",
+            lambda o: exports.create(
+                id=pid,
+                title="iaa-gate",
+                task_filter_options=filters,
+                serialization_options={"predictions": {"only_id": False}},
+                request_options=o,
+            ),
+            timeout=600,
+        )
         try:
-            filters: dict[str, Any] = {"only_with_annotations": False}
-            if self.view is not None:
-                filters["view"] = self.view
-            snap = self.api.call(
-                "creating an export snapshot",
-                lambda o: exports.create(
-                    id=pid,
-                    title="iaa-gate",
-                    task_filter_options=filters,
-                    serialization_options={"predictions": {"only_id": False}},
-                    request_options=o,
+            body = self.api.call(
+                "downloading the export snapshot",
+                lambda o: b"".join(
+                    exports.download(
+                        id=pid, export_pk=snap.id, export_type="JSON", request_options=o
+                    )
                 ),
                 timeout=600,
             )
-            try:
-                body = self.api.call(
-                    "downloading the export snapshot",
-                    lambda o: b"".join(
-                        exports.download(
-                            id=pid, export_pk=snap.id, export_type="JSON", request_options=o
-                        )
-                    ),
-                    timeout=600,
-                )
-            finally:
-                self.api.call(
-                    "deleting the export snapshot",
-                    lambda o: exports.delete(id=pid, export_pk=snap.id, request_options=o),
-                )
-            try:
-                tasks = json.loads(body)
-            except ValueError:
-                tasks = None
-            if not isinstance(tasks, list):
-                raise ServerError(f"Label Studio on {self.url}: the export is not a task list")
-            bar.reset(total=len(tasks))
-            for task in tasks:
-                yield task
-                bar.update(1)
         finally:
-            bar.close()
+            self.api.call(
+                "deleting the export snapshot",
+                lambda o: exports.delete(id=pid, export_pk=snap.id, request_options=o),
+            )
+        try:
+            tasks = json.loads(body)
+        except ValueError:
+            tasks = None
+        if not isinstance(tasks, list):
+            raise ServerError(f"Label Studio on {self.url}: the export is not a task list")
+        yield from progress.counted(
+            tasks, progress.step(f"export project {pid}", len(tasks), "tasks"), every=1000
+        )
 
 
 def annotators_of(annotations: Any) -> int:

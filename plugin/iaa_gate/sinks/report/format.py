@@ -311,6 +311,50 @@ def consensus_text(writeback: Writeback | None) -> str | None:
     return text
 
 
+def overlap_text(writeback: Writeback | None) -> str | None:
+    """The overlap that follows the plan, in a line (None: not asked for): "overlap: sentiment:
+    width 0.09 ≤ 0.10 after 412 overlapped tasks; 1,588 tasks set to one annotator (83 kept for
+    audit): 1,505 annotations saved"."""
+    o = writeback.overlap if writeback else None
+    if not o:
+        return None
+    if o.error:  # the tasks could not be listed: the next run tries again
+        return f"overlap: not set ({o.error})"
+    goal = o.target_width
+    parts = []
+    for f in o.fields:
+        if f.width is None:
+            width = f"width undefined ({f.undefined or 'no interval'})"
+        else:
+            width = f"width {f.width:.2f} {'≤' if f.width <= goal else '>'} {goal:.2f}"
+        parts.append(f"{f.field}: {width} after {f.overlapped_tasks:,} overlapped tasks")
+    if not parts:
+        parts.append("no field with alpha's interval")
+    if o.settled:
+        verb = "would be set" if o.dry_run else "set"
+        parts.append(
+            f"{o.open_tasks:,} tasks {verb} to one annotator ({o.audit:,} kept for audit): "
+            f"{o.annotations_saved:,} annotations saved"
+        )
+    else:
+        parts.append(
+            f"the {o.open_tasks:,} tasks not yet labelled keep the project's overlap "
+            f"({o.maximum_annotations} annotators)"
+            + (f", {o.raised:,} raised again" if o.raised else "")
+        )
+    if o.dry_run:
+        parts.append(f"dry run: {o.planned:,} tasks would change")
+    elif o.planned:
+        parts.append(f"{o.done:,} tasks written")
+    if o.answered_meanwhile:
+        parts.append(f"{o.answered_meanwhile:,} answered meanwhile, left as they are")
+    if o.failed:
+        parts.append(f"{o.failed:,} failed (a re-run writes them)")
+    if o.note:
+        parts.append(o.note)
+    return "overlap: " + "; ".join(parts)
+
+
 def categories_text(used: CategoriesUsed) -> str:
     """The categories an ordered field's kappa family and AC2 use, and where they come from:
     "1, 2, 3, 4, 5 (from the labeling config's maxRating)"."""
@@ -461,9 +505,7 @@ def writeback_lines(wb: Writeback) -> list[str]:
         lines = [
             "write-back: " + ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in wb.shown())
         ]
-    consensus = consensus_text(wb)
-    if consensus:
-        lines.append(f"  {consensus}")
+    lines += [f"  {text}" for text in (consensus_text(wb), overlap_text(wb)) if text]
     changes = wb.changes or []
     for c in changes[:50]:  # --dry-run: what would change on each task
         was = None if c.was is UNSET else c.was

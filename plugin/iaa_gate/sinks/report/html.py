@@ -59,6 +59,7 @@ from .format import (
     model_label_rows,
     model_note,
     model_rows,
+    overlap_text,
     plain,
     proposal,
     round_text,
@@ -318,7 +319,11 @@ class HtmlWriter:
         return _template().render(
             doc=report,
             # the write-back table lists each value as it is, sections as JSON
-            writeback_lines=writeback_lines(report.writeback) if report.writeback else [],
+            writeback_lines=[  # the overlap's sentence is its own paragraph (#overlap)
+                line
+                for line in (writeback_lines(report.writeback) if report.writeback else [])
+                if line.strip() != overlap_text(report.writeback)
+            ],
             writeback_counts=[
                 (k.replace("_", " "), v)
                 for k, v in (report.writeback.shown() if report.writeback else [])
@@ -338,6 +343,7 @@ class HtmlWriter:
             icon=ICON_TEXT,
             round_text=round_text(report.round),
             next_steps=report.next_steps.lines() if report.next_steps is not None else [],
+            overlap=overlap_text(report.writeback),
             change=change_text,
             problems=[
                 (name, c)

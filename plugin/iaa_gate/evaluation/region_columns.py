@@ -1,0 +1,182 @@
+"""A region field's scored columns: its regions matched as the field's ``matching`` says, and
+clustered label-free, each cluster and task scored (:class:`Clustered`).
+
+What :mod:`.regions` turns into the field's result and :mod:`.region_details` into the words a
+report shows about a disputed task are these arrays, built once per field. The field's config
+is read here once: :class:`Matched` keeps it (``cfg``) and its matching settings
+(:meth:`Matched.rematch` changes some of them), so the metrics get plain arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .. import metrics
+from ..config import FieldConfig
+from ..metrics import Coded, code_dtype
+from ..model import Dataset
+from .matrix import RegionTable, region_table
+
+
+@dataclass
+class Matched:
+    """One region field, matched: its table (tasks with too few raters dropped), the metrics'
+    :class:`~iaa_gate.metrics.Regions` and the configured matching; ``how``: the matching's
+    settings as :func:`~iaa_gate.metrics.match_regions` takes them (read from ``cfg`` once)."""
+
+    table: RegionTable
+    keep: np.ndarray[Any, np.dtype[np.bool_]]
+    regions: metrics.Regions
+    matching: metrics.RegionMatching
+    names: list[str]
+    cfg: FieldConfig
+    how: dict[str, Any]
+
+    @cached_property
+    def kept(self) -> np.ndarray[Any, np.dtype[np.intp]]:
+        """``(regions.n,)`` the table row of each region of :attr:`regions`."""
+        return np.flatnonzero(self.keep)
+
+    def rematch(self, **how: Any) -> metrics.RegionMatching:
+        """The matching with some settings changed (``mode``, ``labels``), from the same
+        overlapping pairs."""
+        settings = {**self.how, **how}
+        return metrics.match_regions(self.regions, overlapping=self.matching.overlaps, **settings)
+
+    def rows(self, rows: np.ndarray[Any, np.dtype[np.int64]]) -> np.ndarray[Any, Any]:
+        """Table rows → rows of :attr:`regions` (-1 where dropped)."""
+        index = np.where(self.keep, np.cumsum(self.keep) - 1, -1)
+        return np.asarray(index[rows])
+
+
+def settings(cfg: FieldConfig, shape: str) -> dict[str, Any]:
+    """``cfg.matching`` as :func:`~iaa_gate.metrics.match_regions` takes it (a tolerance for
+    keypoints only)."""
+    m = cfg.matching
+    tolerance = m.tolerance if shape == "keypoint" else 0.0
+    return {"mode": m.mode, "iou": m.iou, "labels": m.labels, "tolerance": tolerance}
+
+
+def match(dataset: Dataset, name: str, cfg: FieldConfig) -> Matched:
+    """Read region field ``name`` and match it as ``cfg.matching`` says."""
+    table = region_table(dataset, name, labels=cfg.labels)
+    rated = table.rated.copy()
+    rated[rated.sum(axis=1) < cfg.min_annotators] = False
+    keep = rated[table.unit, table.annotator] if table.n else np.zeros(0, dtype=bool)
+    points = None
+    if table.points is not None:
+        points = tuple(p for p, k in zip(table.points, keep, strict=True) if k)
+    regions = metrics.Regions(
+        unit=table.unit[keep],
+        annotator=table.annotator[keep],
+        label=table.label[keep],
+        geometry=table.geometry[keep],
+        rated=rated,
+        kind=table.shape,  # type: ignore[arg-type]
+        labels=table.labels,
+        points=points,
+    )
+    names = [dataset.display_name(a) for a in table.annotators]
+    how = settings(cfg, regions.kind)
+    return Matched(table, keep, regions, metrics.match_regions(regions, **how), names, cfg, how)
+
+
+def coded_as(codes: np.ndarray[Any, Any], values: tuple[Any, ...]) -> Coded:
+    table = np.empty(len(values), dtype=object)
+    table[:] = values
+    if values and all(isinstance(v, float) for v in values):
+        table = table.astype(np.float64)
+    return Coded(codes.astype(code_dtype(max(len(values), 1))), table)
+
+
+@dataclass(frozen=True)
+class Clustered:
+    """A region field's regions matched label-free, in clusters (Tschirschwitz et al. 2022).
+
+    ``matching``: the label-free matching; ``clusters``: each region's cluster; ``coded``:
+    ``(C, annotators)`` each rater's label in the cluster, ``"(unmatched)"`` where they rated the
+    task but have no region in it; ``unit``: ``(C,)`` each cluster's unit; ``score``: ``(C,)``
+    the share of agreeing annotator pairs (NaN: fewer than two ratings); ``task_score``:
+    ``(units,)`` the lowest score of each task's clusters and relations (1 for a task two or
+    more rated with no region at all; NaN: fewer than two raters); ``lowest``: ``(units,)`` its
+    lowest cluster (-1: none); ``relations``: the relations, grouped by the clusters they join
+    (None without relations)."""
+
+    matching: metrics.RegionMatching
+    clusters: metrics.Clusters
+    coded: Coded
+    unit: np.ndarray[Any, np.dtype[np.int64]]
+    score: np.ndarray[Any, np.dtype[np.float64]]
+    task_score: np.ndarray[Any, np.dtype[np.float64]]
+    lowest: np.ndarray[Any, np.dtype[np.int64]]
+    relations: RelationClusters | None = None
+
+
+def cluster(m: Matched) -> Clustered:
+    """Cluster ``m``'s regions label-free and score each cluster and task (see
+    :class:`Clustered`)."""
+    free = m.rematch(labels=False) if m.how["labels"] else m.matching
+    clusters = metrics.region_clusters(free)
+    ratings = metrics.cluster_ratings(free, clusters=clusters)
+    coded = coded_as(ratings.codes, ratings.values)
+    score = metrics.item_scores(coded, "nominal") if clusters.n else np.zeros(0)
+    n_units = m.regions.rated.shape[0]
+    task = np.full(n_units, np.inf)
+    np.fmin.at(task, ratings.unit, score)  # fmin: a NaN cluster does not count
+    pairable = m.regions.rated.sum(axis=1) >= 2
+    task[np.isinf(task)] = 1.0
+    task[~pairable] = np.nan
+    lowest = np.full(n_units, -1, dtype=np.int64)
+    order = np.lexsort((np.where(np.isnan(score), np.inf, score), ratings.unit))
+    first = order[np.flatnonzero(np.diff(ratings.unit[order], prepend=-1))]
+    lowest[ratings.unit[first]] = first
+    relations = _relation_clusters(m, clusters.cluster)
+    if relations is not None:  # a relation is a decision too: the task scores its lowest
+        rel_task = np.full(n_units, np.inf)
+        np.fmin.at(rel_task, relations.unit, relations.score)
+        low = rel_task < np.where(np.isnan(task), np.inf, task)
+        task[low & pairable] = rel_task[low & pairable]
+    return Clustered(free, clusters, coded, ratings.unit, score, task, lowest, relations)
+
+
+@dataclass(frozen=True)
+class RelationClusters:
+    """Relations grouped by the clusters they join: ``(R, annotators)`` ``coded``, each rater
+    of the task giving the relation's label or ``"(no relation)"``; ``unit`` ``(R,)``;
+    ``score`` ``(R,)`` the share of agreeing annotator pairs; ``ends`` ``(R, 2)`` the source
+    and target clusters."""
+
+    coded: Coded
+    unit: np.ndarray[Any, np.dtype[np.int64]]
+    score: np.ndarray[Any, np.dtype[np.float64]]
+    ends: np.ndarray[Any, np.dtype[np.int64]]
+
+
+NO_RELATION = "(no relation)"
+
+
+def _relation_clusters(
+    m: Matched, cluster: np.ndarray[Any, np.dtype[np.int64]]
+) -> RelationClusters | None:
+    """Each pair of (source, target) clusters some annotator related, scored as a choices task
+    over the task's raters (see :class:`RelationClusters`); None without relations."""
+    t, reg = m.table, m.regions
+    if not t.rel_from.size:
+        return None
+    src, dst = m.rows(t.rel_from), m.rows(t.rel_to)
+    ok = (src >= 0) & (dst >= 0)
+    if not ok.any():
+        return None
+    src, dst, label = src[ok], dst[ok], t.rel_label[ok].astype(np.int64)
+    ends, k = np.unique(np.column_stack([cluster[src], cluster[dst]]), axis=0, return_inverse=True)
+    k = k.reshape(-1)
+    unit = reg.unit[src][np.unique(k, return_index=True)[1]]
+    none = len(t.rel_labels)
+    codes = np.where(reg.rated[unit], none, -1).astype(np.int64)
+    codes[k, reg.annotator[src]] = np.where(label >= 0, label, none)
+    coded = coded_as(codes, (*t.rel_labels, NO_RELATION))
+    return RelationClusters(coded, unit, metrics.item_scores(coded, "nominal"), ends)
