@@ -158,7 +158,7 @@ def test_overlap_needs_write_back_and_a_label_studio_project() -> None:
 
 
 def test_the_terminal_gives_the_overlap_under_the_write_back() -> None:
-    from iaa_gate.cli import writeback_lines
+    from iaa_gate.sinks.report.format import writeback_lines
 
     lines = writeback_lines(summary(planned=1505, done=1505))
     assert lines[1] == "  " + str(overlap_text(summary(planned=1505, done=1505)))
