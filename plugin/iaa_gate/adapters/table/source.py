@@ -1,4 +1,4 @@
-"""A long-format table read with pyarrow, one row per answer (per span for spans).
+"""A long-format table, one row per answer (per span for spans).
 
 A table without span fields whose rows all read cleanly is read column by column
 (:mod:`.columnwise`, the latest of repeated answers kept); any other is read here row by row,
@@ -16,44 +16,43 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError, Problem
+from ...core.extras import needed
 from ...kinds import REGION_SHAPES
 from ...model import Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .columnwise import dataset_of, read_columnwise
 from .config import TableSource
+from .load import Loaded, arrow, of_arrow, read_arrow, read_csv, read_jsonl
 from .rules import RowError, annotator, answer, field_name, number, seconds, task_id, text
 
+ARROW_FORMATS = frozenset({"csv", "tsv", "jsonl"})
+"""The formats read with pyarrow when it is installed (faster: bench/README.md "2026-11-27 (3)");
+without it the standard library and msgspec read them."""
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
-INSTALL = 'install the table extra: pip install "iaa-gate[table]" (pyarrow)'
 MAX_PROBLEMS = 50
 
 
-def read_table(path: Path, fmt: str) -> Any:
-    """The file as a ``pyarrow.Table``."""
+def read_table(path: Path, fmt: str) -> Loaded:
+    """The file's columns: with pyarrow when it is installed or the format is Parquet, else
+    with the standard library (CSV, TSV) or msgspec (JSON Lines) (:mod:`.load`)."""
     try:
-        import pyarrow as pa
-    except ImportError:
-        raise InputError(str(path), ["reading a table needs pyarrow"], hint=INSTALL) from None
-    try:
-        if fmt in ("csv", "tsv"):
-            from pyarrow import csv
-
-            return csv.read_csv(
-                path,
-                parse_options=csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
-                convert_options=csv.ConvertOptions(strings_can_be_null=True),
-            )
-        if fmt == "parquet":
-            from pyarrow import parquet
-
-            return parquet.read_table(path)
-        from pyarrow import json
-
-        return json.read_json(path)
+        if fmt == "parquet" or (arrow() and fmt in ARROW_FORMATS):
+            return _arrow(path, fmt)
+        return read_jsonl(path) if fmt == "jsonl" else read_csv(path, "\t" if fmt == "tsv" else ",")
     except FileNotFoundError:
         raise InputError(
             str(path), ["file not found"], hint="check source.path or pass --source PATH"
         ) from None
-    except (pa.ArrowException, OSError) as exc:
+    except OSError as exc:
+        raise InputError(str(path), [f"not a readable {fmt.upper()} table: {exc}"]) from None
+
+
+def _arrow(path: Path, fmt: str) -> Loaded:
+    """:func:`.load.read_arrow`, its errors worded as the table's."""
+    with needed("table"):  # MissingExtraError: the line that installs it
+        import pyarrow as pa
+    try:
+        return read_arrow(path, fmt)
+    except pa.ArrowException as exc:
         raise InputError(
             str(path),
             [f"not a readable {fmt.upper()} table: {exc}"],
@@ -110,10 +109,13 @@ class TableFile:
             )
 
     def read_by_row(self, table: Any) -> Dataset:
-        """The dataset of ``table`` (a ``pyarrow.Table``) read row by row: every rule checked on
-        every row, the latest of several answers kept, every problem named by its row."""
+        """The dataset of ``table`` (:class:`.load.Loaded`, or a ``pyarrow.Table``) read row by
+        row: every rule checked on every row, the latest of several answers kept, every
+        problem named by its row."""
         s = self.settings
-        data = {name: table.column(name).to_pylist() for name in table.column_names}
+        if not isinstance(table, Loaded):
+            table = of_arrow(table)
+        data = {name: table.pylist(name) for name in table.column_names}
         n = table.num_rows
         spans = {f for f, k in s.kinds.items() if k in REGION_SHAPES}
         first = 2 if self.fmt in ("csv", "tsv") else 1  # the row number a person sees
