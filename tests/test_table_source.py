@@ -520,3 +520,59 @@ def test_a_table_reads_the_same_with_and_without_pyarrow(
             np.testing.assert_array_equal(
                 read[1].columns().array("updated"), read[0].columns().array("updated")
             )
+
+
+@pytest.mark.usefixtures("install")
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("t.csv", b"\xef\xbb\xbf" + ",".join(HEADER).encode() + b"\n1,ana,sentiment,,\n", None),
+        (
+            "t.csv",
+            b"task,annotator,field,value\n1,ana,sentiment,Positive\n2,ben,sentiment\n",
+            r"row 3 has 3 cells, the header 4",
+        ),
+        (
+            "t.tsv",
+            b"task,annotator,field,value\n1,ana,sentiment,Positive\n",
+            r"no column 'task'.*\n.*hint: the header is comma-separated",
+        ),
+        (
+            "t.csv",
+            b"task,annotator,field,value\n1,ana,sentiment,Positive\n2,ben,sentiment,N\xe9g\n",
+            r"row 3 is not UTF-8 text",
+        ),
+        (
+            "t.jsonl",
+            b'{"task": 1, "annotator": "ana", "field": "f", "value": "x"}\n{"task": 2,\n',
+            r"not a readable JSONL table",
+        ),
+    ],
+    ids=["bom-and-empty-cells", "ragged", "comma-in-tsv", "not-utf-8", "broken-jsonl"],
+)
+def test_a_file_that_cannot_be_read_as_meant_is_named_with_its_row(
+    tmp_path: Path, name: str, content: bytes, message: str | None
+) -> None:
+    """With or without pyarrow: a byte order mark is dropped and an empty cell is no answer;
+    a ragged row, a comma-separated .tsv, text that is not UTF-8 and a broken JSON line are
+    errors naming the file and, where there is one, the row."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    source = TableSource(type="table", path=path)
+    if message is None:
+        assert TableFile(source).load().stats.empty == 1
+        return
+    with pytest.raises(InputError, match=message) as caught:
+        TableFile(source).load()
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.usefixtures("install")
+def test_quoted_cells_keep_their_delimiters_quotes_and_spaces(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(
+        'task,annotator,field,value\n1,ana,tags,"a, ""b"""\n1,ben,tags," a, ""b"""\n',
+        encoding="utf-8",
+    )
+    data = TableFile(TableSource(type="table", path=path)).load()
+    assert [a.fields["tags"].value for a in data.annotations] == [('a, "b"',), (' a, "b"',)]

@@ -27,6 +27,7 @@ from .rules import RowError, annotator, answer, field_name, number, seconds, tas
 ARROW_FORMATS = frozenset({"csv", "tsv", "jsonl"})
 """The formats read with pyarrow when it is installed (faster: bench/README.md "2026-11-27 (3)");
 without it the standard library and msgspec read them."""
+DELIMITERS = {"csv": ",", "tsv": "\t"}
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
 MAX_PROBLEMS = 50
 
@@ -37,7 +38,7 @@ def read_table(path: Path, fmt: str) -> Loaded:
     try:
         if fmt == "parquet" or (arrow() and fmt in ARROW_FORMATS):
             return _arrow(path, fmt)
-        return read_jsonl(path) if fmt == "jsonl" else read_csv(path, "\t" if fmt == "tsv" else ",")
+        return read_jsonl(path) if fmt == "jsonl" else read_csv(path, DELIMITERS[fmt])
     except FileNotFoundError:
         raise InputError(
             str(path), ["file not found"], hint="check source.path or pass --source PATH"
@@ -51,8 +52,15 @@ def _arrow(path: Path, fmt: str) -> Loaded:
     with needed("table"):  # MissingExtraError: the line that installs it
         import pyarrow as pa
     try:
-        return read_arrow(path, fmt)
+        loaded = read_arrow(path, fmt)
+        if fmt in DELIMITERS and any(pa.types.is_binary(f.type) for f in loaded.arrow.schema):
+            # pyarrow reads a column that is not UTF-8 as bytes: the core's loader names its row
+            raise pa.ArrowInvalid("not UTF-8")
+        return loaded
     except pa.ArrowException as exc:
+        if fmt in ARROW_FORMATS:  # the core's loader names the row (or reads what pyarrow
+            # refused only for typing its first block of rows one way and a later one another)
+            return read_jsonl(path) if fmt == "jsonl" else read_csv(path, DELIMITERS[fmt])
         raise InputError(
             str(path),
             [f"not a readable {fmt.upper()} table: {exc}"],
@@ -102,10 +110,15 @@ class TableFile:
             required.append(c.value)
         missing = [name for name in required if name not in names]
         if missing:
+            other = {",": "comma", "\t": "tab"}
+            split = [d for d in other if len(names) == 1 and d in names[0]]
             raise InputError(
                 str(s.path),
                 [f"no column {', '.join(map(repr, missing))} (the columns are {names})"],
-                hint="name the columns under source.columns, e.g. columns: {task: item_id}",
+                hint=f"the header is {other[split[0]]}-separated: set source.format (csv or tsv)"
+                " or rename the file"
+                if split
+                else "name the columns under source.columns, e.g. columns: {task: item_id}",
             )
 
     def read_by_row(self, table: Any) -> Dataset:
