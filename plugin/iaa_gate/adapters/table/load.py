@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
@@ -34,14 +34,17 @@ NULLS = frozenset(
 """The cells pyarrow's CSV reader reads as empty (``ConvertOptions.null_values``), in every
 column (``strings_can_be_null``)."""
 TRUE, FALSE = frozenset({"1", "True", "TRUE", "true"}), frozenset({"0", "False", "FALSE", "false"})
-_INT = re.compile(r"\s*-?(\d+|0x[0-9a-fA-F]+)\s*")
+_DECIMAL = re.compile(r"\s*-?\d+\s*", re.ASCII)
+_INT = re.compile(r"\s*-?(\d+|0x[0-9a-fA-F]+)\s*", re.ASCII)
 _FLOAT = re.compile(
-    r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity)\s*", re.I
+    r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity)\s*", re.I | re.A
 )
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIME = re.compile(r"\d{2}:\d{2}:\d{2}")
-_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)?)?")
-_ZONE = re.compile(r"(Z|[+-]\d{2}:?\d{2})$")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_TIME = re.compile(r"\d{2}:\d{2}:\d{2}", re.ASCII)
+_STAMP = re.compile(  # ASCII: a Unicode digit is text to pyarrow
+    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)?)?", re.ASCII
+)
+_ZONE = re.compile(r"(Z|[+-]\d{2}:?\d{2})$", re.ASCII)
 
 
 @dataclass
@@ -80,28 +83,27 @@ def _key(v: Any) -> Any:
     return (v.__class__, v)
 
 
-def _encode(column: list[Any]) -> tuple[Codes, list[Any]]:
-    """:meth:`Loaded.cells` of a list of cells: by the cell itself when the cells are of one
-    hashable type, else by :func:`_key`."""
+def _encode(column: Sequence[Any], uniform: bool = False) -> tuple[Codes, list[Any]]:
+    """:meth:`Loaded.cells` of a sequence of cells: by the cell itself when the cells are of
+    one hashable type (``uniform``: known to be, as the texts of a CSV column), else by
+    :func:`_key`."""
+    if uniform or len({v.__class__ for v in column} - {type(None)}) <= 1:
+        try:  # dict and map in C: no Python call per cell
+            cells = list(dict.fromkeys(column))
+            at = dict(zip(cells, range(len(cells)), strict=True))
+            return np.fromiter(map(at.__getitem__, column), np.int64, len(column)), cells
+        except TypeError:  # lists (JSON Lines)
+            pass
     index: dict[Any, int] = {}
-    try:
-        if len({v.__class__ for v in column} - {type(None)}) > 1:
-            raise TypeError
-        codes = np.fromiter(
-            (index.setdefault(v, len(index)) for v in column), np.int64, len(column)
-        )
-        return codes, list(index)
-    except TypeError:  # lists (JSON Lines) or mixed types
-        index.clear()
-        cells: list[Any] = []
-        at = []
-        for v in column:
-            k = _key(v)
-            if k not in index:
-                index[k] = len(cells)
-                cells.append(v)
-            at.append(index[k])
-        return np.array(at, dtype=np.int64), cells
+    cells = []
+    codes = []
+    for v in column:
+        k = _key(v)
+        if k not in index:
+            index[k] = len(cells)
+            cells.append(v)
+        codes.append(index[k])
+    return np.array(codes, dtype=np.int64), cells
 
 
 def _int(s: str) -> int | None:
@@ -136,7 +138,7 @@ def _stamp(s: str) -> datetime | None:
     if not _STAMP.fullmatch(s):
         return None
     head, dot, rest = s.partition(".")
-    frac = re.match(r"\d*", rest).group() if dot else ""  # type: ignore[union-attr]
+    frac = re.match(r"\d*", rest, re.ASCII).group() if dot else ""  # type: ignore[union-attr]
     try:
         t = datetime.fromisoformat((head + rest[len(frac) :]).replace("Z", "+00:00"))
     except ValueError:
@@ -162,6 +164,10 @@ def typed(cells: list[str]) -> list[Any]:
     >>> typed(["1", "2"]), typed(["1", "2.5"]), typed(["1", "x"]), typed(["true", "0"])
     ([1, 2], [1.0, 2.5], ['1', 'x'], [True, False])
     """
+    if all(map(_DECIMAL.fullmatch, cells)):  # the common column of ids: int() in C
+        ints = list(map(int, cells))
+        if not ints or (min(ints) >= -(2**63) and max(ints) < 2**63):
+            return ints
     for kind in _TYPES:
         made = []
         for s in cells:
@@ -176,9 +182,9 @@ def typed(cells: list[str]) -> list[Any]:
     return list(cells)
 
 
-def _column(raw: list[str]) -> tuple[Codes, list[Any]]:
+def _column(raw: Sequence[str]) -> tuple[Codes, list[Any]]:
     """A CSV column of texts as codes into its distinct typed cells (None: empty)."""
-    codes, texts = _encode(raw)
+    codes, texts = _encode(raw, uniform=True)
     full = [s for s in texts if s not in NULLS]
     made = dict(zip(full, typed(full), strict=True))
     values = [made.get(s) for s in texts]
@@ -210,8 +216,8 @@ def read_csv(path: Path, delimiter: str) -> Loaded:
             str(path), [f"not a readable {fmt} table: the file is empty"], hint="export it again"
         )
     names, body = rows[0], rows[1:]
-    ragged = next((i for i, r in enumerate(body) if len(r) != len(names)), None)
-    if ragged is not None:
+    if set(map(len, body)) - {len(names)}:
+        ragged = next(i for i, r in enumerate(body) if len(r) != len(names))
         raise InputError(
             str(path),
             [
@@ -222,8 +228,9 @@ def read_csv(path: Path, delimiter: str) -> Loaded:
             "-separated) and the quoting of that row",
         )
     loaded = Loaded(names, len(body))
-    for j, name in enumerate(names):
-        loaded._cells[name] = _column([r[j] for r in body])
+    columns = zip(*body, strict=True) if body else ([] for _ in names)
+    for name, column in zip(names, columns, strict=True):
+        loaded._cells[name] = _column(column)
     return loaded
 
 
