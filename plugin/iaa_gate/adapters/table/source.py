@@ -25,8 +25,8 @@ from .load import Loaded, arrow, of_arrow, read_arrow, read_csv, read_jsonl
 from .rules import RowError, annotator, answer, field_name, number, seconds, task_id, text
 
 ARROW_FORMATS = frozenset({"csv", "tsv", "jsonl"})
-"""The formats read with pyarrow when it is installed (faster: bench/README.md "2026-11-27 (3)");
-without it the standard library and msgspec read them."""
+"""The formats pyarrow loads when it is installed (faster for each, at 10^5 and 10^6 rows:
+bench/README.md "Table loaders"); without it the standard library and msgspec load them."""
 DELIMITERS = {"csv": ",", "tsv": "\t"}
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
 MAX_PROBLEMS = 50
