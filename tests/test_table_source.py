@@ -513,6 +513,12 @@ def test_a_table_reads_the_same_with_and_without_pyarrow(
                     read.append(TableFile(source).load())
                 except IaaGateError as exc:
                     read.append(str(exc))
+        with pytest.MonkeyPatch.context() as mp:  # the core's columns, read both ways
+            mp.setitem(sys.modules, "pyarrow", None)
+            loaded = TableFile(source).fmt == "csv" and load.read_csv(path, ",")
+            fast = loaded and columnwise.read_columnwise(loaded, source)
+            if fast:
+                assert_same_dataset(fast, _by_row(loaded, source), values=True)
         if isinstance(read[0], str) or isinstance(read[1], str):
             assert read[1] == read[0]
         else:
