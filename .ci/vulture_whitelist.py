@@ -72,3 +72,6 @@ annotator_rows
 choices
 rating
 rectanglelabels
+
+# the overlap summary's audit share, set by keyword and written by msgspec (evaluation/overlap.py)
+audit_share

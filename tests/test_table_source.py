@@ -27,10 +27,25 @@ from iaa_gate.core.errors import IaaGateError
 from iaa_gate.model import Dataset
 
 pa = pytest.importorskip("pyarrow")
+from pyarrow import csv as pacsv  # noqa: E402 (after the skip)
+from pyarrow import parquet  # noqa: E402
+
+from iaa_gate.adapters.table import load  # noqa: E402
+from iaa_gate.core.errors import MissingExtraError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "table"
 HEADER = ["task", "annotator", "field", "value", "updated_at"]
+
+
+@pytest.fixture(params=["table", "core"])
+def install(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each file read twice: with pyarrow (the ``[table]`` extra) and as the core install reads
+    it (pyarrow hidden: the ``csv`` module and msgspec load the columns)."""
+    if request.param == "core":
+        for name in ("pyarrow", "pyarrow.csv", "pyarrow.json", "pyarrow.parquet"):
+            monkeypatch.setitem(sys.modules, name, None)
+    return str(request.param)
 
 
 def _rows() -> list[list[Any]]:
@@ -69,6 +84,7 @@ def _matrix(rows: list[list[Any]], field: str, number: bool) -> np.ndarray:
     return out
 
 
+@pytest.mark.usefixtures("install")
 def test_a_csv_table_gives_the_krippendorff_package_s_alpha(tmp_path: Path) -> None:
     outcome = evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
     rows = _rows()
@@ -79,6 +95,7 @@ def test_a_csv_table_gives_the_krippendorff_package_s_alpha(tmp_path: Path) -> N
     assert outcome.document["input"]["tasks"] == 60
 
 
+@pytest.mark.usefixtures("install")
 def test_the_same_answers_as_a_label_studio_export_score_the_same(tmp_path: Path) -> None:
     tasks: dict[str, list[dict[str, Any]]] = {}
     by_annotation: dict[tuple[str, str], dict[str, Any]] = {}
@@ -111,10 +128,8 @@ def test_the_same_answers_as_a_label_studio_export_score_the_same(tmp_path: Path
 
 
 @pytest.mark.parametrize("fmt", ["tsv", "parquet", "jsonl"])
+@pytest.mark.usefixtures("install")
 def test_every_format_reads_the_same(tmp_path: Path, fmt: str) -> None:
-    from pyarrow import csv as pacsv
-    from pyarrow import parquet
-
     table = pacsv.read_csv(
         EXAMPLE / "answers.csv",
         convert_options=pacsv.ConvertOptions(
@@ -129,6 +144,10 @@ def test_every_format_reads_the_same(tmp_path: Path, fmt: str) -> None:
     else:
         path.write_text("".join(json.dumps(r) + "\n" for r in table.to_pylist()), encoding="utf-8")
     csv_outcome = evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
+    if fmt == "parquet" and load.arrow() is False:
+        with pytest.raises(MissingExtraError, match=r'pip install "iaa-gate\[table\]"'):
+            evaluate(_config(tmp_path, path))
+        return
     other = evaluate(_config(tmp_path, path))
     for name in ("sentiment", "stars"):
         assert other.results[name].alpha == pytest.approx(
@@ -173,6 +192,7 @@ GOOD = [
         ),
     ],
 )
+@pytest.mark.usefixtures("install")
 def test_a_malformed_row_is_refused_by_row_and_column(
     tmp_path: Path, change: Any, message: str
 ) -> None:
@@ -182,12 +202,14 @@ def test_a_malformed_row_is_refused_by_row_and_column(
         evaluate(_config(tmp_path, _write(tmp_path, rows)))
 
 
+@pytest.mark.usefixtures("install")
 def test_a_missing_column_names_the_columns_there_are(tmp_path: Path) -> None:
     path = _write(tmp_path, [r[:3] + r[4:] for r in GOOD], ["task", "annotator", "field", "when"])
     with pytest.raises(InputError, match=r"no column 'value' \(the columns are \['task'"):
         evaluate(_config(tmp_path, path))
 
 
+@pytest.mark.usefixtures("install")
 def test_skip_invalid_counts_the_rows_it_skips(tmp_path: Path) -> None:
     rows = [list(r) for r in GOOD]
     rows[4][3] = "five"
@@ -195,6 +217,7 @@ def test_skip_invalid_counts_the_rows_it_skips(tmp_path: Path) -> None:
     assert outcome.document["input"]["invalid_skipped"] == 1
 
 
+@pytest.mark.usefixtures("install")
 def test_the_latest_answer_wins(tmp_path: Path) -> None:
     rows = [list(r) for r in GOOD] + [["2", "ana", "sentiment", "Positive", "2026-11-03T10:00:00Z"]]
     outcome = evaluate(_config(tmp_path, _write(tmp_path, rows)))
@@ -209,6 +232,7 @@ def test_the_latest_answer_wins(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.usefixtures("install")
 def test_spans_are_matched_from_one_row_per_span(tmp_path: Path) -> None:
     header = ["task", "annotator", "field", "start", "end", "label"]
     rows = [
@@ -229,6 +253,7 @@ def test_spans_are_matched_from_one_row_per_span(tmp_path: Path) -> None:
     assert regions.f1 == pytest.approx(0.8)
 
 
+@pytest.mark.usefixtures("install")
 def test_the_bundled_example_runs_from_the_cli(tmp_path: Path) -> None:
     code = main(["run", "--config", str(EXAMPLE / "iaa-gate.yaml"), "--out", str(tmp_path), "-q"])
     assert code == 1  # sentiment's alpha 0.610 is below the fail threshold
@@ -236,12 +261,15 @@ def test_the_bundled_example_runs_from_the_cli(tmp_path: Path) -> None:
     assert report["source"] == {"type": "table", "path": str(EXAMPLE / "answers.csv")}
 
 
-def test_without_pyarrow_the_error_names_the_extra(
+def test_without_pyarrow_a_parquet_table_names_the_extra(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    path = tmp_path / "answers.parquet"
+    parquet.write_table(pacsv.read_csv(EXAMPLE / "answers.csv"), path)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(InputError, match=r'pip install "iaa-gate\[table\]"'):
-        evaluate(_config(tmp_path, EXAMPLE / "answers.csv"))
+    with pytest.raises(MissingExtraError, match=r'pip install "iaa-gate\[table\]"') as caught:
+        evaluate(_config(tmp_path, path))
+    assert "reading a Parquet table needs pyarrow" in str(caught.value)
 
 
 def _by_row(table: Any, source: TableSource) -> Dataset | str:
@@ -404,3 +432,153 @@ def test_a_table_of_more_questions_than_an_int64_numbers_goes_to_the_row_reader(
     monkeypatch.setattr(columnwise, "MAX_QUESTIONS", 3 * 2 * 2 - 1)  # 3 tasks, 2 raters, 2 fields
     assert columnwise.read_columnwise(table, source) is None
     assert TableFile(source).load().stats.annotations == 6
+
+
+TEXTS = st.sampled_from(
+    [
+        *["Positive", "a|b", " x ", "1", "007", " 3 ", "-3", "+5", "2.0", ".5", "-1e3", "inf"],
+        *["0x10", "true", "False", "0", "NA", "", "null", "2026-11-02", "2026-11-02T10:00:00"],
+        *["10:00:00", "2026-11-02T10:00:00Z", "2026-11-02 10:00:00+02:00", "9999999999999999999"],
+        *["2026-11-02T10:00:00.1234567", "1_000", "1,5", 'say "hi"', "é", "٣", "0x1F"],
+    ]
+)
+"""Cells whose type pyarrow infers differently, column by column: whole numbers (hex, leading
+zeros, spaces), booleans, empty cells, dates, times, timestamps with and without a zone,
+floats, text."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda n: st.lists(st.lists(TEXTS, min_size=n, max_size=n))))
+def test_the_core_loads_a_csv_as_pyarrow_does(rows: list[list[str]]) -> None:
+    """The columns the csv module loads are typed cell for cell as pyarrow types them, so that
+    every reading rule sees the same value whatever the install."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _write(Path(tmp), rows, [f"c{j}" for j in range(len(rows[0]) if rows else 3)])
+        arrow, core = load.read_arrow(path, "csv"), load.read_csv(path, ",")
+        assert core.column_names == arrow.column_names and core.num_rows == arrow.num_rows
+        for name in core.column_names:
+            assert _instants(core.pylist(name)) == _instants(arrow.pylist(name)), name
+
+
+def _instants(cells: list[Any]) -> list[Any]:
+    """Cells with each time as its seconds to the microsecond (pyarrow keeps nanoseconds)."""
+    from iaa_gate.adapters.table.rules import seconds
+
+    return [
+        (datetime, round(seconds(v, ""), 6)) if isinstance(v, datetime) else (type(v), v)
+        for v in cells
+    ]
+
+
+ROWS = st.tuples(
+    st.sampled_from(["t1", "2", "007", "2.0", "", "NA"]),
+    st.sampled_from(["ana", "ben", "7", "true", ""]),
+    st.sampled_from(["sentiment", "stars", "tags", "1", ""]),
+    st.sampled_from(["Positive", "1", "2.0", "a|b", " x ", "five", "true", "", "1e300"]),
+    st.sampled_from(["2026-11-02T10:00:00Z", "2026-11-03", "", "x", "2026-11-01 09:00:00+02:00"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ROWS, min_size=1, max_size=10), st.booleans(), st.sampled_from(["csv", "jsonl"]))
+def test_a_table_reads_the_same_with_and_without_pyarrow(
+    rows: list[tuple[str, ...]], skip: bool, fmt: str
+) -> None:
+    """Whatever its cells, a table gives the same dataset, or the same error naming row,
+    field and column, through pyarrow and through the core's loaders."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if fmt == "csv":
+            path = _write(Path(tmp), [list(r) for r in rows])
+        else:  # JSON Lines with an empty cell as a missing key
+            path = Path(tmp) / "t.jsonl"
+            lines = [{k: v for k, v in zip(HEADER, r, strict=True) if v} for r in rows]
+            path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+        source = TableSource(
+            type="table",
+            path=path,
+            kinds={"stars": "rating"},
+            multiple_separator="|",
+            skip_invalid=skip,
+        )
+        read = []
+        for hidden in (False, True):
+            with pytest.MonkeyPatch.context() as mp:
+                if hidden:
+                    mp.setitem(sys.modules, "pyarrow", None)
+                try:
+                    read.append(TableFile(source).load())
+                except IaaGateError as exc:
+                    read.append(str(exc))
+        with pytest.MonkeyPatch.context() as mp:  # the core's columns, read both ways
+            mp.setitem(sys.modules, "pyarrow", None)
+            loaded = TableFile(source).fmt == "csv" and load.read_csv(path, ",")
+            fast = loaded and columnwise.read_columnwise(loaded, source)
+            if fast:
+                assert_same_dataset(fast, _by_row(loaded, source), values=True)
+        if isinstance(read[0], str) or isinstance(read[1], str):
+            assert read[1] == read[0]
+        else:
+            assert_same_dataset(read[1], read[0], values=True)
+            np.testing.assert_array_equal(
+                read[1].columns().array("updated"), read[0].columns().array("updated")
+            )
+
+
+@pytest.mark.usefixtures("install")
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("t.csv", b"\xef\xbb\xbf" + ",".join(HEADER).encode() + b"\n1,ana,sentiment,,\n", None),
+        (
+            "t.csv",
+            b"task,annotator,field,value\n1,ana,sentiment,Positive\n2,ben,sentiment\n",
+            r"row 3 has 3 cells, the header 4",
+        ),
+        (
+            "t.tsv",
+            b"task,annotator,field,value\n1,ana,sentiment,Positive\n",
+            r"no column 'task'.*\n.*hint: the header is comma-separated",
+        ),
+        (
+            "t.csv",
+            b"task,annotator,field,value\n1,ana,sentiment,Positive\n2,ben,sentiment,N\xe9g\n",
+            r"row 3 is not UTF-8 text",
+        ),
+        (
+            "t.jsonl",
+            b'{"task": 1, "annotator": "ana", "field": "f", "value": "x"}\n{"task": 2,\n',
+            r"not a readable JSONL table",
+        ),
+    ],
+    ids=["bom-and-empty-cells", "ragged", "comma-in-tsv", "not-utf-8", "broken-jsonl"],
+)
+def test_a_file_that_cannot_be_read_as_meant_is_named_with_its_row(
+    tmp_path: Path, name: str, content: bytes, message: str | None
+) -> None:
+    """With or without pyarrow: a byte order mark is dropped and an empty cell is no answer;
+    a ragged row, a comma-separated .tsv, text that is not UTF-8 and a broken JSON line are
+    errors naming the file and, where there is one, the row."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    source = TableSource(type="table", path=path)
+    if message is None:
+        assert TableFile(source).load().stats.empty == 1
+        return
+    with pytest.raises(InputError, match=message) as caught:
+        TableFile(source).load()
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.usefixtures("install")
+def test_quoted_cells_keep_their_delimiters_quotes_and_spaces(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(
+        'task,annotator,field,value\n1,ana,tags,"a, ""b"""\n1,ben,tags," a, ""b"""\n',
+        encoding="utf-8",
+    )
+    data = TableFile(TableSource(type="table", path=path)).load()
+    assert [a.fields["tags"].value for a in data.annotations] == [('a, "b"',), (' a, "b"',)]

@@ -3,8 +3,9 @@
 ``pip install iaa-gate`` (numpy, pydantic, PyYAML, msgspec, tqdm) reads every source and scores
 every classification field. The rest comes with an extra: ``html`` (Jinja2, the HTML report),
 ``regions`` (scipy and shapely: matching spans, boxes, polygons, keypoints and masks) and
-``text`` (rapidfuzz: the Levenshtein distance of free text). A path that needs one imports it
-inside :func:`needed`, so a missing package ends the run with the line that installs it
+``text`` (rapidfuzz: the Levenshtein distance of free text) and ``table`` (pyarrow: Parquet
+tables; CSV, TSV and JSON Lines are read without it). A path that needs one imports it inside
+:func:`needed`, so a missing package ends the run with the line that installs it
 (:class:`~iaa_gate.core.errors.MissingExtraError`, exit code 2) rather than a traceback.
 """
 
@@ -23,6 +24,7 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("scipy", "shapely"),
     ),
     "text": ("the Levenshtein distance of free text", ("rapidfuzz",)),
+    "table": ("reading a Parquet table", ("pyarrow",)),
 }
 """Extra → what needs it and the modules it installs (``pyproject.toml``'s optional
 dependencies)."""

@@ -28,7 +28,7 @@ class OverlapFailure(msgspec.Struct):
     error: str
 
 
-class OverlapWriteback(msgspec.Struct):
+class OverlapWriteback(msgspec.Struct, forbid_unknown_fields=True):
     """``writeback.overlap``: whether every field's interval was at most ``target_width`` wide
     (``settled``) and each field's width; of the project's ``open_tasks`` (no annotation yet),
     how many the plan sets to one annotator (``single``) and keeps at ``maximum_annotations``

@@ -310,7 +310,7 @@ class Trend(msgspec.Struct):
 # Write-back ----------------------------------------------------------------------------------
 
 
-class Planned(msgspec.Struct):
+class Planned(msgspec.Struct, forbid_unknown_fields=True):
     """A change a dry run would make to task ``id``: its entry ``was`` and ``now``; ``data``:
     the task data changes too (Label Studio flags)."""
 
@@ -320,14 +320,14 @@ class Planned(msgspec.Struct):
     data: bool | UnsetType = UNSET
 
 
-class FailedTask(msgspec.Struct):
+class FailedTask(msgspec.Struct, forbid_unknown_fields=True):
     """A task whose write failed, with the ``error``."""
 
     id: TaskId
     error: str
 
 
-class ConsensusWriteback(msgspec.Struct):
+class ConsensusWriteback(msgspec.Struct, forbid_unknown_fields=True):
     """The consensus predictions written back (``model_version``): ``planned`` changes and
     ``proposals``, ``ties`` left without one, and what happened to each."""
 
@@ -344,10 +344,13 @@ class ConsensusWriteback(msgspec.Struct):
     changes: list[Planned] | UnsetType = UNSET
 
 
-class Writeback(msgspec.Struct):
+class Writeback(msgspec.Struct, forbid_unknown_fields=True):
+    # forbid_unknown_fields: a sink's summary key this Struct does not name is an error in the
+    # tests, never a count silently dropped from the report (as 'routed' once was)
     """What write-back did: the ``target``; for Prodigy the ``disputed_examples``, ``lines``
     and ``consensus_lines`` written; for Label Studio the ``project``, counts of tasks
-    ``planned``, ``done``, ``unchanged``, ``skipped`` (edited since the pull), ``failed``, the
+    ``planned``, ``done``, ``unchanged``, ``skipped`` (edited since the pull), ``failed``,
+    ``routed`` (re-opened for another annotator), the
     Data Manager tab (``view``…) and the ``consensus`` predictions; ``warnings`` for the
     person. The fields are in the order the summary line shows them."""
 
@@ -364,6 +367,8 @@ class Writeback(msgspec.Struct):
     skipped: int | UnsetType = UNSET
     failed: int | UnsetType = UNSET
     disputed: int | UnsetType = UNSET
+    routed: int | UnsetType = UNSET
+    """Disputed tasks re-opened for one more annotator (``writeback.route``)."""
     warnings: list[str] = msgspec.field(default_factory=list)
     changes: list[Planned] | UnsetType = UNSET
     already_done: int | UnsetType = UNSET

@@ -170,10 +170,6 @@ def plan(
     return Plan(settled, fields, maximum, changes, open_, single, audit, raised)
 
 
-def _width(width: float) -> float | None:
-    return None if math.isnan(width) else round(width, 4)  # undefined → null, its reason beside
-
-
 def _task(raw: Any) -> TaskOverlap | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("id"), int):
         return None

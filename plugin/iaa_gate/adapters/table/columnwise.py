@@ -1,4 +1,5 @@
-"""The fast path of a long-format table: read column by column with pyarrow and numpy. The
+"""The fast path of a long-format table: read column by column with numpy (and pyarrow's
+dictionary encoding when pyarrow loaded the table). The
 reading rules of :mod:`.rules` run once per distinct cell (task id, annotator, field, time) and
 once per distinct (field, value) pair, never once per row.
 
@@ -21,6 +22,7 @@ from ...kinds import REGION_SHAPES
 from ...kinds import kind as registered
 from ...model import Columns, Dataset, FieldColumn, SourceStats, intern_all
 from .config import TableSource
+from .load import Loaded, of_arrow
 from .rules import RowError, annotator, answer, field_name, seconds, task_id
 
 Codes = np.ndarray[Any, np.dtype[np.int64]]
@@ -30,10 +32,15 @@ with more (only a contrived one) is left to the row reader."""
 
 
 def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
-    """The dataset of ``table`` (a ``pyarrow.Table`` with the settings' columns), as the row
-    reader gives it; None when the row reader must read it."""
-    import pyarrow as pa
+    """The dataset of ``table`` (:class:`.load.Loaded`, or a ``pyarrow.Table``, with the
+    settings' columns), as the row reader gives it; None when the row reader must read it."""
+    if not isinstance(table, Loaded):
+        table = of_arrow(table)
+    refused: tuple[type[Exception], ...] = (RowError,)
+    if table.arrow is not None:
+        import pyarrow as pa
 
+        refused += (pa.ArrowException,)
     s, c = settings, settings.columns
     if not table.num_rows or any(k in REGION_SHAPES for k in s.kinds.values()):
         return None
@@ -54,7 +61,7 @@ def read_columnwise(table: Any, settings: TableSource) -> Dataset | None:
             )
             for p in pair[heads].tolist()
         ]
-    except (RowError, pa.ArrowException):
+    except refused:
         return None
     answered = np.array([v is not None for v in values], dtype=bool)[pair_at]
     rows = np.flatnonzero(answered)
@@ -112,13 +119,20 @@ def _latest(key: Codes, value: Codes, when: Any) -> tuple[Any, int] | None:
     return keep, len(rows) - len(first)
 
 
-def _cells(table: Any, column: str) -> tuple[Codes, list[Any]]:
+def _cells(table: Loaded, column: str) -> tuple[Codes, list[Any]]:
     """Each row's index into the column's distinct cells, and those cells as Python values in
     order of first appearance (None: an empty cell)."""
+    if table.arrow is None:
+        return table.cells(column)
+    return _arrow_cells(table.arrow, column)
+
+
+def _arrow_cells(table: Any, column: str) -> tuple[Codes, list[Any]]:
+    """:func:`_cells` of a ``pyarrow.Table``, by its dictionary encoding."""
     chunks = table.column(column).dictionary_encode(null_encoding="encode").chunks
     cells = chunks[-1].dictionary
     if any(len(c.dictionary) != len(cells) for c in chunks):  # not one dictionary: combine
-        return _cells(table.combine_chunks(), column)
+        return _arrow_cells(table.combine_chunks(), column)
     codes = np.concatenate([_ints(c.indices) for c in chunks]).astype(np.int64)
     return codes, cells.to_pylist()
 
@@ -130,26 +144,35 @@ def _ints(array: Any) -> Any:
     return np.frombuffer(array.buffers()[1], dtype, len(array), array.offset * dtype.itemsize)
 
 
-def _seconds(table: Any, column: str) -> Any:
+def _seconds(table: Loaded, column: str) -> Any:
     """Each row's time in seconds since the epoch (NaN: none), as :func:`.rules.seconds` makes
     it of the cell. A time column without empty cells in whole seconds, milliseconds or
     microseconds is converted at once, exactly (an integer count of microseconds below 2^53
     over 10^6 is the same correctly rounded float); any other once per distinct cell."""
-    import pyarrow as pa
-
     if column not in table.column_names:
         return np.full(table.num_rows, math.nan)
+    if table.arrow is not None and (ticks := _ticks(table.arrow, column)) is not None:
+        return ticks
+    at, times = _cells(table, column)
+    return np.array([seconds(v, column) for v in times], dtype=np.float64)[at]
+
+
+def _ticks(table: Any, column: str) -> Any:
+    """A pyarrow time column's seconds converted at once (None: not such a column)."""
+    import pyarrow as pa
+
     cells = table.column(column)
     per_second = {"s": 1, "ms": 10**3, "us": 10**6}
     if pa.types.is_timestamp(cells.type) and cells.type.unit in per_second and not cells.null_count:
         ticks = np.concatenate([_ints(chunk) for chunk in cells.chunks])
         if np.abs(ticks).max() < 2**53 // 10**6 * per_second[cells.type.unit]:
             return ticks / per_second[cells.type.unit]
-    at, times = _cells(table, column)
-    return np.array([seconds(v, column) for v in times], dtype=np.float64)[at]
+    return None
 
 
-def _distinct(table: Any, column: str, rule: Callable[[Any, str], Any]) -> tuple[Codes, list[Any]]:
+def _distinct(
+    table: Loaded, column: str, rule: Callable[[Any, str], Any]
+) -> tuple[Codes, list[Any]]:
     """:func:`_cells` of ``column`` made by ``rule`` (RowError: a cell it refuses), equal values
     merged (a column of floats 0.0 and -0.0 names one task)."""
     codes, cells = _cells(table, column)
@@ -158,14 +181,16 @@ def _distinct(table: Any, column: str, rule: Callable[[Any, str], Any]) -> tuple
     return merged[codes], made
 
 
-def _task_ids(table: Any, column: str) -> tuple[Codes, list[Any]]:
-    """:func:`_distinct` of the task column: an integer column without empty cells gives its
-    integers as they are (what :func:`.rules.task_id` makes of each), with no call per task."""
-    import pyarrow as pa
+def _task_ids(table: Loaded, column: str) -> tuple[Codes, list[Any]]:
+    """:func:`_distinct` of the task column: an integer column of pyarrow's without empty
+    cells gives its integers as they are (what :func:`.rules.task_id` makes of each), with no
+    call per task."""
+    if table.arrow is not None:
+        import pyarrow as pa
 
-    cells = table.column(column)
-    if pa.types.is_integer(cells.type) and not cells.null_count:
-        return _cells(table, column)
+        cells = table.arrow.column(column)
+        if pa.types.is_integer(cells.type) and not cells.null_count:
+            return _cells(table, column)
     return _distinct(table, column, task_id)
 
 

@@ -1,4 +1,4 @@
-"""A long-format table read with pyarrow, one row per answer (per span for spans).
+"""A long-format table, one row per answer (per span for spans).
 
 A table without span fields whose rows all read cleanly is read column by column
 (:mod:`.columnwise`, the latest of repeated answers kept); any other is read here row by row,
@@ -16,44 +16,51 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError, Problem
+from ...core.extras import needed
 from ...kinds import REGION_SHAPES
 from ...model import Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .columnwise import dataset_of, read_columnwise
 from .config import TableSource
+from .load import Loaded, arrow, of_arrow, read_arrow, read_csv, read_jsonl
 from .rules import RowError, annotator, answer, field_name, number, seconds, task_id, text
 
+ARROW_FORMATS = frozenset({"csv", "tsv", "jsonl"})
+"""The formats pyarrow loads when it is installed (faster for each, at 10^5 and 10^6 rows:
+bench/README.md "Table loaders"); without it the standard library and msgspec load them."""
+DELIMITERS = {"csv": ",", "tsv": "\t"}
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
-INSTALL = 'install the table extra: pip install "iaa-gate[table]" (pyarrow)'
 MAX_PROBLEMS = 50
 
 
-def read_table(path: Path, fmt: str) -> Any:
-    """The file as a ``pyarrow.Table``."""
+def read_table(path: Path, fmt: str) -> Loaded:
+    """The file's columns: with pyarrow when it is installed or the format is Parquet, else
+    with the standard library (CSV, TSV) or msgspec (JSON Lines) (:mod:`.load`)."""
     try:
-        import pyarrow as pa
-    except ImportError:
-        raise InputError(str(path), ["reading a table needs pyarrow"], hint=INSTALL) from None
-    try:
-        if fmt in ("csv", "tsv"):
-            from pyarrow import csv
-
-            return csv.read_csv(
-                path,
-                parse_options=csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","),
-                convert_options=csv.ConvertOptions(strings_can_be_null=True),
-            )
-        if fmt == "parquet":
-            from pyarrow import parquet
-
-            return parquet.read_table(path)
-        from pyarrow import json
-
-        return json.read_json(path)
+        if fmt == "parquet" or (arrow() and fmt in ARROW_FORMATS):
+            return _arrow(path, fmt)
+        return read_jsonl(path) if fmt == "jsonl" else read_csv(path, DELIMITERS[fmt])
     except FileNotFoundError:
         raise InputError(
             str(path), ["file not found"], hint="check source.path or pass --source PATH"
         ) from None
-    except (pa.ArrowException, OSError) as exc:
+    except OSError as exc:
+        raise InputError(str(path), [f"not a readable {fmt.upper()} table: {exc}"]) from None
+
+
+def _arrow(path: Path, fmt: str) -> Loaded:
+    """:func:`.load.read_arrow`, its errors worded as the table's."""
+    with needed("table"):  # MissingExtraError: the line that installs it
+        import pyarrow as pa
+    try:
+        loaded = read_arrow(path, fmt)
+        if fmt in DELIMITERS and any(pa.types.is_binary(f.type) for f in loaded.arrow.schema):
+            # pyarrow reads a column that is not UTF-8 as bytes: the core's loader names its row
+            raise pa.ArrowInvalid("not UTF-8")
+        return loaded
+    except pa.ArrowException as exc:
+        if fmt in ARROW_FORMATS:  # the core's loader names the row (or reads what pyarrow
+            # refused only for typing its first block of rows one way and a later one another)
+            return read_jsonl(path) if fmt == "jsonl" else read_csv(path, DELIMITERS[fmt])
         raise InputError(
             str(path),
             [f"not a readable {fmt.upper()} table: {exc}"],
@@ -103,17 +110,25 @@ class TableFile:
             required.append(c.value)
         missing = [name for name in required if name not in names]
         if missing:
+            other = {",": "comma", "\t": "tab"}
+            split = [d for d in other if len(names) == 1 and d in names[0]]
             raise InputError(
                 str(s.path),
                 [f"no column {', '.join(map(repr, missing))} (the columns are {names})"],
-                hint="name the columns under source.columns, e.g. columns: {task: item_id}",
+                hint=f"the header is {other[split[0]]}-separated: set source.format (csv or tsv)"
+                " or rename the file"
+                if split
+                else "name the columns under source.columns, e.g. columns: {task: item_id}",
             )
 
     def read_by_row(self, table: Any) -> Dataset:
-        """The dataset of ``table`` (a ``pyarrow.Table``) read row by row: every rule checked on
-        every row, the latest of several answers kept, every problem named by its row."""
+        """The dataset of ``table`` (:class:`.load.Loaded`, or a ``pyarrow.Table``) read row by
+        row: every rule checked on every row, the latest of several answers kept, every
+        problem named by its row."""
         s = self.settings
-        data = {name: table.column(name).to_pylist() for name in table.column_names}
+        if not isinstance(table, Loaded):
+            table = of_arrow(table)
+        data = {name: table.pylist(name) for name in table.column_names}
         n = table.num_rows
         spans = {f for f, k in s.kinds.items() if k in REGION_SHAPES}
         first = 2 if self.fmt in ("csv", "tsv") else 1  # the row number a person sees

@@ -489,6 +489,7 @@ def writeback_lines(wb: Writeback) -> list[str]:
                 (wb.already_done or 0, "already written by another run"),
                 (wb.skipped or 0, "skipped: edited in Label Studio since the pull"),
                 (wb.failed or 0, "failed: a re-run writes them"),
+                (wb.routed or 0, "re-opened for one more annotator"),
             ]
             head += "".join(f"; {n} {what}" for n, what in more if n)
         if wb.view:
