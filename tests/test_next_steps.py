@@ -169,3 +169,18 @@ def test_a_bad_names_file_names_the_file_and_row(
     assert main(["validate-config", str(path)]) == 2
     shown = capsys.readouterr()
     assert message in shown.out + shown.err and name in shown.out + shown.err
+
+
+def test_the_next_steps_do_not_follow_the_order_of_the_fields(tmp_path: Path) -> None:
+    """A live pull and its export give the same fields in other orders (the real-server test
+    of the live source compares them): the next steps are the same, the most disputed field's
+    tasks first."""
+    cfg = parse_config(config(tmp_path))
+    fields = evaluate(cfg, LabelStudioExport(EXPORT).load()).report.fields
+    reverse = dict(reversed(list(fields.items())))
+    assert list(reverse) != list(fields)
+    assert next_steps(reverse, cfg) == next_steps(fields, cfg)
+    review = next_steps(fields, cfg).review
+    assert review is not None
+    counts = list(review.by_field.values())
+    assert counts == sorted(counts, reverse=True)

@@ -122,7 +122,11 @@ def next_steps(fields: dict[str, FieldReport], config: Config) -> NextSteps:
     >>> list(inspect.signature(next_steps).parameters)
     ['fields', 'config']
     """
-    by_field = {name: f.n_disputed for name, f in fields.items()}
+    # an order of their own, not the config's or the source's (a live pull and its export give
+    # the same fields in other orders, and must say the same next steps): the fields by name,
+    # failing ones first where that matters, the tasks to review from the most disputed field
+    fields = dict(sorted(fields.items(), key=lambda kv: (kv[1].verdict != "fail", kv[0])))
+    by_field = dict(sorted(((n, f.n_disputed) for n, f in fields.items()), key=lambda kv: -kv[1]))
     states: dict[str, int] = {}
     for f in fields.values():
         for state, n in (f.disputes.states if f.disputes else {}).items():
