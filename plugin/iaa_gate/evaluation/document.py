@@ -661,7 +661,8 @@ class DisputedTable(Sequence[DisputedTask]):
         return iter(self._tasks(self.order))
 
     def _tasks(self, ks: list[int]) -> list[DisputedTask]:
-        labels = self.units.labels([self.at[k] for k in ks])
+        at = [self.at[k] for k in ks]
+        labels, details = self.units.labels(at), self.units.details(at)
         p = self.proposals
         return [
             _with_state(
@@ -670,12 +671,13 @@ class DisputedTable(Sequence[DisputedTask]):
                     id=self.ids[k],
                     score=self.score[k],
                     labels=lab,
+                    details=d,
                     priority=p.priority[k],
                     consensus=p.consensus(k),
                 ),
                 self.states,
             )
-            for k, lab in zip(ks, labels, strict=True)
+            for k, lab, d in zip(ks, labels, details, strict=True)
         ]
 
 

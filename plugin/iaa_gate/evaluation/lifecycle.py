@@ -227,7 +227,7 @@ def _proposals(units: Sequence[Any], at: list[int]) -> list[tuple[Any, float, bo
     """Per unit ``at``: its proposed value (None: none), posterior, tie and number of ratings."""
     if isinstance(units, UnitTable):
         p = units.proposals(at)
-        n = (units.end[at] - units.start[at]).tolist() if at else []
+        n = units.n_labels(at)
         return [
             (p.value[k] if p.has[k] else None, p.posterior[k], p.tie[k], n[k])
             for k in range(len(at))

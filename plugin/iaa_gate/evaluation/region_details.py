@@ -9,6 +9,9 @@ The scoring (:mod:`.regions`) decides which tasks are disputed; nothing here cha
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from itertools import compress
 from typing import Any, cast
 
@@ -16,7 +19,9 @@ import numpy as np
 
 from .. import metrics
 from ..core import progress
+from ..model import TaskId
 from .region_columns import Clustered, Matched
+from .results import STATUSES, UnitResult, UnitTable
 from .sections import Details, Disagreement, Excerpt, LowestRegion, RelationDecision
 
 EXCERPT = 300
@@ -28,7 +33,8 @@ around the task's lowest region (a long document is never copied whole into the 
 
 class Describer:
     """Regions of :attr:`Matched.regions` for the report: id, label, geometry (and text), built
-    column-wise for the regions asked (:meth:`many`), with their one-line forms."""
+    column-wise for the regions asked (:meth:`columns`; as dicts: :meth:`many`), with their
+    one-line forms."""
 
     def __init__(self, m: Matched) -> None:
         reg = m.regions
@@ -37,50 +43,109 @@ class Describer:
         self.whole = reg.kind == "span" and bool(  # span offsets as ints
             np.all(self.geometry == np.floor(self.geometry))
         )
+        self.polygon = reg.kind == "polygon" and reg.points is not None
 
-    def many(self, rows: np.ndarray[Any, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-        """Regions ``rows`` (``(R,)`` region indices), in their order, as dicts ``{id, label,
-        <geometry>[, text]}`` and as lines of text (``LABEL [start, end) 'text'`` for a span,
-        :func:`one_line` for the other shapes)."""
+    def columns(self, rows: np.ndarray[Any, Any]) -> RegionColumns:
+        """Regions ``rows`` (``(R,)`` region indices), in their order, as columns."""
         reg, t = self.m.regions, self.m.table
         names = [*reg.labels, None]  # label -1: None
         labels = list(map(names.__getitem__, reg.label[rows].tolist()))
         ids = list(map(t.region_ids.__getitem__, self.m.kept[rows].tolist()))
         geo = self.geometry[rows]
         geos = cast(list[list[Any]], (geo.astype(np.int64) if self.whole else geo).tolist())
-        if self.kind == "span":  # the dicts and their lines from the same columns
+        texts: list[str | None] = []
+        points: list[list[list[float]]] = []
+        if self.kind == "span":
             bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
             texts = under(t.texts, reg.unit[rows].tolist(), bounds)
-            out = [
-                {"id": i, "label": label, "start": s, "end": e}
-                if x is None
-                else {"id": i, "label": label, "start": s, "end": e, "text": x}
-                for i, label, (s, e), x in zip(ids, labels, geos, texts, strict=True)
-            ]
-            return out, [
-                f"{label or '(no label)'} [{s}, {e})"
-                if x is None
-                else f"{label or '(no label)'} [{s}, {e}) {x!r}"
-                for label, (s, e), x in zip(labels, geos, texts, strict=True)
-            ]
-        out = [
-            self.place({"id": i, "label": label}, g, r)
-            for i, label, g, r in zip(ids, labels, geos, rows.tolist(), strict=True)
-        ]
-        return out, list(map(one_line, out))
+        elif self.polygon and reg.points is not None:
+            points = [reg.points[r].round(4).tolist() for r in rows.tolist()]
+        return RegionColumns(ids, labels, geos, texts, points, self.keys(len(geo.T)))
+
+    def keys(self, width: int) -> tuple[str, ...]:
+        """The geometry keys of a region (``width``: its geometry's columns)."""
+        if self.kind == "span":
+            return ("start", "end")
+        if self.polygon:
+            return ("points",)
+        last = "pixels" if self.kind == "mask" else "rotation"  # a mask: its image's pixels
+        return ("x", "y", "width", "height", last)[:width]
+
+    def many(self, rows: np.ndarray[Any, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """Regions ``rows`` (``(R,)`` region indices), in their order, as dicts ``{id, label,
+        <geometry>[, text]}`` and as lines of text (``LABEL [start, end) 'text'`` for a span,
+        :func:`one_line` for the other shapes)."""
+        c = self.columns(rows)
+        return c.dicts(), c.lines()
 
     def place(self, out: dict[str, Any], geo: list[Any], r: int | None) -> dict[str, Any]:
         """Add ``geo`` (one region's geometry, or a cluster's median) to ``out``; a polygon's
         points are region ``r``'s. Not spans: :meth:`many` and the proposals describe those by
         column."""
         reg = self.m.regions
-        if self.kind == "polygon" and reg.points is not None:
+        if self.polygon and reg.points is not None:
             if r is not None:
                 out["points"] = reg.points[r].round(4).tolist()
         else:
-            last = "pixels" if self.kind == "mask" else "rotation"  # a mask: its image's pixels
-            out.update(zip(("x", "y", "width", "height", last)[: len(geo)], geo, strict=False))
+            out.update(zip(self.keys(len(geo)), geo, strict=False))
         return out
+
+
+@dataclass(frozen=True)
+class RegionColumns:
+    """Some regions as the report shows them, column-wise: ``ids``, ``labels`` (None: no
+    label), ``geos`` (each region's geometry: a span's ``[start, end]``, a box's ``[x, y,
+    width, height[, rotation]]``), ``texts`` (spans: the text under each, None where unknown;
+    other shapes: empty), ``points`` (polygons with points: each one's; else empty) and
+    ``keys``, the geometry's keys in ``geos`` order (``("points",)`` for a polygon)."""
+
+    ids: list[Any]
+    labels: list[str | None]
+    geos: list[list[Any]]
+    texts: list[str | None]
+    points: list[list[list[float]]]
+    keys: tuple[str, ...]
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """Each region as a dict ``{id, label, <geometry>[, text]}``."""
+        ids, labels = self.ids, self.labels
+        if self.texts:  # spans: the dicts from the same columns
+            return [
+                {"id": i, "label": label, "start": s, "end": e}
+                if x is None
+                else {"id": i, "label": label, "start": s, "end": e, "text": x}
+                for i, label, (s, e), x in zip(ids, labels, self.geos, self.texts, strict=True)
+            ]
+        if self.points:
+            return [
+                {"id": i, "label": label, "points": p}
+                for i, label, p in zip(ids, labels, self.points, strict=True)
+            ]
+        keys = self.keys
+        return [
+            {"id": i, "label": label, **dict(zip(keys, g, strict=False))}
+            for i, label, g in zip(ids, labels, self.geos, strict=True)
+        ]
+
+    def lines(self) -> list[str]:
+        """Each region as one line of text: ``LABEL [start, end) 'text'`` for a span,
+        :func:`one_line`'s for the other shapes."""
+        shown = [label or "(no label)" for label in self.labels]
+        if self.texts:
+            return [
+                f"{label} [{s}, {e})" if x is None else f"{label} [{s}, {e}) {x!r}"
+                for label, (s, e), x in zip(shown, self.geos, self.texts, strict=True)
+            ]
+        if self.points:
+            return [
+                f"{label} polygon of {len(p)} points at {p[0]}"
+                for label, p in zip(shown, self.points, strict=True)
+            ]
+        keys = self.keys
+        return [
+            f"{label} " + " ".join(f"{k}={v:g}" for k, v in zip(keys, g, strict=False))
+            for label, g in zip(shown, self.geos, strict=True)
+        ]
 
 
 def under(texts: list[str | None], units: list[int], spans: list[list[int]]) -> list[str | None]:
@@ -139,99 +204,236 @@ def _reach(
     ]
 
 
-def describe(
-    m: Matched, cl: Clustered, units: np.ndarray[Any, Any], relations: metrics.PairwiseF1 | None
-) -> dict[int, tuple[Details, dict[str, list[str]]]]:
-    """Per disputed unit (``units``: ``(K,)`` ascending): its details and each rater's regions as
-    lines of text. The details: its lowest-scoring region (``region``: its ``score``, each
-    rater's ``labels`` in it, ``"(unmatched)"`` where they have none, and its ``regions``), the
-    text excerpt, each rater's regions and each disagreement with its kind, those of the lowest
-    region first."""
-    reg, t = m.regions, m.table
-    order = np.argsort(reg.unit, kind="stable")
-    starts = np.searchsorted(reg.unit[order], units)
-    counts = np.searchsorted(reg.unit[order], units, side="right") - starts
-    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()  # unit k: rows[bounds[k]:…[k+1]]
-    rows = order[np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)]
-    describer = Describer(m)
-    described, lines = describer.many(rows)
-    row_list = cast(list[int], rows.tolist())
-    by_row = dict(zip(row_list, described, strict=True))
-    owner = list(map(m.names.__getitem__, reg.annotator[rows].tolist()))
-    in_lowest = cl.clusters.cluster == cl.lowest[reg.unit]  # (regions,): of its task's lowest
-    member = cast(list[bool], in_lowest[rows].tolist())
-    reach: list[tuple[float, float] | None] = []  # spans: each task's, for its excerpt
-    reach_lowest: list[tuple[float, float] | None] = []
-    if reg.kind == "span":
-        geometry = describer.geometry[rows]
-        reach = _reach(geometry, counts, np.ones(len(rows), dtype=bool))
-        reach_lowest = _reach(geometry, counts, in_lowest[rows])
-    patterns, which = np.unique(reg.rated[units], axis=0, return_inverse=True)
-    named = [[m.names[a] for a in np.flatnonzero(p)] for p in patterns]  # who rated, per pattern
-    raters = list(map(named.__getitem__, which.reshape(-1).tolist()))
-    lowest = cl.lowest[units]
-    low_score = [round(x, 6) for x in cl.score[lowest].tolist()]
-    values = [str(v) for v in cl.coded.values]
-    low_labels = [
-        {m.names[a]: values[code] for a, code in enumerate(codes) if code >= 0}
-        for codes in cl.coded.codes[lowest].tolist()
-    ]
-    dis = metrics.disagreements(m.matching, units)
-    d_start = np.searchsorted(dis.unit, units).tolist()
-    d_end = np.searchsorted(dis.unit, units, side="right").tolist()
-    near = in_lowest[dis.region] | ((dis.counterpart >= 0) & in_lowest[dis.counterpart])
-    first = np.lexsort((~near, dis.unit))  # each task's, those of its lowest region first
-    d_region, d_other, d_counterpart = (
-        dis.region[first].tolist(),
-        dis.other[first].tolist(),
-        dis.counterpart[first].tolist(),
-    )
-    d_kind = [metrics.KINDS[x] for x in dis.kind[first].tolist()]
-    d_owner = list(map(m.names.__getitem__, reg.annotator[dis.region[first]].tolist()))
-    rel, rel_low = cl.relations, {}
-    if rel is not None:  # each task's lowest relation
-        order_r = np.lexsort((np.where(np.isnan(rel.score), np.inf, rel.score), rel.unit))
-        first_r = order_r[np.flatnonzero(np.diff(rel.unit[order_r], prepend=-1))]
-        rel_low = dict(zip(rel.unit[first_r].tolist(), first_r.tolist(), strict=True))
-    lowest_list = lowest.tolist()
-    out: dict[int, tuple[Details, dict[str, list[str]]]] = {}
-    for k, u in enumerate(progress.estimated("describe disputed tasks", units.tolist(), "tasks")):
-        a, b = bounds[k], bounds[k + 1]
-        regions: dict[str, list[dict[str, Any]]] = {name: [] for name in raters[k]}
-        shown: dict[str, list[str]] = {name: [] for name in raters[k]}
-        for name, region, line in zip(owner[a:b], described[a:b], lines[a:b], strict=True):
-            regions[name].append(region)
-            shown[name].append(line)
-        c = lowest_list[k]
-        low = list(compress(described[a:b], member[a:b]))
-        entry = Details(
-            regions=regions,
-            disagreements=[
-                Disagreement(
-                    kind=d_kind[i],
-                    annotator=d_owner[i],
-                    region=by_row[d_region[i]],
-                    other=m.names[d_other[i]],
-                    counterpart=by_row.get(d_counterpart[i]),
-                )
-                for i in range(d_start[k], d_end[k])
-            ],
-            region=LowestRegion(low_score[k], low_labels[k], low),
-        )
-        text = t.texts[u]
-        if reg.kind == "span" and text is not None:
-            entry.text = _excerpt(text, reach[k] or (0, 0), reach_lowest[k])
-        j = rel_low.get(u)
-        if rel is not None and j is not None and rel.score[j] < cl.score[c]:
-            entry.relation = RelationDecision(  # the relation is the lowest decision
-                round(float(rel.score[j]), 6),
-                {
-                    m.names[a]: str(rel.coded.values[code])
-                    for a, code in enumerate(rel.coded.codes[j].tolist())
-                    if code >= 0
-                },
+class Disputes:
+    """A region field's disputed tasks as columns, for what a report says about them (units
+    ``units``: ``(K,)`` ascending; entry ``k`` is unit ``units[k]``). Task ``k``'s regions are
+    ``rows[bounds[k]:bounds[k + 1]]`` (region indices, in their order), ``member`` marks those
+    of its lowest region; ``raters[which[k]]`` are the annotators who rated it; its lowest
+    region scores ``low_score[k]``, each rater's label in it ``low_codes[k]`` (codes into
+    ``values``, -1: none); its disagreements are ``d_*[d_start[k]:d_end[k]]`` (the region,
+    its owner, the other annotator, the counterpart (-1: none) and the kind, a code into
+    :data:`~iaa_gate.metrics.KINDS`), those of its lowest region first.
+
+    :meth:`details` makes the report's :class:`Details` of some of them; the JSON sink encodes
+    them all from these columns, so no dict is made per region."""
+
+    def __init__(
+        self,
+        m: Matched,
+        cl: Clustered,
+        units: np.ndarray[Any, Any],
+        relations: metrics.PairwiseF1 | None,
+    ) -> None:
+        reg = m.regions
+        self.m, self.cl, self.units, self.relations = m, cl, units, relations
+        order = np.argsort(reg.unit, kind="stable")
+        starts = np.searchsorted(reg.unit[order], units)
+        counts = np.searchsorted(reg.unit[order], units, side="right") - starts
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        self.bounds: list[int] = bounds.tolist()
+        self.rows = order[np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)]
+        self.describer = Describer(m)
+        in_lowest = cl.clusters.cluster == cl.lowest[reg.unit]  # (regions,): of its task's lowest
+        self.member = in_lowest[self.rows]
+        patterns, which = np.unique(reg.rated[units], axis=0, return_inverse=True)
+        self.raters = [np.flatnonzero(p).tolist() for p in patterns]
+        self.which: list[int] = which.reshape(-1).tolist()
+        lowest = cl.lowest[units]
+        self.low_score = [round(x, 6) for x in cl.score[lowest].tolist()]
+        self.values = [str(v) for v in cl.coded.values]
+        self.low_codes = cl.coded.codes[lowest]
+        dis = metrics.disagreements(m.matching, units)
+        self.d_start: list[int] = np.searchsorted(dis.unit, units).tolist()
+        self.d_end: list[int] = np.searchsorted(dis.unit, units, side="right").tolist()
+        near = in_lowest[dis.region] | ((dis.counterpart >= 0) & in_lowest[dis.counterpart])
+        first = np.lexsort((~near, dis.unit))  # each task's, those of its lowest region first
+        self.d_region, self.d_other = dis.region[first], dis.other[first]
+        self.d_counterpart, self.d_kind = dis.counterpart[first], dis.kind[first]
+        self.d_owner = reg.annotator[self.d_region]
+        self.reach: list[tuple[float, float] | None] = []  # spans: each task's, for its excerpt
+        self.reach_lowest: list[tuple[float, float] | None] = []
+        if reg.kind == "span":
+            geometry = self.describer.geometry[self.rows]
+            self.reach = _reach(geometry, counts, np.ones(len(self.rows), dtype=bool))
+            self.reach_lowest = _reach(geometry, counts, self.member)
+        self.relation = self._relations(lowest)
+
+    def __len__(self) -> int:
+        return len(self.units)
+
+    def _relations(self, lowest: np.ndarray[Any, Any]) -> list[int]:
+        """Per task, its lowest relation (an index into the clustered relations) when that is
+        its lowest decision (it scores below its lowest region), else -1."""
+        rel, cl = self.cl.relations, self.cl
+        out = [-1] * len(self.units)
+        if rel is None:
+            return out
+        order = np.lexsort((np.where(np.isnan(rel.score), np.inf, rel.score), rel.unit))
+        first = order[np.flatnonzero(np.diff(rel.unit[order], prepend=-1))]
+        at = dict(zip(rel.unit[first].tolist(), first.tolist(), strict=True))
+        low = cl.score[lowest].tolist()
+        for k, u in enumerate(self.units.tolist()):
+            j = at.get(u)
+            if j is not None and rel.score[j] < low[k]:
+                out[k] = j
+        return out
+
+    def relation_labels(self, j: int) -> dict[str, str]:
+        """Each rater's label of clustered relation ``j``."""
+        rel = self.cl.relations
+        assert rel is not None
+        names = self.m.names
+        return {
+            names[a]: str(rel.coded.values[code])
+            for a, code in enumerate(rel.coded.codes[j].tolist())
+            if code >= 0
+        }
+
+    def relations_f1(self, k: int) -> float | None:
+        """Task ``k``'s relation F1, rounded to 4 places (None: no relations, or undefined)."""
+        if self.relations is None:
+            return None
+        x = float(self.relations.unit[int(self.units[k])])
+        return None if math.isnan(x) else round(x, 4)
+
+    def excerpt(self, k: int) -> Excerpt | None:
+        """Task ``k``'s text excerpt (spans with a known text; else None)."""
+        text = self.m.table.texts[int(self.units[k])]
+        if self.m.regions.kind != "span" or text is None:
+            return None
+        return _excerpt(text, self.reach[k] or (0, 0), self.reach_lowest[k])
+
+    def task_rows(self, ks: list[int]) -> np.ndarray[Any, Any]:
+        """Positions in :attr:`rows` of tasks ``ks``' regions, one task after another."""
+        start = np.asarray(self.bounds, dtype=np.int64)
+        a, n = start[ks], start[np.asarray(ks, dtype=np.int64) + 1] - start[ks]
+        ends = np.cumsum(n)
+        return np.arange(ends[-1] if len(ends) else 0) + np.repeat(a - (ends - n), n)
+
+    def details(self, ks: list[int]) -> list[tuple[Details, dict[str, list[str]]]]:
+        """Tasks ``ks`` (entries): each one's details and each rater's regions as lines of text.
+        The details: its lowest-scoring region (``region``: its ``score``, each rater's
+        ``labels`` in it, ``"(unmatched)"`` where they have none, and its ``regions``), the text
+        excerpt, each rater's regions and each disagreement with its kind, those of the lowest
+        region first."""
+        m, names = self.m, self.m.names
+        at = self.task_rows(ks)
+        rows = self.rows[at]
+        c = self.describer.columns(rows)
+        described, lines = c.dicts(), c.lines()
+        by_row = dict(zip(rows.tolist(), described, strict=True))
+        owner = list(map(names.__getitem__, m.regions.annotator[rows].tolist()))
+        member = cast(list[bool], self.member[at].tolist())
+        low_codes = self.low_codes[ks].tolist()
+        kinds, d_region, d_counterpart = metrics.KINDS, self.d_region, self.d_counterpart
+        out = []
+        a = 0
+        for k, codes in zip(
+            progress.estimated("describe disputed tasks", ks, "tasks"), low_codes, strict=True
+        ):
+            b = a + self.bounds[k + 1] - self.bounds[k]
+            regions: dict[str, list[dict[str, Any]]] = {}
+            shown: dict[str, list[str]] = {}
+            for who in self.raters[self.which[k]]:
+                regions[names[who]], shown[names[who]] = [], []
+            for name, region, line in zip(owner[a:b], described[a:b], lines[a:b], strict=True):
+                regions[name].append(region)
+                shown[name].append(line)
+            entry = Details(
+                regions=regions,
+                disagreements=[
+                    Disagreement(
+                        kind=kinds[self.d_kind[i]],
+                        annotator=names[self.d_owner[i]],
+                        region=by_row[int(d_region[i])],
+                        other=names[self.d_other[i]],
+                        counterpart=by_row.get(int(d_counterpart[i])),
+                    )
+                    for i in range(self.d_start[k], self.d_end[k])
+                ],
+                region=LowestRegion(
+                    self.low_score[k],
+                    {names[w]: self.values[x] for w, x in enumerate(codes) if x >= 0},
+                    list(compress(described[a:b], member[a:b])),
+                ),
             )
-        if relations is not None and not math.isnan(relations.unit[u]):
-            entry.relations_f1 = round(float(relations.unit[u]), 4)
-        out[u] = entry, shown
-    return out
+            excerpt = self.excerpt(k)
+            if excerpt is not None:
+                entry.text = excerpt
+            j = self.relation[k]
+            if j >= 0 and self.cl.relations is not None:  # the relation is the lowest decision
+                score = round(float(self.cl.relations.score[j]), 6)
+                entry.relation = RelationDecision(score, self.relation_labels(j))
+            f1 = self.relations_f1(k)
+            if f1 is not None:
+                entry.relations_f1 = f1
+            out.append((entry, shown))
+            a = b
+        return out
+
+
+class RegionUnits(UnitTable):
+    """The units of a region field, column-wise (a :class:`UnitTable` without label columns):
+    unit ``i`` is task ``ids[i]``, unit ``unit[i]`` of the matched field. Its labels (each
+    rater's regions as lines of text) and :class:`Details` are those of a disputed unit (the
+    others have none), described when asked (:meth:`described`), the columns of every
+    disputed one (:attr:`disputes`) built once, on first need."""
+
+    def __init__(
+        self,
+        ids: list[TaskId],
+        status: np.ndarray[Any, np.dtype[np.int8]],
+        score: np.ndarray[Any, np.dtype[np.float64]],
+        unit: np.ndarray[Any, np.dtype[np.intp]],
+        found: tuple[Matched, Clustered, metrics.PairwiseF1 | None],
+    ) -> None:
+        none = np.zeros(len(ids), dtype=np.int64)
+        super().__init__(ids, status, score, (none, none), ([], none[:0], [], none[:0]))
+        self.unit, self._found = unit, found
+        self._described: dict[int, tuple[Details, dict[str, list[str]]]] = {}
+
+    @cached_property
+    def disputes(self) -> Disputes:
+        """The disputed units' columns (entry ``k``: unit ``where("disputed")[k]``)."""
+        m, cl, relations = self._found
+        return Disputes(m, cl, self.unit[self.where("disputed")], relations)
+
+    @cached_property
+    def entry(self) -> dict[int, int]:
+        """Unit index → its entry in :attr:`disputes` (disputed units only)."""
+        return {i: k for k, i in enumerate(self.where("disputed"))}
+
+    def described(self, at: Sequence[int]) -> list[tuple[Details | None, dict[str, Any]]]:
+        """Units ``at`` (indices) described: a disputed one's details and labels, in bulk, and
+        kept; (None, {}) for the others."""
+        entry = self.entry
+        new = sorted({i for i in at if i in entry and i not in self._described})
+        if new:
+            made = self.disputes.details([entry[i] for i in new])
+            self._described.update(zip(new, made, strict=True))
+        none: tuple[None, dict[str, Any]] = (None, {})
+        return [self._described.get(i, none) for i in at]
+
+    def _make(self, i: int) -> UnitResult:
+        details, labels = self.described([i])[0]
+        u = UnitResult(self.ids[i], STATUSES[self.status[i]], float(self.score[i]), labels, details)
+        u.consensus, u.priority = self._proposal(i)
+        return u
+
+    def __iter__(self) -> Iterator[UnitResult]:
+        self.described(self.where("disputed"))  # in bulk, not one by one
+        return super().__iter__()
+
+    def with_status(self, status: str) -> list[UnitResult]:
+        at = self.where(status)
+        self.described(at)
+        return [self[i] for i in at]
+
+    def labels(self, at: Sequence[int]) -> list[dict[str, Any]]:
+        return [labels for _, labels in self.described(at)]
+
+    def details(self, at: Sequence[int]) -> list[Details | None]:
+        return [details for details, _ in self.described(at)]
+
+    def n_labels(self, at: Sequence[int]) -> list[int]:
+        return [len(labels) for labels in self.labels(at)]

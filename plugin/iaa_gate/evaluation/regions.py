@@ -38,8 +38,8 @@ from .coefficients import Estimate, compute, interpreted
 from .masks import pixel_alpha
 from .matrix import RatingsMatrix
 from .region_columns import Clustered, Matched, cluster, coded_as, match
-from .region_details import Describer, describe, under
-from .results import AnnotatorResult, FieldResult, Skill, UnitResult
+from .region_details import Describer, RegionUnits, under
+from .results import STATUSES, AnnotatorResult, FieldResult, Skill, UnitResult
 from .scalar import field_level, matrix_result
 from .sections import (
     AnnotatorAlpha,
@@ -129,7 +129,7 @@ def region_result(m: Matched) -> FieldResult:
     )
 
 
-def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
+def _propose(m: Matched, cl: Clustered, units: RegionUnits) -> Skill:
     """Dawid–Skene over the clusters (``"(unmatched)"`` a class); each task's consensus is the
     list of its clusters whose most probable class is a label (as ``consensus.jsonl`` writes
     them: the label, the median boundaries or box, the cluster's ``posterior`` and ``tie``),
@@ -333,21 +333,20 @@ def _units(
     m: Matched,
     cl: Clustered,
     relations: metrics.PairwiseF1 | None,
-) -> list[UnitResult]:
-    """Every task someone answered, with its lowest region's score; disputed ones with details."""
+) -> RegionUnits:
+    """Every task someone answered, with its lowest region's score; disputed ones described
+    when asked (:class:`RegionUnits`)."""
     t = m.table
-    rated_any = t.rated.any(axis=1)
+    rated = np.flatnonzero(t.rated.any(axis=1))
     bar = m.cfg.thresholds.disputed_below
-    scores = cl.task_score
-    status = np.where(np.isnan(scores), 0, np.where(scores < bar, 1, 2))
-    disputed = np.flatnonzero(rated_any & (status == 1))
-    details = describe(m, cl, disputed, relations) if disputed.size else {}
-    words = ("too_few", "disputed", "agreed")
-    out = []
-    for u in np.flatnonzero(rated_any).tolist():
-        d, labels = details.get(u, (None, {}))
-        out.append(UnitResult(t.unit_ids[u], words[status[u]], float(scores[u]), labels, d))
-    return out
+    scores = cl.task_score[rated]
+    status = np.where(
+        np.isnan(scores),
+        STATUSES.index("too_few"),
+        np.where(scores < bar, STATUSES.index("disputed"), STATUSES.index("agreed")),
+    ).astype(np.int8)
+    ids = list(map(t.unit_ids.__getitem__, rated.tolist()))
+    return RegionUnits(ids, status, scores, rated, (m, cl, relations))
 
 
 def _section(

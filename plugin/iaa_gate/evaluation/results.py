@@ -401,6 +401,16 @@ class UnitTable(Sequence[UnitResult]):
         what = list(map(shown.__getitem__, self.what[rows].tolist()))
         return [dict(zip(who[s:e], what[s:e], strict=True)) for s, e in spans]
 
+    def details(self, at: Sequence[int]) -> list[Details | None]:
+        """The details of units ``at`` (indices): none for a field of single ratings (a region
+        field's: :class:`~iaa_gate.evaluation.region_details.RegionUnits`)."""
+        return [None] * len(at)
+
+    def n_labels(self, at: Sequence[int]) -> list[int]:
+        """How many annotators' labels units ``at`` (indices) have."""
+        n: list[int] = (self.end[at] - self.start[at]).tolist() if len(at) else []
+        return n
+
     def label_rows(self, at: Sequence[int]) -> tuple[npt.NDArray[np.int64], list[tuple[int, int]]]:
         """The label rows (into ``who`` and ``what``) of units ``at``, one unit after another,
         and where each unit's lie among them (``(start, end)`` per unit)."""

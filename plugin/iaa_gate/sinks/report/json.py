@@ -19,6 +19,7 @@ import msgspec
 import numpy as np
 
 from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask, Report
+from ...evaluation.region_details import RegionUnits
 from ...evaluation.sections import plain
 
 _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
@@ -118,6 +119,8 @@ def _lines(tasks: Sequence[DisputedTask]) -> bytes:
     if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
         return _ENCODER.encode_lines(list(tasks))
     units = tasks.units
+    if isinstance(units, RegionUnits):
+        return _ENCODER.encode_lines(list(tasks))
     if len(set(units.names)) < len(units.names):  # two annotators of one name: one label
         return _ENCODER.encode_lines(list(tasks))
     rows, spans = units.label_rows(tasks.at)
