@@ -308,7 +308,8 @@ class Disputes:
         start = np.asarray(self.bounds, dtype=np.int64)
         a, n = start[ks], start[np.asarray(ks, dtype=np.int64) + 1] - start[ks]
         ends = np.cumsum(n)
-        return np.arange(ends[-1] if len(ends) else 0) + np.repeat(a - (ends - n), n)
+        out: np.ndarray[Any, Any] = np.arange(ends[-1] if len(ends) else 0)
+        return out + np.repeat(a - (ends - n), n)
 
     def details(self, ks: list[int]) -> list[tuple[Details, dict[str, list[str]]]]:
         """Tasks ``ks`` (entries): each one's details and each rater's regions as lines of text.
