@@ -309,7 +309,8 @@ class Disputes:
         a, n = start[ks], start[np.asarray(ks, dtype=np.int64) + 1] - start[ks]
         ends = np.cumsum(n)
         out: np.ndarray[Any, Any] = np.arange(ends[-1] if len(ends) else 0)
-        return out + np.repeat(a - (ends - n), n)
+        out += np.repeat(a - (ends - n), n)
+        return out
 
     def details(self, ks: list[int]) -> list[tuple[Details, dict[str, list[str]]]]:
         """Tasks ``ks`` (entries): each one's details and each rater's regions as lines of text.
