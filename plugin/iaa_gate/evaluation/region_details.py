@@ -438,4 +438,12 @@ class RegionUnits(UnitTable):
         return [details for details, _ in self.described(at)]
 
     def n_labels(self, at: Sequence[int]) -> list[int]:
-        return [len(labels) for labels in self.labels(at)]
+        """Per unit ``at``: a disputed one's raters (by name, as its labels list them), else 0."""
+        m = self._found[0]
+        rated = m.regions.rated[self.unit[np.asarray(at, dtype=np.int64)]]
+        patterns, which = np.unique(rated, axis=0, return_inverse=True)
+        n = [len({m.names[a] for a in np.flatnonzero(p).tolist()}) for p in patterns]
+        entry = self.entry
+        return [
+            n[w] if i in entry else 0 for i, w in zip(at, which.reshape(-1).tolist(), strict=True)
+        ]

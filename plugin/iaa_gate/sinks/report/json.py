@@ -20,7 +20,9 @@ import numpy as np
 
 from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask, Report
 from ...evaluation.region_details import RegionUnits
+from ...evaluation.results import UnitTable
 from ...evaluation.sections import plain
+from .columns import each, region_lines
 
 _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
@@ -106,52 +108,66 @@ class DisputedTasksWriter:
     def render(self, report: Report, disputed: Disputed | None = None) -> bytes:
         if disputed is None:
             raise ValueError(f"{DISPUTED_FILE} needs every disputed task, not the document alone")
-        lines = b"".join(_lines(disputed[name]) for name in sorted(disputed))
-        if b"null" in lines:  # a NaN would be written as null: look for one (else there is none)
-            check_finite(disputed, DISPUTED_FILE)
-        return lines
+        out = []
+        for name in sorted(disputed):
+            lines, checked = _lines(disputed[name])
+            # a NaN would be written as null: look for one (else there is none)
+            if not checked and b"null" in lines:
+                check_finite({name: disputed[name]}, DISPUTED_FILE)
+            out.append(lines)
+        return b"".join(out)
 
 
-def _lines(tasks: Sequence[DisputedTask]) -> bytes:
-    """The lines of ``tasks``; a :class:`DisputedTable`'s from its columns (what encoding its
+def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
+    """The lines of ``tasks`` and whether their numbers were checked to be finite on the
+    columns (a region field's). A :class:`DisputedTable`'s from its columns (what encoding its
     tasks one by one gives, without making them), unless two annotators share a name or the
     tasks carry their states (``adjudication:``)."""
     if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
-        return _ENCODER.encode_lines(list(tasks))
+        return _ENCODER.encode_lines(list(tasks)), False
     units = tasks.units
+    details: list[bytes] | None = None
     if isinstance(units, RegionUnits):
-        return _ENCODER.encode_lines(list(tasks))
-    if len(set(units.names)) < len(units.names):  # two annotators of one name: one label
-        return _ENCODER.encode_lines(list(tasks))
-    rows, spans = units.label_rows(tasks.at)
-    pair = units.who[rows] * len(units.shown) + units.what[rows]  # (annotator, label) per row
-    pairs, at = np.unique(pair, return_inverse=True)
-    names, shown = _each(units.names), _each(units.shown)
-    piece = [names[x // len(shown)] + b":" + shown[x % len(shown)] for x in pairs.tolist()]
-    each_row = list(map(piece.__getitem__, at.reshape(-1).tolist()))
-    labels = [b",".join(each_row[s:e]) for s, e in spans]
+        described = region_lines(units)
+        if described is None:
+            return _ENCODER.encode_lines(list(tasks)), False
+        details, labels = described
+    elif len(set(units.names)) < len(units.names):  # two annotators of one name: one label
+        return _ENCODER.encode_lines(list(tasks)), False
+    else:
+        labels = _labels(units, tasks.at)
     p = tasks.proposals
+    values = each(p.value)
     head = b'"consensus":{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
     bool_ = {True: b',"tie":true,"value":', False: b',"tie":false,"value":'}
     consensus = [
         head + q + bool_[t] + v + b"}," if h else b""
-        for h, q, t, v in zip(p.has, _each(p.posterior), p.tie, _each(p.value), strict=True)
+        for h, q, t, v in zip(p.has, each(p.posterior), p.tie, values, strict=True)
     ]
-    priority = [b"" if x is None else b',"priority":' + x for x in _each(p.priority)]
+    priority = [b"" if x is None else b',"priority":' + x for x in each(p.priority)]
     field = b'"field":' + _ENCODER.encode(tasks.name) + b',"id":'
-    ids, scores = _each(tasks.ids), _each(tasks.score)
+    ids, scores = each(tasks.ids), each(tasks.score)
+    detailed = repeat(b"") if details is None else (b'"details":' + x + b"," for x in details)
     lines = list(
         map(
             b"".join,
             zip(
-                repeat(b"{"), consensus, repeat(field), ids, repeat(b',"labels":{'), labels,
-                repeat(b"}"), priority, repeat(b',"score":'), scores, repeat(b"}\n"),
+                repeat(b"{"), consensus, detailed, repeat(field), ids, repeat(b',"labels":{'),
+                labels, repeat(b"}"), priority, repeat(b',"score":'), scores, repeat(b"}\n"),
             ),
         )
     )  # fmt: skip
-    return b"".join(map(lines.__getitem__, tasks.order))  # in review order
+    # a region field's numbers are checked on its arrays, but for its proposals' values
+    checked = details is not None and not any(b"null" in v for v in values)
+    return b"".join(map(lines.__getitem__, tasks.order)), checked  # in review order
 
 
-def _each(values: list[Any]) -> list[bytes]:
-    """Each value's JSON text, as the report's encoder writes it (one call for all)."""
-    return _ENCODER.encode_lines(values).split(b"\n")[:-1]
+def _labels(units: UnitTable, at: list[int]) -> list[bytes]:
+    """Each unit ``at``'s labels as JSON, without its braces: ``"name":label,…``."""
+    rows, spans = units.label_rows(at)
+    pair = units.who[rows] * len(units.shown) + units.what[rows]  # (annotator, label) per row
+    pairs, where = np.unique(pair, return_inverse=True)
+    names, shown = each(units.names), each(units.shown)
+    piece = [names[x // len(shown)] + b":" + shown[x % len(shown)] for x in pairs.tolist()]
+    each_row = list(map(piece.__getitem__, where.reshape(-1).tolist()))
+    return [b",".join(each_row[s:e]) for s, e in spans]
