@@ -1,0 +1,96 @@
+"""A region field's lines of ``disputed-tasks.jsonl`` are encoded from its columns (issue 31):
+each region's JSON once, each task's pieces joined, no dict per region. They are held here to
+encoding the described tasks (the ``Details`` objects a report shows), byte for byte."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from iaa_gate.adapters.label_studio.export import LabelStudioExport
+from iaa_gate.config import parse_config
+from iaa_gate.evaluation import document
+from iaa_gate.evaluation.region_details import RegionUnits
+from iaa_gate.pipeline import evaluate
+from iaa_gate.sinks.report import columns
+from iaa_gate.sinks.report.json import DisputedTasksWriter
+from test_regions_pipeline import box
+from test_regions_reading import TEXT, ann, relation, span, task
+
+region = st.tuples(
+    st.integers(0, len(TEXT) - 1),  # start (a box: its x)
+    st.integers(0, 8),  # length
+    st.sampled_from(["PER", "LOC", "ORG"]),
+)
+rounds = st.lists(  # tasks: per annotator (or not rating it), their regions
+    st.tuples(
+        st.lists(st.one_of(st.none(), st.lists(region, max_size=5)), min_size=3, max_size=3),
+        st.booleans(),  # with a text (spans)
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+def _tasks(drawn: list[tuple[list[Any], bool]], boxes: bool, related: bool) -> list[Any]:
+    drawn = [([[(0, 5, "PER")], [(0, 5, "LOC")], None], True), *drawn]  # the field occurs
+    out = []
+    for t, (by_annotator, with_text) in enumerate(drawn):
+        anns = []
+        for a, regions in enumerate(by_annotator, start=1):
+            if regions is None:
+                continue
+            results: list[dict[str, Any]] = []
+            for k, (start, length, label) in enumerate(regions):
+                rid = f"{t}-{a}-{k}"
+                if boxes:
+                    results.append(dict(box(rid, start + length / 3, label), from_name="ner"))
+                else:
+                    results.append(span(rid, start, min(start + length, len(TEXT)), label))
+            if related and len(regions) >= 2:
+                results.append(relation(f"{t}-{a}-0", f"{t}-{a}-1", "met"))
+            anns.append(ann(a, results))
+        data = {"text": TEXT} if with_text and not boxes else {"image" if boxes else "html": "x"}
+        out.append(task(t + 1, *anns, data=data))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rounds,
+    st.booleans(),  # boxes instead of spans
+    st.booleans(),  # relations
+    st.sampled_from([0.5, 0.8, 1.0]),  # disputed below
+    st.integers(1, 3),  # tasks encoded at a time
+)
+def test_region_lines_from_columns_are_the_described_tasks_encoded(
+    drawn: list[tuple[list[Any], bool]], boxes: bool, related: bool, bar: float, block: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "export.json"
+        path.write_text(json.dumps(_tasks(drawn, boxes, related)))
+        dataset = LabelStudioExport(path).load()
+    config = parse_config(
+        {
+            "source": {"type": "label-studio-export", "path": str(path)},
+            "fields": {"ner": {"thresholds": {"disputed_below": bar}}},
+        }
+    )
+    result = evaluate(config, dataset).results["ner"]
+    tasks = document.disputed_tasks("ner", result)
+    assert isinstance(tasks, document.DisputedTable) and isinstance(tasks.units, RegionUnits)
+    write = DisputedTasksWriter().render
+    was, columns.BLOCK = columns.BLOCK, block
+    try:
+        from_columns = write({}, {"ner": tasks})  # before any task is described
+        assert not tasks or columns.region_lines(tasks.units) is not None  # the column path
+    finally:
+        columns.BLOCK = was
+    described = list(tasks)  # the objects a report shows, made one by one
+    assert from_columns == write({}, {"ner": described})
+    assert from_columns.count(b"\n") == result.units.count_status("disputed")
