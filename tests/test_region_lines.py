@@ -94,3 +94,34 @@ def test_region_lines_from_columns_are_the_described_tasks_encoded(
     described = list(tasks)  # the objects a report shows, made one by one
     assert from_columns == write({}, {"ner": described})
     assert from_columns.count(b"\n") == result.units.count_status("disputed")
+
+
+SPANS_TEMPLATE = (  # the HTML page's span cell as its template wrote it, Jinja2 autoescaping
+    '{% for who, segments in lines %}<div><span class="who">{{ who }}</span>: '
+    '<span class="text">{% for piece, labels in segments %}{% if labels %}<mark style="'
+    "background: {{ colors.get(labels[0], '#e4e7ec') }}\" title=\"{{ labels | join(', ') }}\">"
+    '{{ piece }}<sup>{{ labels | join("+") }}</sup></mark>{% else %}{{ piece }}{% endif %}'
+    "{% endfor %}</span></div>{% endfor %}"
+)
+text = st.text(alphabet=st.sampled_from(list("ab <>&\"'é")), max_size=6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(text, st.lists(st.tuples(text, st.lists(st.one_of(st.none(), text))))),
+        max_size=3,
+    ),
+    st.dictionaries(st.one_of(st.none(), text), text, max_size=3),
+)
+def test_the_span_cell_is_what_the_template_wrote(
+    lines: list[tuple[str, list[tuple[str, list[Any]]]]], colors: dict[Any, str]
+) -> None:
+    """The page's span cell, written in Python (a page of 1,000 span tasks has tens of
+    thousands of segments), is what the template's loop wrote, every value escaped."""
+    from jinja2 import Environment
+
+    from iaa_gate.sinks.report.html import spans_html
+
+    template = Environment(autoescape=True).from_string(SPANS_TEMPLATE)
+    assert str(spans_html(lines, colors)) == template.render(lines=lines, colors=colors)
