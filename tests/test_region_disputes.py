@@ -241,7 +241,7 @@ def test_regions_described_column_wise_as_one_by_one(
     from iaa_gate.adapters.label_studio.export import LabelStudioExport
     from iaa_gate.config import parse_config
     from iaa_gate.evaluation.region_columns import match
-    from iaa_gate.evaluation.region_details import Describer, one_line
+    from iaa_gate.evaluation.region_details import Describer
 
     def region(k: int, start: int, length: int, label: str) -> dict[str, Any]:
         if boxes:
@@ -283,8 +283,9 @@ def test_regions_described_column_wise_as_one_by_one(
         return {**head, "start": geo[0], "end": geo[1], **under}
 
     def line(d: dict[str, Any]) -> str:
-        if boxes:
-            return one_line(d)
+        if boxes:  # the geometry's keys in the dict's order, each as %g
+            shown = " ".join(f"{k}={v:g}" for k, v in d.items() if k not in ("id", "label"))
+            return f"{d['label'] or '(no label)'} {shown}"
         text = f" {d['text']!r}" if "text" in d else ""
         return f"{d['label'] or '(no label)'} [{d['start']}, {d['end']}){text}"
 

@@ -73,8 +73,7 @@ class Describer:
 
     def many(self, rows: np.ndarray[Any, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as dicts ``{id, label,
-        <geometry>[, text]}`` and as lines of text (``LABEL [start, end) 'text'`` for a span,
-        :func:`one_line` for the other shapes)."""
+        <geometry>[, text]}`` and as lines of text (:meth:`RegionColumns.lines`)."""
         c = self.columns(rows)
         return c.dicts(), c.lines()
 
@@ -129,7 +128,8 @@ class RegionColumns:
 
     def lines(self) -> list[str]:
         """Each region as one line of text: ``LABEL [start, end) 'text'`` for a span,
-        :func:`one_line`'s for the other shapes."""
+        ``LABEL x=… y=… width=… height=…`` for a box and the
+        like, ``LABEL polygon of N points at [x, y]`` for a polygon."""
         shown = [label or "(no label)" for label in self.labels]
         if self.texts:
             return [
@@ -155,15 +155,6 @@ def under(texts: list[str | None], units: list[int], spans: list[list[int]]) -> 
         None if (text := texts[u]) is None else text[a:b]
         for u, (a, b) in zip(units, spans, strict=True)
     ]
-
-
-def one_line(d: dict[str, Any]) -> str:
-    """A region other than a span as one line of text for the disputed listing (a span's:
-    :meth:`Describer.many`)."""
-    label = d["label"] or "(no label)"
-    if "points" in d:
-        return f"{label} polygon of {len(d['points'])} points at {d['points'][0]}"
-    return f"{label} " + " ".join(f"{k}={v:g}" for k, v in d.items() if k not in ("id", "label"))
 
 
 def _excerpt(
