@@ -1,6 +1,7 @@
-"""A region field's lines of ``disputed-tasks.jsonl`` are encoded from its columns (issue 31):
-each region's JSON once, each task's pieces joined, no dict per region. They are held here to
-encoding the described tasks (the ``Details`` objects a report shows), byte for byte."""
+"""A region field's lines of ``disputed-tasks.jsonl`` and ``consensus.jsonl`` are encoded from
+its columns (issue 31): each region's JSON once, each task's pieces joined, no dict per region.
+They are held here to encoding the described tasks (the ``Details`` objects a report shows) and
+the proposed lists of regions, byte for byte."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,12 +18,15 @@ from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.config import parse_config
 from iaa_gate.evaluation import document
 from iaa_gate.evaluation.region_details import RegionUnits
+from iaa_gate.evaluation.results import FieldResult
 from iaa_gate.pipeline import evaluate
 from iaa_gate.sinks.report import columns
+from iaa_gate.sinks.report import consensus as consensus_file
 from iaa_gate.sinks.report.json import DisputedTasksWriter
 from test_regions_pipeline import box
 from test_regions_reading import TEXT, ann, relation, span, task
 
+ENCODER = msgspec.json.Encoder(order="sorted")
 region = st.tuples(
     st.integers(0, len(TEXT) - 1),  # start (a box: its x)
     st.integers(0, 8),  # length
@@ -91,9 +96,13 @@ def test_region_lines_from_columns_are_the_described_tasks_encoded(
         assert not tasks or columns.region_lines(tasks.units) is not None  # the column path
     finally:
         columns.BLOCK = was
+    proposed = consensus_file.render({"ner": result})  # consensus.jsonl from the columns
     described = list(tasks)  # the objects a report shows, made one by one
     assert from_columns == write({}, {"ner": described})
     assert from_columns.count(b"\n") == result.units.count_status("disputed")
+    plain = FieldResult(**{**result.__dict__, "units": list(result.units)})  # one per unit
+    assert proposed == ENCODER.encode_lines(consensus_file.lines({"ner": plain}))
+    assert write({}, {"ner": document.disputed_tasks("ner", plain)}) == from_columns
 
 
 SPANS_TEMPLATE = (  # the HTML page's span cell as its template wrote it, Jinja2 autoescaping

@@ -106,7 +106,7 @@ def proposals(
 def assign(
     units: Sequence[UnitResult],
     unit_ids: list[Any],
-    value: list[Any],
+    value: Sequence[Any],
     posterior: np.ndarray[Any, Any],
     tie: np.ndarray[Any, Any],
     rated: np.ndarray[Any, Any],

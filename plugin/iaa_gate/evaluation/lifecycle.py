@@ -16,8 +16,9 @@ from __future__ import annotations
 import copy
 import math
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from ..config import Config, CountLimit, FieldConfig
 from ..model import Annotation, Dataset, FieldValue, LazyAnnotations, TaskId, task_mask
 from .gate import Check, Verdict
 from .ground_truth import field_truth
-from .results import FieldResult, FieldTruth, UnitTable
+from .results import Consensus, FieldResult, FieldTruth, UnitTable
 from .scalar import shown_value
 
 STATES = ("open", "routed", "settled", "resolved")
@@ -185,11 +186,11 @@ def field_lifecycle(
     disputed = _disputed(units)
     proposal = _proposals(units, [i for i, _ in disputed])
     settle_at = config.adjudication.settle_at if config.adjudication else math.inf
-    for (_, task), (value, posterior, tie, n) in zip(disputed, proposal, strict=True):
+    for (_, task), (proposed, posterior, tie, n) in zip(disputed, proposal, strict=True):
         if task in answers:
             final = out.adjudicated[task]
             out.states[task] = State("resolved", final)
-            if value is not None and not regions:
+            if not regions and (value := proposed()) is not None:
                 out.compared += 1
                 out.confirmed += final == value
             continue
@@ -198,7 +199,7 @@ def field_lifecycle(
             out.states[task] = State("open")
         elif n < asked:
             out.states[task] = State("routed")
-        elif value is not None and not tie and posterior >= settle_at:
+        elif not tie and posterior >= settle_at and (value := proposed()) is not None:
             out.states[task] = State("settled", value)
         elif max_annotations is not None and n >= max_annotations:
             out.states[task] = State("open", None, f"needs a person: {n} annotations, no majority")
@@ -223,25 +224,36 @@ def _disputed(units: Sequence[Any]) -> list[tuple[int, TaskId]]:
     return [(i, u.id) for i, u in enumerate(units) if u.status == "disputed"]
 
 
-def _proposals(units: Sequence[Any], at: list[int]) -> list[tuple[Any, float, bool, int]]:
-    """Per unit ``at``: its proposed value (None: none), posterior, tie and number of ratings."""
+def _proposals(
+    units: Sequence[Any], at: list[int]
+) -> list[tuple[Callable[[], Any], float, bool, int]]:
+    """Per unit ``at``: its proposed value (read when called; None: none), posterior, tie and
+    number of ratings (a region task's list of regions is made only for a task that needs it)."""
     if isinstance(units, UnitTable):
         p = units.proposals(at)
         n = units.n_labels(at)
         return [
-            (p.value[k] if p.has[k] else None, p.posterior[k], p.tie[k], n[k])
+            (partial(p.value.__getitem__, k), p.posterior[k], p.tie[k], n[k])
             for k in range(len(at))
         ]
-    out = []
+    out: list[tuple[Callable[[], Any], float, bool, int]] = []
     for i in at:
         u = units[i]
         c = u.consensus
         out.append(
-            (None, math.nan, False, len(u.labels))
+            (partial(_none), math.nan, False, len(u.labels))
             if c is None
-            else (c.value, c.posterior, c.tie, len(u.labels))
+            else (partial(_value, c), c.posterior, c.tie, len(u.labels))
         )
     return out
+
+
+def _none() -> None:
+    return None
+
+
+def _value(c: Consensus) -> Any:
+    return c.value
 
 
 def open_disputes_check(name: str, lc: FieldLifecycle, limit: CountLimit) -> Check | None:

@@ -13,12 +13,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import numpy as np
 
 from .. import metrics
 from ..core import progress
+from ..metrics.regions import NO_LABEL
 from ..model import TaskId
 from .region_columns import Clustered, Matched
 from .results import STATUSES, UnitResult, UnitTable
@@ -438,3 +439,110 @@ class RegionUnits(UnitTable):
         return [
             n[w] if i in entry else 0 for i, w in zip(at, which.reshape(-1).tolist(), strict=True)
         ]
+
+
+@dataclass(frozen=True)
+class ProposedRegions:
+    """Proposed regions, column-wise, one per matched cluster whose most probable class is a
+    label: ``labels`` (None: no label), ``geos`` (the cluster's median geometry: a span's
+    whole ``[start, end]``, a box's ``[x, y, width, height[, rotation]]``), ``texts`` (spans:
+    the text under each, None where unknown; else empty), ``points`` (polygons with points:
+    the points of a region standing for each, None for none; else empty), ``keys`` (the
+    geometry's keys in ``geos`` order), ``posterior`` (rounded to 6 places) and ``tie``;
+    ``finite``: every number is finite."""
+
+    labels: list[str | None]
+    geos: list[list[Any]]
+    texts: list[str | None]
+    points: list[list[list[float]] | None]
+    keys: tuple[str, ...]
+    posterior: list[float]
+    tie: list[bool]
+    finite: bool
+
+    def dicts(self, a: int, b: int) -> list[dict[str, Any]]:
+        """Regions ``a:b`` as ``consensus.jsonl`` writes them: ``{label, <geometry>[, text],
+        posterior, tie}``."""
+        out: list[dict[str, Any]] = []
+        for r in range(a, b):
+            d: dict[str, Any] = {"label": self.labels[r]}
+            if self.texts:
+                d["start"], d["end"] = self.geos[r]
+                if self.texts[r] is not None:
+                    d["text"] = self.texts[r]
+            elif self.points:
+                if self.points[r] is not None:
+                    d["points"] = self.points[r]
+            else:
+                d.update(zip(self.keys, self.geos[r], strict=False))
+            d["posterior"], d["tie"] = self.posterior[r], self.tie[r]
+            out.append(d)
+        return out
+
+
+class RegionProposals(Sequence[list[dict[str, Any]]]):
+    """Each unit's proposed answer, a list of regions (:class:`ProposedRegions` ``regions``),
+    column-wise: unit ``u``'s are ``start[u]:start[u + 1]``, in reading order. The lists are
+    made when read; ``consensus.jsonl`` and ``disputed-tasks.jsonl`` encode them from the
+    columns."""
+
+    def __init__(self, start: list[int], regions: ProposedRegions) -> None:
+        self.start, self.regions = start, regions
+
+    def __len__(self) -> int:
+        return len(self.start) - 1
+
+    @overload
+    def __getitem__(self, u: int) -> list[dict[str, Any]]: ...
+    @overload
+    def __getitem__(self, u: slice) -> list[list[dict[str, Any]]]: ...
+    def __getitem__(self, u: int | slice) -> Any:
+        if isinstance(u, slice):
+            return [self[i] for i in range(*u.indices(len(self)))]
+        return self.regions.dicts(self.start[u], self.start[u + 1])
+
+
+def proposed(
+    m: Matched,
+    unit: np.ndarray[Any, Any],
+    shown: np.ndarray[Any, Any],
+    best: list[Any],
+    median: np.ndarray[Any, Any],
+    example: dict[int, int],
+    posterior: np.ndarray[Any, Any],
+    tie: np.ndarray[Any, Any],
+) -> RegionProposals:
+    """The proposed regions of clusters ``shown`` (their ``unit``, ``best`` label,
+    ``median`` geometry (``(clusters, d)``), a polygon's ``example`` region, ``posterior`` and
+    ``tie``), each unit's in reading order: spans by start and end, other shapes by top-left
+    corner (y, x); a polygon's regions (points, no corner) as they come."""
+    reg = m.regions
+    describer = Describer(m)
+    geo = median[shown]
+    keys = describer.keys(median.shape[1])
+    at = unit[shown]
+    if reg.kind == "span":
+        order = np.lexsort((np.arange(len(shown)), geo[:, 1], geo[:, 0], at))
+    elif describer.polygon:
+        order = np.lexsort((np.arange(len(shown)), at))
+    else:
+        order = np.lexsort((np.arange(len(shown)), geo[:, 0], geo[:, 1], at))
+    shown, geo, at = shown[order], geo[order], at[order]
+    c = cast(list[int], shown.tolist())
+    labels = [None if best[x] == NO_LABEL else best[x] for x in c]
+    geos = cast(list[list[Any]], geo.tolist())
+    texts = under(m.table.texts, at.tolist(), geos) if reg.kind == "span" else []
+    points: list[list[list[float]] | None] = []
+    if describer.polygon and reg.points is not None:
+        points = [
+            None if (r := example.get(x)) is None else reg.points[r].round(4).tolist() for x in c
+        ]
+    p = posterior[shown]
+    finite = bool(np.isfinite(geo).all() and np.isfinite(p).all()) and all(
+        np.isfinite(x).all() for x in points if x is not None
+    )
+    regions = ProposedRegions(
+        labels, geos, texts, points, keys, p.round(6).tolist(), tie[shown].tolist(), finite
+    )
+    start = np.searchsorted(at, np.arange(reg.rated.shape[0] + 1)).tolist()
+    return RegionProposals(start, regions)

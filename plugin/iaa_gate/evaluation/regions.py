@@ -21,8 +21,7 @@ any field, so the gate, the reports and the write-back treat it alike:
 from __future__ import annotations
 
 import math
-from operator import itemgetter
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from msgspec import UNSET
@@ -38,7 +37,7 @@ from .coefficients import Estimate, compute, interpreted
 from .masks import pixel_alpha
 from .matrix import RatingsMatrix
 from .region_columns import Clustered, Matched, cluster, coded_as, match
-from .region_details import Describer, RegionUnits, under
+from .region_details import RegionUnits, proposed
 from .results import STATUSES, AnnotatorResult, FieldResult, Skill, UnitResult
 from .scalar import field_level, matrix_result
 from .sections import (
@@ -145,38 +144,9 @@ def _propose(m: Matched, cl: Clustered, units: RegionUnits) -> Skill:
     median = median.round(4)
     if reg.kind == "span":  # whole offsets (a median between two is rounded down)
         median = np.floor(median).astype(np.int64)
-    geo = cast(list[list[Any]], median.tolist())
-    unit = cast(list[int], cl.unit.tolist())
-    value: list[list[dict[str, Any]]] = [[] for _ in range(n_units)]
-    shown = [c for c in range(cl.clusters.n) if best[c] != UNMATCHED]
-    example = _examples(m, cl, shown, best)
-    p = cast(list[float], posterior.round(6).tolist())
-    t = cast(list[bool], tie.tolist())
-    labels = [None if best[c] == NO_LABEL else best[c] for c in shown]
-    if reg.kind == "span":  # offsets are ints
-        spans = list(map(geo.__getitem__, shown))
-        texts = under(m.table.texts, [unit[c] for c in shown], spans)
-        regions = [
-            {"label": label, "start": s, "end": e}
-            if x is None
-            else {"label": label, "start": s, "end": e, "text": x}
-            for label, (s, e), x in zip(labels, spans, texts, strict=True)
-        ]
-    else:
-        place = Describer(m).place
-        regions = [
-            place({"label": label}, geo[c], example.get(c))
-            for c, label in zip(shown, labels, strict=True)
-        ]
-    for c, region in zip(shown, regions, strict=True):
-        region["posterior"], region["tie"] = p[c], t[c]
-        value[unit[c]].append(region)
-    # in reading order: spans by start and end, other shapes by top-left corner (y, x); a
-    # polygon's regions (points, no corner) as they come
-    if reg.kind == "span" or not (reg.kind == "polygon" and reg.points is not None):
-        key = itemgetter("start", "end") if reg.kind == "span" else itemgetter("y", "x")
-        for each in value:
-            each.sort(key=key)
+    shown = np.flatnonzero(np.array([b != UNMATCHED for b in best], dtype=bool))
+    example = _examples(m, cl, shown.tolist(), best)
+    value = proposed(m, cl.unit, shown, best, median, example, posterior, tie)
     consensus.assign(
         units, list(m.table.unit_ids), value, low, ties, np.asarray(reg.rated.any(axis=1))
     )

@@ -223,7 +223,7 @@ class Proposals:
     rated it (unrated rows get none); ``method`` as :attr:`Consensus.method`."""
 
     ids: list[Any]
-    value: list[Any]
+    value: Sequence[Any]
     posterior: np.ndarray[Any, np.dtype[np.float64]]
     tie: np.ndarray[Any, np.dtype[np.bool_]]
     rated: np.ndarray[Any, np.dtype[np.bool_]]
@@ -250,7 +250,7 @@ class ProposalColumns:
     places; else None); ``method`` as :attr:`Consensus.method`."""
 
     has: list[bool]
-    value: list[Any]
+    value: list[Any] | Picked
     posterior: list[float]
     tie: list[bool]
     priority: list[float | None]
@@ -270,6 +270,32 @@ class ProposalColumns:
         if not self.has[k]:
             return None
         return Consensus(self.value[k], self.posterior[k], self.method, self.tie[k])
+
+
+class Picked(Sequence[Any]):
+    """Entries ``rows`` of ``values``, each read when asked (None where not ``has``); an entry
+    set stays set."""
+
+    def __init__(self, values: Sequence[Any], rows: list[int], has: list[bool]) -> None:
+        self.values, self.rows, self.has = values, rows, has
+        self.changed: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, k: int) -> Any: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[Any]: ...
+    def __getitem__(self, k: int | slice) -> Any:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k in self.changed:
+            return self.changed[k]
+        return self.values[self.rows[k]] if self.has[k] else None
+
+    def __setitem__(self, k: int, value: Any) -> None:
+        self.changed[k] = value
 
 
 STATUSES = ("agreed", "disputed", "too_few")
@@ -356,9 +382,13 @@ class UnitTable(Sequence[UnitResult]):
         rows[~has] = 0
         post = p.posterior[rows]
         disputed = self.status[np.asarray(at, dtype=np.int64)] == STATUSES.index("disputed")
-        value: list[Any] = list(map(p.value.__getitem__, rows.tolist()))
-        for k in np.flatnonzero(~has).tolist():
-            value[k] = None
+        value: list[Any] | Picked
+        if isinstance(p.value, list):
+            value = list(map(p.value.__getitem__, rows.tolist()))
+            for k in np.flatnonzero(~has).tolist():
+                value[k] = None
+        else:  # made when read (a region field's lists of regions)
+            value = Picked(p.value, rows.tolist(), has.tolist())
         priority: list[float | None] = list(_round6(1.0 - post))
         for k in np.flatnonzero(~(has & disputed)).tolist():
             priority[k] = None

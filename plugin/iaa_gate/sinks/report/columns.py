@@ -8,13 +8,15 @@ The tests hold both to encoding the objects (``tests/test_region_lines.py``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress, pairwise, repeat
 from typing import Any
 
 import msgspec
 import numpy as np
 
-from ...evaluation.region_details import Disputes, RegionColumns, RegionUnits
+from ...evaluation.region_details import Disputes, RegionColumns, RegionProposals, RegionUnits
+from ...evaluation.results import Picked
 from ...evaluation.sections import RelationDecision, plain
 from ...metrics import KINDS
 
@@ -42,31 +44,66 @@ def each(values: list[Any]) -> list[bytes]:
     return _ENCODER.encode_lines(values).split(b"\n")[:-1]
 
 
-def _objects(columns: dict[str, list[bytes]], last: list[bytes] | None = None) -> list[bytes]:
-    """One JSON object per row from ``columns`` (key → each row's JSON text), keys sorted;
-    ``last``: each row's text added before its closing brace (a key that some rows lack)."""
+def _objects(columns: dict[str, Sequence[bytes | None]]) -> list[bytes]:
+    """One JSON object per row from ``columns`` (key → each row's JSON text, None where the row
+    lacks the key), keys sorted; the first key is in every row."""
     parts: list[Any] = []
     for k, key in enumerate(sorted(columns)):
-        parts += [repeat((b"{" if k == 0 else b",") + b'"' + key.encode() + b'":'), columns[key]]
-    if last is not None:
-        parts.append(last)
+        head = (b"{" if k == 0 else b",") + b'"' + key.encode() + b'":'
+        column = columns[key]
+        if k and None in column:
+            parts.append([b"" if v is None else head + v for v in column])
+        else:
+            parts += [repeat(head), column]
     return list(map(b"".join, zip(*parts, repeat(b"}"))))
+
+
+def _omitted(values: list[Any]) -> list[bytes | None]:
+    """Each value's JSON text, None for None (a key the row lacks)."""
+    return [None if v is None else e for v, e in zip(values, each(values), strict=True)]
 
 
 def regions(c: RegionColumns) -> list[bytes]:
     """Each region's JSON, as encoding :meth:`RegionColumns.dicts` gives it."""
-    columns = {"id": each(c.ids), "label": each(c.labels)}
+    columns: dict[str, Sequence[bytes | None]] = {"id": each(c.ids), "label": each(c.labels)}
     if c.points:
         columns["points"] = each(c.points)
     else:
         for j, key in enumerate(c.keys):
             columns[key] = each([g[j] for g in c.geos])
-    if not c.texts:
-        return _objects(columns)
-    text = [
-        b"" if x is None else b',"text":' + e for x, e in zip(c.texts, each(c.texts), strict=True)
-    ]  # "text" is the last key of a span
-    return _objects(columns, text)
+    if c.texts:
+        columns["text"] = _omitted(c.texts)
+    return _objects(columns)
+
+
+def proposals(p: RegionProposals) -> list[bytes]:
+    """Each unit's proposed regions as JSON (a list), as encoding ``p[u]`` gives it."""
+    r = p.regions
+    columns: dict[str, Sequence[bytes | None]] = {
+        "label": each(r.labels),
+        "posterior": each(r.posterior),
+        "tie": each(r.tie),
+    }
+    if r.points:
+        columns["points"] = _omitted(r.points)
+    else:
+        for j, key in enumerate(r.keys):
+            columns[key] = each([g[j] for g in r.geos])
+    if r.texts:
+        columns["text"] = _omitted(r.texts)
+    piece = _objects(columns)
+    return [b"[" + b",".join(piece[a:b]) + b"]" for a, b in pairwise(p.start)]
+
+
+def picked(values: Picked) -> tuple[list[bytes], bool]:
+    """Each of ``values`` as JSON (null where it has none) and whether every number in them is
+    known to be finite (a region field's proposals, from their arrays)."""
+    proposed = values.values
+    if not isinstance(proposed, RegionProposals) or values.changed:
+        return each(list(values)), False
+    piece = proposals(proposed)
+    out = [piece[r] if h else b"null" for r, h in zip(values.rows, values.has, strict=True)]
+    return out, proposed.regions.finite
 
 
 BLOCK = 2048

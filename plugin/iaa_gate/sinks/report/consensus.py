@@ -23,8 +23,10 @@ import msgspec
 
 from ...core.files import write_atomic
 from ...evaluation.document import id_order
-from ...evaluation.results import STATUSES, FieldResult, UnitTable
+from ...evaluation.region_details import RegionProposals
+from ...evaluation.results import STATUSES, FieldResult, Picked, UnitTable
 from ...evaluation.sections import plain
+from .columns import each, picked
 
 FILENAME = "consensus.jsonl"
 
@@ -101,8 +103,44 @@ _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 def render(
     results: dict[str, FieldResult], final: Mapping[str, Mapping[Any, Any]] | None = None
 ) -> bytes:
-    """The file's content (``final``: see :func:`lines`)."""
-    return _ENCODER.encode_lines(lines(results, final))
+    """The file's content (``final``: see :func:`lines`); a region field's lines encoded from
+    its columns (its lists of regions are not made), unless answers were adjudicated."""
+    if final:
+        return _ENCODER.encode_lines(lines(results, final))
+    return b"".join(_encoded(name, results[name]) for name in sorted(results))
+
+
+def _encoded(name: str, result: FieldResult) -> bytes:
+    """Field ``name``'s lines (see :func:`render`)."""
+    units = result.units
+    if isinstance(units, UnitTable):
+        p = units.proposals(range(len(units)))
+        if isinstance(p.value, Picked) and isinstance(p.value.values, RegionProposals):
+            label, _ = picked(p.value)
+            ids, posterior = each(units.ids), each(p.posterior)
+            disputed = (units.status == STATUSES.index("disputed")).tolist()
+            flag = {True: b"true", False: b"false"}
+            field = b',"field":' + _ENCODER.encode(name) + b',"id":'
+            method = b',"method":' + _ENCODER.encode(p.method) + b',"posterior":'
+            tie = {True: b',"tie":true}\n', False: b',"tie":false}\n'}
+            return b"".join(
+                b"".join(
+                    (
+                        b'{"disputed":',
+                        flag[disputed[k]],
+                        field,
+                        ids[k],
+                        b',"label":',
+                        label[k],
+                        method,
+                        posterior[k],
+                        tie[p.tie[k]],
+                    )
+                )
+                for k in id_order(units.ids)
+                if p.has[k]
+            )
+    return _ENCODER.encode_lines(_proposed({name: result}))
 
 
 def write(

@@ -20,9 +20,9 @@ import numpy as np
 
 from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask, Report
 from ...evaluation.region_details import RegionUnits
-from ...evaluation.results import UnitTable
+from ...evaluation.results import Picked, UnitTable
 from ...evaluation.sections import plain
-from .columns import each, region_lines
+from .columns import each, picked, region_lines
 
 _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
@@ -137,7 +137,7 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
     else:
         labels = _labels(units, tasks.at)
     p = tasks.proposals
-    values = each(p.value)
+    values, finite = picked(p.value) if isinstance(p.value, Picked) else (each(p.value), False)
     head = b'"consensus":{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
     bool_ = {True: b',"tie":true,"value":', False: b',"tie":false,"value":'}
     consensus = [
@@ -157,8 +157,8 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
             ),
         )
     )  # fmt: skip
-    # a region field's numbers are checked on its arrays, but for its proposals' values
-    checked = details is not None and not any(b"null" in v for v in values)
+    # a region field's numbers are checked on its arrays, its proposals' too
+    checked = details is not None and (finite or not any(b"null" in v for v in values))
     return b"".join(map(lines.__getitem__, tasks.order)), checked  # in review order
 
 
