@@ -50,10 +50,13 @@ class Describer:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as columns."""
         reg, t = self.m.regions, self.m.table
         names = [*reg.labels, None]  # label -1: None
-        labels = list(map(names.__getitem__, reg.label[rows].tolist()))
+        code = reg.label[rows]
+        labels = list(map(names.__getitem__, code.tolist()))
         ids = list(map(t.region_ids.__getitem__, self.m.kept[rows].tolist()))
         geo = self.geometry[rows]
-        geos = cast(list[list[Any]], (geo.astype(np.int64) if self.whole else geo).tolist())
+        if self.whole:
+            geo = geo.astype(np.int64)
+        geos = cast(list[list[Any]], geo.tolist())
         texts: list[str | None] = []
         points: list[list[list[float]]] = []
         if self.kind == "span":
@@ -61,7 +64,8 @@ class Describer:
             texts = under(t.texts, reg.unit[rows].tolist(), bounds)
         elif self.polygon and reg.points is not None:
             points = [reg.points[r].round(4).tolist() for r in rows.tolist()]
-        return RegionColumns(ids, labels, geos, texts, points, self.keys(len(geo.T)))
+        keys = self.keys(len(geo.T))
+        return RegionColumns(ids, labels, geos, texts, points, keys, geo, (code, names))
 
     def keys(self, width: int) -> tuple[str, ...]:
         """The geometry keys of a region (``width``: its geometry's columns)."""
@@ -96,8 +100,10 @@ class RegionColumns:
     """Some regions as the report shows them, column-wise: ``ids``, ``labels`` (None: no
     label), ``geos`` (each region's geometry: a span's ``[start, end]``, a box's ``[x, y,
     width, height[, rotation]]``), ``texts`` (spans: the text under each, None where unknown;
-    other shapes: empty), ``points`` (polygons with points: each one's; else empty) and
-    ``keys``, the geometry's keys in ``geos`` order (``("points",)`` for a polygon)."""
+    other shapes: empty), ``points`` (polygons with points: each one's; else empty),
+    ``keys``, the geometry's keys in ``geos`` order (``("points",)`` for a polygon); ``geo``:
+    ``geos`` as an array ``(R, d)``, ``coded``: each label's code into the label names
+    (``-1``: the last, None)."""
 
     ids: list[Any]
     labels: list[str | None]
@@ -105,6 +111,8 @@ class RegionColumns:
     texts: list[str | None]
     points: list[list[list[float]]]
     keys: tuple[str, ...]
+    geo: np.ndarray[Any, Any]
+    coded: tuple[np.ndarray[Any, Any], list[str | None]]
 
     def dicts(self) -> list[dict[str, Any]]:
         """Each region as a dict ``{id, label, <geometry>[, text]}``."""

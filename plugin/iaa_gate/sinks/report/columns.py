@@ -65,12 +65,14 @@ def _omitted(values: list[Any]) -> list[bytes | None]:
 
 def regions(c: RegionColumns) -> list[bytes]:
     """Each region's JSON, as encoding :meth:`RegionColumns.dicts` gives it."""
-    columns: dict[str, Sequence[bytes | None]] = {"id": each(c.ids), "label": each(c.labels)}
+    code, names = c.coded
+    label = list(map(each(names).__getitem__, code.tolist()))  # each label's JSON once
+    columns: dict[str, Sequence[bytes | None]] = {"id": each(c.ids), "label": label}
     if c.points:
         columns["points"] = each(c.points)
     else:
         for j, key in enumerate(c.keys):
-            columns[key] = each([g[j] for g in c.geos])
+            columns[key] = each(c.geo[:, j].tolist())
     if c.texts:
         columns["text"] = _omitted(c.texts)
     return _objects(columns)
@@ -228,19 +230,23 @@ class _Block:
         for k, w in enumerate(which.reshape(-1).tolist()):
             a, b = d.bounds[lo + k] - first, d.bounds[lo + k + 1] - first
             details.append(
-                b'{"disagreements":['
-                + b",".join(disagreement[d.d_start[lo + k] - ds : d.d_end[lo + k] - ds])
-                + b'],"region":{"labels":{'
-                + low_labels[w]
-                + b'},"regions":['
-                + b",".join(compress(piece[a:b], member[a:b]))
-                + b'],"score":'
-                + low_score[k]
-                + b'},"regions":{'
-                + per_rater[k]
-                + b"}"
-                + after[k]
-                + b"}"
+                b"".join(
+                    (
+                        b'{"disagreements":[',
+                        b",".join(disagreement[d.d_start[lo + k] - ds : d.d_end[lo + k] - ds]),
+                        b'],"region":{"labels":{',
+                        low_labels[w],
+                        b'},"regions":[',
+                        b",".join(compress(piece[a:b], member[a:b])),
+                        b'],"score":',
+                        low_score[k],
+                        b'},"regions":{',
+                        per_rater[k],
+                        b"}",
+                        after[k],
+                        b"}",
+                    )
+                )
             )
         return details, labels
 
