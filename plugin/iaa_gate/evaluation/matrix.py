@@ -13,9 +13,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import InputError
-from ..kinds import GEOMETRY_WIDTH, REGION_SHAPES, Answer
+from ..kinds import REGION_SHAPES, Answer
 from ..kinds import kind as registered
 from ..metrics import Coded, code_dtype
+from ..metrics.geometry import shape_of
 from ..model import Dataset, FieldColumn, RegionSet, TaskId, Value, normalise_text
 
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
@@ -272,7 +273,7 @@ class RegionTable:
     """One region field, columnar: ``n`` regions over ``(units, annotators)``.
 
     Per region: ``unit``, ``annotator`` (row/column indices), ``label`` (code into ``labels``, -1
-    none), ``geometry`` ``(n, d)`` (see :data:`GEOMETRY_WIDTH`), ``region_ids`` (source ids),
+    none), ``geometry`` ``(n, d)`` (``d``: its shape's ``width``), ``region_ids`` (source ids),
     ``points`` (polygons: ``(k, 2)`` vertices each; masks: ``(k, 2)`` runs of pixels).
     ``rated``: ``(units, annotators)`` the annotator answered the task, even with no region (a
     skip is not an answer). ``texts``: ``(units,)`` the text spans index into, ``None`` where
@@ -338,9 +339,9 @@ def region_table(
             if rs is not None
         ]
     )
-    shape = REGION_SHAPES[kind]
-    if shape == "box" and any(s.shape == "polygon" for _, _, s in sets):
-        shape = "polygon"  # Prodigy image_manual with some non-rectangle shape
+    shape = shape_of(REGION_SHAPES[kind])
+    if shape.widens_to and any(s.shape == shape.widens_to for _, _, s in sets):
+        shape = shape_of(shape.widens_to)  # Prodigy image_manual with some non-rectangle shape
     unit_ids = list(dataset.task_ids)
     unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
     # Label Studio: every (not skipped) annotation answers the whole labeling config, so one
@@ -375,14 +376,9 @@ def region_table(
         anns += [a] * k
         label_list += s.labels
         region_ids += s.ids
-        if shape == "polygon":
-            points += [np.asarray(p, dtype=np.float64) for p in s.points]
-            coords += _bounds(s) if s.shape == "box" else s.coords
-        elif shape == "mask":  # points: runs of mask pixels
-            points += [np.asarray(p, dtype=np.float64).reshape(-1, 2) for p in s.points]
-            coords += s.coords
-        else:
-            coords += s.coords
+        if shape.points is not None:  # a polygon's vertices, a mask's runs of pixels
+            points += list(map(shape.points, s.points))
+        coords += s.coords if s.shape == shape.name else _bounds(s, shape.width)
         if s.relations:
             row = {rid: start + i for i, rid in reversed(list(enumerate(s.ids)))}
             rel += [(row[f], row[t], lab) for f, t, lab in s.relations]
@@ -404,20 +400,19 @@ def region_table(
         )
     label_codes, label_table = _codes(label_list, labels)
     rel_codes, rel_table = _codes([lab for _, _, lab in rel], None)
-    width = GEOMETRY_WIDTH[shape]
     return RegionTable(
         field=name,
         kind=kind,
-        shape=shape,
+        shape=shape.name,
         unit_ids=unit_ids,
         annotators=annotators,
         unit=np.asarray(units, dtype=np.int64),
         annotator=np.asarray(anns, dtype=np.int64),
         label=label_codes,
         labels=label_table,
-        geometry=np.asarray(coords, dtype=np.float64).reshape(-1, width),
+        geometry=np.asarray(coords, dtype=np.float64).reshape(-1, shape.width),
         region_ids=region_ids,
-        points=points if shape in ("polygon", "mask") else None,
+        points=points if shape.points is not None else None,
         rated=rated,
         texts=[dataset.texts.get((t, name)) for t in unit_ids],
         rel_from=np.asarray([f for f, _, _ in rel], dtype=np.int64),
@@ -432,6 +427,8 @@ def region_table(
     )
 
 
-def _bounds(s: RegionSet) -> list[float]:
-    """Box regions of a polygon field: their bounding boxes ``[x, y, width, height]``."""
-    return [c for i in range(len(s)) for c in s.coords[i * 5 : i * 5 + 4]]
+def _bounds(s: RegionSet, width: int) -> list[float]:
+    """Regions of a field read as a wider shape (the boxes of a polygon field): the first
+    ``width`` coordinates of each (a box's bounds ``[x, y, width, height]``)."""
+    own = shape_of(s.shape).width
+    return [c for i in range(len(s)) for c in s.coords[i * own : i * own + width]]

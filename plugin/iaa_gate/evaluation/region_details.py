@@ -39,12 +39,12 @@ class Describer:
 
     def __init__(self, m: Matched) -> None:
         reg = m.regions
-        self.m, self.kind = m, reg.kind
+        self.m, self.shape = m, reg.shape
         self.geometry = reg.geometry.round(4)
-        self.whole = reg.kind == "span" and bool(  # span offsets as ints
+        self.whole = reg.shape.whole and bool(  # span offsets as ints
             np.all(self.geometry == np.floor(self.geometry))
         )
-        self.polygon = reg.kind == "polygon" and reg.points is not None
+        self.polygon = reg.shape.vertices and reg.points is not None  # shown by its vertices
 
     def columns(self, rows: np.ndarray[Any, Any]) -> RegionColumns:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as columns."""
@@ -59,7 +59,7 @@ class Describer:
         geos = cast(list[list[Any]], geo.tolist())
         texts: list[str | None] = []
         points: list[list[list[float]]] = []
-        if self.kind == "span":
+        if self.shape.linear:
             bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
             texts = under(t.texts, reg.unit[rows].tolist(), bounds)
         elif self.polygon and reg.points is not None:
@@ -69,12 +69,9 @@ class Describer:
 
     def keys(self, width: int) -> tuple[str, ...]:
         """The geometry keys of a region (``width``: its geometry's columns)."""
-        if self.kind == "span":
-            return ("start", "end")
         if self.polygon:
             return ("points",)
-        last = "pixels" if self.kind == "mask" else "rotation"  # a mask: its image's pixels
-        return ("x", "y", "width", "height", last)[:width]
+        return self.shape.keys[:width]  # a box's rotation, a mask's image pixels
 
     def many(self, rows: np.ndarray[Any, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as dicts ``{id, label,
@@ -252,7 +249,7 @@ class Disputes:
         self.d_owner = reg.annotator[self.d_region]
         self.reach: list[tuple[float, float] | None] = []  # spans: each task's, for its excerpt
         self.reach_lowest: list[tuple[float, float] | None] = []
-        if reg.kind == "span":
+        if reg.shape.linear:
             geometry = self.describer.geometry[self.rows]
             self.reach = _reach(geometry, counts, np.ones(len(self.rows), dtype=bool))
             self.reach_lowest = _reach(geometry, counts, self.member)
@@ -299,7 +296,7 @@ class Disputes:
     def excerpt(self, k: int) -> Excerpt | None:
         """Task ``k``'s text excerpt (spans with a known text; else None)."""
         text = self.m.table.texts[int(self.units[k])]
-        if self.m.regions.kind != "span" or text is None:
+        if not self.m.regions.shape.linear or text is None:
             return None
         return _excerpt(text, self.reach[k] or (0, 0), self.reach_lowest[k])
 
@@ -522,24 +519,21 @@ def proposed(
 ) -> RegionProposals:
     """The proposed regions of clusters ``shown`` (their ``unit``, ``best`` label,
     ``median`` geometry (``(clusters, d)``), a polygon's ``example`` region, ``posterior`` and
-    ``tie``), each unit's in reading order: spans by start and end, other shapes by top-left
-    corner (y, x); a polygon's regions (points, no corner) as they come."""
+    ``tie``), each unit's in reading order (the shape's ``reading`` keys: spans by start and
+    end, boxes by top-left corner (y, x); a polygon's regions as they come)."""
     reg = m.regions
     describer = Describer(m)
     geo = median[shown]
     keys = describer.keys(median.shape[1])
     at = unit[shown]
-    if reg.kind == "span":
-        order = np.lexsort((np.arange(len(shown)), geo[:, 1], geo[:, 0], at))
-    elif describer.polygon:
-        order = np.lexsort((np.arange(len(shown)), at))
-    else:
-        order = np.lexsort((np.arange(len(shown)), geo[:, 0], geo[:, 1], at))
+    reading = reg.shape.reading  # the keys that order a unit's regions, first first
+    by = [geo[:, reg.shape.keys.index(k)] for k in reversed(reading)]
+    order = np.lexsort((np.arange(len(shown)), *by, at))
     shown, geo, at = shown[order], geo[order], at[order]
     c = cast(list[int], shown.tolist())
     labels = [None if best[x] == NO_LABEL else best[x] for x in c]
     geos = cast(list[list[Any]], geo.tolist())
-    texts = under(m.table.texts, at.tolist(), geos) if reg.kind == "span" else []
+    texts = under(m.table.texts, at.tolist(), geos) if reg.shape.linear else []
     points: list[list[list[float]] | None] = []
     if describer.polygon and reg.points is not None:
         points = [

@@ -142,7 +142,7 @@ def _propose(m: Matched, cl: Clustered, units: RegionUnits) -> Skill:
     low, ties = consensus.least(cl.unit, posterior, tie, n_units)
     median = consensus.group_median(cl.clusters.cluster, reg.geometry.astype(np.float64))
     median = median.round(4)
-    if reg.kind == "span":  # whole offsets (a median between two is rounded down)
+    if reg.shape.whole:  # whole offsets (a median between two is rounded down)
         median = np.floor(median).astype(np.int64)
     shown = np.flatnonzero(np.array([b != UNMATCHED for b in best], dtype=bool))
     example = _examples(m, cl, shown.tolist(), best)
@@ -158,7 +158,7 @@ def _propose(m: Matched, cl: Clustered, units: RegionUnits) -> Skill:
 def _examples(m: Matched, cl: Clustered, shown: list[int], best: list[Any]) -> dict[int, int]:
     """Polygons only: per cluster, a region of it with the proposed label (polygons have no
     median; the first one in the canonical order stands for the cluster)."""
-    if m.regions.kind != "polygon" or m.regions.points is None:
+    if not m.regions.shape.vertices or m.regions.points is None:
         return {}
     reg = m.regions
     want = set(shown)
@@ -176,9 +176,9 @@ def _alpha(m: Matched, clusters: Coded) -> tuple[Estimate, dict[str, Any] | None
     known, plus unitizing alpha; masks: over the pixels of their images; other shapes: nominal
     alpha over ``clusters`` with its bootstrap."""
     cfg = m.cfg
-    if m.regions.kind == "mask":  # pixel-level, as characters on spans
+    if m.regions.shape.pixels:  # pixel-level, as characters on spans
         return _estimate("alpha", pixel_alpha(m.regions), cfg), None
-    if m.regions.kind != "span":
+    if not m.regions.shape.linear:
         est = compute(
             "alpha",
             clusters,
@@ -359,7 +359,7 @@ def _section(
             mode=cfg.mode,
             iou=cfg.iou,
             labels=cfg.labels,
-            tolerance=cfg.tolerance if m.regions.kind == "keypoint" else UNSET,
+            tolerance=cfg.tolerance if m.regions.shape.tolerance else UNSET,
         ),
         n_regions=m.regions.n,
         f1=num(scores.f1),

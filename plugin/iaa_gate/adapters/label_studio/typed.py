@@ -18,6 +18,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES, AnswerError, registry
 from ...kinds.unscored import RELATION
+from ...metrics.geometry import shape_of
 from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
 from .rules import References, TaskError, annotator_id, own_predictions, plain_id, region_id
 
@@ -95,11 +96,12 @@ what the answer is, which the general parser and the column-wise reader call too
 key."""
 SCALARS = frozenset(_SCALARS)
 _REGIONS = {
-    name: (str(k.value_key), REGION_SHAPES[name])
+    name: (str(k.value_key), REGION_SHAPES[name], shape_of(REGION_SHAPES[name]).linear)
     for name, k in registry().items()
     if k.family == "region" and k.value_key in _Value.__struct_fields__
 }
-"""The region kinds whose labels a typed ``value`` holds (spans, boxes) → their key and shape."""
+"""The region kinds whose labels a typed ``value`` holds (spans, boxes) → their key, shape and
+whether it is linear (a span: ``start``/``end``; else a box)."""
 
 
 def _number(v: Any) -> bool:
@@ -281,7 +283,7 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
             continue
         if kind not in _REGIONS:
             raise Unusual
-        key, shape = _REGIONS[kind]
+        key, shape, linear = _REGIONS[kind]
         rid = item.id
         if rid is None:
             rid = region_id(annotation_id, index)
@@ -290,12 +292,12 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
         known = regions.get(name)
         if known is None:
             known = regions[name] = (kind, RegionSet(shape))
-            if shape == "span":
+            if linear:
                 spans.add(name)
         elif known[0] != kind:
             raise Unusual
         rs = known[1]
-        if shape == "span":
+        if linear:
             start, end = value.start, value.end
             if type(start) is not int or type(end) is not int or not 0 <= start <= end:
                 raise Unusual

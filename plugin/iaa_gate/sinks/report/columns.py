@@ -267,7 +267,7 @@ class _Block:
                 r if x is None else r + b',"relations_f1":' + e
                 for r, x, e in zip(out, f1, each(f1), strict=True)
             ]
-        if d.m.regions.kind == "span":
+        if d.m.regions.shape.linear:
             excerpts = [d.excerpt(k) for k in range(lo, hi)]
             out = [
                 r if x is None else r + b',"text":' + e
