@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ...core import progress
 from ...evaluation.region_details import Disputes, RegionColumns, RegionProposals, RegionUnits
 from ...evaluation.results import Picked
 from ...evaluation.sections import RelationDecision, plain
@@ -134,7 +135,8 @@ def region_lines(units: RegionUnits) -> tuple[list[bytes], list[bytes]] | None:
     block = _Block(d)
     details: list[bytes] = []
     labels: list[bytes] = []
-    for lo in range(0, len(d), BLOCK):
+    starts = list(range(0, len(d), BLOCK))  # a long round says how long, as describing did
+    for lo in progress.estimated("describe disputed tasks", starts, "blocks of tasks", sample=1):
         more = block.lines(lo, min(lo + BLOCK, len(d)))
         details += more[0]
         labels += more[1]

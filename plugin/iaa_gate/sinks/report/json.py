@@ -158,7 +158,11 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
         )
     )  # fmt: skip
     # a region field's numbers are checked on its arrays, its proposals' too
-    checked = details is not None and (finite or not any(b"null" in v for v in values))
+    checked = (
+        details is not None
+        and (finite or not any(b"null" in v for v in values))
+        and all(math.isfinite(x) for x, h in zip(p.posterior, p.has, strict=True) if h)
+    )
     return b"".join(map(lines.__getitem__, tasks.order)), checked  # in review order
 
 
