@@ -8,7 +8,7 @@ The tests hold both to encoding the objects (``tests/test_region_lines.py``,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import compress, pairwise, repeat
 from typing import Any
 
@@ -114,33 +114,32 @@ BLOCK = 2048
 next block's are made, so the pieces add little to the lines' own size."""
 
 
-def region_lines(units: RegionUnits) -> tuple[list[bytes], list[bytes]] | None:
-    """Each disputed unit's details and labels as JSON, labels without their braces (entry
-    ``k``: unit ``units.where("disputed")[k]``), as encoding its :class:`~.sections.Details`
-    and labels gives them; None when that needs the objects: two annotators share a name
-    (their regions are then listed under it together), or a number is not finite (the
-    general encoding names where).
-
-    Every float written comes from arrays checked here to be finite; a relation's F1 that is
-    undefined is left out, as in the objects."""
+def encodable(units: RegionUnits) -> bool:
+    """Whether :func:`region_lines` can encode ``units``' disputed tasks from the columns: not
+    when two annotators share a name (their regions are then listed under it together), or a
+    number is not finite (the general encoding names where). Every float :func:`region_lines`
+    writes comes from the arrays checked here; a relation's F1 that is undefined is left out,
+    as in the objects."""
     d = units.disputes
     names = d.m.names
     if len(set(names)) < len(names):
-        return None
+        return False
     if not np.isfinite(d.describer.geometry).all() or not all(map(np.isfinite, d.low_score)):
-        return None
+        return False
     points = d.m.regions.points
-    if d.describer.polygon and points and not all(np.isfinite(p).all() for p in points):
-        return None
+    return not (d.describer.polygon and points and not all(np.isfinite(p).all() for p in points))
+
+
+def region_lines(units: RegionUnits) -> Iterator[tuple[list[bytes], list[bytes]]]:
+    """Each disputed unit's details and labels as JSON, labels without their braces, a block
+    of units at a time (entry ``k`` of them all: unit ``units.where("disputed")[k]``), as
+    encoding its :class:`~.sections.Details` and labels gives them (``units`` must be
+    :func:`encodable`)."""
+    d = units.disputes
     block = _Block(d)
-    details: list[bytes] = []
-    labels: list[bytes] = []
     starts = list(range(0, len(d), BLOCK))  # a long round says how long, as describing did
     for lo in progress.estimated("describe disputed tasks", starts, "blocks of tasks", sample=1):
-        more = block.lines(lo, min(lo + BLOCK, len(d)))
-        details += more[0]
-        labels += more[1]
-    return details, labels
+        yield block.lines(lo, min(lo + BLOCK, len(d)))
 
 
 class _Block:

@@ -22,7 +22,7 @@ from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, Dispu
 from ...evaluation.region_details import RegionUnits
 from ...evaluation.results import Picked, UnitTable
 from ...evaluation.sections import plain
-from .columns import each, picked, region_lines
+from .columns import each, encodable, picked, region_lines
 
 _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
@@ -126,16 +126,16 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
     if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
         return _ENCODER.encode_lines(list(tasks)), False
     units = tasks.units
-    details: list[bytes] | None = None
+    region = isinstance(units, RegionUnits)
+    blocks: Iterator[tuple[list[bytes] | None, list[bytes]]]
     if isinstance(units, RegionUnits):
-        described = region_lines(units)
-        if described is None:
+        if not encodable(units):
             return _ENCODER.encode_lines(list(tasks)), False
-        details, labels = described
+        blocks = region_lines(units)  # a block at a time: its pieces go once its lines are made
     elif len(set(units.names)) < len(units.names):  # two annotators of one name: one label
         return _ENCODER.encode_lines(list(tasks)), False
     else:
-        labels = _labels(units, tasks.at)
+        blocks = iter([(None, _labels(units, tasks.at))])
     p = tasks.proposals
     values, finite = picked(p.value) if isinstance(p.value, Picked) else (each(p.value), False)
     head = b'"consensus":{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
@@ -144,25 +144,28 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
         head + q + bool_[t] + v + b"}," if h else b""
         for h, q, t, v in zip(p.has, each(p.posterior), p.tie, values, strict=True)
     ]
-    priority = [b"" if x is None else b',"priority":' + x for x in each(p.priority)]
-    field = b'"field":' + _ENCODER.encode(tasks.name) + b',"id":'
-    ids, scores = each(tasks.ids), each(tasks.score)
-    detailed = repeat(b"") if details is None else (b'"details":' + x + b"," for x in details)
-    lines = list(
-        map(
-            b"".join,
-            zip(
-                repeat(b"{"), consensus, detailed, repeat(field), ids, repeat(b',"labels":{'),
-                labels, repeat(b"}"), priority, repeat(b',"score":'), scores, repeat(b"}\n"),
-            ),
-        )
-    )  # fmt: skip
     # a region field's numbers are checked on its arrays, its proposals' too
     checked = (
-        details is not None
+        region
         and (finite or not any(b"null" in v for v in values))
         and all(math.isfinite(x) for x, h in zip(p.posterior, p.has, strict=True) if h)
     )
+    del values
+    priority = [b"" if x is None else b',"priority":' + x for x in each(p.priority)]
+    field = b'"field":' + _ENCODER.encode(tasks.name) + b',"id":'
+    ids, scores = each(tasks.ids), each(tasks.score)
+    lines: list[bytes] = []
+    for details, labels in blocks:
+        a, b = len(lines), len(lines) + len(labels)
+        detailed = repeat(b"") if details is None else (b'"details":' + x + b"," for x in details)
+        lines += map(
+            b"".join,
+            zip(
+                repeat(b"{"), consensus[a:b], detailed, repeat(field), ids[a:b],
+                repeat(b',"labels":{'), labels, repeat(b"}"), priority[a:b],
+                repeat(b',"score":'), scores[a:b], repeat(b"}\n"),
+            ),
+        )  # fmt: skip
     return b"".join(map(lines.__getitem__, tasks.order)), checked  # in review order
 
 
