@@ -50,8 +50,7 @@ class Describer:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as columns."""
         reg, t = self.m.regions, self.m.table
         names = [*reg.labels, None]  # label -1: None
-        code = reg.label[rows]
-        labels = list(map(names.__getitem__, code.tolist()))
+        labels = list(map(names.__getitem__, reg.label[rows].tolist()))
         ids = list(map(t.region_ids.__getitem__, self.m.kept[rows].tolist()))
         geo = self.geometry[rows]
         if self.whole:
@@ -65,7 +64,7 @@ class Describer:
         elif self.polygon and reg.points is not None:
             points = [reg.points[r].round(4).tolist() for r in rows.tolist()]
         keys = self.keys(len(geo.T))
-        return RegionColumns(ids, labels, geos, texts, points, keys, geo, (code, names))
+        return RegionColumns(ids, labels, geos, texts, points, keys, geo)
 
     def keys(self, width: int) -> tuple[str, ...]:
         """The geometry keys of a region (``width``: its geometry's columns)."""
@@ -99,8 +98,7 @@ class RegionColumns:
     width, height[, rotation]]``), ``texts`` (spans: the text under each, None where unknown;
     other shapes: empty), ``points`` (polygons with points: each one's; else empty),
     ``keys``, the geometry's keys in ``geos`` order (``("points",)`` for a polygon); ``geo``:
-    ``geos`` as an array ``(R, d)``, ``coded``: each label's code into the label names
-    (``-1``: the last, None)."""
+    ``geos`` as an array ``(R, d)``."""
 
     ids: list[Any]
     labels: list[str | None]
@@ -109,7 +107,6 @@ class RegionColumns:
     points: list[list[list[float]]]
     keys: tuple[str, ...]
     geo: np.ndarray[Any, Any]
-    coded: tuple[np.ndarray[Any, Any], list[str | None]]
 
     def dicts(self) -> list[dict[str, Any]]:
         """Each region as a dict ``{id, label, <geometry>[, text]}``."""

@@ -8,7 +8,8 @@ The tests hold both to encoding the objects (``tests/test_region_lines.py``,
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Iterator
 from itertools import compress, pairwise, repeat
 from typing import Any
 
@@ -45,56 +46,43 @@ def each(values: list[Any]) -> list[bytes]:
     return _ENCODER.encode_lines(values).split(b"\n")[:-1]
 
 
-def _objects(columns: dict[str, Sequence[bytes | None]]) -> list[bytes]:
-    """One JSON object per row from ``columns`` (key → each row's JSON text, None where the row
-    lacks the key), keys sorted; the first key is in every row."""
-    parts: list[Any] = []
-    for k, key in enumerate(sorted(columns)):
-        head = (b"{" if k == 0 else b",") + b'"' + key.encode() + b'":'
-        column = columns[key]
-        if k and None in column:
-            parts.append([b"" if v is None else head + v for v in column])
-        else:
-            parts += [repeat(head), column]
-    return list(map(b"".join, zip(*parts, repeat(b"}"))))
+@functools.cache
+def _record(keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> type[msgspec.Struct]:
+    """A struct of fields ``keys`` then ``optional`` (left out where None): one row of columns
+    made in C and encoded as the dict of the same keys is (the encoder sorts the keys)."""
+    fields: list[Any] = [(k, Any) for k in keys] + [(k, Any, None) for k in optional]
+    return msgspec.defstruct("Record", fields, omit_defaults=True, gc=False)
 
 
-def _omitted(values: list[Any]) -> list[bytes | None]:
-    """Each value's JSON text, None for None (a key the row lacks)."""
-    return [None if v is None else e for v, e in zip(values, each(values), strict=True)]
+def _objects(columns: dict[str, list[Any]], optional: dict[str, list[Any]]) -> list[bytes]:
+    """One JSON object per row of ``columns`` (key → each row's value) and ``optional`` (the
+    same, a None left out), keys sorted, as encoding the rows as dicts gives them."""
+    record = _record(tuple(columns), tuple(optional))
+    return each(list(map(record, *columns.values(), *optional.values())))
 
 
 def regions(c: RegionColumns) -> list[bytes]:
     """Each region's JSON, as encoding :meth:`RegionColumns.dicts` gives it."""
-    code, names = c.coded
-    label = list(map(each(names).__getitem__, code.tolist()))  # each label's JSON once
-    columns: dict[str, Sequence[bytes | None]] = {"id": each(c.ids), "label": label}
+    columns: dict[str, list[Any]] = {"id": c.ids, "label": c.labels}
     if c.points:
-        columns["points"] = each(c.points)
+        columns["points"] = c.points
     else:
         for j, key in enumerate(c.keys):
-            columns[key] = each(c.geo[:, j].tolist())
-    if c.texts:
-        columns["text"] = _omitted(c.texts)
-    return _objects(columns)
+            columns[key] = c.geo[:, j].tolist()
+    return _objects(columns, {"text": c.texts} if c.texts else {})
 
 
 def proposals(p: RegionProposals) -> list[bytes]:
     """Each unit's proposed regions as JSON (a list), as encoding ``p[u]`` gives it."""
     r = p.regions
-    columns: dict[str, Sequence[bytes | None]] = {
-        "label": each(r.labels),
-        "posterior": each(r.posterior),
-        "tie": each(r.tie),
-    }
+    columns: dict[str, list[Any]] = {"label": r.labels, "posterior": r.posterior, "tie": r.tie}
+    optional: dict[str, list[Any]] = {"text": r.texts} if r.texts else {}
     if r.points:
-        columns["points"] = _omitted(r.points)
+        optional["points"] = r.points
     else:
         for j, key in enumerate(r.keys):
-            columns[key] = each([g[j] for g in r.geos])
-    if r.texts:
-        columns["text"] = _omitted(r.texts)
-    piece = _objects(columns)
+            columns[key] = [g[j] for g in r.geos]
+    piece = _objects(columns, optional)
     return [b"[" + b",".join(piece[a:b]) + b"]" for a, b in pairwise(p.start)]
 
 
