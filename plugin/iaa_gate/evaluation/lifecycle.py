@@ -241,7 +241,7 @@ def _proposals(
         u = units[i]
         c = u.consensus
         out.append(
-            (partial(_none), math.nan, False, len(u.labels))
+            (_none, math.nan, False, len(u.labels))
             if c is None
             else (partial(_value, c), c.posterior, c.tie, len(u.labels))
         )
@@ -249,10 +249,12 @@ def _proposals(
 
 
 def _none() -> None:
+    """No proposal."""
     return None
 
 
 def _value(c: Consensus) -> Any:
+    """``c``'s proposed value."""
     return c.value
 
 
