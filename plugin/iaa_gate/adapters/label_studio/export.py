@@ -315,12 +315,13 @@ def _one(
 
 def _raw(task: Any) -> msgspec.Raw:
     """A task as the typed reader takes it: an element of an export, or a task pulled from the
-    API encoded (anything JSON cannot hold is refused, and worded by the general parser)."""
+    API encoded (NaN, Infinity and anything else JSON cannot hold are refused, and worded by
+    the general parser: msgspec would write NaN as null, an answer as none)."""
     if type(task) is msgspec.Raw:
         return task
     try:
-        return msgspec.Raw(msgspec.json.encode(task))
-    except (msgspec.EncodeError, TypeError, OverflowError):
+        return msgspec.Raw(json.dumps(task, allow_nan=False, separators=(",", ":")).encode())
+    except (ValueError, TypeError, RecursionError):
         raise Unusual from None
 
 
