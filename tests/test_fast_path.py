@@ -23,8 +23,6 @@ from iaa_gate.adapters.prodigy import source as _prodigy_source
 from iaa_gate.adapters.prodigy import typed as _prodigy_typed
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
 from iaa_gate.core.errors import InputError
-from iaa_gate.kinds import REGION_SHAPES
-from iaa_gate.kinds.unscored import RELATION
 from iaa_gate.model import Dataset, intern, intern_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +47,7 @@ def _read(tasks: Any, *, fast: bool, **kw: Any) -> Dataset | str:
         if not fast:
             m.setattr(lse, "read_tasks", lambda *a: None)
             m.setattr(lse, "read_task", _general_only)
+            m.setattr(lse, "_holds_regions", lambda task: True)
         try:
             return parse_tasks(items, "export.json", **kw)
         except InputError as exc:
@@ -70,23 +69,6 @@ def test_every_bundled_export_reads_the_same(path: Path) -> None:
         general = _read(tasks, fast=False, **kw)
         _same(_read(tasks, fast=True, workers=2, **kw), general)
         _same(_dicts(tasks, **kw), general)
-
-
-GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
-"""Result types of the tasks the general parser may read: regions (and the relations between
-them), some of whose shapes the typed reader leaves to it."""
-
-
-def _holds_regions(task: Any) -> bool:
-    """Whether a result of ``task`` is of a type in :data:`GENERAL_REGIONS`."""
-    for key in ("annotations", "completions", "predictions"):
-        anns = task.get(key) if isinstance(task, dict) else None
-        for ann in anns if isinstance(anns, list) else ():
-            result = ann.get("result") if isinstance(ann, dict) else None
-            for item in result if isinstance(result, list) else ():
-                if isinstance(item, dict) and str(item.get("type")).lower() in GENERAL_REGIONS:
-                    return True
-    return False
 
 
 def _general_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -113,7 +95,7 @@ def test_only_region_shapes_take_the_general_parser(
     """Every task of the bundled exports without a region shape the typed reader leaves
     (chats, rankings, taxonomies, pairwise, per-region answers, listed controls…) is decided by
     the typed readers; the general parser sees only tasks holding such a region
-    (:data:`GENERAL_REGIONS`) or a broken rule, which it
+    (:data:`~iaa_gate.adapters.label_studio.export.GENERAL_REGIONS`) or a broken rule, which it
     words."""
     calls = _general_calls(monkeypatch)
     tasks = json.loads(path.read_text(encoding="utf-8"))
@@ -121,7 +103,9 @@ def test_only_region_shapes_take_the_general_parser(
     worded = (
         {p.where.split(",")[0] for p in read.stats.invalid} if isinstance(read, Dataset) else set()
     )
-    assert [t for t in calls if not _holds_regions(t) and f"task {t.get('id')}" not in worded] == []
+    assert [
+        t for t in calls if not lse._holds_regions(t) and f"task {t.get('id')}" not in worded
+    ] == []
 
 
 def test_regions_without_ids_take_the_fast_path(

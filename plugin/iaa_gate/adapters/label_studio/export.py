@@ -326,15 +326,39 @@ def _raw(task: Any) -> msgspec.Raw:
 
 
 def _refused(task: Any, index: int, part: Part) -> tuple[TaskId, list[Annotation]]:
-    """A task the typed reader refused, read by the general parser: one holding a region
-    shape the typed reader leaves to it (polygons, keypoints, brushes, timelines, hypertext and
-    paragraph spans, audio seconds, labels of a region drawn with another tool…), or one
-    breaking a rule, which it words (:class:`TaskError`). Malformed parts that are never read
-    (the result of a cancelled annotation, a completions list beside the annotations) are
-    still left to it too."""
+    """A task the typed reader refused, read by the general parser. One holding a region shape
+    the typed reader leaves to it (:data:`GENERAL_REGIONS`) is read there; any other breaks a
+    rule, which the general parser words (:class:`TaskError`). It never decides a task without
+    regions: one it would read is refused as a value iaa-gate cannot read."""
     task_id, anns = _task(task, index, part.stats, part.names, part.texts)
-    _references(task, task_id, part.refs)
+    regions = _holds_regions(task)
+    _references(task, task_id, part.refs if regions else References())
+    if not regions:
+        raise TaskError(
+            f"task {task_id}",
+            "a value iaa-gate cannot read (NaN, Infinity or a number too large where an "
+            "answer is read)",
+        )
     return task_id, anns
+
+
+GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
+"""Result types of the tasks the general parser reads: regions (and the relations between
+them), some of whose shapes the typed reader leaves to it (polygons, keypoints, brushes,
+timelines, hypertext and paragraph spans, audio seconds, labels of a region drawn with another
+tool…); a task holding one is read there whole."""
+
+
+def _holds_regions(task: Any) -> bool:
+    """Whether a result of ``task`` is of a type in :data:`GENERAL_REGIONS`."""
+    for key in ("annotations", "completions", "predictions"):
+        anns = task.get(key) if isinstance(task, dict) else None
+        for ann in anns if isinstance(anns, list) else ():
+            result = ann.get("result") if isinstance(ann, dict) else None
+            for item in result if isinstance(result, list) else ():
+                if isinstance(item, dict) and str(item.get("type")).lower() in GENERAL_REGIONS:
+                    return True
+    return False
 
 
 def _task(

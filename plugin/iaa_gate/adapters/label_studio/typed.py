@@ -13,8 +13,9 @@ and generated shape.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import timezone
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -31,6 +32,7 @@ from .rules import (
     TaskError,
     annotator_id,
     chat_messages,
+    model_version,
     own_predictions,
     plain_id,
     region_id,
@@ -108,6 +110,7 @@ class _Task(msgspec.Struct, gc=False):
 DECODER = msgspec.json.Decoder(_Task)
 _COMPLETIONS = msgspec.json.Decoder(list[_Annotation] | None)
 _NAN = math.nan
+_T = TypeVar("_T")
 _UTC = timezone.utc
 _SCALARS = {
     name: (k.read, str(k.value_key))
@@ -151,6 +154,46 @@ def _who(ann: _Annotation, names: dict[str, str]) -> str:
         raise Unusual from None
 
 
+def _decode(raw: msgspec.Raw, decoder: msgspec.json.Decoder[_T]) -> _T:
+    """``raw`` (a task, or its ``completions``) as typed structs. What is never read may hold
+    anything: the result of a cancelled annotation or of iaa-gate's own consensus
+    prediction."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        pass
+    try:
+        doc = msgspec.json.decode(raw)
+        if not _unread_dropped(doc):
+            raise Unusual  # the rule broken is in what is read: the general parser words it
+        return decoder.decode(msgspec.json.encode(doc))
+    except (msgspec.ValidationError, msgspec.DecodeError, msgspec.EncodeError):
+        raise Unusual from None
+
+
+def _unread_dropped(doc: Any) -> bool:
+    """Drop the results of ``doc`` (a decoded task, or a completions list) that are never
+    read; whether any was there."""
+    groups: list[tuple[Any, Callable[[dict[str, Any]], bool]]] = [(doc, _cancelled)]
+    if isinstance(doc, dict):
+        groups = [(doc.get("annotations"), _cancelled), (doc.get("predictions"), _consensus)]
+    dropped = False
+    for items, unread in groups:
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict) and item.get("result") is not None and unread(item):
+                item["result"] = None
+                dropped = True
+    return dropped
+
+
+def _cancelled(ann: dict[str, Any]) -> bool:
+    return bool(ann.get("was_cancelled"))
+
+
+def _consensus(prediction: dict[str, Any]) -> bool:
+    return model_version(prediction.get("model_version")) is None
+
+
 def read_task(
     raw: msgspec.Raw,
     cols: Columns,
@@ -162,19 +205,13 @@ def read_task(
 ) -> TaskId:
     """Append task ``raw``'s annotations to ``cols``; returns the task id. Raises
     :class:`Unusual` (having changed nothing) when the general parser must read it."""
-    try:
-        task = DECODER.decode(raw)
-    except msgspec.ValidationError:
-        raise Unusual from None
+    task = _decode(raw, DECODER)
     task_id = task.id
     if not plain_id(task_id):
         raise Unusual
     anns = task.annotations
     if anns is UNSET:
-        try:
-            anns = _COMPLETIONS.decode(task.completions) if len(task.completions) else None
-        except msgspec.ValidationError:
-            raise Unusual from None
+        anns = _decode(task.completions, _COMPLETIONS) if len(task.completions) else None
     anns = anns or []
     mark = cols.mark()
     new_names: dict[str, str] = {}
@@ -190,8 +227,10 @@ def read_task(
                         found[name] = text
         predictions = [
             (p.id, p.model_version, _prediction(p.result, p.id))
-            if isinstance(p, _Prediction)
+            if isinstance(p, _Prediction) and model_version(p.model_version) is not None
             else p
+            if not isinstance(p, _Prediction)
+            else (p.id, p.model_version, {})  # iaa-gate's consensus: never read
             for p in task.predictions or ()
         ]
     except Unusual:
