@@ -146,6 +146,27 @@ def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, 
     return {"id": rid, "from_name": name, "to_name": "text", "type": kind, "value": value}
 
 
+def test_the_general_parser_never_decides_a_task_without_regions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Were the typed reader to refuse a task without regions that breaks no rule, the general
+    parser would not read it in its place: the task is named as one iaa-gate cannot read. A
+    task holding a region shape the typed reader leaves to it is read there."""
+    monkeypatch.setattr(lse, "read_task", _general_only)
+    choice = _result("choices", "c", "r1", {"choices": ["A"]})
+    span = _result("polygonlabels", "p", "g1", {"points": [[0, 0], [4, 0], [4, 3]],
+                                                "polygonlabels": ["A"]})  # fmt: skip
+    tasks = [{"id": 7, "annotations": [{"id": 1, "completed_by": 1, "result": [choice]}]}]
+    read = _dicts(tasks)
+    assert isinstance(read, str) and "task 7: a value iaa-gate cannot read" in read
+    tasks[0]["annotations"][0]["result"].append(span)
+    read = _dicts(tasks)
+    assert isinstance(read, Dataset) and read.field_kinds() == {
+        "c": "choices",
+        "p": "polygonlabels",
+    }
+
+
 VALUES = st.sampled_from(["A", "B", "C"])
 STAMPS = st.sampled_from(
     [None, "", "2026-10-01T10:00:00Z", "2026-10-01T10:00:00.5+02:00", "2026-10-01T08:00:00.5", 7]
