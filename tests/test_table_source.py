@@ -254,6 +254,35 @@ def test_spans_are_matched_from_one_row_per_span(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("install")
+def test_span_tables_and_skipped_rows_are_read_column_by_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table with a span field, and one whose malformed rows ``skip_invalid`` skips, are read
+    column-wise (the row reader only words the problems of a table read without it), with the
+    row reader's dataset and problems."""
+    header = ["task", "annotator", "field", "value", "start", "end", "label", "updated_at"]
+    rows = [
+        ["d1", "ana", "ner", "", 0, 5, "PER", "2026-11-02T10:00:00Z"],
+        ["d1", "ana", "ner", "", 10, 20, "ORG", "2026-11-02T10:00:00Z"],
+        ["d1", "ana", "ner", "", 1, 4, "PER", "2026-11-03T10:00:00Z"],  # a later answer
+        ["d1", "ben", "ner", "", 9, 3, "PER", ""],  # an end before its start
+        ["d1", "ben", "topic", "sports", "", "", "", ""],
+        ["d1", "", "topic", "news", "", "", "", ""],  # no annotator
+        ["d1", "ben", "topic", "news", "", "", "", ""],  # a second answer without a time
+    ]
+    path = _write(tmp_path, rows, header)
+    source = TableSource(type="table", path=path, kinds={"ner": "spans"}, skip_invalid=True)
+    table = read_table(path, "csv")
+    slow = _by_row(table, source)
+    monkeypatch.setattr(TableFile, "read_by_row", lambda self, table: pytest.fail("by row"))
+    fast = TableFile(source).load()
+    assert_same_dataset(fast, slow, values=True)
+    assert [p.where for p in fast.stats.invalid] == ["row 5", "row 7", "row 8"]
+    ner = fast.columns().fields["ner"].regions
+    assert ner is not None and [rs.coords if rs else None for rs in ner] == [[1.0, 4.0]]
+
+
+@pytest.mark.usefixtures("install")
 def test_the_bundled_example_runs_from_the_cli(tmp_path: Path) -> None:
     code = main(["run", "--config", str(EXAMPLE / "iaa-gate.yaml"), "--out", str(tmp_path), "-q"])
     assert code == 1  # sentiment's alpha 0.610 is below the fail threshold
