@@ -72,6 +72,8 @@ annotator_rows
 choices
 rating
 rectanglelabels
+taxonomy
+ranker
 
 # the overlap summary's audit share, set by keyword and written by msgspec (evaluation/overlap.py)
 audit_share
