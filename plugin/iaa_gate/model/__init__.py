@@ -1,10 +1,11 @@
 """The normalised model every adapter produces and every evaluation reads.
 
 ``records``: :class:`Annotation`, :class:`FieldValue`, :class:`RegionSet`, :class:`SourceStats`;
-``columns``: the column store sources append to; ``dataset``: :class:`Dataset` and round filters.
+``columns``: the column store sources append to (a region field's regions flat in a
+:class:`RegionColumn`); ``dataset``: :class:`Dataset` and round filters.
 """
 
-from .columns import Columns, FieldColumn, intern, intern_all
+from .columns import Columns, FieldColumn, RegionColumn, intern, intern_all, view
 from .dataset import Dataset, LazyAnnotations, RoundFilter, annotator, apply_round, task_mask
 from .records import (
     Annotation,
@@ -27,6 +28,7 @@ __all__ = [
     "FloatArray",
     "IntArray",
     "LazyAnnotations",
+    "RegionColumn",
     "RegionSet",
     "RoundFilter",
     "SourceStats",
@@ -38,4 +40,5 @@ __all__ = [
     "intern_all",
     "normalise_text",
     "task_mask",
+    "view",
 ]
