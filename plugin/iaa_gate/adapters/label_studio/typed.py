@@ -18,7 +18,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES, AnswerError, registry
 from ...kinds.unscored import RELATION
-from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
+from ...model import Columns, FieldColumn, FieldValue, RegionColumn, SourceStats, TaskId
 from .rules import References, TaskError, annotator_id, own_predictions, plain_id, region_id
 
 
@@ -203,9 +203,7 @@ def _append(
             continue
         truth = bool(ann.ground_truth)
         result = ann.result
-        if not result:
-            fields: dict[str, FieldValue] | None = None
-        elif len(result) == 1 and result[0].type in SCALARS:
+        if result and len(result) == 1 and result[0].type in SCALARS:
             r = result[0]
             v = _scalar(r)
             empty += v == ()
@@ -219,15 +217,13 @@ def _append(
                     col = columns[r.from_name] = FieldColumn(r.type)
                 col.add(row, v, None)
             continue
-        else:
-            fields = _fields(result, spans, ann.id)
-            empty += sum(fv.value == () for fv in fields.values())
-        if truth and not include_ground_truth:
+        if truth and not include_ground_truth:  # read (its empty selections count), not kept
+            empty += _fields(result or [], spans, ann.id, Columns(), 0)
             excluded += 1
             continue
         row = append(t, a, created, updated, truth, ann.id, False)
-        for name, fv in (fields or {}).items():
-            cols.value(row, name, fv)
+        if result:
+            empty += _fields(result, spans, ann.id, cols, row)
     return (cancelled, empty, excluded), spans
 
 
@@ -256,17 +252,29 @@ def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | floa
 
 def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, FieldValue]:
     """A prediction's fields, as :func:`_fields` reads them (one scalar result, the common
-    case, without building its region tables)."""
+    case, without a column store)."""
     if result and len(result) == 1 and result[0].type in SCALARS:
         v = _scalar(result[0])
         return {} if v is None else {result[0].from_name: FieldValue(result[0].type, v)}
-    return _fields(result or [], set(), prediction_id)
+    one = Columns()
+    _fields(result or [], set(), prediction_id, one, 0)
+    out: dict[str, FieldValue] = {}
+    for name, col in one.fields.items():
+        sets = col.region_sets()
+        out[name] = FieldValue(col.kind, col.values[col.codes[0]], sets[0] if sets else None)
+    return out
 
 
-def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[str, FieldValue]:
-    """The fields of one annotation's (or prediction's) ``result``; a region without an id is
-    read under :func:`.rules.region_id`."""
-    regions: dict[str, tuple[str, RegionSet]] = {}
+def _fields(
+    result: list[_Result], spans: set[str], annotation_id: Any, cols: Columns, row: int
+) -> int:
+    """Append the fields of one annotation's (or prediction's) ``result`` to ``cols`` as
+    annotation ``row``, a region field's regions straight into its
+    :class:`~iaa_gate.model.RegionColumn`; returns the empty selections. A region without an
+    id is read under :func:`.rules.region_id`. Raises :class:`Unusual` part way: the caller
+    rolls ``cols`` back."""
+    columns = cols.fields
+    regions: dict[str, tuple[str, RegionColumn, int]] = {}
     scalars: list[_Result] = []
     relations: list[_Result] = []
     for index, item in enumerate(result):
@@ -289,40 +297,40 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
             raise Unusual
         known = regions.get(name)
         if known is None:
-            known = regions[name] = (kind, RegionSet(shape))
+            col = columns.get(name)
+            if col is None:
+                col = columns[name] = FieldColumn(kind)
+            col.rows.append(row)
+            col.codes.append(col.code(""))
+            rc = col.region_column(len(col.rows) - 1)
+            known = regions[name] = (kind, rc, rc.answer(shape))
             if shape == "span":
                 spans.add(name)
         elif known[0] != kind:
             raise Unusual
-        rs = known[1]
+        rc = known[1]
         if shape == "span":
             start, end = value.start, value.end
             if type(start) is not int or type(end) is not int or not 0 <= start <= end:
                 raise Unusual
             if type(value.text) is not str:
                 raise Unusual  # the general parser decides whether a text is known
-            geometry = [float(start), float(end)]
-            labels = getattr(value, key)
+            geometry: tuple[float, ...] = (float(start), float(end))
         else:
             box = (value.x, value.y, value.width, value.height, value.rotation or 0.0)
             if not all(_number(c) for c in box):
                 raise Unusual
-            geometry = [float(c) for c in box]
+            geometry = tuple(map(float, box))
             w, h = item.original_width, item.original_height
             if _number(w) and _number(h) and w > 0 and h > 0:
                 w, h = w / 100.0, h / 100.0
-                geometry = [
-                    geometry[0] * w,
-                    geometry[1] * h,
-                    geometry[2] * w,
-                    geometry[3] * h,
-                    geometry[4],
-                ]
-            labels = getattr(value, key)
+                x, y, width, height, rotation = geometry
+                geometry = (x * w, y * h, width * w, height * h, rotation)
+        labels = getattr(value, key)
         if type(labels) is list and len(labels) == 1 and type(labels[0]) is str:
-            rs.ids.append(str(rid))  # one label: the common case
-            rs.labels.append(labels[0])
-            rs.coords += geometry
+            rc.ids.append(str(rid))  # one label: the common case
+            rc.label.append(rc.code(labels[0]))
+            rc.coords.extend(geometry)
             continue
         if type(labels) is str:
             labels = [labels]
@@ -330,41 +338,52 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
             raise Unusual  # the general parser names an unlabelled region
         rid = str(rid)
         for label in labels:
-            rs.ids.append(rid)
-            rs.labels.append(label)
-            rs.coords += geometry
-    fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
+            rc.ids.append(rid)
+            rc.label.append(rc.code(label))
+            rc.coords.extend(geometry)
     if not relations and not scalars:
-        return fields
-    owner = {rid: rs for _, rs in regions.values() for rid in rs.ids}
+        return 0
+    owner: dict[str, tuple[str, RegionColumn, int]] = {}
+    for name, (_, rc, k) in regions.items():
+        owner.update(dict.fromkeys(rc.ids[rc.first[k] :], (name, rc, k)))
     for item in relations:
         ends, labels = (item.from_id, item.to_id), item.labels or []
         if not all(type(e) is str and e in owner for e in ends):
             raise Unusual
         if type(labels) is not list or not all(type(x) is str for x in labels):
             raise Unusual
-        rs = owner[ends[0]]
-        if rs is not owner[ends[1]]:
-            rs.dropped_relations += 1  # between two fields: not evaluated
+        name, rc, k = owner[ends[0]]
+        if name != owner[ends[1]][0]:
+            rc.dropped[k] += 1  # between two fields: not evaluated
         else:
-            rs.relations.append((ends[0], ends[1], "|".join(sorted(labels))))
+            rc.relations.append((k, ends[0], ends[1], "|".join(sorted(labels))))
+    empty = 0
+    seen = set(regions)
     for item in scalars:
         name, rid = item.from_name, item.id
         if name in regions:
             raise Unusual  # a name clash: the general parser
         if type(rid) is str and rid in owner:  # a per-region attribute of region ``rid``
-            rs = owner[rid]
+            _, rc, k = owner[rid]
             v = _scalar(item, attribute=True)
             if v is not None:
-                values = rs.attributes.setdefault(name, (item.type, []))[1]
-                values += [(i, v) for i, r in enumerate(rs.ids) if r == rid]
+                rows, values = rc.attribute(name, item.type)
+                first = rc.first[k]
+                at = [first + i for i, r in enumerate(rc.ids[first:]) if r == rid]
+                rows.extend(at)
+                values += [v] * len(at)
             continue
-        if name in fields or str(rid) in owner:
+        if name in seen or str(rid) in owner:
             raise Unusual
         v = _scalar(item)
         if v is not None:
-            fields[name] = FieldValue(item.type, v)
-    return fields
+            seen.add(name)
+            empty += v == ()
+            col = columns.get(name)
+            if col is None:
+                col = columns[name] = FieldColumn(item.type)
+            col.add(row, v, None)
+    return empty
 
 
 def _text(data: dict[str, Any], anns: list[_Annotation], name: str) -> str | None:

@@ -75,6 +75,30 @@ def _option_ids(raw: bytes) -> set[str] | None:
     return option_ids(msgspec.json.decode(raw))
 
 
+_INDEX_IDS = [str(i) for i in range(256)]
+"""The ids of spans without one (their place in the answer), made once: not one string per
+region of a round."""
+
+
+def _append_spans(col: FieldColumn, row: int, spans: list[_Span]) -> None:
+    """Append text ``spans`` (checked by :meth:`LineReader._regions`) to ``col`` as the
+    regions of annotation ``row``, straight into its :class:`~iaa_gate.model.RegionColumn`."""
+    col.rows.append(row)
+    col.codes.append(col.code(""))
+    rc = col.region_column(len(col.rows) - 1)
+    rc.answer("span")
+    ids, label, coords, code = rc.ids, rc.label, rc.coords, rc.code
+    for i, span in enumerate(spans):
+        rid = span.id
+        if rid is UNSET:
+            ids.append(_INDEX_IDS[i] if i < 256 else str(i))
+        else:
+            ids.append(str(rid))
+        label.append(code(span.label))
+        coords.append(float(span.start))
+        coords.append(float(span.end))
+
+
 class LineReader:
     """Reads lines into ``cols`` (``styles``: each choice view's declared style), keeping the
     option ids and accepted answers it has checked, which repeat from line to line."""
@@ -122,7 +146,7 @@ class LineReader:
         unit: TaskId = unit_of(h, raw_view, ex.label, task_hash)
         how = reading(view, len(ex.options) > 0)
         chosen: tuple[str, ...] | str | None
-        found: RegionSet | None = None
+        found: RegionSet | list[_Span] | None = None
         if answer == "ignore" or (how == "regions" and answer == "reject"):  # a rejected
             chosen = None  # manual answer is unusable: a skip, like an ignore
         elif how == "regions":
@@ -155,32 +179,32 @@ class LineReader:
         col = cols.fields.get(view)
         if col is None:
             col = cols.fields[view] = FieldColumn(column_kind(view, how))
-        col.add(row, chosen, found)
+        if isinstance(found, list):
+            _append_spans(col, row, found)
+        else:
+            col.add(row, chosen, found)
         return unit
 
-    def _regions(self, ex: _Example, image: bool) -> RegionSet:
+    def _regions(self, ex: _Example, image: bool) -> RegionSet | list[_Span]:
         """An accepted manual answer's ``spans`` as :func:`.rules.regions` reads them: image
-        shapes by that rule itself, text spans by a typed decode of the same rules (anything
-        either refuses: :class:`Unusual`)."""
+        shapes by that rule itself, text spans by a typed decode of the same rules, checked
+        here and appended by :func:`_append_spans` (anything either refuses:
+        :class:`Unusual`)."""
         if image:
             try:
                 return regions(msgspec.json.decode(ex.spans) if len(ex.spans) else [], True)
             except ValueError:
                 raise Unusual from None
-        found = RegionSet("span")
         if not len(ex.spans):
-            return found
+            return []
         try:
             spans = _SPANS.decode(ex.spans)
         except msgspec.ValidationError:
             raise Unusual from None
-        for i, span in enumerate(spans):
+        for span in spans:
             if span.end < span.start:
                 raise Unusual
-            found.ids.append(str(i if span.id is UNSET else span.id))
-            found.labels.append(span.label)
-            found.coords += [float(span.start), float(span.end)]
-        return found
+        return spans
 
     def _chosen(self, ex: _Example, accepted: bool) -> tuple[str, ...]:
         """A choice answer's options (``REJECT`` for a reject), checked against its options."""
