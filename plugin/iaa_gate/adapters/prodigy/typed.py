@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import chain
+from operator import attrgetter
 from typing import Any, Literal
 
 import msgspec
@@ -75,6 +77,7 @@ def _option_ids(raw: bytes) -> set[str] | None:
     return option_ids(msgspec.json.decode(raw))
 
 
+_OFFSETS = attrgetter("start", "end")
 _INDEX_IDS = [str(i) for i in range(256)]
 """The ids of spans without one (their place in the answer), made once: not one string per
 region of a round."""
@@ -82,21 +85,25 @@ region of a round."""
 
 def _append_spans(col: FieldColumn, row: int, spans: list[_Span]) -> None:
     """Append text ``spans`` (checked by :meth:`LineReader._regions`) to ``col`` as the
-    regions of annotation ``row``, straight into its :class:`~iaa_gate.model.RegionColumn`."""
+    regions of annotation ``row``, straight into its :class:`~iaa_gate.model.RegionColumn`,
+    a column at a time."""
     col.rows.append(row)
     col.codes.append(col.code(""))
     rc = col.region_column(len(col.rows) - 1)
     rc.answer("span")
-    ids, label, coords, code = rc.ids, rc.label, rc.coords, rc.code
-    for i, span in enumerate(spans):
-        rid = span.id
-        if rid is UNSET:
-            ids.append(_INDEX_IDS[i] if i < 256 else str(i))
-        else:
-            ids.append(str(rid))
-        label.append(code(span.label))
-        coords.append(float(span.start))
-        coords.append(float(span.end))
+    if not spans:
+        return
+    n = len(spans)
+    ids = [s.id for s in spans]
+    if n <= len(_INDEX_IDS) and ids.count(UNSET) == n:  # the usual: no ids, their places
+        rc.ids += _INDEX_IDS[:n]
+    else:
+        rc.ids += [str(i if r is UNSET else r) for i, r in enumerate(ids)]
+    labels = [s.label for s in spans]
+    known = rc.label_index
+    rc.label.extend([known[x] if x in known else rc.code(x) for x in labels])
+    # an int offset is stored as float(start), as the rules read it
+    rc.coords.extend(chain.from_iterable(map(_OFFSETS, spans)))
 
 
 class LineReader:
