@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 import msgspec
+import numpy as np
 from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES, AnswerError, registry
@@ -265,6 +268,61 @@ def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, F
     return out
 
 
+def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) -> bool:
+    """The usual region answer read a column at a time: every result a region of one field and
+    kind with an id and one label (spans with their text). False, having changed nothing, for
+    any other: :func:`_fields` reads it item by item."""
+    kind, name = result[0].type, result[0].from_name
+    if kind not in _REGIONS or type(name) is not str:
+        return False
+    if any(r.type != kind or r.from_name != name for r in result):
+        return False
+    values = [r.value for r in result if r.value is not None]
+    ids = [r.id for r in result]
+    if len(values) < len(result) or not all(type(i) is str for i in ids):
+        return False
+    key, shape = _REGIONS[kind]
+    labels = list(map(attrgetter(key), values))
+    if not all(type(x) is list and len(x) == 1 and type(x[0]) is str for x in labels):
+        return False
+    if shape == "span":
+        starts, ends = [v.start for v in values], [v.end for v in values]
+        if not (
+            all(type(x) is int for x in starts)
+            and all(type(x) is int for x in ends)
+            and all(0 <= a <= b for a, b in zip(starts, ends, strict=True))
+            and all(type(v.text) is str for v in values)
+        ):
+            return False
+        coords: Any = chain.from_iterable(zip(starts, ends, strict=True))  # floats in the array
+    else:
+        box = [(v.x, v.y, v.width, v.height, v.rotation or 0.0) for v in values]
+        if not all(_number(c) for b in box for c in b):
+            return False
+        # as :func:`_fields` scales: percent of the image → pixels, when its size is known
+        scale = [
+            (w / 100.0, h / 100.0) if _number(w) and _number(h) and w > 0 and h > 0 else (1.0, 1.0)
+            for w, h in ((r.original_width, r.original_height) for r in result)
+        ]
+        geometry = np.array(box, dtype=np.float64)
+        geometry[:, 0:4] *= np.tile(np.array(scale, dtype=np.float64), 2)
+        coords = geometry.reshape(-1)
+    col = cols.fields.get(name)
+    if col is None:
+        col = cols.fields[name] = FieldColumn(kind)
+    col.rows.append(row)
+    col.codes.append(col.code(""))
+    rc = col.region_column(len(col.rows) - 1)
+    rc.answer(shape)
+    if shape == "span":
+        spans.add(name)
+    rc.ids += ids
+    known = rc.label_index
+    rc.label.extend([known[x[0]] if x[0] in known else rc.code(x[0]) for x in labels])
+    rc.coords.extend(coords)
+    return True
+
+
 def _fields(
     result: list[_Result], spans: set[str], annotation_id: Any, cols: Columns, row: int
 ) -> int:
@@ -273,6 +331,8 @@ def _fields(
     :class:`~iaa_gate.model.RegionColumn`; returns the empty selections. A region without an
     id is read under :func:`.rules.region_id`. Raises :class:`Unusual` part way: the caller
     rolls ``cols`` back."""
+    if result and _one_field(result, spans, cols, row):
+        return 0
     columns = cols.fields
     regions: dict[str, tuple[str, RegionColumn, int]] = {}
     scalars: list[_Result] = []
