@@ -139,9 +139,15 @@ class RegionColumn:
         del self.points[self.pfirst[k] :]
         for name in ("shape", "first", "cfirst", "pfirst", "dropped"):
             del getattr(self, name)[k:]
-        self.relations = [x for x in self.relations if x[0] < k]
+        # relations and attributes are in reading order: the dropped ones are at the end, so
+        # the cost follows what is dropped, never the column's size
+        relations = self.relations
+        while relations and relations[-1][0] >= k:
+            relations.pop()
         for key, (rows, values) in list(self.attributes.items()):
-            keep = sum(1 for x in rows if x < r)  # in reading order: the kept ones first
+            keep = len(rows)
+            while keep and rows[keep - 1] >= r:
+                keep -= 1
             del rows[keep:], values[keep:]
             if not keep:
                 del self.attributes[key]

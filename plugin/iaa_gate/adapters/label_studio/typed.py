@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, itemgetter, le
 from typing import Any
 
 import msgspec
@@ -268,6 +268,13 @@ def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, F
     return out
 
 
+_INT, _STR, _LIST, _ONE, _NUMBER = {int}, {str}, {list}, {1}, {int, float}
+_TYPE, _FROM, _VALUE, _ID, _TEXT, _START, _END = map(
+    attrgetter, ("type", "from_name", "value", "id", "text", "start", "end")
+)
+_FIRST = itemgetter(0)
+
+
 def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) -> bool:
     """The usual region answer read a column at a time: every result a region of one field and
     kind with an id and one label (spans with their text). False, having changed nothing, for
@@ -275,38 +282,46 @@ def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) 
     kind, name = result[0].type, result[0].from_name
     if kind not in _REGIONS or type(name) is not str:
         return False
-    if any(r.type != kind or r.from_name != name for r in result):
+    if set(map(_TYPE, result)) != {kind} or set(map(_FROM, result)) != {name}:
         return False
-    values = [r.value for r in result if r.value is not None]
-    ids = [r.id for r in result]
-    if len(values) < len(result) or not all(type(i) is str for i in ids):
+    values: list[_Value] = list(map(_VALUE, result))
+    ids = list(map(_ID, result))
+    if None in values or set(map(type, ids)) != _STR:
         return False
     key, shape = _REGIONS[kind]
     labels = list(map(attrgetter(key), values))
-    if not all(type(x) is list and len(x) == 1 and type(x[0]) is str for x in labels):
+    if set(map(type, labels)) != _LIST or set(map(len, labels)) != _ONE:
+        return False
+    firsts = list(map(_FIRST, labels))
+    if set(map(type, firsts)) != _STR:
         return False
     if shape == "span":
-        starts, ends = [v.start for v in values], [v.end for v in values]
+        starts, ends = list(map(_START, values)), list(map(_END, values))
         if not (
-            all(type(x) is int for x in starts)
-            and all(type(x) is int for x in ends)
-            and all(0 <= a <= b for a, b in zip(starts, ends, strict=True))
-            and all(type(v.text) is str for v in values)
+            set(map(type, chain(starts, ends))) == _INT
+            and min(starts) >= 0
+            and all(map(le, starts, ends))
+            and set(map(type, map(_TEXT, values))) == _STR
         ):
             return False
         coords: Any = chain.from_iterable(zip(starts, ends, strict=True))  # floats in the array
     else:
         box = [(v.x, v.y, v.width, v.height, v.rotation or 0.0) for v in values]
-        if not all(_number(c) for b in box for c in b):
+        if not set(map(type, chain.from_iterable(box))) <= _NUMBER:
             return False
-        # as :func:`_fields` scales: percent of the image → pixels, when its size is known
-        scale = [
-            (w / 100.0, h / 100.0) if _number(w) and _number(h) and w > 0 and h > 0 else (1.0, 1.0)
-            for w, h in ((r.original_width, r.original_height) for r in result)
-        ]
-        geometry = np.array(box, dtype=np.float64)
-        geometry[:, 0:4] *= np.tile(np.array(scale, dtype=np.float64), 2)
-        coords = geometry.reshape(-1)
+        sizes = [(r.original_width, r.original_height) for r in result]
+        if sizes.count((None, None)) == len(sizes):  # no image size: the numbers as given
+            coords = chain.from_iterable(box)
+        else:  # as :func:`_fields` scales: percent of the image → pixels, where its size is known
+            scale = [
+                (w / 100.0, h / 100.0, w / 100.0, h / 100.0)
+                if _number(w) and _number(h) and w > 0 and h > 0
+                else (1.0, 1.0, 1.0, 1.0)
+                for w, h in sizes
+            ]
+            geometry = np.array(box, dtype=np.float64)
+            geometry[:, 0:4] *= np.array(scale, dtype=np.float64)
+            coords = geometry.reshape(-1)
     col = cols.fields.get(name)
     if col is None:
         col = cols.fields[name] = FieldColumn(kind)
@@ -318,7 +333,7 @@ def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) 
         spans.add(name)
     rc.ids += ids
     known = rc.label_index
-    rc.label.extend([known[x[0]] if x[0] in known else rc.code(x[0]) for x in labels])
+    rc.label.extend([known[x] if x in known else rc.code(x) for x in firsts])
     rc.coords.extend(coords)
     return True
 
