@@ -659,6 +659,40 @@ def test_two_processes_read_a_prodigy_file_as_one(
         assert f"line {odd + 1}:" in str(one)
 
 
+def test_two_processes_read_a_prodigy_span_file_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text span answers are read column-wise, so the forked child reads its half: the same
+    regions, and each unit's text from its last line that gives one, as one process reads."""
+    lines = [
+        {
+            "text": f"text {t} by {a}" if a != 2 else 3,
+            "_input_hash": t % 40,
+            "_view_id": "ner_manual" if t % 3 else "spans_manual",
+            "spans": [{"start": s, "end": s + a, "label": "AB"[s % 2]} for s in range(t % 4)]
+            + ([{"start": 0, "end": 1, "label": "A", "id": t}] if t % 7 == 0 else []),
+            "answer": "accept" if t % 11 else "reject",
+            "_timestamp": 1_700_000_000 + t,
+            "_annotator_id": f"a{a}",
+        }
+        for t in range(100)
+        for a in range(3)
+    ]
+    path = tmp_path / "db.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    one = ProdigyJSONL(path).load()
+    monkeypatch.setattr(_prodigy_source, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(_prodigy_source, "BLOCK", 4000)
+    monkeypatch.setattr(_prodigy_source, "can_fork", lambda: True)
+    forks: list[int] = []
+    real = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real())
+    calls = _line_reader_calls(monkeypatch)
+    _same(ProdigyJSONL(path, workers=2).load(), one)
+    texts = {(x["_input_hash"], x["_view_id"]) for x in lines if x["answer"] == "accept"}
+    assert forks == [1] and not calls and set(one.texts) == texts
+
+
 LINE_PIECES = st.sampled_from(
     [
         '{"_input_hash":1,"answer":"accept"}',

@@ -5,7 +5,15 @@
 :class:`RegionColumn`); ``dataset``: :class:`Dataset` and round filters.
 """
 
-from .columns import Columns, FieldColumn, RegionColumn, intern, intern_all, view
+from .columns import (
+    Columns,
+    FieldColumn,
+    RegionColumn,
+    intern,
+    intern_all,
+    intern_shape,
+    view,
+)
 from .dataset import Dataset, LazyAnnotations, RoundFilter, annotator, apply_round, task_mask
 from .records import (
     Annotation,
@@ -38,6 +46,7 @@ __all__ = [
     "apply_round",
     "intern",
     "intern_all",
+    "intern_shape",
     "normalise_text",
     "task_mask",
     "view",
