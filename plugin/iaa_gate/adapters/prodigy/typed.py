@@ -434,9 +434,14 @@ def read_block(
         col = cols.fields[view]
         if spans and view in SPAN_VIEWS:
             _append_answers(col.region_column(len(col.rows)), [spans[i] for i in rows.tolist()])
-            for i in rows.tolist():  # the text of a unit's last line that gives one
-                if len(raw := exs[i].text) and type(text := _TEXT.decode(raw)) is str:
-                    texts[units[i], view] = text
+            found: set[tuple[TaskId, str]] = set()
+            for i in reversed(rows.tolist()):  # the text of a unit's last line that gives one
+                key = (units[i], view)
+                if key in found or not len(raw := exs[i].text):
+                    continue
+                if type(text := _TEXT.decode(raw)) is str:
+                    texts[key] = text
+                    found.add(key)
         col.rows.frombytes((rows + base).tobytes())
         col.codes.frombytes(value[kind[rows]].tobytes())
     return n
