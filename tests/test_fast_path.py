@@ -96,6 +96,55 @@ def test_regions_without_ids_take_the_fast_path(
     assert ids == ["11:0", "12:0", "21:0", "22:0", "31:0", "32:0"]
 
 
+def test_polygons_and_keypoints_take_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Polygons and keypoints (with a relation and a per-region attribute) are read by the
+    typed path, as the general parser reads them (the first task always by the latter)."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    tasks = [
+        {
+            "id": t,
+            "data": {"image": f"{t}.jpg"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(
+                            "polygonlabels",
+                            "poly",
+                            f"p{who}",
+                            {"points": [[t, 0], [4.5, who], [2, 7]], "polygonlabels": ["A"]},
+                        ),
+                        _result(
+                            "keypointlabels",
+                            "kp",
+                            "k",
+                            {"x": 1.5 * t, "y": who, "width": 1, "keypointlabels": ["B", "C"]},
+                        ),
+                        _result("choices", "sure", f"p{who}", {"choices": ["yes"]}),
+                        {"type": "relation", "from_id": f"p{who}", "to_id": "k"},
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks))
+    fast = LabelStudioExport(path).load()
+    assert calls == [0]
+    _same(fast, _read(tasks, fast=False))
+    poly = fast.annotations[-1].fields["poly"].regions
+    assert poly is not None and poly.points == [[(3.0, 0.0), (4.5, 2.0), (2.0, 7.0)]]
+    assert poly.coords == [2.0, 0.0, 2.5, 7.0] and poly.dropped_relations == 1  # to field kp
+    assert poly.attributes == {"sure": ("choices", [(0, ("yes",))])}
+
+
 def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, Any]:
     return {"id": rid, "from_name": name, "to_name": "text", "type": kind, "value": value}
 
@@ -143,6 +192,33 @@ RESULTS = st.one_of(
         st.sampled_from([0, 10.5, None]),
         st.sampled_from([0, 200]),
     ),
+    st.builds(
+        lambda pts, lab, rid: _result(
+            "polygonlabels", "poly", rid, {"points": pts, "polygonlabels": lab}
+        ),
+        st.sampled_from(
+            [
+                [[0, 0], [4, 0], [4, 3]],
+                [[1.5, 2], [3, 4.25], [0, 9], [2, 2]],
+                [[0, 0], [1, 1]],
+                [[0, 0], [4, True], [1, 2]],
+                [[0, 0, 1], [1, 1], [2, 2]],
+                [[0, 0], "x", [2, 2]],
+                "x",
+            ]
+        ),
+        st.sampled_from([["A"], ["A", "B"], [], "A", None]),
+        st.sampled_from(["p1", "s1"]),
+    ),
+    st.builds(
+        lambda x, lab: _result(
+            "keypointlabels", "kp", "k1", {"x": x, "y": 2, "width": 1, "keypointlabels": lab}
+        ),
+        st.sampled_from([1, 2.5, None, True]),
+        st.sampled_from([["A"], ["B", "A"], [], None]),
+    ),
+    st.builds(lambda: _result("choices", "p1", "p1", {"choices": ["A"]})),  # attribute of p1
+    st.builds(lambda: {"type": "relation", "from_id": "p1", "to_id": "s1", "labels": ["r"]}),
     st.builds(  # scripts and SDK imports write regions without an id
         lambda r: {k: v for k, v in r.items() if k != "id"},
         st.sampled_from(

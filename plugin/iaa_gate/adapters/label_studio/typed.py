@@ -1,9 +1,10 @@
 """The fast path of a Label Studio export: each task decoded by msgspec into typed structs that
 hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
-It covers the common shapes (choices, rating, number, textarea; spans with character offsets and
-rectangles). Anything else, and anything malformed, raises :class:`Unusual`: the caller then
-reads that task with the general parser, which gives the same answer or the precise error. The
+It covers the common shapes (choices, rating, number, textarea; spans with character offsets,
+rectangles, polygons and keypoints, with their relations and per-region attributes). Anything
+else, and anything malformed, raises :class:`Unusual`: the caller then reads that task with the
+general parser, which gives the same answer or the precise error. The
 two paths are tested to agree on every example and corpus file.
 """
 
@@ -38,6 +39,8 @@ class _Value(msgspec.Struct, gc=False):
     end: Any = UNSET
     labels: Any = None
     rectanglelabels: Any = None
+    polygonlabels: Any = None
+    keypointlabels: Any = None
     x: Any = UNSET
     y: Any = UNSET
     width: Any = None
@@ -102,7 +105,8 @@ _REGIONS = {
     for name, k in registry().items()
     if k.family == "region" and k.value_key in _Value.__struct_fields__
 }
-"""The region kinds whose labels a typed ``value`` holds (spans, boxes) → their key and shape."""
+"""The region kinds whose labels a typed ``value`` holds (spans, boxes, polygons, keypoints) →
+their key and shape."""
 
 
 def _number(v: Any) -> bool:
@@ -268,7 +272,7 @@ def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, F
     return out
 
 
-_INT, _STR, _LIST, _ONE, _NUMBER = {int}, {str}, {list}, {1}, {int, float}
+_INT, _STR, _LIST, _ONE, _TWO, _NUMBER = {int}, {str}, {list}, {1}, {2}, {int, float}
 _TYPE, _FROM, _VALUE, _ID, _TEXT, _START, _END = map(
     attrgetter, ("type", "from_name", "value", "id", "text", "start", "end")
 )
@@ -289,6 +293,8 @@ def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) 
     if None in values or set(map(type, ids)) != _STR:
         return False
     key, shape = _REGIONS[kind]
+    if shape != "span" and shape != "box":
+        return False  # polygons, keypoints: item by item
     labels = list(map(attrgetter(key), values))
     if set(map(type, labels)) != _LIST or set(map(len, labels)) != _ONE:
         return False
@@ -391,6 +397,12 @@ def _fields(
             if type(value.text) is not str:
                 raise Unusual  # the general parser decides whether a text is known
             geometry: tuple[float, ...] = (float(start), float(end))
+        elif shape == "keypoint":
+            if not (_number(value.x) and _number(value.y)):
+                raise Unusual
+            geometry = (float(value.x), float(value.y))
+        elif shape == "polygon":
+            geometry, outline = _polygon(value.points)
         else:
             box = (value.x, value.y, value.width, value.height, value.rotation or 0.0)
             if not all(_number(c) for c in box):
@@ -402,20 +414,17 @@ def _fields(
                 x, y, width, height, rotation = geometry
                 geometry = (x * w, y * h, width * w, height * h, rotation)
         labels = getattr(value, key)
-        if type(labels) is list and len(labels) == 1 and type(labels[0]) is str:
-            rc.ids.append(str(rid))  # one label: the common case
-            rc.label.append(rc.code(labels[0]))
-            rc.coords.extend(geometry)
-            continue
         if type(labels) is str:
             labels = [labels]
         if type(labels) is not list or not labels or not all(type(x) is str for x in labels):
             raise Unusual  # the general parser names an unlabelled region
         rid = str(rid)
-        for label in labels:
+        for label in labels:  # one row per label
             rc.ids.append(rid)
             rc.label.append(rc.code(label))
             rc.coords.extend(geometry)
+            if shape == "polygon":
+                rc.points.append(outline)
     if not relations and not scalars:
         return 0
     owner: dict[str, tuple[str, RegionColumn, int]] = {}
@@ -459,6 +468,21 @@ def _fields(
                 col = columns[name] = FieldColumn(item.type)
             col.add(row, v, None)
     return empty
+
+
+def _polygon(points: Any) -> tuple[tuple[float, ...], list[tuple[float, float]]]:
+    """A polygon's bounding box ``[x, y, width, height]`` and its vertices, as the general
+    parser reads its ``points`` (3 or more ``[x, y]`` pairs of numbers, else :class:`Unusual`:
+    it names the problem)."""
+    if type(points) is not list or len(points) < 3:
+        raise Unusual
+    if set(map(type, points)) != _LIST or set(map(len, points)) != _TWO:
+        raise Unusual
+    if not set(map(type, chain.from_iterable(points))) <= _NUMBER:
+        raise Unusual
+    xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+    x, y = min(xs), min(ys)
+    return (x, y, max(xs) - x, max(ys) - y), list(zip(xs, ys, strict=True))
 
 
 def _text(data: dict[str, Any], anns: list[_Annotation], name: str) -> str | None:
