@@ -217,6 +217,21 @@ RESULTS = st.one_of(
         st.sampled_from([1, 2.5, None, True]),
         st.sampled_from([["A"], ["B", "A"], [], None]),
     ),
+    st.builds(
+        lambda kind, start, offsets: _result(
+            kind,
+            "html",
+            "h1",
+            {"start": start, "end": "/p[1]/text()[1]", "startOffset": 0, "endOffset": 2}
+            | {"text": "ab", kind: ["A"]}
+            | ({} if offsets is None else {"globalOffsets": offsets}),
+        ),
+        st.sampled_from(["hypertextlabels", "paragraphlabels"]),
+        st.sampled_from(["/p[1]/text()[1]", 1, 2.5, True, None]),
+        st.sampled_from(
+            [{"start": 3, "end": 5}, {"start": 3.0, "end": 5}, {"start": 6, "end": 5}, {}, None, 1]
+        ),
+    ),
     st.builds(lambda: _result("choices", "p1", "p1", {"choices": ["A"]})),  # attribute of p1
     st.builds(lambda: {"type": "relation", "from_id": "p1", "to_id": "s1", "labels": ["r"]}),
     st.builds(  # scripts and SDK imports write regions without an id

@@ -2,7 +2,8 @@
 hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
 It covers the common shapes (choices, rating, number, textarea; spans with character offsets,
-rectangles, polygons and keypoints, with their relations and per-region attributes). Anything
+hypertext and paragraph spans with their global offsets, rectangles, polygons and keypoints,
+with their relations and per-region attributes). Anything
 else, and anything malformed, raises :class:`Unusual`: the caller then reads that task with the
 general parser, which gives the same answer or the precise error. The
 two paths are tested to agree on every example and corpus file.
@@ -41,6 +42,8 @@ class _Value(msgspec.Struct, gc=False):
     rectanglelabels: Any = None
     polygonlabels: Any = None
     keypointlabels: Any = None
+    hypertextlabels: Any = None
+    paragraphlabels: Any = None
     x: Any = UNSET
     y: Any = UNSET
     width: Any = None
@@ -105,8 +108,8 @@ _REGIONS = {
     for name, k in registry().items()
     if k.family == "region" and k.value_key in _Value.__struct_fields__
 }
-"""The region kinds whose labels a typed ``value`` holds (spans, boxes, polygons, keypoints) →
-their key and shape."""
+"""The region kinds whose labels a typed ``value`` holds (spans of text, hypertext and
+paragraphs, boxes, polygons, keypoints) → their key and shape."""
 
 
 def _number(v: Any) -> bool:
@@ -392,6 +395,10 @@ def _fields(
         rc = known[1]
         if shape == "span":
             start, end = value.start, value.end
+            offsets = value.globalOffsets
+            if not isinstance(start, (int, float)) and type(offsets) is dict:
+                # hypertext and paragraph spans: offsets in the whole text
+                start, end = offsets.get("start"), offsets.get("end")
             if type(start) is not int or type(end) is not int or not 0 <= start <= end:
                 raise Unusual
             if type(value.text) is not str:
