@@ -220,8 +220,9 @@ def test_registries_hold_every_entry_whatever_was_imported_first() -> None:
 
 def _kind_comparisons(path: Path, names: frozenset[str]) -> list[str]:
     """``file:line: source`` of each comparison (``==``, ``!=``, ``in``, ``not in``) of a kind
-    (an operand whose source names a ``kind`` or a ``type``) with a literal naming a field kind
-    in ``names`` (alone, or in a tuple, list or set of literals)."""
+    or a shape (an operand whose source names a ``kind``, a ``type`` or a ``shape``) with a
+    literal naming a field kind or a region shape in ``names`` (alone, or in a tuple, list or
+    set of literals)."""
     import ast
 
     def literals(node: ast.expr) -> set[str]:
@@ -241,24 +242,27 @@ def _kind_comparisons(path: Path, names: frozenset[str]) -> list[str]:
                 continue
             for side, other in ((a, b), (b, a)):
                 said = ast.unparse(other)
-                if literals(side) & names and ("kind" in said or "type" in said):
+                if literals(side) & names and any(w in said for w in ("kind", "type", "shape")):
                     out.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
     return out
 
 
-def test_no_layer_compares_a_kind_with_its_name() -> None:
+def test_no_layer_compares_a_kind_or_a_shape_with_its_name() -> None:
     """What differs by field kind lives in the kind's module (``kinds/``), behind the ``Kind``
-    it registers; every other module asks the kind (its attributes and functions) or a set
-    derived from the registry, never ``kind == "spans"``. Geometry shapes (``span``, ``box``,
-    ``polygon``…: a region table's shape, in ``metrics`` and region scoring) are not kinds."""
-    from iaa_gate.kinds import GEOMETRY_WIDTH, registry
+    it registers; what differs by region shape (``span``, ``box``, ``polygon``…) in its
+    ``Shape`` (``metrics/geometry.py``). Every other module asks the kind or the shape (their
+    attributes and functions) or a set derived from a registry, never ``kind == "spans"`` or
+    ``shape == "span"``."""
+    from iaa_gate.kinds import registry
     from iaa_gate.kinds.unscored import RELATION
+    from iaa_gate.metrics.geometry import SHAPES
 
-    names = (frozenset(registry()) | {RELATION}) - frozenset(GEOMETRY_WIDTH)
+    names = frozenset(registry()) | {RELATION} | frozenset(SHAPES)
+    geometry = PACKAGE / "metrics" / "geometry.py"
     found = [
         hit
         for path in sorted(PACKAGE.rglob("*.py"))
-        if "kinds" not in path.relative_to(PACKAGE).parts
+        if "kinds" not in path.relative_to(PACKAGE).parts and path != geometry
         for hit in _kind_comparisons(path, names)
     ]
     assert found == []
@@ -270,6 +274,8 @@ def test_a_comparison_of_a_kind_with_its_name_is_found(tmp_path: Path) -> None:
     source.write_text(
         'if kind == "spans" or c.kind in ("rating", "number") or item.get("type") != "labels":\n'
         '    pass\nif "spans" in s.kinds.values() or a.dtype.kind == "f":\n    pass\n'
+        'if rs.shape == "span" or x.shape == (2, 3) or shape in ("box", "mask"):\n    pass\n'
     )
-    hits = _kind_comparisons(source, frozenset({"spans", "rating", "number", "labels"}))
-    assert [h.split(": ", 1)[0].rsplit(":", 1)[1] for h in hits] == ["1", "1", "1", "3"]
+    names = frozenset({"spans", "rating", "number", "labels", "span", "box", "mask"})
+    hits = _kind_comparisons(source, names)
+    assert [h.split(": ", 1)[0].rsplit(":", 1)[1] for h in hits] == ["1", "1", "1", "3", "5", "5"]

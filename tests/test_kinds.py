@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from iaa_gate.kinds import REGION_SHAPES, Answer, AnswerError, Kind, kind, registry
+from iaa_gate.metrics.geometry import SHAPES
 
 
 def _kind(name: str) -> Kind:
@@ -79,4 +80,5 @@ def test_every_kind_says_what_its_answers_are() -> None:
     for k in kinds:  # a kind read from a Label Studio value says under which key
         assert (k.read is None) or k.value_key is not None, k.name
         assert (k.family == "region") == (k.name in REGION_SHAPES), k.name
+        assert k.family != "region" or k.shape in SHAPES, k.name  # a geometry metrics knows
         assert not k.drawn or k.family == "region", k.name

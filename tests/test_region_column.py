@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from iaa_gate.core.errors import InputError
 from iaa_gate.evaluation.matrix import _natural, region_table
-from iaa_gate.kinds import GEOMETRY_WIDTH, REGION_SHAPES
+from iaa_gate.kinds import REGION_SHAPES
 from iaa_gate.kinds import kind as registered
+from iaa_gate.metrics.geometry import shape_of
 from iaa_gate.model import Annotation, Columns, Dataset, FieldValue, RegionSet
 
 IDS = st.sampled_from(["a", "b", "c", "7"])
@@ -32,7 +33,7 @@ def region_sets(draw: Any, shape: str) -> RegionSet:
         shape = "polygon"  # Prodigy image_manual: a box field with a non-rectangle shape
     n = draw(st.integers(0, 4))
     ids = draw(st.lists(IDS, min_size=n, max_size=n))
-    width = GEOMETRY_WIDTH[shape]
+    width = shape_of(shape).width
     rs = RegionSet(
         shape,
         ids,
@@ -130,9 +131,9 @@ def _reference_table(dataset: Dataset, name: str, labels: Sequence[str] | None) 
         for r, rs in zip(col.rows, col.region_sets() or [], strict=True)
         if rs is not None
     ]
-    shape = REGION_SHAPES[kind]
-    if shape == "box" and any(s.shape == "polygon" for _, _, s in sets):
-        shape = "polygon"
+    shape = shape_of(REGION_SHAPES[kind])
+    if shape.widens_to and any(s.shape == shape.widens_to for _, _, s in sets):
+        shape = shape_of(shape.widens_to)
     unit_ids = list(dataset.task_ids)
     unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
     answered = (
@@ -158,18 +159,10 @@ def _reference_table(dataset: Dataset, name: str, labels: Sequence[str] | None) 
         anns += [ann_index[a]] * k
         label_list += s.labels
         ids += s.ids
-        if shape == "polygon":
-            points += [np.asarray(p, dtype=np.float64).tolist() for p in s.points]
-            coords += (
-                [c for i in range(k) for c in s.coords[i * 5 : i * 5 + 4]]
-                if s.shape == "box"
-                else s.coords
-            )
-        elif shape == "mask":
-            points += [np.asarray(p, dtype=np.float64).reshape(-1, 2).tolist() for p in s.points]
-            coords += s.coords
-        else:
-            coords += s.coords
+        if shape.points is not None:
+            points += [shape.points(p).tolist() for p in s.points]
+        own = shape_of(s.shape).width
+        coords += [c for i in range(k) for c in s.coords[i * own : i * own + shape.width]]
         if s.relations:
             row = {rid: start + i for i, rid in reversed(list(enumerate(s.ids)))}
             rel += [(row[f], row[to], lab) for f, to, lab in s.relations]
@@ -187,18 +180,16 @@ def _reference_table(dataset: Dataset, name: str, labels: Sequence[str] | None) 
     rel_table = sorted({lab for *_, lab in rel} - {""})
     rel_code = {lab: i for i, lab in enumerate(rel_table)} | {"": -1}
     return {
-        "shape": shape,
+        "shape": shape.name,
         "unit_ids": unit_ids,
         "annotators": annotators,
         "unit": units,
         "annotator": anns,
         "label": [code[lab] for lab in label_list],
         "labels": tuple(table),
-        "geometry": np.asarray(coords, dtype=np.float64)
-        .reshape(-1, GEOMETRY_WIDTH[shape])
-        .tolist(),
+        "geometry": np.asarray(coords, dtype=np.float64).reshape(-1, shape.width).tolist(),
         "region_ids": ids,
-        "points": points if shape in ("polygon", "mask") else None,
+        "points": points if shape.points is not None else None,
         "rated": rated.tolist(),
         "rel": [(f, to, rel_code[lab]) for f, to, lab in rel],
         "rel_labels": tuple(rel_table),

@@ -13,9 +13,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.errors import InputError
-from ..kinds import GEOMETRY_WIDTH, REGION_SHAPES, Answer
+from ..kinds import REGION_SHAPES, Answer
 from ..kinds import kind as registered
 from ..metrics import Coded, code_dtype
+from ..metrics.geometry import shape_of
 from ..model import Dataset, FieldColumn, RegionColumn, TaskId, Value, normalise_text, view
 
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
@@ -272,7 +273,7 @@ class RegionTable:
     """One region field, columnar: ``n`` regions over ``(units, annotators)``.
 
     Per region: ``unit``, ``annotator`` (row/column indices), ``label`` (code into ``labels``, -1
-    none), ``geometry`` ``(n, d)`` (see :data:`GEOMETRY_WIDTH`), ``region_ids`` (source ids),
+    none), ``geometry`` ``(n, d)`` (``d``: its shape's ``width``), ``region_ids`` (source ids),
     ``points`` (polygons: ``(k, 2)`` vertices each; masks: ``(k, 2)`` runs of pixels).
     ``rated``: ``(units, annotators)`` the annotator answered the task, even with no region (a
     skip is not an answer). ``texts``: ``(units,)`` the text spans index into, ``None`` where
@@ -334,9 +335,9 @@ def region_table(
     answer_shape = view(rc.shape)
     has_set = answer_shape >= 0
     shapes = [rc.shapes[c] for c in np.unique(answer_shape[has_set]).tolist()]
-    shape = REGION_SHAPES[kind]
-    if shape == "box" and "polygon" in shapes:
-        shape = "polygon"  # Prodigy image_manual with some non-rectangle shape
+    shape = shape_of(REGION_SHAPES[kind])
+    if shape.widens_to and shape.widens_to in shapes:
+        shape = shape_of(shape.widens_to)  # Prodigy image_manual with some non-rectangle shape
     task_of, who_of = cols.array("task"), cols.array("annotator")
     # Label Studio: every (not skipped) annotation answers the whole labeling config, so one
     # without regions in this field says "nothing here". Prodigy: a line answers its view only.
@@ -365,17 +366,18 @@ def region_table(
     index = {lab: i for i, lab in enumerate(table)}
     index[""] = -1
     recode = np.array([index.get(lab, -1) for lab in rc.labels] + [-1], dtype=np.int64)
-    width = GEOMETRY_WIDTH[shape]
     coords = view(rc.coords)
-    if shape == "polygon" and "box" in shapes:  # box answers: their bounding boxes
-        box = np.repeat(answer_shape == rc.shapes.index("box"), nc)
+    others = [rc.shapes.index(other) for other in shapes if other != shape.name]
+    if others:  # read as a wider shape: the first columns of each (a box: its bounds)
+        own = np.array([shape_of(s).width for s in rc.shapes] + [1])[answer_shape]
         at = np.arange(len(coords)) - np.repeat(view(rc.cfirst), nc)  # within the answer
-        coords = coords[~box | (at % GEOMETRY_WIDTH["box"] < GEOMETRY_WIDTH["polygon"])]
-    points: list[FloatArray] | None = None
-    if shape == "polygon":
-        points = [np.asarray(p, dtype=np.float64) for p in rc.points]
-    elif shape == "mask":  # points: runs of mask pixels
-        points = [np.asarray(p, dtype=np.float64).reshape(-1, 2) for p in rc.points]
+        keep = ~np.repeat(np.isin(answer_shape, others), nc) | (
+            at % np.repeat(own, nc) < shape.width
+        )
+        coords = coords[keep]
+    points = None  # a polygon's vertices, a mask's runs of pixels
+    if shape.points is not None:
+        points = list(map(shape.points, rc.points))
     rel = _relations(rc)
     rel_codes, rel_table = _codes([lab for _, _, lab in rel], None)
     attrs: dict[str, tuple[str, list[int], list[Any]]] = {}
@@ -386,14 +388,14 @@ def region_table(
     return RegionTable(
         field=name,
         kind=kind,
-        shape=shape,
+        shape=shape.name,
         unit_ids=unit_ids,
         annotators=annotators,
         unit=unit_of[task_of[region_row]],
         annotator=col_of[who_of[region_row]],
         label=recode[label_codes] if len(label_codes) else np.zeros(0, dtype=np.int64),
         labels=tuple(table),
-        geometry=np.asarray(coords, dtype=np.float64).reshape(-1, width),
+        geometry=np.asarray(coords, dtype=np.float64).reshape(-1, shape.width),
         region_ids=list(rc.ids),
         points=points,
         rated=rated,

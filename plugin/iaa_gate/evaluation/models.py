@@ -23,6 +23,7 @@ from typing import Any
 from ..config import Config
 from ..kinds import REGION_SHAPES, Answer
 from ..kinds import kind as registered
+from ..metrics.geometry import shape_of
 from ..model import Annotation, Dataset, FieldValue, RegionSet, TaskId
 from .ground_truth import field_truth
 from .results import FieldResult, FieldTruth
@@ -35,12 +36,6 @@ from .sections import (
     Pooled,
 )
 
-GEOMETRY_KEYS = {
-    "span": ("start", "end"),
-    "box": ("x", "y", "width", "height", "rotation"),
-    "keypoint": ("x", "y"),
-}
-
 
 def _canon(value: Any) -> Any:
     """A field value in one form for comparing: label tuples sorted (multi-select order is not
@@ -50,17 +45,17 @@ def _canon(value: Any) -> Any:
 
 def _regions(shape: str, regions: list[dict[str, Any]]) -> RegionSet:
     """Consensus regions (``label`` and the report's geometry keys) as a :class:`RegionSet`."""
-    rs = RegionSet(shape)
+    rs, geometry = RegionSet(shape), shape_of(shape)
     for i, r in enumerate(regions):
         rs.ids.append(str(r.get("id", f"consensus-{i}")))
         rs.labels.append(str(r.get("label") or ""))
-        if shape == "polygon":
+        if geometry.vertices:
             pts = [(float(x), float(y)) for x, y in r["points"]]
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             rs.coords += [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
             rs.points.append(pts)
         else:
-            rs.coords += [float(r.get(k) or 0.0) for k in GEOMETRY_KEYS[shape]]
+            rs.coords += [float(r.get(k) or 0.0) for k in geometry.keys]
     return rs
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from .. import metrics
 from ..config import FieldConfig
 from ..metrics import Coded, code_dtype
+from ..metrics.geometry import shape_of
 from ..model import Dataset
 from .matrix import RegionTable, region_table
 
@@ -57,7 +58,7 @@ def settings(cfg: FieldConfig, shape: str) -> dict[str, Any]:
     """``cfg.matching`` as :func:`~iaa_gate.metrics.match_regions` takes it (a tolerance for
     keypoints only)."""
     m = cfg.matching
-    tolerance = m.tolerance if shape == "keypoint" else 0.0
+    tolerance = m.tolerance if shape_of(shape).tolerance else 0.0
     return {"mode": m.mode, "iou": m.iou, "labels": m.labels, "tolerance": tolerance}
 
 

@@ -32,9 +32,9 @@ class Describer:
 
     def __init__(self, m: Matched) -> None:
         reg = m.regions
-        self.m, self.kind = m, reg.kind
+        self.m, self.shape = m, reg.shape
         self.geometry = reg.geometry.round(4)
-        self.whole = reg.kind == "span" and bool(  # span offsets as ints
+        self.whole = reg.shape.whole and bool(  # span offsets as ints
             np.all(self.geometry == np.floor(self.geometry))
         )
 
@@ -48,7 +48,7 @@ class Describer:
         ids = list(map(t.region_ids.__getitem__, self.m.kept[rows].tolist()))
         geo = self.geometry[rows]
         geos = cast(list[list[Any]], (geo.astype(np.int64) if self.whole else geo).tolist())
-        if self.kind == "span":  # the dicts and their lines from the same columns
+        if self.shape.linear:  # the dicts and their lines from the same columns
             bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
             texts = under(t.texts, reg.unit[rows].tolist(), bounds)
             out = [
@@ -74,12 +74,11 @@ class Describer:
         points are region ``r``'s. Not spans: :meth:`many` and the proposals describe those by
         column."""
         reg = self.m.regions
-        if self.kind == "polygon" and reg.points is not None:
+        if self.shape.vertices and reg.points is not None:
             if r is not None:
                 out["points"] = reg.points[r].round(4).tolist()
-        else:
-            last = "pixels" if self.kind == "mask" else "rotation"  # a mask: its image's pixels
-            out.update(zip(("x", "y", "width", "height", last)[: len(geo)], geo, strict=False))
+        else:  # a box's rotation, a mask's image pixels
+            out.update(zip(self.shape.keys[: len(geo)], geo, strict=False))
         return out
 
 
@@ -162,7 +161,7 @@ def describe(
     member = cast(list[bool], in_lowest[rows].tolist())
     reach: list[tuple[float, float] | None] = []  # spans: each task's, for its excerpt
     reach_lowest: list[tuple[float, float] | None] = []
-    if reg.kind == "span":
+    if reg.shape.linear:
         geometry = describer.geometry[rows]
         reach = _reach(geometry, counts, np.ones(len(rows), dtype=bool))
         reach_lowest = _reach(geometry, counts, in_lowest[rows])
@@ -219,7 +218,7 @@ def describe(
             region=LowestRegion(low_score[k], low_labels[k], low),
         )
         text = t.texts[u]
-        if reg.kind == "span" and text is not None:
+        if reg.shape.linear and text is not None:
             entry.text = _excerpt(text, reach[k] or (0, 0), reach_lowest[k])
         j = rel_low.get(u)
         if rel is not None and j is not None and rel.score[j] < cl.score[c]:

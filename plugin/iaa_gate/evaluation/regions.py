@@ -143,7 +143,7 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
     low, ties = consensus.least(cl.unit, posterior, tie, n_units)
     median = consensus.group_median(cl.clusters.cluster, reg.geometry.astype(np.float64))
     median = median.round(4)
-    if reg.kind == "span":  # whole offsets (a median between two is rounded down)
+    if reg.shape.whole:  # whole offsets (a median between two is rounded down)
         median = np.floor(median).astype(np.int64)
     geo = cast(list[list[Any]], median.tolist())
     unit = cast(list[int], cl.unit.tolist())
@@ -153,7 +153,7 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
     p = cast(list[float], posterior.round(6).tolist())
     t = cast(list[bool], tie.tolist())
     labels = [None if best[c] == NO_LABEL else best[c] for c in shown]
-    if reg.kind == "span":  # offsets are ints
+    if reg.shape.linear:  # offsets are ints
         spans = list(map(geo.__getitem__, shown))
         texts = under(m.table.texts, [unit[c] for c in shown], spans)
         regions = [
@@ -173,8 +173,8 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
         value[unit[c]].append(region)
     # in reading order: spans by start and end, other shapes by top-left corner (y, x); a
     # polygon's regions (points, no corner) as they come
-    if reg.kind == "span" or not (reg.kind == "polygon" and reg.points is not None):
-        key = itemgetter("start", "end") if reg.kind == "span" else itemgetter("y", "x")
+    if reg.shape.reading:
+        key = itemgetter(*reg.shape.reading)
         for each in value:
             each.sort(key=key)
     consensus.assign(
@@ -188,7 +188,7 @@ def _propose(m: Matched, cl: Clustered, units: list[UnitResult]) -> Skill:
 def _examples(m: Matched, cl: Clustered, shown: list[int], best: list[Any]) -> dict[int, int]:
     """Polygons only: per cluster, a region of it with the proposed label (polygons have no
     median; the first one in the canonical order stands for the cluster)."""
-    if m.regions.kind != "polygon" or m.regions.points is None:
+    if not m.regions.shape.vertices or m.regions.points is None:
         return {}
     reg = m.regions
     want = set(shown)
@@ -206,9 +206,9 @@ def _alpha(m: Matched, clusters: Coded) -> tuple[Estimate, dict[str, Any] | None
     known, plus unitizing alpha; masks: over the pixels of their images; other shapes: nominal
     alpha over ``clusters`` with its bootstrap."""
     cfg = m.cfg
-    if m.regions.kind == "mask":  # pixel-level, as characters on spans
+    if m.regions.shape.pixels:  # pixel-level, as characters on spans
         return _estimate("alpha", pixel_alpha(m.regions), cfg), None
-    if m.regions.kind != "span":
+    if not m.regions.shape.linear:
         est = compute(
             "alpha",
             clusters,
@@ -390,7 +390,7 @@ def _section(
             mode=cfg.mode,
             iou=cfg.iou,
             labels=cfg.labels,
-            tolerance=cfg.tolerance if m.regions.kind == "keypoint" else UNSET,
+            tolerance=cfg.tolerance if m.regions.shape.tolerance else UNSET,
         ),
         n_regions=m.regions.n,
         f1=num(scores.f1),

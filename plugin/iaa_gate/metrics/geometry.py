@@ -4,11 +4,16 @@ Shapes: ``n`` regions, ``p`` candidate pairs. Spans are ``[start, end)`` offsets
 ``[x, y, width, height, rotation]`` (rotation in degrees, clockwise about the top-left corner in
 image coordinates, y down), keypoints ``[x, y]``, polygons ``(k, 2)`` vertex arrays. Rotated boxes
 and polygons go through shapely (imported lazily).
+
+Each geometry is one :class:`Shape` (:data:`SHAPES`, :func:`shape_of`): its width, words, bounds,
+similarity and how it is read, shown and drawn. Code that handles regions asks the shape and
+never compares its name; this module is the one place that names them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -20,6 +25,12 @@ from ._base import FloatArray
 Kind = Literal["span", "box", "polygon", "keypoint", "mask"]
 Int64Array = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+Points = Sequence[FloatArray] | None
+"""The regions' point arrays (polygons: vertices; masks: pixel runs), None for other shapes."""
+Pairs = tuple[FloatArray, BoolArray]
+"""The similarity ``(p,)`` of region pairs and whether each pair is identical ``(p,)``."""
+Similarity = Callable[[FloatArray, Points, Int64Array, Int64Array, float], Pairs]
+"""``(geometry, points, i, j, tolerance)`` → the :data:`Pairs` of regions ``i`` and ``j``."""
 
 _EQUAL = 1e-9  # IoU ≥ threshold up to rounding: 0.5 computed as 0.49999999999999994 still counts
 
@@ -35,25 +46,32 @@ def group_pairs(starts: Int64Array, ends: Int64Array) -> tuple[Int64Array, Int64
     return k, starts[k] + 1 + offset
 
 
-def extents(kind: Kind, geometry: FloatArray, points: Sequence[FloatArray] | None) -> FloatArray:
-    """Axis-aligned bounds ``(n, 4)`` ``[x0, x1, y0, y1]``; spans ``(n, 2)`` ``[x0, x1]``."""
-    if kind == "span":
-        return geometry
-    if kind == "keypoint":
-        x, y = geometry[:, 0], geometry[:, 1]
-        return np.column_stack([x, x, y, y])
-    if kind == "box":
-        x, y, w, h = geometry[:, 0], geometry[:, 1], geometry[:, 2], geometry[:, 3]
-        out = np.column_stack([x, x + w, y, y + h])
-        turned = np.flatnonzero(geometry[:, 4] % 360 != 0)
-        if turned.size:
-            c = _box_corners(geometry[turned])
-            cx, cy = c[..., 0], c[..., 1]
-            out[turned] = np.column_stack([cx.min(1), cx.max(1), cy.min(1), cy.max(1)])
-        return out
-    if kind == "mask":  # geometry: the pixel box [x, y, width, height] (then the image's pixels)
-        x, y, w, h = geometry[:, 0], geometry[:, 1], geometry[:, 2], geometry[:, 3]
-        return np.column_stack([x, x + w, y, y + h])
+def _span_bounds(geometry: FloatArray, points: Points) -> FloatArray:
+    return geometry
+
+
+def _keypoint_bounds(geometry: FloatArray, points: Points) -> FloatArray:
+    x, y = geometry[:, 0], geometry[:, 1]
+    return np.column_stack([x, x, y, y])
+
+
+def _box_bounds(geometry: FloatArray, points: Points) -> FloatArray:
+    x, y, w, h = geometry[:, 0], geometry[:, 1], geometry[:, 2], geometry[:, 3]
+    out = np.column_stack([x, x + w, y, y + h])
+    turned = np.flatnonzero(geometry[:, 4] % 360 != 0)
+    if turned.size:
+        c = _box_corners(geometry[turned])
+        cx, cy = c[..., 0], c[..., 1]
+        out[turned] = np.column_stack([cx.min(1), cx.max(1), cy.min(1), cy.max(1)])
+    return out
+
+
+def _mask_bounds(geometry: FloatArray, points: Points) -> FloatArray:
+    x, y, w, h = geometry[:, 0], geometry[:, 1], geometry[:, 2], geometry[:, 3]
+    return np.column_stack([x, x + w, y, y + h])
+
+
+def _polygon_bounds(geometry: FloatArray, points: Points) -> FloatArray:
     if points is None:
         raise ValueError("polygon regions need their points")
     return np.array(
@@ -220,3 +238,238 @@ def components(n: int, a: Int64Array, b: Int64Array) -> Int64Array:
             label = up
     root = label == np.arange(n)
     return np.asarray((np.cumsum(root) - 1)[label], dtype=np.int64)
+
+
+def _rows(measure: Callable[[FloatArray, FloatArray, float], FloatArray]) -> Similarity:
+    """The similarity of shapes whose geometry rows are the whole region (spans, boxes,
+    keypoints): ``measure`` on the pairs' rows; identical when the rows are equal."""
+
+    def pairs(geometry: FloatArray, _: Points, i: Int64Array, j: Int64Array, tol: float) -> Pairs:
+        a, b = geometry[i], geometry[j]
+        return measure(a, b, tol), np.all(a == b, axis=1)
+
+    return pairs
+
+
+def _mask_pairs(
+    geometry: FloatArray,
+    points: Sequence[FloatArray] | None,
+    i: Int64Array,
+    j: Int64Array,
+    _: float,
+) -> Pairs:
+    runs = points or ()
+    exact = np.array(
+        [np.array_equal(runs[a], runs[b]) for a, b in zip(i.tolist(), j.tolist(), strict=True)],
+        dtype=bool,
+    )
+    return mask_iou(runs, i, j), exact
+
+
+def _polygon_pairs(
+    geometry: FloatArray,
+    points: Sequence[FloatArray] | None,
+    i: Int64Array,
+    j: Int64Array,
+    _: float,
+) -> Pairs:
+    with needed("regions"):
+        import shapely
+
+    shapes = polygon_shapes(points or ())
+    exact = np.asarray(shapely.equals_exact(shapes[i], shapes[j], tolerance=0.0), dtype=bool)
+    return polygon_iou(shapes, i, j), exact
+
+
+Drawing = Callable[[Mapping[str, Any], tuple[float, float]], dict[str, Any]]
+"""A region as a drawing tool writes it: from a region in the report's words (``start``/``end``,
+``x``/``y``/``width``/``height``/``rotation``, ``points``) and the pixels per percent of its
+image ``(x, y)`` to coordinates in percent of the image (Label Studio's result ``value``)."""
+
+_BOX = ("x", "y", "width", "height")
+
+
+def _draw_span(region: Mapping[str, Any], scale: tuple[float, float]) -> dict[str, Any]:
+    value: dict[str, Any] = {"start": int(region["start"]), "end": int(region["end"])}
+    if "text" in region:
+        value["text"] = region["text"]
+    return value
+
+
+def _draw_box(region: Mapping[str, Any], scale: tuple[float, float]) -> dict[str, Any]:
+    value = {k: float(region[k]) / scale[i % 2] for i, k in enumerate(_BOX)}
+    value["rotation"] = float(region.get("rotation") or 0.0)
+    return value
+
+
+def _draw_polygon(region: Mapping[str, Any], scale: tuple[float, float]) -> dict[str, Any]:
+    return {"points": [[x / scale[0], y / scale[1]] for x, y in region["points"]]}
+
+
+def _draw_keypoint(region: Mapping[str, Any], scale: tuple[float, float]) -> dict[str, Any]:
+    value = {"x": float(region["x"]) / scale[0], "y": float(region["y"]) / scale[1]}
+    if "width" in region:
+        value["width"] = float(region["width"]) / scale[0]
+    return value
+
+
+def _vertices(points: Any) -> FloatArray:
+    return np.asarray(points, dtype=np.float64)
+
+
+def _runs(points: Any) -> FloatArray:
+    return np.asarray(points, dtype=np.float64).reshape(-1, 2)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A region geometry and everything that differs by it; code that handles regions asks the
+    shape (``shape.linear``, ``shape.similarity(…)``), never compares its name.
+
+    Attributes
+    ----------
+    name : str
+        ``span``, ``box``, ``polygon``, ``keypoint`` or ``mask`` (a region table's ``shape``).
+    width : int
+        Columns of a region's geometry row: span ``[start, end)``; box ``[x, y, width, height,
+        rotation]``; polygon its bounds ``[x, y, width, height]``; keypoint ``[x, y]``; mask its
+        pixel box and its image's pixel count ``[x, y, width, height, pixels]``.
+    keys : tuple of str
+        The words of those columns in reports and consensus regions.
+    bounds : callable
+        ``(geometry (n, width), points) → (n, 4)`` axis-aligned ``[x0, x1, y0, y1]`` (spans:
+        ``(n, 2)`` ``[x0, x1]``).
+    similarity : callable
+        ``(geometry, points, i (p,), j (p,), tolerance) → (similarity (p,), identical (p,))``:
+        IoU, or 1 − distance/tolerance for keypoints.
+    points : callable or None
+        Shapes whose regions carry point arrays (polygons: vertices ``(k, 2)``; masks: runs
+        ``[start, end)`` of pixel indices ``(k, 2)``): one region's points as that array.
+    drawn : callable or None
+        The region as a drawing tool writes it (see :data:`Drawing`); None: not drawable.
+    linear : bool
+        A region is an interval ``[start, end)`` along its unit's text or timeline: read by
+        ``start``/``end``, shown with the text under it, scored per position as well.
+    whole : bool
+        Coordinates are counted offsets: a consensus median is rounded down to whole numbers.
+    rotates : bool
+        Regions may be rotated, so their coordinates need one scale on x and y (read in pixels
+        when the image's size is known).
+    tolerance : bool
+        Regions match within a distance (``tolerance``), not by IoU.
+    pixels : bool
+        Regions are sets of pixels: alpha is computed over the image's pixels.
+    vertices : bool
+        Regions are outlines: reports show their vertices, and a cluster's consensus is one of
+        its regions (vertices have no median).
+    reading : tuple of str
+        The keys that put a unit's consensus regions in reading order (empty: as they come).
+    widens_to : str or None
+        A field of this shape holding a region of shape ``widens_to`` is read as that shape
+        (an image of boxes and some other polygon: polygons, a box by its bounds).
+
+    Examples
+    --------
+    >>> span = shape_of("span")
+    >>> span.width, span.keys, span.linear
+    (2, ('start', 'end'), True)
+    >>> box = shape_of("box")
+    >>> box.similarity(np.array([[0, 0, 2, 2, 0], [1, 0, 2, 2, 0.0]]), None,
+    ...                np.array([0]), np.array([1]), 0.0)[0].round(3).tolist()
+    [0.333]
+    """
+
+    name: str
+    width: int
+    keys: tuple[str, ...]
+    bounds: Callable[[FloatArray, Points], FloatArray]
+    similarity: Similarity
+    points: Callable[[Any], FloatArray] | None = None
+    drawn: Drawing | None = None
+    linear: bool = False
+    whole: bool = False
+    rotates: bool = False
+    tolerance: bool = False
+    pixels: bool = False
+    vertices: bool = False
+    reading: tuple[str, ...] = ("y", "x")
+    widens_to: str | None = None
+
+
+SHAPES: dict[str, Shape] = {
+    s.name: s
+    for s in (
+        Shape(
+            "span",
+            2,
+            ("start", "end"),
+            _span_bounds,
+            _rows(lambda a, b, _: span_iou(a, b)),
+            drawn=_draw_span,
+            linear=True,
+            whole=True,
+            reading=("start", "end"),
+        ),
+        Shape(
+            "box",
+            5,
+            (*_BOX, "rotation"),
+            _box_bounds,
+            _rows(lambda a, b, _: box_iou(a, b)),
+            drawn=_draw_box,
+            rotates=True,
+            widens_to="polygon",
+        ),
+        Shape(
+            "polygon",
+            4,
+            _BOX,
+            _polygon_bounds,
+            _polygon_pairs,
+            points=_vertices,
+            drawn=_draw_polygon,
+            vertices=True,
+            reading=(),
+        ),
+        Shape(
+            "keypoint",
+            2,
+            ("x", "y"),
+            _keypoint_bounds,
+            _rows(keypoint_similarity),
+            drawn=_draw_keypoint,
+            tolerance=True,
+        ),
+        Shape("mask", 5, (*_BOX, "pixels"), _mask_bounds, _mask_pairs, points=_runs, pixels=True),
+    )
+}
+"""Every region shape by name."""
+
+
+def shape_of(name: str) -> Shape:
+    """The region shape called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        ``span``, ``box``, ``polygon``, ``keypoint`` or ``mask``.
+
+    Returns
+    -------
+    Shape
+        Its geometry and behaviour.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+
+    Examples
+    --------
+    >>> shape_of("keypoint").tolerance, shape_of("mask").pixels
+    (True, True)
+    """
+    found = SHAPES.get(name)
+    if found is None:
+        raise ValueError(f"unknown region shape {name!r}: use {', '.join(SHAPES)}")
+    return found

@@ -31,21 +31,15 @@ from .geometry import (
     BoolArray,
     Int64Array,
     Kind,
+    Shape,
     at_least,
-    box_iou,
     candidate_pairs,
     components,
-    extents,
     group_pairs,
-    keypoint_similarity,
-    mask_iou,
-    polygon_iou,
-    polygon_shapes,
-    span_iou,
+    shape_of,
 )
 
 Mode = Literal["overlap", "exact"]
-_WIDTH = {"span": 2, "box": 5, "keypoint": 2}
 
 
 def _ints(a: npt.ArrayLike) -> Int64Array:
@@ -109,25 +103,16 @@ class Regions:
         set_(self, "label", _ints(self.label))
         set_(self, "rated", np.asarray(self.rated, dtype=bool))
         n = self.unit.shape[0]
-        width = _WIDTH.get(self.kind, 0)
+        shape = shape_of(self.kind)
         geometry = np.asarray(self.geometry, dtype=np.float64)
-        if self.kind == "polygon":
+        if shape.points is not None:
             if self.points is None or len(self.points) != n:
-                raise ValueError("polygon regions need one (k, 2) vertex array per region")
-            set_(self, "points", tuple(np.asarray(p, dtype=np.float64) for p in self.points))
+                raise ValueError(f"{shape.name} regions need one (k, 2) array per region")
+            set_(self, "points", tuple(map(shape.points, self.points)))
+        if shape.vertices:  # bounds come from the vertices: any geometry (or none) is kept
             geometry = geometry.reshape(n, -1) if geometry.size else np.zeros((n, 0))
-        elif self.kind == "mask":
-            if self.points is None or len(self.points) != n:
-                raise ValueError("mask regions need one (k, 2) run array per region")
-            pts = tuple(np.asarray(p, dtype=np.float64).reshape(-1, 2) for p in self.points)
-            set_(self, "points", pts)
-            geometry = geometry.reshape(n, 5)
-        elif self.kind in _WIDTH:
-            geometry = geometry.reshape(n, width)
         else:
-            raise ValueError(
-                f"unknown region kind {self.kind!r}: use span, box, polygon, keypoint, mask"
-            )
+            geometry = geometry.reshape(n, shape.width)
         set_(self, "geometry", geometry)
         self._check(n)
 
@@ -151,8 +136,13 @@ class Regions:
             )
         if not np.isfinite(self.geometry).all():
             raise ValueError("region geometry must be finite")
-        if self.kind == "span" and n and (self.geometry[:, 1] < self.geometry[:, 0]).any():
+        if self.shape.linear and n and (self.geometry[:, 1] < self.geometry[:, 0]).any():
             raise ValueError("a span ends before it starts")
+
+    @property
+    def shape(self) -> Shape:
+        """The regions' geometry (:class:`~iaa_gate.metrics.geometry.Shape`) and its behaviour."""
+        return shape_of(self.kind)
 
     @property
     def n(self) -> int:
@@ -226,7 +216,7 @@ class RegionMatching:
         ov = self.overlaps
         if self.mode == "exact":
             return ov.exact
-        return at_least(ov.similarity, 0.0 if self.regions.kind == "keypoint" else self.iou)
+        return at_least(ov.similarity, 0.0 if self.regions.shape.tolerance else self.iou)
 
     @property
     def admissible(self) -> BoolArray:
@@ -240,37 +230,15 @@ def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
 
     Touching spans (IoU 0) are left out; keypoints overlap within ``tolerance``.
     """
-    kind, geo = regions.kind, regions.geometry
-    bounds = extents(kind, geo, regions.points)
-    reach = tolerance if kind == "keypoint" else 0.0
+    shape = regions.shape
+    bounds = shape.bounds(regions.geometry, regions.points)
+    reach = tolerance if shape.tolerance else 0.0
     ann = regions.annotator
     i, j = candidate_pairs(regions.unit, bounds, reach, ann)
     flip = ann[i] > ann[j]
     i, j = np.where(flip, j, i), np.where(flip, i, j)
-    if kind == "mask":
-        runs = regions.points or ()
-        sim = mask_iou(runs, i, j)
-        exact = np.array(
-            [np.array_equal(runs[a], runs[b]) for a, b in zip(i.tolist(), j.tolist(), strict=True)],
-            dtype=bool,
-        )
-    elif kind == "polygon":
-        with needed("regions"):
-            import shapely
-
-        shapes = polygon_shapes(regions.points or ())
-        sim = polygon_iou(shapes, i, j)
-        exact = np.asarray(shapely.equals_exact(shapes[i], shapes[j], tolerance=0.0), dtype=bool)
-    else:
-        a, b = geo[i], geo[j]
-        exact = np.all(a == b, axis=1)
-        if kind == "span":
-            sim = span_iou(a, b)
-        elif kind == "box":
-            sim = box_iou(a, b)
-        else:
-            sim = keypoint_similarity(a, b, tolerance)
-    keep = (sim > 0) | exact | ((kind == "keypoint") & at_least(sim, 0.0))
+    sim, exact = shape.similarity(regions.geometry, regions.points, i, j, tolerance)
+    keep = (sim > 0) | exact | (shape.tolerance & at_least(sim, 0.0))
     return Overlaps(i[keep], j[keep], np.maximum(sim[keep], 0.0), exact[keep])
 
 
@@ -355,11 +323,11 @@ def canonical_rank(regions: Regions, idx: Int64Array | None = None) -> Int64Arra
     if sel.size == 0:
         return np.empty(0, dtype=np.int64)
     geo = regions.geometry[sel]
-    if regions.kind in ("polygon", "mask"):
+    if regions.shape.points is not None:
         pts = [(regions.points or ())[k] for k in sel.tolist()]
         geo = np.column_stack(
             [
-                extents(regions.kind, geo, pts),
+                regions.shape.bounds(geo, pts),
                 [len(p) for p in pts],
                 [p.sum() for p in pts],
                 [float((p * p).sum()) for p in pts],

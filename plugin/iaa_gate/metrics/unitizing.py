@@ -169,7 +169,7 @@ def span_columns(
 ) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array, tuple[str, ...]]:
     """Spans as integer columns ``(n,)``: unit, annotator, start, end, label (-1 remapped to a
     last label ``"(no label)"``), with the label names; checks offsets against ``lengths``."""
-    if regions.kind != "span":
+    if not regions.shape.linear:
         raise ValueError(f"{regions.kind} regions have no continuum: use spans")
     size = _int(lengths)
     if size.shape != (regions.units,):

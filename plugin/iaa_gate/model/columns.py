@@ -23,7 +23,7 @@ class RegionColumn:
     coordinates (``cfirst``) and its points (``pfirst``), and ``dropped`` (its relations to
     another field, not evaluated). An answer's regions run to the next answer's ``first``.
     Per region: ``ids`` (the source's id), ``label`` (a code into ``labels``; a region with
-    several labels is one region per label), ``GEOMETRY_WIDTH[shape]`` numbers in ``coords``.
+    several labels is one region per label), its shape's ``width`` numbers in ``coords``.
     ``points``: polygons' vertices, masks' runs of pixels (those answers only). ``relations``:
     (answer, from id, to id, label); ``attributes``: (attribute, control type) → (region,
     value) in reading order. :meth:`sets` gives the answers as :class:`RegionSet` objects (the

@@ -29,7 +29,7 @@ class RegionSet:
 
     ``shape``: span, box, polygon, keypoint or mask. Per region ``i``: ``ids[i]`` (the source's
     region id), ``labels[i]`` (``""``: no label; a region with several labels is one row per
-    label), ``coords[i*d:(i+1)*d]`` (``d = GEOMETRY_WIDTH[shape]``), ``points[i]`` (polygons:
+    label), ``coords[i*d:(i+1)*d]`` (``d``: the shape's ``width``), ``points[i]`` (polygons:
     the vertices; masks: the ``(start, end)`` runs of mask pixels, row-major). ``attributes``:
     per-region attribute → (control type, [(region index, value)]). ``relations``: ``(from id,
     to id, label)``. ``dropped_relations``: relations whose other end is in another field (not

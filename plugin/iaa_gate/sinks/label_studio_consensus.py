@@ -35,13 +35,11 @@ from ..evaluation.results import Consensus, FieldResult
 from ..evaluation.sections import ConsensusWriteback, Planned
 from ..kinds import AnswerError
 from ..kinds import kind as registered
+from ..metrics.geometry import shape_of
 from ..model import RoundFilter, TaskId
 
 MODEL_VERSION = CONSENSUS_MODEL_VERSION
 """The ``model_version`` of iaa-gate's own predictions: the only ones it writes or deletes."""
-
-
-BOX_KEYS = ("x", "y", "width", "height")
 
 
 def _scale(region: dict[str, Any], size: tuple[float, float] | None) -> tuple[float, float]:
@@ -69,22 +67,10 @@ def _region_value(
     # only the kinds that say so are drawn: HyperText and paragraph spans (XPath-relative
     # offsets), time series… are counted as not drawn
     k = registered(kind)
-    shape = k.shape if k is not None and k.drawn else None
-    if shape == "span":
-        value: dict[str, Any] = {"start": int(region["start"]), "end": int(region["end"])}
-        if "text" in region:
-            value["text"] = region["text"]
-    elif shape == "box":
-        value = {k: float(region[k]) / scale[i % 2] for i, k in enumerate(BOX_KEYS)}
-        value["rotation"] = float(region.get("rotation") or 0.0)
-    elif shape == "polygon":
-        value = {"points": [[x / scale[0], y / scale[1]] for x, y in region["points"]]}
-    elif shape == "keypoint":
-        value = {"x": float(region["x"]) / scale[0], "y": float(region["y"]) / scale[1]}
-        if "width" in region:
-            value["width"] = float(region["width"]) / scale[0]
-    else:
+    draw = shape_of(k.shape).drawn if k is not None and k.drawn and k.shape else None
+    if draw is None:
         raise NotDrawable(f"{kind} regions cannot be drawn from their offsets")
+    value = draw(region, scale)
     label = region.get("label")
     if needs_label(kind):
         if not label:

@@ -32,6 +32,7 @@ from ...kinds.messages import CHAT_MESSAGE
 from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
 from ...kinds.unscored import NOT_REGIONS, RELATION
+from ...metrics.geometry import Shape, shape_of
 from ...model import Annotation, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .batch import read_tasks
 from .brush import BrushError, bounds, mask_runs
@@ -482,7 +483,7 @@ def _annotation(
         fields[name] = FieldValue(message_kind(kind), encode_messages(answers))
     if data is not None and texts is not None:
         for name, (kind, _) in regions.items():
-            if REGION_SHAPES[kind] == "span" and (task_id, name) not in texts:
+            if shape_of(REGION_SHAPES[kind]).linear and (task_id, name) not in texts:
                 text = _task_text(data, result, name)
                 if text is not None:
                     texts[task_id, name] = text
@@ -616,15 +617,16 @@ def _regions(
             here = where.at(name, f"region {rid!r}")
             _ranges(rs, str(rid), value, here)
             continue
-        if rs.shape == "span" and type(start) is int and type(end) is int and 0 <= start <= end:
+        shape = shape_of(rs.shape)
+        if shape.linear and type(start) is int and type(end) is int and 0 <= start <= end:
             geometry = [float(start), float(end)]  # the common case, checked inline
-        elif rs.shape == "mask" and _pixels(item):
+        elif shape.pixels and _pixels(item):
             here = where.at(name, f"region {rid!r}")
             geometry, points = _mask(item, value, here)
         else:
             here = where.at(name, f"region {rid!r}")
-            geometry, points = _geometry(rs.shape, kind, value, here)
-            if rs.shape == "box" and _pixels(item):
+            geometry, points = _geometry(shape, kind, value, here)
+            if shape.rotates and _pixels(item):  # one scale on x and y for a turned box's IoU
                 geometry = _to_pixels(geometry, item)
         labels = region_labels(kind, value)
         if labels is None:
@@ -694,10 +696,10 @@ def _number(value: dict[str, Any], key: str, here: Where) -> float:
 
 
 def _geometry(
-    shape: str, kind: str, value: dict[str, Any], here: Where
+    shape: Shape, kind: str, value: dict[str, Any], here: Where
 ) -> tuple[list[float], list[tuple[float, float]] | None]:
-    """A region's geometry row (see ``model.GEOMETRY_WIDTH``) and its vertices (polygons)."""
-    if shape == "span":
+    """A region's geometry row (``shape.width`` numbers) and its vertices (polygons)."""
+    if shape.linear:
         span = value
         if not isinstance(value.get("start"), (int, float)) and isinstance(
             value.get("globalOffsets"), dict
@@ -709,13 +711,13 @@ def _geometry(
         if end < start:
             raise TaskError(here, f"'end' {end:g} is before 'start' {start:g}")
         return [start, end], None
-    if shape == "box":
+    if shape.rotates:
         box = [_number(value, k, here) for k in ("x", "y", "width", "height")]
         rotation = value.get("rotation") or 0.0
         return [*box, _number({"rotation": rotation}, "rotation", here)], None
-    if shape == "keypoint":
-        return [_number(value, "x", here), _number(value, "y", here)], None
-    if shape == "mask":
+    if shape.points is None:  # a keypoint: the numbers under its keys
+        return [_number(value, k, here) for k in shape.keys], None
+    if shape.pixels:
         raise TaskError(here, "a brush mask needs the image size (original_width and height)")
     pts = value.get("points")
     if (

@@ -12,6 +12,7 @@ two paths are tested to agree on every example and corpus file.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import datetime, timezone
 from itertools import chain
 from operator import attrgetter, itemgetter, le
@@ -23,6 +24,7 @@ from msgspec import UNSET
 
 from ...kinds import REGION_SHAPES, AnswerError, registry
 from ...kinds.unscored import RELATION
+from ...metrics.geometry import Shape, shape_of
 from ...model import Columns, FieldColumn, FieldValue, RegionColumn, SourceStats, TaskId
 from .rules import References, TaskError, annotator_id, own_predictions, plain_id, region_id
 
@@ -103,13 +105,82 @@ _SCALARS = {
 what the answer is, which the general parser and the column-wise reader call too) and its
 key."""
 SCALARS = frozenset(_SCALARS)
+Geometry = tuple[tuple[float, ...], list[tuple[float, float]] | None]
+"""A region's geometry row and its points (a polygon's vertices; None: none)."""
+
+
+def _span(item: _Result, value: _Value) -> Geometry:
+    """A span's ``[start, end)``: character offsets (hypertext and paragraph spans: their
+    global offsets in the whole text), with its text."""
+    start, end = value.start, value.end
+    offsets = value.globalOffsets
+    if not isinstance(start, (int, float)) and type(offsets) is dict:
+        start, end = offsets.get("start"), offsets.get("end")
+    if type(start) is not int or type(end) is not int or not 0 <= start <= end:
+        raise Unusual
+    if type(value.text) is not str:
+        raise Unusual  # the general parser decides whether a text is known
+    return (float(start), float(end)), None
+
+
+def _box(item: _Result, value: _Value) -> Geometry:
+    """A box ``[x, y, width, height, rotation]``, in pixels when its image's size is known."""
+    box = (value.x, value.y, value.width, value.height, value.rotation or 0.0)
+    if not all(_number(c) for c in box):
+        raise Unusual
+    geometry = tuple(map(float, box))
+    w, h = item.original_width, item.original_height
+    if _number(w) and _number(h) and w > 0 and h > 0:
+        w, h = w / 100.0, h / 100.0
+        x, y, width, height, rotation = geometry
+        geometry = (x * w, y * h, width * w, height * h, rotation)
+    return geometry, None
+
+
+def _keypoint(item: _Result, value: _Value) -> Geometry:
+    """A keypoint ``[x, y]``."""
+    if not (_number(value.x) and _number(value.y)):
+        raise Unusual
+    return (float(value.x), float(value.y)), None
+
+
+def _polygon(item: _Result, value: _Value) -> Geometry:
+    """A polygon's bounds ``[x, y, width, height]`` and its vertices, as the general parser
+    reads its ``points`` (3 or more ``[x, y]`` pairs of numbers, else :class:`Unusual`: it
+    names the problem)."""
+    points = value.points
+    if type(points) is not list or len(points) < 3:
+        raise Unusual
+    if set(map(type, points)) != _LIST or set(map(len, points)) != _TWO:
+        raise Unusual
+    if not set(map(type, chain.from_iterable(points))) <= _NUMBER:
+        raise Unusual
+    xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+    x, y = min(xs), min(ys)
+    return (x, y, max(xs) - x, max(ys) - y), list(zip(xs, ys, strict=True))
+
+
+def _reader(shape: Shape) -> Callable[[_Result, _Value], Geometry] | None:
+    """How a result's ``value`` gives a region of ``shape`` (None: masks, which need the brush
+    decoder, are the general parser's)."""
+    if shape.linear:
+        return _span
+    if shape.vertices:
+        return _polygon
+    if shape.tolerance:
+        return _keypoint
+    return _box if shape.rotates else None
+
+
 _REGIONS = {
-    name: (str(k.value_key), REGION_SHAPES[name])
+    name: (str(k.value_key), shape, read)
     for name, k in registry().items()
-    if k.family == "region" and k.value_key in _Value.__struct_fields__
+    if k.family == "region"
+    and k.value_key in _Value.__struct_fields__
+    and (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
 }
 """The region kinds whose labels a typed ``value`` holds (spans of text, hypertext and
-paragraphs, boxes, polygons, keypoints) → their key and shape."""
+paragraphs, boxes, polygons, keypoints) → their key, shape and geometry reader."""
 
 
 def _number(v: Any) -> bool:
@@ -295,8 +366,8 @@ def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) 
     ids = list(map(_ID, result))
     if None in values or set(map(type, ids)) != _STR:
         return False
-    key, shape = _REGIONS[kind]
-    if shape != "span" and shape != "box":
+    key, shape, read = _REGIONS[kind]
+    if read is not _span and read is not _box:
         return False  # polygons, keypoints: item by item
     labels = list(map(attrgetter(key), values))
     if set(map(type, labels)) != _LIST or set(map(len, labels)) != _ONE:
@@ -304,7 +375,7 @@ def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) 
     firsts = list(map(_FIRST, labels))
     if set(map(type, firsts)) != _STR:
         return False
-    if shape == "span":
+    if shape.linear:
         starts, ends = list(map(_START, values)), list(map(_END, values))
         if not (
             set(map(type, chain(starts, ends))) == _INT
@@ -337,8 +408,8 @@ def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) 
     col.rows.append(row)
     col.codes.append(col.code(""))
     rc = col.region_column(len(col.rows) - 1)
-    rc.answer(shape)
-    if shape == "span":
+    rc.answer(shape.name)
+    if shape.linear:
         spans.add(name)
     rc.ids += ids
     known = rc.label_index
@@ -373,7 +444,7 @@ def _fields(
             continue
         if kind not in _REGIONS:
             raise Unusual
-        key, shape = _REGIONS[kind]
+        key, shape, read = _REGIONS[kind]
         rid = item.id
         if rid is None:
             rid = region_id(annotation_id, index)
@@ -387,39 +458,13 @@ def _fields(
             col.rows.append(row)
             col.codes.append(col.code(""))
             rc = col.region_column(len(col.rows) - 1)
-            known = regions[name] = (kind, rc, rc.answer(shape))
-            if shape == "span":
+            known = regions[name] = (kind, rc, rc.answer(shape.name))
+            if shape.linear:
                 spans.add(name)
         elif known[0] != kind:
             raise Unusual
         rc = known[1]
-        if shape == "span":
-            start, end = value.start, value.end
-            offsets = value.globalOffsets
-            if not isinstance(start, (int, float)) and type(offsets) is dict:
-                # hypertext and paragraph spans: offsets in the whole text
-                start, end = offsets.get("start"), offsets.get("end")
-            if type(start) is not int or type(end) is not int or not 0 <= start <= end:
-                raise Unusual
-            if type(value.text) is not str:
-                raise Unusual  # the general parser decides whether a text is known
-            geometry: tuple[float, ...] = (float(start), float(end))
-        elif shape == "keypoint":
-            if not (_number(value.x) and _number(value.y)):
-                raise Unusual
-            geometry = (float(value.x), float(value.y))
-        elif shape == "polygon":
-            geometry, outline = _polygon(value.points)
-        else:
-            box = (value.x, value.y, value.width, value.height, value.rotation or 0.0)
-            if not all(_number(c) for c in box):
-                raise Unusual
-            geometry = tuple(map(float, box))
-            w, h = item.original_width, item.original_height
-            if _number(w) and _number(h) and w > 0 and h > 0:
-                w, h = w / 100.0, h / 100.0
-                x, y, width, height, rotation = geometry
-                geometry = (x * w, y * h, width * w, height * h, rotation)
+        geometry, outline = read(item, value)
         labels = getattr(value, key)
         if type(labels) is str:
             labels = [labels]
@@ -430,7 +475,7 @@ def _fields(
             rc.ids.append(rid)
             rc.label.append(rc.code(label))
             rc.coords.extend(geometry)
-            if shape == "polygon":
+            if outline is not None:
                 rc.points.append(outline)
     if not relations and not scalars:
         return 0
@@ -475,21 +520,6 @@ def _fields(
                 col = columns[name] = FieldColumn(item.type)
             col.add(row, v, None)
     return empty
-
-
-def _polygon(points: Any) -> tuple[tuple[float, ...], list[tuple[float, float]]]:
-    """A polygon's bounding box ``[x, y, width, height]`` and its vertices, as the general
-    parser reads its ``points`` (3 or more ``[x, y]`` pairs of numbers, else :class:`Unusual`:
-    it names the problem)."""
-    if type(points) is not list or len(points) < 3:
-        raise Unusual
-    if set(map(type, points)) != _LIST or set(map(len, points)) != _TWO:
-        raise Unusual
-    if not set(map(type, chain.from_iterable(points))) <= _NUMBER:
-        raise Unusual
-    xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
-    x, y = min(xs), min(ys)
-    return (x, y, max(xs) - x, max(ys) - y), list(zip(xs, ys, strict=True))
 
 
 def _text(data: dict[str, Any], anns: list[_Annotation], name: str) -> str | None:

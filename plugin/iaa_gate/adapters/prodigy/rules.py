@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Literal, TypeGuard
 
+from ...metrics.geometry import shape_of
 from ...model import RegionSet
 
 REJECT = "REJECT"
@@ -129,7 +130,7 @@ def regions(spans: Any, image: bool) -> RegionSet:
         if end < start:
             raise ValueError(f"span #{i + 1}: 'end' {end} is before 'start' {start}")
         rs.coords += [float(start), float(end)]
-    if image and rs.shape == "polygon":
+    if image and shape_of(rs.shape).vertices:  # a polygon's coordinates: its bounds
         rs.coords = [c for i in range(len(rs)) for c in _bbox(rs.points[i])]
     return rs
 

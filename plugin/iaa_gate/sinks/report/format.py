@@ -26,6 +26,7 @@ from ...evaluation.sections import (
     Trend,
     Writeback,
 )
+from ...metrics.geometry import shape_of
 
 ICON_TEXT = {"pass": "✓ pass", "warn": "⚠ warn", "fail": "✗ fail"}
 
@@ -365,7 +366,7 @@ def alpha_name(f: FieldReport) -> str:
     """What a field's alpha is, in words: region fields say per character or over matched
     regions."""
     shape = f.regions.shape if f.regions else None
-    if shape == "span":
+    if shape and shape_of(shape).linear:
         return (
             "Krippendorff's alpha per character (nominal: each character a unit, labelled by "
             "the span covering it)"
@@ -430,7 +431,7 @@ def alpha_without_note(f: FieldReport) -> str | None:
     return (
         f"Alpha without (regions): the matched-region alpha without the annotator; the change is "
         f"from the matched-region alpha with everyone, {fmt(f.regions.annotator_alpha.value)}"
-        + (" (not the per-character alpha above)." if f.regions.shape == "span" else ".")
+        + (" (not the per-character alpha above)." if shape_of(f.regions.shape).linear else ".")
     )
 
 

@@ -34,6 +34,7 @@ from ...evaluation.document import (
     lowest_scores,
 )
 from ...evaluation.sections import Point
+from ...metrics.geometry import shape_of
 from ...model import annotator
 from . import charts
 from .format import (
@@ -357,6 +358,7 @@ class HtmlWriter:
             minority=minority,
             task_url=task_url,
             span_lines=span_lines,
+            shape_of=shape_of,
             confused_pairs=confused_pairs,
             model_columns=MODEL_COLUMNS,
             model_rows=model_rows(report.models),
