@@ -72,6 +72,10 @@ annotator_rows
 choices
 rating
 rectanglelabels
+polygonlabels
+keypointlabels
+hypertextlabels
+paragraphlabels
 
 # the overlap summary's audit share, set by keyword and written by msgspec (evaluation/overlap.py)
 audit_share
