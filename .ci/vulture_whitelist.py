@@ -76,6 +76,7 @@ polygonlabels
 keypointlabels
 hypertextlabels
 paragraphlabels
+htmllabels
 
 # the overlap summary's audit share, set by keyword and written by msgspec (evaluation/overlap.py)
 audit_share

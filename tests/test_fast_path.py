@@ -145,6 +145,58 @@ def test_polygons_and_keypoints_take_the_fast_path(
     assert poly.attributes == {"sure": ("choices", [(0, ("yes",))])}
 
 
+def test_timelines_and_hypertext_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Timeline frame ranges and hypertext spans as Label Studio writes them (``htmllabels``,
+    global offsets) are read by the typed path, as the general parser reads them."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    xpath = {"start": "/p[1]/text()[1]", "end": "/p[1]/text()[1]", "startOffset": 0}
+    tasks = [
+        {
+            "id": t,
+            "data": {"video": f"{t}.mp4", "html": "<p>Ada met Bob</p>"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(
+                            "timelinelabels",
+                            "tl",
+                            "t",
+                            {
+                                "ranges": [{"start": t, "end": t + who}, {"start": 9, "end": 9}],
+                                "timelinelabels": ["run"],
+                            },
+                        ),
+                        _result(
+                            "hypertextlabels",
+                            "html",
+                            "h",
+                            xpath
+                            | {"endOffset": 3, "text": "Ada", "htmllabels": ["PER"]}
+                            | {"globalOffsets": {"start": 0, "end": 3}},
+                        )
+                        | {"to_name": "html"},  # the text is the data key the tag shows
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == [0]
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset)
+    timeline = fast.annotations[-1].fields["tl"].regions
+    assert timeline is not None and timeline.ids == ["t#1", "t#2"]
+    assert timeline.coords == [3.0, 6.0, 9.0, 10.0]
+    assert fast.annotations[-1].fields["html"].regions.coords == [0.0, 3.0]
+    assert fast.texts[3, "html"] == "<p>Ada met Bob</p>"
+
+
 def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, Any]:
     return {"id": rid, "from_name": name, "to_name": "text", "type": kind, "value": value}
 
@@ -218,19 +270,38 @@ RESULTS = st.one_of(
         st.sampled_from([["A"], ["B", "A"], [], None]),
     ),
     st.builds(
-        lambda kind, start, offsets: _result(
-            kind,
+        lambda key, start, offsets: _result(
+            "paragraphlabels" if key == "paragraphlabels" else "hypertextlabels",
             "html",
             "h1",
             {"start": start, "end": "/p[1]/text()[1]", "startOffset": 0, "endOffset": 2}
-            | {"text": "ab", kind: ["A"]}
+            | {"text": "ab", key: ["A"]}
             | ({} if offsets is None else {"globalOffsets": offsets}),
         ),
-        st.sampled_from(["hypertextlabels", "paragraphlabels"]),
+        st.sampled_from(["hypertextlabels", "paragraphlabels", "htmllabels"]),
         st.sampled_from(["/p[1]/text()[1]", 1, 2.5, True, None]),
         st.sampled_from(
             [{"start": 3, "end": 5}, {"start": 3.0, "end": 5}, {"start": 6, "end": 5}, {}, None, 1]
         ),
+    ),
+    st.builds(
+        lambda ranges, labels, rid: _result(
+            "timelinelabels", "tl", rid, {"ranges": ranges, "timelinelabels": labels}
+        ),
+        st.sampled_from(
+            [
+                [{"start": 1, "end": 4}],
+                [{"start": 2, "end": 2}, {"start": 5.5, "end": 9}],
+                [{"start": 3, "end": 1}],
+                [{"start": True, "end": 2}],
+                [{"start": 1}],
+                [3],
+                [],
+                None,
+            ]
+        ),
+        st.sampled_from([["A"], ["A", "B"], [], "A", None]),
+        st.sampled_from(["t1", "s1"]),
     ),
     st.builds(lambda: _result("choices", "p1", "p1", {"choices": ["A"]})),  # attribute of p1
     st.builds(lambda: {"type": "relation", "from_id": "p1", "to_id": "s1", "labels": ["r"]}),

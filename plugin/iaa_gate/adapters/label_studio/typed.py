@@ -2,10 +2,10 @@
 hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
 It covers the common shapes (choices, rating, number, textarea; spans with character offsets,
-hypertext and paragraph spans with their global offsets, rectangles, polygons and keypoints,
-with their relations and per-region attributes). Anything
-else, and anything malformed, raises :class:`Unusual`: the caller then reads that task with the
-general parser, which gives the same answer or the precise error. The
+hypertext and paragraph spans with their global offsets, rectangles, polygons, keypoints and
+timelines' frame ranges, with their relations and per-region attributes). Anything else, and
+anything malformed, raises :class:`Unusual`: the caller then reads that task with the general
+parser, which gives the same answer or the precise error. The
 two paths are tested to agree on every example and corpus file.
 """
 
@@ -26,7 +26,15 @@ from ...kinds import REGION_SHAPES, AnswerError, registry
 from ...kinds.unscored import RELATION
 from ...metrics.geometry import Shape, shape_of
 from ...model import Columns, FieldColumn, FieldValue, RegionColumn, SourceStats, TaskId
-from .rules import References, TaskError, annotator_id, own_predictions, plain_id, region_id
+from .rules import (
+    LABEL_KEYS,
+    References,
+    TaskError,
+    annotator_id,
+    own_predictions,
+    plain_id,
+    region_id,
+)
 
 
 class Unusual(Exception):
@@ -44,8 +52,11 @@ class _Value(msgspec.Struct, gc=False):
     rectanglelabels: Any = None
     polygonlabels: Any = None
     keypointlabels: Any = None
-    hypertextlabels: Any = None
+    hypertextlabels: Any = UNSET  # or htmllabels: the first present holds the labels
+    htmllabels: Any = UNSET
     paragraphlabels: Any = None
+    timelinelabels: Any = None
+    ranges: Any = None
     x: Any = UNSET
     y: Any = UNSET
     width: Any = None
@@ -173,14 +184,49 @@ def _reader(shape: Shape) -> Callable[[_Result, _Value], Geometry] | None:
 
 
 _REGIONS = {
-    name: (str(k.value_key), shape, read)
+    name: (LABEL_KEYS.get(name, (str(k.value_key),)), shape, read, k.ranges)
     for name, k in registry().items()
     if k.family == "region"
     and k.value_key in _Value.__struct_fields__
     and (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
 }
 """The region kinds whose labels a typed ``value`` holds (spans of text, hypertext and
-paragraphs, boxes, polygons, keypoints) → their key, shape and geometry reader."""
+paragraphs, boxes, polygons, keypoints, timelines) → the keys of their labels
+(:data:`.rules.LABEL_KEYS`), their shape, geometry reader and whether a result holds ranges of
+frames."""
+
+
+def _labels(value: _Value, keys: tuple[str, ...]) -> Any:
+    """A region's labels: under the first of ``keys`` its value has (None: none)."""
+    for key in keys:
+        labels = getattr(value, key)
+        if labels is not UNSET:
+            return labels
+    return None
+
+
+def _frames(rc: RegionColumn, rid: str, value: _Value) -> None:
+    """A timeline result's frame ranges ``[start, end]`` (inclusive), each appended to ``rc``
+    as a span ``[start, end + 1)`` of frames (``<id>#<n>``, n from 1) per label, as the
+    general parser reads them (anything it refuses: :class:`Unusual`)."""
+    ranges, labels = value.ranges, value.timelinelabels
+    if type(ranges) is not list or not ranges or value.text is not None:
+        raise Unusual
+    if type(labels) is not list or not labels or set(map(type, labels)) != _STR:
+        raise Unusual
+    rows = []
+    for n, r in enumerate(ranges, 1):
+        if type(r) is not dict:
+            raise Unusual
+        start: Any = r.get("start")
+        end: Any = r.get("end")
+        if not (_number(start) and _number(end)) or end < start:
+            raise Unusual
+        rows += [(f"{rid}#{n}", label, float(start), float(end) + 1.0) for label in labels]
+    for region, label, start, end in rows:
+        rc.ids.append(region)
+        rc.label.append(rc.code(label))
+        rc.coords.extend((start, end))
 
 
 def _number(v: Any) -> bool:
@@ -366,9 +412,10 @@ def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) 
     ids = list(map(_ID, result))
     if None in values or set(map(type, ids)) != _STR:
         return False
-    key, shape, read = _REGIONS[kind]
-    if read is not _span and read is not _box:
-        return False  # polygons, keypoints: item by item
+    keys, shape, read, ranges = _REGIONS[kind]
+    if ranges or (read is not _span and read is not _box) or len(keys) > 1:
+        return False  # polygons, keypoints, timelines, hypertext: item by item
+    key = keys[0]
     labels = list(map(attrgetter(key), values))
     if set(map(type, labels)) != _LIST or set(map(len, labels)) != _ONE:
         return False
@@ -444,7 +491,7 @@ def _fields(
             continue
         if kind not in _REGIONS:
             raise Unusual
-        key, shape, read = _REGIONS[kind]
+        keys, shape, read, ranges = _REGIONS[kind]
         rid = item.id
         if rid is None:
             rid = region_id(annotation_id, index)
@@ -459,13 +506,16 @@ def _fields(
             col.codes.append(col.code(""))
             rc = col.region_column(len(col.rows) - 1)
             known = regions[name] = (kind, rc, rc.answer(shape.name))
-            if shape.linear:
+            if read is _span and not ranges:  # spans of a text (a timeline's are frames)
                 spans.add(name)
         elif known[0] != kind:
             raise Unusual
         rc = known[1]
+        if ranges:  # a timeline: one region per range of frames
+            _frames(rc, str(rid), value)
+            continue
         geometry, outline = read(item, value)
-        labels = getattr(value, key)
+        labels = _labels(value, keys)
         if type(labels) is str:
             labels = [labels]
         if type(labels) is not list or not labels or not all(type(x) is str for x in labels):
