@@ -77,6 +77,7 @@ keypointlabels
 hypertextlabels
 paragraphlabels
 htmllabels
+brushlabels
 
 # the overlap summary's audit share, set by keyword and written by msgspec (evaluation/overlap.py)
 audit_share

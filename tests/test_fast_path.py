@@ -197,9 +197,43 @@ def test_timelines_and_hypertext_take_the_fast_path(monkeypatch: pytest.MonkeyPa
     assert fast.texts[3, "html"] == "<p>Ada met Bob</p>"
 
 
+def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Brush masks are decoded by the typed path, as the general parser decodes them."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    mask = {"format": "rle", "rle": _RLE, "brushlabels": ["Car"]}
+    size = {"original_width": 4, "original_height": 3}
+    tasks = [
+        {
+            "id": t,
+            "data": {"image": f"{t}.png"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [_result("brushlabels", "brush", "m", mask) | size],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == [0]
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset)
+    regions = fast.annotations[-1].fields["brush"].regions
+    assert regions is not None and regions.points == [[(4.0, 8.0)]]
+    assert regions.coords == [0.0, 1.0, 4.0, 1.0, 12.0]
+
+
 def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, Any]:
     return {"id": rid, "from_name": name, "to_name": "text", "type": kind, "value": value}
 
+
+_RLE = [0, 0, 0, 48, 57, 27, 253, 240, 11, 255, 247, 192, 0]
+"""A brush mask of a 4 × 3 image (Label Studio's RLE): its second row."""
 
 VALUES = st.sampled_from(["A", "B", "C"])
 STAMPS = st.sampled_from(
@@ -302,6 +336,22 @@ RESULTS = st.one_of(
         ),
         st.sampled_from([["A"], ["A", "B"], [], "A", None]),
         st.sampled_from(["t1", "s1"]),
+    ),
+    st.builds(
+        lambda rle, fmt, size, labels: (
+            _result("brushlabels", "brush", "m1", {"rle": rle, "brushlabels": labels} | fmt) | size
+        ),
+        st.sampled_from([_RLE, _RLE[:5], [1, 2, 3], "x", None]),
+        st.sampled_from([{}, {"format": "rle"}, {"format": "png"}]),
+        st.sampled_from(
+            [
+                {"original_width": 4, "original_height": 3},
+                {"original_width": 4.0, "original_height": 3},
+                {"original_width": 0, "original_height": 3},
+                {},
+            ]
+        ),
+        st.sampled_from([["A"], ["A", "B"], [], None]),
     ),
     st.builds(lambda: _result("choices", "p1", "p1", {"choices": ["A"]})),  # attribute of p1
     st.builds(lambda: {"type": "relation", "from_id": "p1", "to_id": "s1", "labels": ["r"]}),

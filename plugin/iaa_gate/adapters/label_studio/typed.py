@@ -2,10 +2,10 @@
 hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
 It covers the common shapes (choices, rating, number, textarea; spans with character offsets,
-hypertext and paragraph spans with their global offsets, rectangles, polygons, keypoints and
-timelines' frame ranges, with their relations and per-region attributes). Anything else, and
-anything malformed, raises :class:`Unusual`: the caller then reads that task with the general
-parser, which gives the same answer or the precise error. The
+hypertext and paragraph spans with their global offsets, rectangles, polygons, keypoints,
+brush masks and timelines' frame ranges, with their relations and per-region attributes).
+Anything else, and anything malformed, raises :class:`Unusual`: the caller then reads that task
+with the general parser, which gives the same answer or the precise error. The
 two paths are tested to agree on every example and corpus file.
 """
 
@@ -26,6 +26,7 @@ from ...kinds import REGION_SHAPES, AnswerError, registry
 from ...kinds.unscored import RELATION
 from ...metrics.geometry import Shape, shape_of
 from ...model import Columns, FieldColumn, FieldValue, RegionColumn, SourceStats, TaskId
+from .brush import BrushError, bounds, mask_runs
 from .rules import (
     LABEL_KEYS,
     References,
@@ -57,6 +58,9 @@ class _Value(msgspec.Struct, gc=False):
     paragraphlabels: Any = None
     timelinelabels: Any = None
     ranges: Any = None
+    brushlabels: Any = None
+    format: Any = "rle"
+    rle: Any = None
     x: Any = UNSET
     y: Any = UNSET
     width: Any = None
@@ -171,15 +175,33 @@ def _polygon(item: _Result, value: _Value) -> Geometry:
     return (x, y, max(xs) - x, max(ys) - y), list(zip(xs, ys, strict=True))
 
 
+def _mask(item: _Result, value: _Value) -> Geometry:
+    """A brush mask: its pixel box and its image's pixel count, and its runs of mask pixels,
+    decoded from ``value.rle`` for the image of ``original_width`` × ``original_height`` as the
+    general parser decodes it (anything it refuses: :class:`Unusual`)."""
+    w, h = item.original_width, item.original_height
+    if not (_number(w) and _number(h) and w > 0 and h > 0) or value.format != "rle":
+        raise Unusual
+    width, height = int(w), int(h)
+    try:
+        runs = mask_runs(value.rle, width, height)
+    except BrushError:
+        raise Unusual from None
+    box = (*bounds(runs, width), float(width * height))
+    starts, ends = runs[:, 0].tolist(), runs[:, 1].tolist()
+    return box, [(float(a), float(b)) for a, b in zip(starts, ends, strict=True)]
+
+
 def _reader(shape: Shape) -> Callable[[_Result, _Value], Geometry] | None:
-    """How a result's ``value`` gives a region of ``shape`` (None: masks, which need the brush
-    decoder, are the general parser's)."""
+    """How a result's ``value`` gives a region of ``shape``."""
     if shape.linear:
         return _span
     if shape.vertices:
         return _polygon
     if shape.tolerance:
         return _keypoint
+    if shape.pixels:
+        return _mask
     return _box if shape.rotates else None
 
 
@@ -191,7 +213,7 @@ _REGIONS = {
     and (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
 }
 """The region kinds whose labels a typed ``value`` holds (spans of text, hypertext and
-paragraphs, boxes, polygons, keypoints, timelines) → the keys of their labels
+paragraphs, boxes, polygons, keypoints, masks, timelines) → the keys of their labels
 (:data:`.rules.LABEL_KEYS`), their shape, geometry reader and whether a result holds ranges of
 frames."""
 
