@@ -78,6 +78,8 @@ hypertextlabels
 paragraphlabels
 htmllabels
 brushlabels
+taxonomy
+ranker
 
 # the overlap summary's audit share, set by keyword and written by msgspec (evaluation/overlap.py)
 audit_share

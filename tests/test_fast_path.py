@@ -33,12 +33,31 @@ EXPORTS = sorted(
 )
 
 
+def _general_only(*a: Any) -> Any:
+    raise lse.Unusual
+
+
 def _read(tasks: Any, *, fast: bool, **kw: Any) -> Dataset | str:
-    """The dataset of ``tasks`` by the fast path (msgspec elements) or the general one (dicts);
-    the error message when it is refused."""
+    """The dataset of ``tasks`` (elements of an export) by the package's readers, or (not
+    ``fast``) by the general parser alone, deciding every task as it did before the typed
+    readers became the only ones that decide a task without regions; the error message when
+    it is refused."""
     items = msgspec.json.decode(json.dumps(tasks).encode(), type=list[msgspec.Raw])
+    with pytest.MonkeyPatch.context() as m:
+        if not fast:
+            m.setattr(lse, "read_tasks", lambda *a: None)
+            m.setattr(lse, "read_task", _general_only)
+            m.setattr(lse, "_holds_regions", lambda task: True)
+        try:
+            return parse_tasks(items, "export.json", **kw)
+        except InputError as exc:
+            return str(exc)
+
+
+def _dicts(tasks: Any, **kw: Any) -> Dataset | str:
+    """``tasks`` as the API gives them (dicts), by the package's readers."""
     try:
-        return parse_tasks(items if fast else tasks, "export.json", **kw)
+        return parse_tasks(tasks, "export.json", **kw)
     except InputError as exc:
         return str(exc)
 
@@ -47,26 +66,53 @@ def _read(tasks: Any, *, fast: bool, **kw: Any) -> Dataset | str:
 def test_every_bundled_export_reads_the_same(path: Path) -> None:
     tasks = json.loads(path.read_text(encoding="utf-8"))
     for kw in ({}, {"skip_invalid": True}, {"include_ground_truth": False}):
-        _same(_read(tasks, fast=True, workers=2, **kw), _read(tasks, fast=False, **kw))
+        general = _read(tasks, fast=False, **kw)
+        _same(_read(tasks, fast=True, workers=2, **kw), general)
+        _same(_dicts(tasks, **kw), general)
+
+
+def _general_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The tasks the general parser is called on from now on (it still reads them)."""
+    calls: list[Any] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(t) or general(t, i, *a))
+    return calls
 
 
 def test_common_shapes_never_take_the_general_parser(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Choices, spans and boxes are read by the fast path (the first task is always read by the
-    general parser, which recognises JSON-MIN exports)."""
-    calls: list[int] = []
-    general = lse._task
-    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    """Choices, spans and boxes are read by the fast path, the first task too (JSON-MIN is
+    recognised before)."""
+    calls = _general_calls(monkeypatch)
     for name in ("label-studio", "label-studio-ner", "label-studio-boxes"):
-        calls.clear()
         ds = LabelStudioExport(ROOT / "examples" / name / "export.json").load()
-        assert calls == [0] and ds.stats.tasks > 10
+        assert calls == [] and ds.stats.tasks > 10
+
+
+@pytest.mark.parametrize("path", EXPORTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_region_shapes_take_the_general_parser(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every task of the bundled exports without a region shape the typed reader leaves
+    (chats, rankings, taxonomies, pairwise, per-region answers, listed controls…) is decided by
+    the typed readers; the general parser sees only tasks holding such a region
+    (:data:`~iaa_gate.adapters.label_studio.export.GENERAL_REGIONS`) or a broken rule, which it
+    words."""
+    calls = _general_calls(monkeypatch)
+    tasks = json.loads(path.read_text(encoding="utf-8"))
+    read = _read(tasks, fast=True, skip_invalid=True)
+    worded = (
+        {p.where.split(",")[0] for p in read.stats.invalid} if isinstance(read, Dataset) else set()
+    )
+    assert [
+        t for t in calls if not lse._holds_regions(t) and f"task {t.get('id')}" not in worded
+    ] == []
 
 
 def test_regions_without_ids_take_the_fast_path(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Spans written by a script, without region ids, are read by the typed path (the first
-    task always by the general parser), under the same ids the general parser gives them."""
+    """Spans written by a script, without region ids, are read by the typed path, under the
+    same ids the general parser gives them."""
     calls: list[int] = []
     general = lse._task
     monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
@@ -90,7 +136,7 @@ def test_regions_without_ids_take_the_fast_path(
     path = tmp_path / "export.json"
     path.write_text(json.dumps(tasks))
     fast = LabelStudioExport(path).load()
-    assert calls == [0]
+    assert calls == []
     _same(fast, _read(tasks, fast=False))
     ids = [rid for a in fast.annotations for rid in a.fields["ner"].regions.ids]
     assert ids == ["11:0", "12:0", "21:0", "22:0", "31:0", "32:0"]
@@ -100,7 +146,7 @@ def test_polygons_and_keypoints_take_the_fast_path(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Polygons and keypoints (with a relation and a per-region attribute) are read by the
-    typed path, as the general parser reads them (the first task always by the latter)."""
+    typed path, as the general parser reads them."""
     calls: list[int] = []
     general = lse._task
     monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
@@ -137,7 +183,7 @@ def test_polygons_and_keypoints_take_the_fast_path(
     path = tmp_path / "export.json"
     path.write_text(json.dumps(tasks))
     fast = LabelStudioExport(path).load()
-    assert calls == [0]
+    assert calls == []
     _same(fast, _read(tasks, fast=False))
     poly = fast.annotations[-1].fields["poly"].regions
     assert poly is not None and poly.points == [[(3.0, 0.0), (4.5, 2.0), (2.0, 7.0)]]
@@ -187,7 +233,7 @@ def test_timelines_and_hypertext_take_the_fast_path(monkeypatch: pytest.MonkeyPa
         for t in range(1, 4)
     ]
     fast = _read(tasks, fast=True)
-    assert calls == [0]
+    assert calls == []
     _same(fast, _read(tasks, fast=False))
     assert isinstance(fast, Dataset)
     timeline = fast.annotations[-1].fields["tl"].regions
@@ -220,7 +266,7 @@ def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None
         for t in range(1, 4)
     ]
     fast = _read(tasks, fast=True)
-    assert calls == [0]
+    assert calls == []
     _same(fast, _read(tasks, fast=False))
     assert isinstance(fast, Dataset)
     regions = fast.annotations[-1].fields["brush"].regions
@@ -234,6 +280,28 @@ def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, 
 
 _RLE = [0, 0, 0, 48, 57, 27, 253, 240, 11, 255, 247, 192, 0]
 """A brush mask of a 4 × 3 image (Label Studio's RLE): its second row."""
+
+
+def test_the_general_parser_never_decides_a_task_without_regions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Were the typed reader to refuse a task without regions that breaks no rule, the general
+    parser would not read it in its place: the task is named as one iaa-gate cannot read. A
+    task holding a region shape the typed reader leaves to it is read there."""
+    monkeypatch.setattr(lse, "read_task", _general_only)
+    choice = _result("choices", "c", "r1", {"choices": ["A"]})
+    span = _result("polygonlabels", "p", "g1", {"points": [[0, 0], [4, 0], [4, 3]],
+                                                "polygonlabels": ["A"]})  # fmt: skip
+    tasks = [{"id": 7, "annotations": [{"id": 1, "completed_by": 1, "result": [choice]}]}]
+    read = _dicts(tasks)
+    assert isinstance(read, str) and "task 7: a value iaa-gate cannot read" in read
+    tasks[0]["annotations"][0]["result"].append(span)
+    read = _dicts(tasks)
+    assert isinstance(read, Dataset) and read.field_kinds() == {
+        "c": "choices",
+        "p": "polygonlabels",
+    }
+
 
 VALUES = st.sampled_from(["A", "B", "C"])
 STAMPS = st.sampled_from(
@@ -376,6 +444,29 @@ RESULTS = st.one_of(
     st.builds(lambda: _result("choices", "c", "r1", {"choices": ["A"], "start": None})),
     st.builds(lambda: _result("taxonomy", "tx", "r5", {"taxonomy": [["A", "B"]]})),
     st.builds(lambda: _result("Choices", "c", "r1", {"choices": ["B"]})),
+    st.builds(lambda v: _result("pairwise", "pw", "r6", {"selected": v}), VALUES | st.none()),
+    st.builds(
+        lambda v: _result("ranker", "rank", "r7", {"ranker": v}),
+        st.sampled_from([{"rank": ["a", "b"]}, {"best": ["b"], "rest": ["a"]}, {"x": ["a", "a"]}]),
+    ),
+    st.builds(lambda: _result("datetime", "dt", "r8", {"datetime": "2026-01-01"})),
+    st.builds(
+        lambda c: _result(
+            "chatmessage", "chat", "m1", {"chatmessage": {"role": "user", "content": c}}
+        ),
+        VALUES,
+    ),
+    st.builds(
+        lambda v: _result("choices", "mc", "m1", {"choices": v}), st.lists(VALUES, max_size=1)
+    ),
+    st.builds(
+        lambda v: _result("rating", "mr", "m1", {"rating": v}), st.integers(1, 3) | st.none()
+    ),
+    st.builds(lambda: _result("textarea", "note", "s1", {"text": ["x"]})),  # about span s1
+    st.builds(
+        lambda: _result("ellipselabels", "el", "e1", {"x": 1, "y": 1, "ellipselabels": ["A"]})
+    ),
+    st.builds(lambda: _result("choices", "ec", "e1", {"choices": ["A"]})),  # about ellipse e1
 )
 ANNOTATIONS = st.fixed_dictionaries(
     {
@@ -1126,7 +1217,7 @@ def test_a_rollback_restores_the_rows_and_values_of_its_mark() -> None:
 
 def test_a_plain_export_is_read_without_a_per_task_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     """The shape of the common case: tasks with one answer per field are read batch by batch
-    (no per-task reader call after the first task, which the general parser reads)."""
+    (no per-task reader call after the first task)."""
     calls: list[int] = []
     typed = lse.read_task
     monkeypatch.setattr(lse, "read_task", lambda *a: calls.append(1) or typed(*a))
@@ -1146,7 +1237,7 @@ def test_a_plain_export_is_read_without_a_per_task_reader(monkeypatch: pytest.Mo
         for t in range(1, 200)
     ]
     fast = _read(tasks, fast=True)
-    assert calls == []
+    assert calls == [1]  # the first task, read alone (a JSON-MIN export is named)
     _same(fast, _read(tasks, fast=False))
     assert isinstance(fast, Dataset) and fast.stats.annotations == 597
 

@@ -254,6 +254,35 @@ def test_spans_are_matched_from_one_row_per_span(tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("install")
+def test_span_tables_and_skipped_rows_are_read_column_by_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table with a span field, and one whose malformed rows ``skip_invalid`` skips, are read
+    column-wise (the row reader only words the problems of a table read without it), with the
+    row reader's dataset and problems."""
+    header = ["task", "annotator", "field", "value", "start", "end", "label", "updated_at"]
+    rows = [
+        ["d1", "ana", "ner", "", 0, 5, "PER", "2026-11-02T10:00:00Z"],
+        ["d1", "ana", "ner", "", 10, 20, "ORG", "2026-11-02T10:00:00Z"],
+        ["d1", "ana", "ner", "", 1, 4, "PER", "2026-11-03T10:00:00Z"],  # a later answer
+        ["d1", "ben", "ner", "", 9, 3, "PER", ""],  # an end before its start
+        ["d1", "ben", "topic", "sports", "", "", "", ""],
+        ["d1", "", "topic", "news", "", "", "", ""],  # no annotator
+        ["d1", "ben", "topic", "news", "", "", "", ""],  # a second answer without a time
+    ]
+    path = _write(tmp_path, rows, header)
+    source = TableSource(type="table", path=path, kinds={"ner": "spans"}, skip_invalid=True)
+    table = read_table(path, "csv")
+    slow = _by_row(table, source)
+    monkeypatch.setattr(TableFile, "read_by_row", lambda self, table: pytest.fail("by row"))
+    fast = TableFile(source).load()
+    assert_same_dataset(fast, slow, values=True)
+    assert [p.where for p in fast.stats.invalid] == ["row 5", "row 7", "row 8"]
+    ner = fast.columns().fields["ner"].regions
+    assert ner is not None and [rs.coords if rs else None for rs in ner] == [[1.0, 4.0]]
+
+
+@pytest.mark.usefixtures("install")
 def test_the_bundled_example_runs_from_the_cli(tmp_path: Path) -> None:
     code = main(["run", "--config", str(EXAMPLE / "iaa-gate.yaml"), "--out", str(tmp_path), "-q"])
     assert code == 1  # sentiment's alpha 0.610 is below the fail threshold
@@ -340,32 +369,50 @@ def tables(draw: st.DrawFn) -> tuple[Any, TableSource]:
             stamps, type=pa.timestamp(unit, tz=draw(st.sampled_from([None, "UTC"])))
         )
     chunks = draw(st.integers(1, 3))  # as a large file is read: in several chunks
-    table = pa.Table.from_batches(
-        pa.table(columns).to_batches(max_chunksize=max(1, -(-n // chunks)))
-    )
+    spans = draw(st.booleans())  # "tags" is then a span field, one row per span
+    if spans:
+        for name, cells in SPAN_CELLS.items():
+            columns[name] = draw(st.lists(cells, min_size=n, max_size=n))
     source = TableSource(
         type="table",
         path=Path("answers.csv"),
-        kinds={"stars": "rating"} if numbers else {"notes": "textarea"},
+        kinds=({"stars": "rating"} if numbers else {"notes": "textarea"})
+        | ({"tags": "spans"} if spans else {}),
         multiple_separator=draw(st.sampled_from([None, "|"])),
+        skip_invalid=draw(st.booleans()),
+    )
+    table = pa.Table.from_batches(
+        pa.table(columns).to_batches(max_chunksize=max(1, -(-n // chunks)))
     )
     return table, source
+
+
+SPAN_CELLS = {
+    "start": st.sampled_from(["0", "1", "2", " 4", None, None, "x"]),
+    "end": st.sampled_from(["1", "3", "4.0", None, None, "5", "y"]),
+    "label": st.sampled_from(["PER", "LOC", None, "3"]),
+}
+"""The span columns: bounds (some missing, some not numbers, an end before its start now and
+then) and labels."""
 
 
 @settings(max_examples=400, deadline=None)
 @given(tables())
 def test_the_column_reader_agrees_with_the_row_reader(case: tuple[Any, TableSource]) -> None:
-    """Whatever a table holds, the column-wise reader gives the row reader's dataset (values
-    in the same order), or leaves the table to it."""
+    """Whatever a table holds (span fields too), the column-wise reader gives the row reader's
+    dataset (values in the same order, the same problems of the rows skipped under
+    ``skip_invalid``); it leaves to the row reader only a table with a problem to word (or
+    nothing answered)."""
     table, source = case
-    fast = columnwise.read_columnwise(table, source)
-    if fast is not None:
-        slow = _by_row(table, source)
-        assert_same_dataset(fast, slow, values=True)
-        assert not isinstance(slow, str)  # and the times to the last bit
-        np.testing.assert_array_equal(
-            fast.columns().array("updated"), slow.columns().array("updated")
-        )
+    first = TableFile(source).first
+    fast = columnwise.read_columnwise(table, source, first)
+    slow = _by_row(table, source)
+    if fast is None:
+        assert isinstance(slow, str) or not len(slow.columns())
+        return
+    assert_same_dataset(fast, slow, values=True)
+    assert not isinstance(slow, str)  # and the times to the last bit
+    np.testing.assert_array_equal(fast.columns().array("updated"), slow.columns().array("updated"))
 
 
 def test_a_clean_table_is_read_column_by_column_once_per_distinct_cell(
@@ -516,7 +563,7 @@ def test_a_table_reads_the_same_with_and_without_pyarrow(
         with pytest.MonkeyPatch.context() as mp:  # the core's columns, read both ways
             mp.setitem(sys.modules, "pyarrow", None)
             loaded = TableFile(source).fmt == "csv" and load.read_csv(path, ",")
-            fast = loaded and columnwise.read_columnwise(loaded, source)
+            fast = loaded and columnwise.read_columnwise(loaded, source, TableFile(source).first)
             if fast:
                 assert_same_dataset(fast, _by_row(loaded, source), values=True)
         if isinstance(read[0], str) or isinstance(read[1], str):

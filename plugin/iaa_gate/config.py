@@ -807,7 +807,12 @@ class Config(Strict):
     def _writeback_target(cls, v: WriteBackConfig, info: ValidationInfo) -> WriteBackConfig:
         source = info.data.get("source")
         if v.enabled and source is not None and not adapter_registry()[source.type].writeback:
-            can = [f"{a.name} ({a.writeback})" for a in adapter_registry().values() if a.writeback]
+            # by name: the registry's order is the order its plugins happened to be imported
+            can = [
+                f"{a.name} ({a.writeback})"
+                for _, a in sorted(adapter_registry().items())
+                if a.writeback
+            ]
             raise ValueError(
                 f"enabled needs a source that can be written back to: {'; '.join(can)}; "
                 f"a {source.type} source has none"

@@ -1,9 +1,12 @@
 """Label Studio full JSON export: a list of tasks with ``annotations`` (``completions`` before 1.0).
 
 Also turns tasks pulled live from the API into annotations: both share :func:`parse_tasks`,
-which hands each batch of tasks to the column-wise reader (:mod:`.batch`), else each task to the
-typed reader (:mod:`.typed`), else to the general one here. Reading a large list in two
-processes is :mod:`.halves`' job.
+which hands each batch of tasks to the column-wise reader (:mod:`.batch`), else each task (a
+pulled one encoded) to the typed reader (:mod:`.typed`), which decides every task without
+regions. The general parser here reads only what it refuses: a task holding a region shape it
+leaves (labels of a region drawn with another tool, unlabelled tools, time series, audio
+seconds…), or one breaking a rule, which it words. Reading a large list in two processes is
+:mod:`.halves`' job.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +47,14 @@ from .rules import (
     TaskError,
     Where,
     annotator_id,
+    chat_messages,
     model_version,
     needs_label,
     own_predictions,
     plain_id,
     region_id,
     region_labels,
+    time_of,
 )
 from .typed import Unusual, read_task
 
@@ -274,25 +278,18 @@ def _one(
     stats.tasks += 1
     mark, excluded = cols.mark(), stats.ground_truth_excluded
     try:
-        if index and type(task) is msgspec.Raw:
-            try:
-                task_id = read_task(
-                    task, cols, stats, names, texts, include_ground_truth, part.refs
-                )
-                anns: list[Annotation] = []
-            except Unusual:
-                task = json.loads(bytes(task))
-                task_id, anns = _task(task, index, stats, names, texts)
-                _references(task, task_id, part.refs)
-        else:
-            if type(task) is msgspec.Raw:
-                task = json.loads(bytes(task))
-            if index == 0 and _json_min(task):
-                raise InputError(
-                    source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
-                )
-            task_id, anns = _task(task, index, stats, names, texts)
-            _references(task, task_id, part.refs)
+        if index == 0 and _json_min(json.loads(bytes(task)) if type(task) is msgspec.Raw else task):
+            raise InputError(
+                source, ["this is a JSON-MIN export (no annotations lists)"], hint=AS_JSON
+            )
+        try:
+            task_id = read_task(
+                _raw(task), cols, stats, names, texts, include_ground_truth, part.refs
+            )
+            anns: list[Annotation] = []
+        except Unusual:
+            task = json.loads(bytes(task)) if type(task) is msgspec.Raw else task
+            task_id, anns = _refused(task, index, part)
         if str(task_id) in first_seen:
             raise TaskError(
                 f"task {task_id}",
@@ -315,6 +312,54 @@ def _one(
             stats.ground_truth_excluded += 1
         else:
             cols.add(ann)
+
+
+def _raw(task: Any) -> msgspec.Raw:
+    """A task as the typed reader takes it: an element of an export, or a task pulled from the
+    API encoded (NaN, Infinity and anything else JSON cannot hold are refused, and worded by
+    the general parser: msgspec would write NaN as null, an answer as none)."""
+    if type(task) is msgspec.Raw:
+        return task
+    try:
+        return msgspec.Raw(json.dumps(task, allow_nan=False, separators=(",", ":")).encode())
+    except (ValueError, TypeError, RecursionError):
+        raise Unusual from None
+
+
+def _refused(task: Any, index: int, part: Part) -> tuple[TaskId, list[Annotation]]:
+    """A task the typed reader refused, read by the general parser. One holding a region shape
+    the typed reader leaves to it (:data:`GENERAL_REGIONS`) is read there; any other breaks a
+    rule, which the general parser words (:class:`TaskError`). It never decides a task without
+    regions: one it would read is refused as a value iaa-gate cannot read."""
+    task_id, anns = _task(task, index, part.stats, part.names, part.texts)
+    regions = _holds_regions(task)
+    _references(task, task_id, part.refs if regions else References())
+    if not regions:
+        raise TaskError(
+            f"task {task_id}",
+            "a value iaa-gate cannot read (NaN, Infinity or a number too large where an "
+            "answer is read)",
+        )
+    return task_id, anns
+
+
+GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
+"""Result types of the tasks the general parser reads: regions (and the relations between
+them), some of whose shapes the typed reader leaves to it (labels of a region drawn with
+another tool, unlabelled tools, time series, audio seconds, spans whose text is found by their
+texts…); a task holding one is read there whole."""
+
+
+def _holds_regions(task: Any) -> bool:
+    """Whether a result of ``task`` is of a type in :data:`GENERAL_REGIONS`."""
+    for key in ("annotations", "completions", "predictions"):
+        anns = task.get(key) if isinstance(task, dict) else None
+        for ann in anns if isinstance(anns, list) else ():
+            result = ann.get("result") if isinstance(ann, dict) else None
+            for item in result if isinstance(result, list) else ():
+                if isinstance(item, dict) and str(item.get("type")).lower() in GENERAL_REGIONS:
+                    return True
+    return False
 
 
 def _task(
@@ -385,7 +430,10 @@ def _skip(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> Annota
     where = Where(f"task {task_id}, annotation {ann.get('id')}")
     try:
         annotator = annotator_id(task_id, ann, names)
-        created, updated = _time(ann.get("created_at"), where), _time(ann.get("updated_at"), where)
+        created, updated = (
+            time_of(ann.get("created_at"), where),
+            time_of(ann.get("updated_at"), where),
+        )
     except TaskError:
         return None
     return Annotation(
@@ -491,31 +539,20 @@ def _annotation(
         task_id=task_id,
         annotator=annotator,
         fields=fields,
-        created_at=_time(ann.get("created_at"), where),
-        updated_at=_time(ann.get("updated_at"), where),
+        created_at=time_of(ann.get("created_at"), where),
+        updated_at=time_of(ann.get("updated_at"), where),
         ground_truth=bool(ann.get("ground_truth")),
         annotation_id=ann.get("id"),
     )
 
 
 def _messages(result: list[dict[str, Any]]) -> dict[Any, str]:
-    """The chat messages of an annotation: ``chatmessage`` result id → the message's key,
-    ``role: content`` (``(n)`` appended to the n-th of equal messages), the same for every
-    annotator of a conversation."""
-    out: dict[Any, str] = {}
-    seen: dict[str, int] = {}
-    for item in result:
-        value = item.get("value")
-        if item.get("type") != CHAT_MESSAGE or not isinstance(value, dict):
-            continue
-        if item.get("id") is None:  # no answer can be about a message without an id
-            continue
-        message = value.get("chatmessage")
-        message = message if isinstance(message, dict) else {}
-        key = f"{message.get('role', '?')}: {message.get('content', '')}"
-        seen[key] = seen.get(key, 0) + 1
-        out[item.get("id")] = key if seen[key] == 1 else f"{key} ({seen[key]})"
-    return out
+    """The chat messages of an annotation (:func:`.rules.chat_messages`)."""
+    return chat_messages(
+        (item.get("id"), value.get("chatmessage"))
+        for item in result
+        if item.get("type") == CHAT_MESSAGE and isinstance(value := item.get("value"), dict)
+    )
 
 
 _GEOMETRY_KEYS = ("start", "end", "x", "y", "points", "globalOffsets")
@@ -838,19 +875,7 @@ def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue |
     return None if v is None else FieldValue(kind, v)
 
 
-def _time(v: Any, where: Where) -> datetime | None:
-    if v is None or v == "":
-        return None
-    if not isinstance(v, str):
-        raise TaskError(where, f"timestamp {v!r} is not a string")
-    try:
-        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
-    except ValueError:
-        raise TaskError(where, f"timestamp {v!r} is not ISO 8601") from None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
-
-
 def _timestamp(v: Any, where: Where) -> float | None:
     """A time-series span bound given as a date string, in seconds since the epoch."""
-    t = _time(v, where)
+    t = time_of(v, where)
     return None if t is None else t.timestamp()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, TypeGuard
 
 from ...core.errors import Problem, Reason
@@ -117,6 +118,55 @@ def region_id(annotation_id: Any, index: int) -> str:
     ids, which Label Studio accepts; nothing can refer to such a region, so a stable id of its
     own loses nothing."""
     return f"{annotation_id}:{index}"
+
+
+def chat_messages(items: Iterable[tuple[Any, Any]]) -> dict[Any, str]:
+    """The chat messages of an annotation, from its ``chatmessage`` results' ``(id, value of
+    value.chatmessage)``: result id → the message's key, ``role: content`` (``(n)`` appended
+    to the n-th of equal messages), the same for every annotator of a conversation. A message
+    without an id is left out: no answer can be about it.
+
+    Parameters
+    ----------
+    items : Iterable[tuple[Any, Any]]
+        Each chat message's result id and its ``chatmessage`` object (anything: a task may hold
+        what a script wrote).
+
+    Returns
+    -------
+    dict
+        Result id → message key.
+
+    Examples
+    --------
+    >>> chat_messages([("m1", {"role": "user", "content": "hi"}), ("m2", {"role": "user",
+    ...     "content": "hi"}), (None, {})])
+    {'m1': 'user: hi', 'm2': 'user: hi (2)'}
+    """
+    out: dict[Any, str] = {}
+    seen: dict[str, int] = {}
+    for rid, message in items:
+        if rid is None:
+            continue
+        message = message if isinstance(message, dict) else {}
+        key = f"{message.get('role', '?')}: {message.get('content', '')}"
+        seen[key] = seen.get(key, 0) + 1
+        out[rid] = key if seen[key] == 1 else f"{key} ({seen[key]})"
+    return out
+
+
+def time_of(v: Any, where: Where | str) -> datetime | None:
+    """An annotation's ``created_at``/``updated_at`` (ISO 8601; a time without an offset is
+    UTC; None or ``""``: none); :class:`TaskError` for anything else."""
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str):
+        raise TaskError(where, f"timestamp {v!r} is not a string")
+    try:
+        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    except ValueError:
+        raise TaskError(where, f"timestamp {v!r} is not ISO 8601") from None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
 def needs_label(kind: str) -> bool:

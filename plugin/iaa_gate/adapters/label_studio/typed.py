@@ -1,29 +1,37 @@
 """The fast path of a Label Studio export: each task decoded by msgspec into typed structs that
 hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
-It covers the common shapes (choices, rating, number, textarea; spans with character offsets,
-hypertext and paragraph spans with their global offsets, rectangles, polygons, keypoints,
-brush masks and timelines' frame ranges, with their relations and per-region attributes).
-Anything else, and anything malformed, raises :class:`Unusual`: the caller then reads that task
-with the general parser, which gives the same answer or the precise error. The
-two paths are tested to agree on every example and corpus file.
+It decides every task without regions (each answer read by its kind's reader: choices, rating,
+number, textarea, taxonomy, pairwise, rankings; chat messages and the answers about one;
+per-region answers; listed and unknown controls as not evaluated), and the region shapes:
+spans with character offsets, hypertext and paragraph spans with their global offsets,
+rectangles, polygons, keypoints, brush masks and timelines' frame ranges, with their relations
+and per-region attributes, read straight into the field's
+:class:`~iaa_gate.model.RegionColumn`. Another region shape (tool-labelled regions, time
+series, spans whose text is found by their texts), and anything malformed, raises
+:class:`Unusual`: the caller then reads that task with the general parser, which reads the
+region or words the error. The two paths are tested to agree on every example, corpus file
+and generated shape.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import timezone
 from itertools import chain
 from operator import attrgetter, itemgetter, le
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import numpy as np
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
-from ...kinds import REGION_SHAPES, AnswerError, registry
-from ...kinds.unscored import RELATION
+from ...kinds import LISTED_KINDS, REGION_SHAPES, SCALAR_KINDS, AnswerError, registry
+from ...kinds.messages import CHAT_MESSAGE
+from ...kinds.messages import encode as encode_messages
+from ...kinds.messages import kind_of as message_kind
+from ...kinds.unscored import NOT_REGIONS, RELATION
 from ...metrics.geometry import Shape, shape_of
 from ...model import Columns, FieldColumn, FieldValue, RegionColumn, SourceStats, TaskId
 from .brush import BrushError, bounds, mask_runs
@@ -32,21 +40,30 @@ from .rules import (
     References,
     TaskError,
     annotator_id,
+    chat_messages,
+    model_version,
     own_predictions,
     plain_id,
     region_id,
+    time_of,
 )
 
 
 class Unusual(Exception):
-    """The task is not in a shape the fast path reads: read it with the general parser."""
+    """The task holds a region shape the typed reader leaves to the general parser, or breaks
+    a rule, which the general parser words."""
 
 
 class _Value(msgspec.Struct, gc=False):
-    choices: list[str] | str | None = None
-    rating: float | None = None
-    number: float | None = None
-    text: list[str] | str | None = None
+    # an answer is checked by its kind's reader, so any JSON under its key is decoded
+    choices: Any = None
+    rating: Any = None
+    number: Any = None
+    text: Any = None
+    taxonomy: Any = None
+    ranker: Any = None
+    selected: Any = None
+    chatmessage: Any = None
     start: Any = UNSET
     end: Any = UNSET
     labels: Any = None
@@ -88,8 +105,8 @@ class _Annotation(msgspec.Struct, gc=False):
     completed_by: Any = None
     result: list[_Result] | None = None
     was_cancelled: Any = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
+    created_at: Any = None  # read by :func:`.rules.time_of`, as an empty string is none
+    updated_at: Any = None
     ground_truth: Any = None
     parent_prediction: Any = None
 
@@ -102,14 +119,17 @@ class _Prediction(msgspec.Struct, gc=False):
 
 class _Task(msgspec.Struct, gc=False):
     id: Any = None
-    annotations: list[_Annotation] | None = None
+    annotations: list[_Annotation] | UnsetType | None = UNSET
+    completions: msgspec.Raw = msgspec.Raw()  # before Label Studio 1.0; read without annotations
     data: msgspec.Raw = msgspec.Raw()
     predictions: list[_Prediction | int | str] | None = None
     meta: msgspec.Raw = msgspec.Raw()  # decoded only for a task with predictions
 
 
 DECODER = msgspec.json.Decoder(_Task)
+_COMPLETIONS = msgspec.json.Decoder(list[_Annotation] | None)
 _NAN = math.nan
+_T = TypeVar("_T")
 _UTC = timezone.utc
 _SCALARS = {
     name: (k.read, str(k.value_key))
@@ -120,6 +140,17 @@ _SCALARS = {
 what the answer is, which the general parser and the column-wise reader call too) and its
 key."""
 SCALARS = frozenset(_SCALARS)
+_READ = {
+    name: (k.read, str(k.value_key))
+    for name, k in registry().items()
+    if k.read is not None and k.value_key in _Value.__struct_fields__
+}
+"""Every kind with a reader of a Label Studio value (the scalar kinds, rankings)."""
+_MESSAGE_KINDS = frozenset(registry())
+"""Per-message answers are read for a control whose ``message:`` kind is registered."""
+_UNSCORED_REGIONS = LISTED_KINDS - NOT_REGIONS
+"""Listed kinds whose results are regions (ellipses, video tracks…): an answer about one of
+them is listed (``perregion``), never one answer per task."""
 Geometry = tuple[tuple[float, ...], list[tuple[float, float]] | None]
 """A region's geometry row and its points (a polygon's vertices; None: none)."""
 
@@ -264,6 +295,46 @@ def _who(ann: _Annotation, names: dict[str, str]) -> str:
         raise Unusual from None
 
 
+def _decode(raw: msgspec.Raw, decoder: msgspec.json.Decoder[_T]) -> _T:
+    """``raw`` (a task, or its ``completions``) as typed structs. What is never read may hold
+    anything: the result of a cancelled annotation or of iaa-gate's own consensus
+    prediction."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        pass
+    try:
+        doc = msgspec.json.decode(raw)
+        if not _unread_dropped(doc):
+            raise Unusual  # the rule broken is in what is read: the general parser words it
+        return decoder.decode(msgspec.json.encode(doc))
+    except (msgspec.ValidationError, msgspec.DecodeError, msgspec.EncodeError):
+        raise Unusual from None
+
+
+def _unread_dropped(doc: Any) -> bool:
+    """Drop the results of ``doc`` (a decoded task, or a completions list) that are never
+    read; whether any was there."""
+    groups: list[tuple[Any, Callable[[dict[str, Any]], bool]]] = [(doc, _cancelled)]
+    if isinstance(doc, dict):
+        groups = [(doc.get("annotations"), _cancelled), (doc.get("predictions"), _consensus)]
+    dropped = False
+    for items, unread in groups:
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict) and item.get("result") is not None and unread(item):
+                item["result"] = None
+                dropped = True
+    return dropped
+
+
+def _cancelled(ann: dict[str, Any]) -> bool:
+    return bool(ann.get("was_cancelled"))
+
+
+def _consensus(prediction: dict[str, Any]) -> bool:
+    return model_version(prediction.get("model_version")) is None
+
+
 def read_task(
     raw: msgspec.Raw,
     cols: Columns,
@@ -275,14 +346,14 @@ def read_task(
 ) -> TaskId:
     """Append task ``raw``'s annotations to ``cols``; returns the task id. Raises
     :class:`Unusual` (having changed nothing) when the general parser must read it."""
-    try:
-        task = DECODER.decode(raw)
-    except msgspec.ValidationError:
-        raise Unusual from None
+    task = _decode(raw, DECODER)
     task_id = task.id
-    anns = task.annotations
-    if not plain_id(task_id) or anns is None:
+    if not plain_id(task_id):
         raise Unusual
+    anns = task.annotations
+    if anns is UNSET:
+        anns = _decode(task.completions, _COMPLETIONS) if len(task.completions) else None
+    anns = anns or []
     mark = cols.mark()
     new_names: dict[str, str] = {}
     try:
@@ -297,8 +368,10 @@ def read_task(
                         found[name] = text
         predictions = [
             (p.id, p.model_version, _prediction(p.result, p.id))
-            if isinstance(p, _Prediction)
+            if isinstance(p, _Prediction) and model_version(p.model_version) is not None
             else p
+            if not isinstance(p, _Prediction)
+            else (p.id, p.model_version, {})  # iaa-gate's consensus: never read
             for p in task.predictions or ()
         ]
     except Unusual:
@@ -310,7 +383,8 @@ def read_task(
     if task.predictions or any(a.parent_prediction is not None for a in anns):
         meta = msgspec.json.decode(task.meta) if task.predictions and len(task.meta) else None
         own = own_predictions(meta)
-        refs.add(task_id, predictions, [(a.id, a.parent_prediction) for a in anns], own)
+        listed = task.annotations or ()  # a prediction's parents: annotations, not completions
+        refs.add(task_id, predictions, [(a.id, a.parent_prediction) for a in listed], own)
     stats.annotations += len(anns)
     stats.cancelled += counts[0]
     stats.empty += counts[1]
@@ -332,20 +406,20 @@ def _append(
     columns, append, who_index = cols.fields, cols.append, cols.annotator_index
     t = cols.slot(task_id)
     for ann in anns:
-        c, u = ann.created_at, ann.updated_at
-        created = _NAN if c is None else (c if c.tzinfo else c.replace(tzinfo=_UTC)).timestamp()
-        updated = _NAN if u is None else (u if u.tzinfo else u.replace(tzinfo=_UTC)).timestamp()
         who = ann.completed_by
-        if (type(who) is int or type(who) is str) and (a := who_index.get(str(who))) is not None:
-            pass  # a known annotator (the common case)
-        elif ann.was_cancelled:
-            try:
+        try:
+            if (type(who) is int or type(who) is str) and (
+                a := who_index.get(str(who))
+            ) is not None:
+                pass  # a known annotator (the common case)
+            else:
                 a = cols.who(_who(ann, names))
-            except Unusual:
-                cancelled += 1
-                continue  # no annotator: the skip supersedes nothing
-        else:
-            a = cols.who(_who(ann, names))
+            created, updated = _seconds(ann.created_at), _seconds(ann.updated_at)
+        except Unusual:
+            if not ann.was_cancelled:
+                raise
+            cancelled += 1
+            continue  # no annotator or time: the skip supersedes nothing
         if ann.was_cancelled:
             cancelled += 1
             append(t, a, created, updated, False, ann.id, True)
@@ -354,7 +428,7 @@ def _append(
         result = ann.result
         if result and len(result) == 1 and result[0].type in SCALARS:
             r = result[0]
-            v = _scalar(r)
+            v = _scalar(r, r.type)
             empty += v == ()
             if truth and not include_ground_truth:
                 excluded += 1
@@ -376,13 +450,25 @@ def _append(
     return (cancelled, empty, excluded), spans
 
 
-def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | float | str | None:
-    """A choices, textarea, rating or number result's value (None: no rating given).
-    ``attribute``: of a region, whose geometry it repeats."""
-    value, kind = item.value, item.type
+def _seconds(v: Any) -> float:
+    """An annotation's time in seconds since the epoch (NaN: none), as :func:`.rules.time_of`
+    reads it."""
+    if v is None:
+        return _NAN
+    try:
+        t = time_of(v, "")
+    except TaskError:
+        raise Unusual from None
+    return _NAN if t is None else t.timestamp()
+
+
+def _scalar(item: _Result, kind: str) -> tuple[str, ...] | float | str | None:
+    """A scalar result's answer (None: no rating given); a value with a region's geometry is
+    a per-region answer, not one of the task."""
+    value = item.value
     if value is None or type(item.from_name) is not str:
         raise Unusual
-    if not attribute and (
+    if (
         value.start is not UNSET
         or value.end is not UNSET
         or value.x is not UNSET
@@ -390,20 +476,30 @@ def _scalar(item: _Result, *, attribute: bool = False) -> tuple[str, ...] | floa
         or value.points is not UNSET
         or value.globalOffsets is not UNSET
     ):
-        raise Unusual
-    read, key = _SCALARS[kind]
+        raise Unusual  # the general parser words which region is missing
+    answer: tuple[str, ...] | float | str | None = _answer(kind, item)
+    return answer
+
+
+def _answer(kind: str, item: _Result) -> Any:
+    """Result ``item``'s answer, as kind ``kind`` reads its value (:attr:`~iaa_gate.kinds.Kind.
+    read`; None: none given); ``""`` for a kind iaa-gate lists or does not know (its field is
+    listed as not evaluated)."""
+    k = _READ.get(kind)
+    if k is None:
+        return ""
+    read, key = k
     try:
-        answer: tuple[str, ...] | float | str | None = read({key: getattr(value, key)}, "")
+        return read({key: getattr(item.value, key)}, item.from_name)
     except AnswerError:
         raise Unusual from None
-    return answer
 
 
 def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, FieldValue]:
     """A prediction's fields, as :func:`_fields` reads them (one scalar result, the common
     case, without a column store)."""
     if result and len(result) == 1 and result[0].type in SCALARS:
-        v = _scalar(result[0])
+        v = _scalar(result[0], result[0].type)
         return {} if v is None else {result[0].from_name: FieldValue(result[0].type, v)}
     one = Columns()
     _fields(result or [], set(), prediction_id, one, 0)
@@ -499,20 +595,23 @@ def _fields(
         return 0
     columns = cols.fields
     regions: dict[str, tuple[str, RegionColumn, int]] = {}
-    scalars: list[_Result] = []
+    others: list[tuple[str, _Result]] = []
     relations: list[_Result] = []
     for index, item in enumerate(result):
         kind, name, value = item.type, item.from_name, item.value
         if kind == RELATION:
             relations.append(item)
             continue
-        if type(name) is not str or value is None:
+        if type(name) is not str or value is None or type(kind) is not str:
             raise Unusual
-        if kind in SCALARS:
-            scalars.append(item)
-            continue
         if kind not in _REGIONS:
-            raise Unusual
+            kind = kind.lower()  # Label Studio's types are lower case; scripts may not be
+            if kind in REGION_SHAPES:
+                raise Unusual  # a region shape the general parser reads
+            if not _hashable(item.id):
+                raise Unusual
+            others.append((kind, item))
+            continue
         keys, shape, read, ranges = _REGIONS[kind]
         rid = item.id
         if rid is None:
@@ -549,7 +648,7 @@ def _fields(
             rc.coords.extend(geometry)
             if outline is not None:
                 rc.points.append(outline)
-    if not relations and not scalars:
+    if not relations and not others:
         return 0
     owner: dict[str, tuple[str, RegionColumn, int]] = {}
     for name, (_, rc, k) in regions.items():
@@ -565,33 +664,71 @@ def _fields(
             rc.dropped[k] += 1  # between two fields: not evaluated
         else:
             rc.relations.append((k, ends[0], ends[1], "|".join(sorted(labels))))
-    empty = 0
-    seen = set(regions)
-    for item in scalars:
+    fields: dict[str, FieldValue] = {}
+    _answers(others, regions, owner, fields)
+    for name, fv in fields.items():
+        cols.value(row, name, fv)
+    return sum(fv.value == () for fv in fields.values())
+
+
+def _answers(
+    items: list[tuple[str, _Result]],
+    regions: dict[str, tuple[str, RegionColumn, int]],
+    owner: dict[str, tuple[str, RegionColumn, int]],
+    fields: dict[str, FieldValue],
+) -> None:
+    """Read the results ``items`` (kind, result) that are no region into ``fields``, or into
+    the attributes of the region they describe (``owner``: region id → its field, its
+    :class:`~iaa_gate.model.RegionColumn` and answer). A result
+    whose id is a chat message's answers about that message: an annotation's answers to one
+    such field are one value (:mod:`~iaa_gate.kinds.messages`); one of a control iaa-gate
+    does not score per message is listed (``permessage``), as is one about a region iaa-gate
+    lists (``perregion``). Of two results of one field the last scalar answer counts; a
+    listed kind never replaces an answer."""
+    messages = chat_messages(
+        (item.id, item.value.chatmessage)
+        for kind, item in items
+        if item.type == CHAT_MESSAGE and item.value is not None
+    )
+    unscored = {
+        item.id for kind, item in items if kind in _UNSCORED_REGIONS and item.id is not None
+    }
+    per_message: dict[str, tuple[str, dict[str, Any]]] = {}
+    for kind, item in items:
         name, rid = item.from_name, item.id
         if name in regions:
-            raise Unusual  # a name clash: the general parser
+            raise Unusual  # a name clash with a region field: the general parser
+        if rid in messages and kind != CHAT_MESSAGE:  # about one chat message
+            v = _answer(kind, item) if message_kind(kind) in _MESSAGE_KINDS else None
+            if v is None:
+                fields[name] = FieldValue("permessage", "")  # listed, never one task answer
+                continue
+            answer = list(v) if isinstance(v, tuple) else v
+            per_message.setdefault(name, (kind, {}))[1][messages[rid]] = answer
+            continue
+        if rid in unscored and kind in SCALAR_KINDS:  # about a region iaa-gate lists
+            fields[name] = FieldValue("perregion", "")
+            continue
         if type(rid) is str and rid in owner:  # a per-region attribute of region ``rid``
             _, rc, k = owner[rid]
-            v = _scalar(item, attribute=True)
+            v = _answer(kind, item)
             if v is not None:
-                rows, values = rc.attribute(name, item.type)
+                rows, values = rc.attribute(name, kind)
                 first = rc.first[k]
                 at = [first + i for i, r in enumerate(rc.ids[first:]) if r == rid]
                 rows.extend(at)
                 values += [v] * len(at)
             continue
-        if name in seen or str(rid) in owner:
-            raise Unusual
-        v = _scalar(item)
-        if v is not None:
-            seen.add(name)
-            empty += v == ()
-            col = columns.get(name)
-            if col is None:
-                col = columns[name] = FieldColumn(item.type)
-            col.add(row, v, None)
-    return empty
+        v = _scalar(item, kind) if kind in SCALAR_KINDS else _answer(kind, item)
+        if v is None or (name in fields and kind not in SCALAR_KINDS):
+            continue  # no answer given; or a listed control beside an answer
+        fields[name] = FieldValue(kind, v)
+    for name, (kind, answers) in per_message.items():
+        fields[name] = FieldValue(message_kind(kind), encode_messages(answers))
+
+
+def _hashable(rid: Any) -> bool:
+    return rid is None or type(rid) in (str, int, float, bool)
 
 
 def _text(data: dict[str, Any], anns: list[_Annotation], name: str) -> str | None:

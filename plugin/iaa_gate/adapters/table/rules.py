@@ -11,7 +11,7 @@ from typing import Any
 
 from ...core.errors import Problem, Reason
 from ...kinds import MAX_NUMBER, Answer, registry
-from ...model import TaskId
+from ...model import FieldValue, RegionSet, TaskId
 
 
 class RowError(ValueError):
@@ -108,3 +108,33 @@ def answer(kind: str, raw: Any, column: str, separator: str | None) -> Any:
     if separator is not None:
         return tuple(x.strip() for x in str(raw).split(separator) if x.strip())
     return (text(raw),)
+
+
+def replaces(
+    known: tuple[int, float], later: tuple[int, float], task: TaskId, who: str, column: str
+) -> bool:
+    """Whether a row's answer replaces the one read before to the same question (task,
+    annotator, field): each given as (row, time); the later time wins. :class:`RowError` when
+    the times cannot say which is the latest (equal, or one missing)."""
+    (row0, t0), (row, t) = known, later
+    if math.isnan(t) or math.isnan(t0) or t == t0:
+        raise RowError(
+            f"rows {row0} and {row} both answer task {task!r} for annotator {who!r}, and column "
+            f"{column!r} does not say which is the latest; keep one, or give both a time"
+        )
+    return t > t0
+
+
+SPANS = "spans"
+"""The kind of a span field's answers."""
+
+
+def spans_of(spans: list[tuple[float, float, str]]) -> FieldValue:
+    """One annotator's answer to a span field: its ``(start, end, label)`` rows as a region
+    table, in order, numbered from 0."""
+    rs = RegionSet("span")
+    for k, (a, b, label) in enumerate(sorted(spans)):
+        rs.ids.append(str(k))
+        rs.labels.append(label)
+        rs.coords += [a, b]
+    return FieldValue(SPANS, "", rs)

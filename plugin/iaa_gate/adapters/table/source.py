@@ -1,11 +1,11 @@
 """A long-format table, one row per answer (per span for spans).
 
-A table without span fields whose rows all read cleanly is read column by column
-(:mod:`.columnwise`, the latest of repeated answers kept); any other is read here row by row,
-which also finds and names every problem. Rows are numbered as a person finds them: in CSV and
-TSV files as a spreadsheet shows them (the header is row 1), in JSON Lines by line, in Parquet
-from 1. Every problem names the row, the column and what to do; ``skip_invalid`` counts and
-skips malformed rows instead.
+Every table is read column by column (:mod:`.columnwise`, the latest of repeated answers kept,
+malformed rows skipped under ``skip_invalid``); a table with a problem and without
+``skip_invalid`` is read here row by row, which names every problem. Rows are numbered as a
+person finds them: in CSV and TSV files as a spreadsheet shows them (the header is row 1), in
+JSON Lines by line, in Parquet from 1. Every problem names the row, the column and what to do;
+``skip_invalid`` counts and skips malformed rows instead.
 """
 
 from __future__ import annotations
@@ -18,11 +18,22 @@ from typing import Any
 from ...core.errors import InputError, Problem
 from ...core.extras import needed
 from ...kinds import REGION_SHAPES
-from ...model import Columns, Dataset, FieldValue, RegionSet, SourceStats, TaskId
+from ...model import Columns, Dataset, FieldValue, SourceStats, TaskId
 from .columnwise import dataset_of, read_columnwise
 from .config import TableSource
 from .load import Loaded, arrow, of_arrow, read_arrow, read_csv, read_jsonl
-from .rules import RowError, annotator, answer, field_name, number, seconds, task_id, text
+from .rules import (
+    RowError,
+    annotator,
+    answer,
+    field_name,
+    number,
+    replaces,
+    seconds,
+    spans_of,
+    task_id,
+    text,
+)
 
 ARROW_FORMATS = frozenset({"csv", "tsv", "jsonl"})
 """The formats pyarrow loads when it is installed (faster for each, at 10^5 and 10^6 rows:
@@ -99,7 +110,13 @@ class TableFile:
     def load(self) -> Dataset:
         table = read_table(self.settings.path, self.fmt)
         self._check_columns(table.column_names)
-        return read_columnwise(table, self.settings) or self.read_by_row(table)
+        return read_columnwise(table, self.settings, self.first) or self.read_by_row(table)
+
+    @property
+    def first(self) -> int:
+        """The number a person sees on the first row: in CSV and TSV files as a spreadsheet
+        shows it (the header is row 1), else 1."""
+        return 2 if self.fmt in ("csv", "tsv") else 1
 
     def _check_columns(self, names: list[str]) -> None:
         s, c = self.settings, self.settings.columns
@@ -131,7 +148,7 @@ class TableFile:
         data = {name: table.pylist(name) for name in table.column_names}
         n = table.num_rows
         spans = {f for f, k in s.kinds.items() if k in REGION_SHAPES}
-        first = 2 if self.fmt in ("csv", "tsv") else 1  # the row number a person sees
+        first = self.first
         stats = SourceStats()
         answers: dict[tuple[TaskId, str, str], _Answer] = {}
         problems: list[Problem] = []
@@ -223,14 +240,9 @@ class TableFile:
             return
         known = answers.get(key)
         if known is not None:
-            if math.isnan(updated) or math.isnan(known.updated) or updated == known.updated:
-                raise RowError(
-                    f"rows {known.row} and {row} both answer task {task!r} for annotator "
-                    f"{who!r}, and column {c.updated_at!r} does not say which is the latest; "
-                    "keep one, or give both a time"
-                )
+            newer = replaces((known.row, known.updated), (row, updated), task, who, c.updated_at)
             stats.superseded += 1
-            if updated < known.updated:
+            if not newer:
                 return
         answers[key] = _Answer(row, updated, value)
 
@@ -252,12 +264,7 @@ class TableFile:
             for name, ans in sorted(fields, key=lambda f: f[0]):
                 kind = s.kinds.get(name, "choices")
                 if name in spans:
-                    rs = RegionSet("span")
-                    for k, (a, b, label) in enumerate(sorted(ans.spans)):
-                        rs.ids.append(str(k))
-                        rs.labels.append(label)
-                        rs.coords += [a, b]
-                    cols.value(row, name, FieldValue("spans", "", rs))
+                    cols.value(row, name, spans_of(ans.spans))
                 else:
                     cols.value(row, name, FieldValue(kind, ans.value))
         stats.annotations = len(rows)
