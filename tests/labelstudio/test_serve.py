@@ -83,14 +83,8 @@ class Served:
         )
 
     def settled(self) -> None:
-        """Wait until the queue is empty and no flag is left to write."""
-        idle = (
-            "iaa_gate_queue_length 0",
-            "iaa_gate_busy 0",
-            "iaa_gate_tasks_to_write 0",
-            "iaa_gate_report_pending 0",
-        )
-        self.wait(lambda: all(m in self.get("/metrics") for m in idle), "an idle service")
+        """Wait until the service is idle: no event queued, every write it decided done."""
+        self.wait(lambda: self.get("/healthz").get("idle") is True, "an idle service")
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
