@@ -69,7 +69,10 @@ class Served:
             return {}
         return json.loads(body) if path != "/metrics" else body.decode()
 
-    def wait(self, ok: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    def wait(self, ok: Callable[[], bool], what: str, timeout: float = 180) -> None:
+        # a guard, not a timing claim: a first report that lowers the overlap of ~250 tasks
+        # (one PATCH each) comes before the service is ready, and on a loaded 2-core machine
+        # that alone took over 60 s
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
