@@ -16,6 +16,7 @@ from irrCAC.raw import CAC
 from irrCAC.weights import Weights
 from scipy import stats
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics._base import Undefined
 from iaa_gate.metrics.gwet import (
     GWET_WEIGHTS,
@@ -117,7 +118,7 @@ def test_string_categories_use_ranks_and_ordinal_is_not_krippendorff() -> None:
     # Gwet's ordinal weights depend on ranks only: 1 − C(|k−l|+1, 2)/C(K, 2).
     w = gwet_weights("ordinal", [1, 2, 10])
     np.testing.assert_allclose(w, [[1, 2 / 3, 0], [2 / 3, 1, 2 / 3], [0, 2 / 3, 1]], atol=1e-15)
-    with pytest.raises(ValueError, match="unknown weights"):
+    with pytest.raises(UsageError, match="kind='cubic' is not accepted"):
         gwet_weights("cubic", [1, 2])
 
 

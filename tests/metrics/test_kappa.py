@@ -17,6 +17,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics._base import Undefined
 from iaa_gate.metrics.kappa import (
     KappaEstimate,
@@ -497,7 +498,7 @@ def test_string_labels_and_weight_validation() -> None:
         cohen_kappa(num, np.eye(2))
     with pytest.raises(ValueError, match="diagonal"):
         cohen_kappa(num, np.full((3, 3), 0.5))
-    with pytest.raises(ValueError, match="weights must be"):
+    with pytest.raises(UsageError, match="weights='cubic' is not accepted"):
         cohen_kappa(num, "cubic")
     with pytest.raises(ValueError, match="confidence"):
         cohen_kappa_ci(num, confidence=1.0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics import krippendorff_alpha
 from iaa_gate.metrics.sample_size import (
     Simulation,
@@ -132,11 +133,11 @@ def test_cohen_kappa_as_irr(args: tuple[float, ...], kwargs: dict[str, object], 
 
 
 def test_kappa_refusals() -> None:
-    with pytest.raises(ValueError, match="lower < kappa"):
+    with pytest.raises(UsageError, match="lower < kappa"):
         kappa_ci_sample_size(0.4, 0.5, prevalence=0.3)
-    with pytest.raises(ValueError, match="differ"):
+    with pytest.raises(UsageError, match="differ"):
         kappa_power_sample_size(0.4, 0.4, prevalence=0.3)
-    with pytest.raises(ValueError, match="raters"):
+    with pytest.raises(UsageError, match="raters=1"):
         kappa_ci_sample_size(0.4, 0.3, prevalence=0.3, raters=1)
 
 

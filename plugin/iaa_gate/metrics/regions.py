@@ -25,6 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.arguments import choice, instance, number
+from ..core.errors import UsageError
 from ..core.extras import needed
 from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
@@ -40,6 +42,7 @@ from .geometry import (
 )
 
 Mode = Literal["overlap", "exact"]
+MODES: tuple[Mode, ...] = ("overlap", "exact")
 
 
 def _ints(a: npt.ArrayLike) -> Int64Array:
@@ -225,6 +228,10 @@ class RegionMatching:
         return self.close & (lab[ov.first] == lab[ov.second]) if self.labels else self.close
 
 
+def _matching(matching: object) -> RegionMatching:
+    return instance("matching", matching, RegionMatching, "a RegionMatching: match_regions(...)")
+
+
 def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
     """All overlapping region pairs of different annotators within a unit (see :class:`Overlaps`).
 
@@ -296,12 +303,12 @@ def match_regions(
     >>> len(match_regions(spans).first), len(match_regions(spans, mode='exact').first)
     (2, 1)
     """
-    if mode not in ("overlap", "exact"):
-        raise ValueError(f"unknown matching mode {mode!r}: use 'overlap' or 'exact'")
-    if not 0.0 < iou <= 1.0:
-        raise ValueError(f"iou must be in (0, 1], got {iou}")
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be ≥ 0, got {tolerance}")
+    instance("regions", regions, Regions, "a Regions")
+    choice("mode", mode, MODES)
+    number("iou", iou, low=0, high=1, open_low=True)
+    number("tolerance", tolerance, low=0)
+    if overlapping is not None:
+        instance("overlapping", overlapping, Overlaps, "overlaps(regions), or None")
     ov = overlapping if overlapping is not None else overlaps(regions, tolerance=tolerance)
     matching = RegionMatching(
         regions, ov.first[:0], ov.second[:0], ov.similarity[:0], ov, mode, iou, labels, tolerance
@@ -615,7 +622,7 @@ def region_scores(matching: RegionMatching) -> RegionScores:
     >>> region_scores(match_regions(spans)).f1, region_scores(match_regions(spans, mode='exact')).f1
     (1.0, 0.5)
     """
-    reg = matching.regions
+    reg = _matching(matching).regions
     pairs = RatedPairs.of(reg.rated)
     cell = pairs.cell(reg.unit, reg.annotator)
     f, s = matching.first, matching.second
@@ -686,7 +693,7 @@ def region_clusters(matching: RegionMatching) -> Clusters:
     >>> region_clusters(match_regions(spans)).cluster.tolist()
     [0, 1, 0, 1]
     """
-    reg = matching.regions
+    reg = _matching(matching).regions
     n = reg.n
     comp = components(n, matching.first, matching.second)
     size = int(comp.max()) + 1 if n else 0
@@ -786,17 +793,26 @@ def cluster_ratings(
     >>> cluster_ratings(match_regions(spans)).codes.tolist()
     [[0, 0], [1, 1]]
     """
-    reg = matching.regions
+    reg = _matching(matching).regions
     cl = clusters or region_clusters(matching)
     n_ann = reg.annotators
     if values is None:
+        if names:
+            raise UsageError(
+                "names only apply with values (the regions' labels name themselves)",
+                parameter="names",
+            )
         names = (*reg.labels, NO_LABEL, UNMATCHED)
         vals = np.where(reg.label >= 0, reg.label, len(reg.labels))
         codes = np.where(reg.rated[cl.unit], len(names) - 1, -1).astype(np.int64)
     else:
         vals = _ints(values)
-        if vals.shape[0] != reg.n:
-            raise ValueError("values must give one code per region")
+        if vals.shape != (reg.n,) or (reg.n and not -1 <= vals.min() <= vals.max() < len(names)):
+            raise UsageError(
+                f"values must give one code per region ({reg.n}), each -1 (not given) or a "
+                f"code into the {len(names)} names",
+                parameter="values",
+            )
         codes = np.full((cl.n, n_ann), -1, dtype=np.int64)
     flat = codes.reshape(-1)
     key = cl.cluster * n_ann + reg.annotator
@@ -904,14 +920,17 @@ def relation_scores(relations: Relations, matching: RegionMatching) -> PairwiseF
     >>> relation_scores(rel, match_regions(spans)).f1
     1.0
     """
-    reg = matching.regions
+    instance("relations", relations, Relations, "a Relations")
+    reg = _matching(matching).regions
     src, dst, lab = relations.source, relations.target, relations.label
     if src.size and (src.min() < 0 or max(src.max(), dst.max()) >= reg.n or dst.min() < 0):
-        raise ValueError("relation endpoints must be region indices")
+        raise UsageError("relation endpoints must be region indices", parameter="relations")
     bad = (reg.unit[src] != reg.unit[dst]) | (reg.annotator[src] != reg.annotator[dst])
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"relation {r} joins regions of different units or annotators")
+        raise UsageError(
+            f"relation {r} joins regions of different units or annotators", parameter="relations"
+        )
     if not relations.directed:
         src, dst = np.minimum(src, dst), np.maximum(src, dst)
     pairs = RatedPairs.of(reg.rated)
@@ -1050,9 +1069,13 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     >>> [KINDS[k] for k in d.kind], d.region.tolist(), d.other.tolist()
     (['boundary shift', 'boundary shift'], [1, 3], [1, 0])
     """
+    _matching(matching)
     if units is not None:
         keep = np.zeros(matching.regions.units, dtype=bool)
-        keep[_ints(units)] = True
+        chosen = _ints(units)
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= keep.size):
+            raise UsageError(f"units must lie in 0 … {keep.size - 1}", parameter="units")
+        keep[chosen] = True
         if 2 * np.count_nonzero(keep) < keep.size:  # a few: on the matching cut down to them
             return _within_units(matching, keep)
         every = disagreements(matching)  # most: their rows of all, without the cut's copies

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.arguments import instance, number
 from . import distance as dist
 from ._base import Coded, FloatArray, IntArray
 
@@ -118,6 +119,9 @@ def alpha_standard_error(coded: Coded, fn: Sampled, alpha: float) -> float:
     >>> bool(se >= 0)
     True
     """
+    instance("coded", coded, Coded, "a Coded: encode(ratings)")
+    instance("fn", fn, Sampled, f"a Sampled distance (one of {', '.join(SAMPLED_LEVELS)})")
+    number("alpha", alpha, high=1, nan=True)
     rated = coded.codes >= 0
     m = rated.sum(axis=1)
     n = int(m[m >= 2].sum())
