@@ -22,17 +22,26 @@ import pytest
 
 import iaa_gate
 from iaa_gate import metrics
-from iaa_gate.metrics import Regions, Relations, Sampled, Simulation, encode, settled
-
-SPANS = Regions(
-    unit=[0, 0, 0, 0],
-    annotator=[0, 0, 1, 1],
-    label=[0, 1, 0, 1],
-    geometry=[[0, 5], [10, 20], [0, 5], [10, 18]],
-    rated=[[True, True]],
-    kind="span",
-    labels=("PER", "ORG"),
+from iaa_gate.metrics import (
+    AlphaAccumulator,
+    Regions,
+    Relations,
+    Sampled,
+    Simulation,
+    encode,
+    settled,
 )
+
+SPAN_FIELDS: dict[str, Any] = {
+    "unit": [0, 0, 0, 0],
+    "annotator": [0, 0, 1, 1],
+    "label": [0, 1, 0, 1],
+    "geometry": [[0, 5], [10, 20], [0, 5], [10, 18]],
+    "rated": [[True, True]],
+    "kind": "span",
+    "labels": ("PER", "ORG"),
+}
+SPANS = Regions(**SPAN_FIELDS)
 MATCHING = metrics.match_regions(SPANS)
 RELATIONS = Relations(source=[0, 2], target=[1, 3], label=[0, 0], labels=("works_at",))
 PAIRS = [[1, 2], [2, 2], [1, 1], [2, 1]]
@@ -229,6 +238,37 @@ BAD_API: dict[str, list[Any]] = {
 }
 """Bad values of a parameter of the :mod:`iaa_gate` functions, by its name."""
 
+VALID_INPUTS: dict[str, tuple[Callable[..., Any], Call]] = {
+    "Regions": (Regions, _call(**SPAN_FIELDS)),
+    "Relations": (Relations, _call(source=[0, 2], target=[1, 3], label=[0, 0])),
+    "Sampled": (Sampled, _call("levenshtein", 10, 0)),
+    "AlphaAccumulator.update": (AlphaAccumulator().update, _call(PAIRS)),
+    "AlphaAccumulator.remove": (AlphaAccumulator().remove, _call(PAIRS)),
+    "AlphaAccumulator.merge": (AlphaAccumulator().merge, _call(AlphaAccumulator())),
+    "AlphaAccumulator.result": (AlphaAccumulator().update(PAIRS).result, _call()),
+}
+"""The public classes a user builds the metrics' input with, and the accumulator's methods:
+one valid call each (keywords; the same mechanism tries each parameter)."""
+
+BAD_INPUTS: dict[tuple[str, str], list[Any]] = {
+    ("Regions", "unit"): [["a", "b", "c", "d"], [0, 0, 0, 5]],
+    ("Regions", "annotator"): [[0, 0, 1], [0, 0, 1, 2]],
+    ("Regions", "label"): [[0, 1, 0, 2], [0, 1, 0]],
+    ("Regions", "geometry"): [[[0, 5]], [[0, 5], [10, 20], [0, 5], [18, 10]], "x"],
+    ("Regions", "rated"): [[True, True], [[True, False]]],
+    ("Regions", "kind"): ["circle"],
+    ("Relations", "source"): [["a", "b"]],
+    ("Relations", "target"): [[1]],
+    ("Relations", "label"): [[0, 0, 0]],
+    ("Sampled", "name"): ["jaccard"],
+    ("Sampled", "pairs"): [0],
+    ("AlphaAccumulator.update", "block"): [[1, 2], RAGGED],
+    ("AlphaAccumulator.remove", "block"): [[1, 2]],
+    ("AlphaAccumulator.merge", "other"): [PAIRS],
+    ("AlphaAccumulator.result", "level"): ["nominl"],
+}
+"""Bad values of the input classes' parameters."""
+
 ANYTHING: dict[str, str] = {
     "seed": "any int or Generator numpy takes (numpy refuses the rest in its own words)",
     "labels": "a flag: match regions with or without their labels",
@@ -239,6 +279,11 @@ ANYTHING: dict[str, str] = {
 """Parameters with no bad value, and why."""
 
 ANYTHING_FOR: dict[tuple[str, str], str] = {
+    ("Regions", "labels"): "the label names: the codes in label are checked against them",
+    ("Relations", "labels"): "the relation label names",
+    ("Regions", "points"): "read for polygons and masks only: test_polygons_need_their_points",
+    ("Relations", "directed"): "a flag",
+    ("Sampled", "seed"): "any int",
     ("undefined_reason", "value"): "a question about any value: only an undefined one has a reason",
 }
 """Parameters of one function with no bad value, and why."""
@@ -295,6 +340,38 @@ def test_every_public_function_and_parameter_has_a_bad_case(
     assert missing == []
 
 
+def _input_cases() -> list[Any]:
+    out = []
+    for name, (fn, (args, kwargs)) in sorted(VALID_INPUTS.items()):
+        params = list(inspect.signature(fn).parameters)
+        for i, param in enumerate(params):
+            for k, value in enumerate(BAD_INPUTS.get((name, param), [])):
+                call_args, call_kwargs = list(args), dict(kwargs)
+                if i < len(args):
+                    call_args[i] = value
+                else:
+                    call_kwargs[param] = value
+                out.append(
+                    pytest.param(fn, tuple(call_args), call_kwargs, param, id=f"{name}-{param}-{k}")
+                )
+    return out
+
+
+def test_every_input_class_and_parameter_has_a_bad_case() -> None:
+    """Every public class of :mod:`iaa_gate.metrics` is an input (here), a result the
+    functions return, or a type: a new input class needs its cases."""
+    classes = {n for n in metrics.__all__ if inspect.isclass(getattr(metrics, n))}
+    inputs = {name.split(".")[0] for name in VALID_INPUTS}
+    assert inputs <= classes
+    missing = [
+        f"{name}({param})"
+        for name, (fn, _) in VALID_INPUTS.items()
+        for param in inspect.signature(fn).parameters
+        if (name, param) not in BAD_INPUTS and (name, param) not in ANYTHING_FOR
+    ]
+    assert missing == []
+
+
 @pytest.mark.parametrize(("name", "call"), sorted(VALID.items()), ids=sorted(VALID))
 def test_the_valid_calls_are_valid(name: str, call: Call) -> None:
     args, kwargs = call
@@ -303,7 +380,9 @@ def test_the_valid_calls_are_valid(name: str, call: Call) -> None:
 
 @pytest.mark.parametrize(
     ("fn", "args", "kwargs", "parameter"),
-    _cases(VALID, metrics, BAD, BAD_FOR) + _cases(VALID_API, iaa_gate, BAD_API, {}),
+    _cases(VALID, metrics, BAD, BAD_FOR)
+    + _cases(VALID_API, iaa_gate, BAD_API, {})
+    + _input_cases(),
 )
 def test_a_bad_argument_is_a_usage_error_naming_it(
     fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], parameter: str
@@ -311,6 +390,13 @@ def test_a_bad_argument_is_a_usage_error_naming_it(
     with pytest.raises(iaa_gate.UsageError) as caught:
         fn(*args, **kwargs)
     assert caught.value.parameter == parameter, str(caught.value)
+
+
+def test_polygons_need_their_points() -> None:
+    polygons = {**SPAN_FIELDS, "kind": "polygon", "geometry": np.zeros((4, 0))}
+    with pytest.raises(iaa_gate.UsageError, match=r"one \(k, 2\) vertex array") as caught:
+        Regions(**polygons, points=(np.zeros((3, 2)),))
+    assert caught.value.parameter == "points"
 
 
 def test_a_closed_set_is_named_in_the_error() -> None:
@@ -322,6 +408,8 @@ def test_a_closed_set_is_named_in_the_error() -> None:
         lambda: metrics.interpret(0.5, "landis"),
         lambda: metrics.match_regions(SPANS, mode="fuzzy"),  # type: ignore[arg-type]
         lambda: metrics.tabulate(np.array(["a"], dtype=object), "nominl"),
+        lambda: Regions(**{**SPAN_FIELDS, "kind": "circle"}),
+        lambda: Sampled("jaccard", 10, 0),
     ):
         with pytest.raises(iaa_gate.UsageError) as caught:
             call()

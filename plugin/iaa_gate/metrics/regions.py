@@ -30,6 +30,7 @@ from ..core.errors import UsageError
 from ..core.extras import needed
 from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
+    SHAPES,
     BoolArray,
     Int64Array,
     Kind,
@@ -45,8 +46,11 @@ Mode = Literal["overlap", "exact"]
 MODES: tuple[Mode, ...] = ("overlap", "exact")
 
 
-def _ints(a: npt.ArrayLike) -> Int64Array:
-    return np.asarray(a, dtype=np.int64).reshape(-1)
+def _ints(a: npt.ArrayLike, parameter: str = "values") -> Int64Array:
+    try:
+        return np.asarray(a, dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError):
+        raise UsageError(f"{parameter} must be integers, got {a!r}", parameter=parameter) from None
 
 
 @dataclass(frozen=True)
@@ -101,46 +105,63 @@ class Regions:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "unit", _ints(self.unit))
-        set_(self, "annotator", _ints(self.annotator))
-        set_(self, "label", _ints(self.label))
+        for name in ("unit", "annotator", "label"):
+            set_(self, name, _ints(getattr(self, name), name))
         set_(self, "rated", np.asarray(self.rated, dtype=bool))
         n = self.unit.shape[0]
-        shape = shape_of(self.kind)
-        geometry = np.asarray(self.geometry, dtype=np.float64)
+        shape = _shape(self.kind)
+        try:
+            geometry = np.asarray(self.geometry, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise UsageError(
+                "geometry must be numbers, one row per region", parameter="geometry"
+            ) from None
         if shape.points is not None:
             if self.points is None or len(self.points) != n:
-                raise ValueError(f"{shape.name} regions need one (k, 2) array per region")
+                raise UsageError(
+                    f"{shape.name} regions need one (k, 2) array per region", parameter="points"
+                )
             set_(self, "points", tuple(map(shape.points, self.points)))
         if shape.vertices:  # bounds come from the vertices: any geometry (or none) is kept
             geometry = geometry.reshape(n, -1) if geometry.size else np.zeros((n, 0))
         else:
-            geometry = geometry.reshape(n, shape.width)
+            geometry = _rows(geometry, n, shape.width)
         set_(self, "geometry", geometry)
         self._check(n)
 
     def _check(self, n: int) -> None:
         if self.rated.ndim != 2:
-            raise ValueError("rated must be (units, annotators)")
-        if self.annotator.shape[0] != n or self.label.shape[0] != n:
-            raise ValueError("unit, annotator and label must have one entry per region")
+            raise UsageError("rated must be (units, annotators)", parameter="rated")
+        for name in ("annotator", "label"):
+            if getattr(self, name).shape[0] != n:
+                raise UsageError(
+                    f"unit, annotator and label must have one entry per region, {name} has "
+                    f"{getattr(self, name).shape[0]} for {n}",
+                    parameter=name,
+                )
         units, annotators = self.rated.shape
         if n and (self.unit.min() < 0 or self.unit.max() >= units):
-            raise ValueError(f"region units must lie in 0 … {units - 1}")
+            raise UsageError(f"region units must lie in 0 … {units - 1}", parameter="unit")
         if n and (self.annotator.min() < 0 or self.annotator.max() >= annotators):
-            raise ValueError(f"region annotators must lie in 0 … {annotators - 1}")
+            raise UsageError(
+                f"region annotators must lie in 0 … {annotators - 1}", parameter="annotator"
+            )
         if n and (self.label.min() < -1 or self.label.max() >= len(self.labels)):
-            raise ValueError(f"region labels must be -1 or codes into {len(self.labels)} labels")
+            raise UsageError(
+                f"region labels must be -1 or codes into {len(self.labels)} labels",
+                parameter="label",
+            )
         unrated = np.flatnonzero(~self.rated[self.unit, self.annotator])
         if unrated.size:
             r = int(unrated[0])
-            raise ValueError(
-                f"region {r}: annotator {self.annotator[r]} did not rate unit {self.unit[r]}"
+            raise UsageError(
+                f"region {r}: annotator {self.annotator[r]} did not rate unit {self.unit[r]}",
+                parameter="rated",
             )
         if not np.isfinite(self.geometry).all():
-            raise ValueError("region geometry must be finite")
+            raise UsageError("region geometry must be finite", parameter="geometry")
         if self.shape.linear and n and (self.geometry[:, 1] < self.geometry[:, 0]).any():
-            raise ValueError("a span ends before it starts")
+            raise UsageError("a span ends before it starts", parameter="geometry")
 
     @property
     def shape(self) -> Shape:
@@ -226,6 +247,21 @@ class RegionMatching:
         """``(p,)``: overlapping pairs that may match (geometry and, with labels, label)."""
         ov, lab = self.overlaps, self.regions.label
         return self.close & (lab[ov.first] == lab[ov.second]) if self.labels else self.close
+
+
+def _shape(kind: object) -> Shape:
+    """The :class:`Shape` a ``kind`` names; a :class:`UsageError` listing them for another."""
+    return shape_of(choice("kind", kind, tuple(SHAPES)))
+
+
+def _rows(geometry: FloatArray, n: int, width: int) -> FloatArray:
+    """``geometry`` as ``(n, width)``: one row per region."""
+    if geometry.size != n * width:
+        raise UsageError(
+            f"geometry must be ({n}, {width}): one row per region, got shape {geometry.shape}",
+            parameter="geometry",
+        )
+    return geometry.reshape(n, width)
 
 
 def _matching(matching: object) -> RegionMatching:
@@ -888,9 +924,12 @@ class Relations:
 
     def __post_init__(self) -> None:
         for name in ("source", "target", "label"):
-            object.__setattr__(self, name, _ints(getattr(self, name)))
-        if not self.source.shape == self.target.shape == self.label.shape:
-            raise ValueError("source, target and label must have one entry per relation")
+            object.__setattr__(self, name, _ints(getattr(self, name), name))
+        for name in ("target", "label"):
+            if getattr(self, name).shape != self.source.shape:
+                raise UsageError(
+                    "source, target and label must have one entry per relation", parameter=name
+                )
 
 
 def relation_scores(relations: Relations, matching: RegionMatching) -> PairwiseF1:
