@@ -289,30 +289,37 @@ ANYTHING_FOR: dict[tuple[str, str], str] = {
 """Parameters of one function with no bad value, and why."""
 
 
+def _bad_calls(
+    name: str, fn: Callable[..., Any], call: Call, bad_of: Callable[[str], list[Any]]
+) -> list[Any]:
+    """``fn`` called as ``call`` with each parameter in turn given each of ``bad_of(it)``."""
+    args, kwargs = call
+    out = []
+    for i, param in enumerate(inspect.signature(fn).parameters):
+        for k, value in enumerate(bad_of(param)):
+            call_args, call_kwargs = list(args), dict(kwargs)
+            if i < len(args):
+                call_args[i] = value
+            else:
+                call_kwargs[param] = value
+            out.append(
+                pytest.param(fn, tuple(call_args), call_kwargs, param, id=f"{name}-{param}-{k}")
+            )
+    return out
+
+
 def _cases(
     valid: dict[str, Call], module: Any, bad: dict[str, list[Any]], bad_for: dict[Any, Any]
 ) -> list[Any]:
     out = []
-    for name, (args, kwargs) in sorted(valid.items()):
-        params = list(inspect.signature(getattr(module, name)).parameters)
-        for i, param in enumerate(params):
+    for name, call in sorted(valid.items()):
+
+        def bad_of(param: str, name: str = name) -> list[Any]:
             if (name, param) in ANYTHING_FOR:
-                continue
-            for k, value in enumerate(bad_for.get((name, param), bad.get(param, []))):
-                call_args, call_kwargs = list(args), dict(kwargs)
-                if i < len(args):
-                    call_args[i] = value
-                else:
-                    call_kwargs[param] = value
-                out.append(
-                    pytest.param(
-                        getattr(module, name),
-                        tuple(call_args),
-                        call_kwargs,
-                        param,
-                        id=f"{name}-{param}-{k}",
-                    )
-                )
+                return []
+            return list(bad_for.get((name, param), bad.get(param, [])))
+
+        out += _bad_calls(name, getattr(module, name), call, bad_of)
     return out
 
 
@@ -342,18 +349,10 @@ def test_every_public_function_and_parameter_has_a_bad_case(
 
 def _input_cases() -> list[Any]:
     out = []
-    for name, (fn, (args, kwargs)) in sorted(VALID_INPUTS.items()):
-        params = list(inspect.signature(fn).parameters)
-        for i, param in enumerate(params):
-            for k, value in enumerate(BAD_INPUTS.get((name, param), [])):
-                call_args, call_kwargs = list(args), dict(kwargs)
-                if i < len(args):
-                    call_args[i] = value
-                else:
-                    call_kwargs[param] = value
-                out.append(
-                    pytest.param(fn, tuple(call_args), call_kwargs, param, id=f"{name}-{param}-{k}")
-                )
+    for name, (fn, call) in sorted(VALID_INPUTS.items()):
+        out += _bad_calls(
+            name, fn, call, lambda param, name=name: BAD_INPUTS.get((name, param), [])
+        )
     return out
 
 
