@@ -123,7 +123,7 @@ def test_unknown_scale_and_bad_arguments() -> None:
         benchmark_probability(0.5, -0.1, "fleiss")
     with pytest.raises(UsageError, match=r"n=1 is not accepted: use a whole number ≥ 2"):
         benchmark_probability(0.5, 0.1, "fleiss", n=1)
-    with pytest.raises(ValueError, match="confidence"):
+    with pytest.raises(UsageError, match="confidence"):
         gwet_benchmark(0.5, 0.1, "fleiss", confidence=1.0)
 
 

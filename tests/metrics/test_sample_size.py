@@ -47,9 +47,9 @@ def test_krippendorff_moves_the_right_way() -> None:
 
 @pytest.mark.parametrize("bad", [0.0, 1.0, -0.2, 1.5])
 def test_krippendorff_refuses_out_of_range(bad: float) -> None:
-    with pytest.raises(ValueError, match="between 0 and 1"):
+    with pytest.raises(UsageError, match="strictly between 0 and 1"):
         krippendorff_sample_size(bad, 0.25)
-    with pytest.raises(ValueError, match="between 0 and 1"):
+    with pytest.raises(UsageError, match="strictly between 0 and 1"):
         krippendorff_sample_size(0.8, bad)
 
 
@@ -168,7 +168,7 @@ def test_interval_widths_are_seeded() -> None:
 
 
 def test_the_settled_model_refuses_a_negative_alpha() -> None:
-    with pytest.raises(ValueError, match="negative alpha"):
+    with pytest.raises(UsageError, match="negative alpha"):
         settled(-0.2, [0.5, 0.5])
 
 
