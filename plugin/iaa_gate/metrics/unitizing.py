@@ -231,7 +231,7 @@ def span_columns(
         k = int(outside[0])
         raise UsageError(
             f"span {k} [{lo[k]}, {hi[k]}) runs past the end of unit {task[k]} "
-            f"(length {size[task[k]]}): correct lengths or the span",
+            f"(length {size[task[k]]})",
             parameter="lengths",
         )
     labels = regions.labels
