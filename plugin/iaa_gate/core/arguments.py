@@ -64,7 +64,7 @@ def number(
     whole: bool = False,
     nan: bool = False,
 ) -> float:
-    """``given`` as a float when it is a finite real number (a whole one if ``whole``) within
+    """``given`` as a float when it is a finite real number (an integer if ``whole``) within
     the bounds; else a :class:`UsageError` naming the parameter and its range.
 
     Parameters
@@ -78,7 +78,7 @@ def number(
     open_low, open_high : bool
         Exclude the bound.
     whole : bool
-        Only whole numbers (an ``int``, or a float with no fraction).
+        Only integers (an ``int`` or a numpy integer: a count, which is then used as one).
     nan : bool
         Accept NaN (an undefined coefficient, say) besides the range.
 
@@ -106,7 +106,7 @@ def number(
         return x
     fits = (
         math.isfinite(x)
-        and (not whole or x.is_integer())
+        and (not whole or isinstance(given, numbers.Integral))
         and (low is None or (x > low if open_low else x >= low))
         and (high is None or (x < high if open_high else x <= high))
     )

@@ -136,14 +136,13 @@ def unitizing_alpha(
 
 
 def _continuum(continuum: tuple[int, int]) -> tuple[int, int]:
-    """``(begin, end)`` of a non-empty continuum of whole positions."""
+    """``(begin, end)`` of a non-empty continuum of whole positions (``4`` or ``4.0``)."""
     try:
-        begin, end = (int(number("continuum", x, whole=True)) for x in continuum)
-    except (TypeError, ValueError):  # not a pair (a UsageError is a ValueError: reworded)
-        begin = end = 0
-    else:
-        if end > begin:
-            return begin, end
+        begin, end = (number("continuum", x) for x in continuum)
+    except (TypeError, ValueError):  # not a pair of numbers: refused below
+        begin = end = 0.0
+    if begin.is_integer() and end.is_integer() and end > begin:
+        return int(begin), int(end)
     raise UsageError(
         f"continuum must be (begin, end), whole positions with begin < end, got {continuum!r}",
         parameter="continuum",
