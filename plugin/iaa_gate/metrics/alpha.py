@@ -236,9 +236,7 @@ def _float_interval(ratings: npt.ArrayLike | Coded, level: LevelArg) -> FloatArr
 def check_level(level: object) -> LevelArg:
     """``level`` when alpha can use it (a name of ``distance.LEVEL_NAMES`` or a Distance
     callable); else a :class:`UsageError` listing them."""
-    if (isinstance(level, str) and level in dist.LEVEL_NAMES) or (
-        callable(level) and not isinstance(level, str)
-    ):
+    if (isinstance(level, str) and level in dist.LEVEL_NAMES) or callable(level):
         return level  # a callable is taken as a Distance
     raise UsageError(
         f"unknown level {level!r}: use one of {', '.join(map(repr, dist.LEVEL_NAMES))} or a "
