@@ -393,7 +393,7 @@ def test_a_bad_argument_is_a_usage_error_naming_it(
 
 def test_polygons_need_their_points() -> None:
     polygons = {**SPAN_FIELDS, "kind": "polygon", "geometry": np.zeros((4, 0))}
-    with pytest.raises(iaa_gate.UsageError, match=r"one \(k, 2\) vertex array") as caught:
+    with pytest.raises(iaa_gate.UsageError, match=r"polygon regions need one \(k, 2\)") as caught:
         Regions(**polygons, points=(np.zeros((3, 2)),))
     assert caught.value.parameter == "points"
 
@@ -413,7 +413,7 @@ def test_a_closed_set_is_named_in_the_error() -> None:
         with pytest.raises(iaa_gate.UsageError) as caught:
             call()
         assert caught.value.accepted, str(caught.value)
-        assert all(repr(a) in str(caught.value) for a in caught.value.accepted[:2])
+        assert all(a in str(caught.value) for a in caught.value.accepted)
 
 
 def test_a_usage_error_is_a_value_error_for_callers_that_catch_one() -> None:

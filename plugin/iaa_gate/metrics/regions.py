@@ -251,7 +251,13 @@ class RegionMatching:
 
 def _shape(kind: object) -> Shape:
     """The :class:`Shape` a ``kind`` names; a :class:`UsageError` listing them for another."""
-    return shape_of(choice("kind", kind, tuple(SHAPES)))
+    if not (isinstance(kind, str) and kind in SHAPES):
+        raise UsageError(
+            f"unknown region shape {kind!r}: use {', '.join(SHAPES)}",
+            parameter="kind",
+            accepted=tuple(SHAPES),
+        )
+    return shape_of(kind)
 
 
 def _rows(geometry: FloatArray, n: int, width: int) -> FloatArray:
