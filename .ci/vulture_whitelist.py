@@ -72,6 +72,12 @@ annotator_rows
 choices
 rating
 rectanglelabels
+polygonlabels
+keypointlabels
+hypertextlabels
+paragraphlabels
+htmllabels
+brushlabels
 taxonomy
 ranker
 

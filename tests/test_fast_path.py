@@ -142,8 +142,144 @@ def test_regions_without_ids_take_the_fast_path(
     assert ids == ["11:0", "12:0", "21:0", "22:0", "31:0", "32:0"]
 
 
+def test_polygons_and_keypoints_take_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Polygons and keypoints (with a relation and a per-region attribute) are read by the
+    typed path, as the general parser reads them."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    tasks = [
+        {
+            "id": t,
+            "data": {"image": f"{t}.jpg"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(
+                            "polygonlabels",
+                            "poly",
+                            f"p{who}",
+                            {"points": [[t, 0], [4.5, who], [2, 7]], "polygonlabels": ["A"]},
+                        ),
+                        _result(
+                            "keypointlabels",
+                            "kp",
+                            "k",
+                            {"x": 1.5 * t, "y": who, "width": 1, "keypointlabels": ["B", "C"]},
+                        ),
+                        _result("choices", "sure", f"p{who}", {"choices": ["yes"]}),
+                        {"type": "relation", "from_id": f"p{who}", "to_id": "k"},
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks))
+    fast = LabelStudioExport(path).load()
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    poly = fast.annotations[-1].fields["poly"].regions
+    assert poly is not None and poly.points == [[(3.0, 0.0), (4.5, 2.0), (2.0, 7.0)]]
+    assert poly.coords == [2.0, 0.0, 2.5, 7.0] and poly.dropped_relations == 1  # to field kp
+    assert poly.attributes == {"sure": ("choices", [(0, ("yes",))])}
+
+
+def test_timelines_and_hypertext_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Timeline frame ranges and hypertext spans as Label Studio writes them (``htmllabels``,
+    global offsets) are read by the typed path, as the general parser reads them."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    xpath = {"start": "/p[1]/text()[1]", "end": "/p[1]/text()[1]", "startOffset": 0}
+    tasks = [
+        {
+            "id": t,
+            "data": {"video": f"{t}.mp4", "html": "<p>Ada met Bob</p>"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(
+                            "timelinelabels",
+                            "tl",
+                            "t",
+                            {
+                                "ranges": [{"start": t, "end": t + who}, {"start": 9, "end": 9}],
+                                "timelinelabels": ["run"],
+                            },
+                        ),
+                        _result(
+                            "hypertextlabels",
+                            "html",
+                            "h",
+                            xpath
+                            | {"endOffset": 3, "text": "Ada", "htmllabels": ["PER"]}
+                            | {"globalOffsets": {"start": 0, "end": 3}},
+                        )
+                        | {"to_name": "html"},  # the text is the data key the tag shows
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset)
+    timeline = fast.annotations[-1].fields["tl"].regions
+    assert timeline is not None and timeline.ids == ["t#1", "t#2"]
+    assert timeline.coords == [3.0, 6.0, 9.0, 10.0]
+    assert fast.annotations[-1].fields["html"].regions.coords == [0.0, 3.0]
+    assert fast.texts[3, "html"] == "<p>Ada met Bob</p>"
+
+
+def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Brush masks are decoded by the typed path, as the general parser decodes them."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    mask = {"format": "rle", "rle": _RLE, "brushlabels": ["Car"]}
+    size = {"original_width": 4, "original_height": 3}
+    tasks = [
+        {
+            "id": t,
+            "data": {"image": f"{t}.png"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [_result("brushlabels", "brush", "m", mask) | size],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset)
+    regions = fast.annotations[-1].fields["brush"].regions
+    assert regions is not None and regions.points == [[(4.0, 8.0)]]
+    assert regions.coords == [0.0, 1.0, 4.0, 1.0, 12.0]
+
+
 def _result(kind: str, name: str, rid: str, value: dict[str, Any]) -> dict[str, Any]:
     return {"id": rid, "from_name": name, "to_name": "text", "type": kind, "value": value}
+
+
+_RLE = [0, 0, 0, 48, 57, 27, 253, 240, 11, 255, 247, 192, 0]
+"""A brush mask of a 4 × 3 image (Label Studio's RLE): its second row."""
 
 
 def test_the_general_parser_never_decides_a_task_without_regions(
@@ -210,6 +346,83 @@ RESULTS = st.one_of(
         st.sampled_from([0, 10.5, None]),
         st.sampled_from([0, 200]),
     ),
+    st.builds(
+        lambda pts, lab, rid: _result(
+            "polygonlabels", "poly", rid, {"points": pts, "polygonlabels": lab}
+        ),
+        st.sampled_from(
+            [
+                [[0, 0], [4, 0], [4, 3]],
+                [[1.5, 2], [3, 4.25], [0, 9], [2, 2]],
+                [[0, 0], [1, 1]],
+                [[0, 0], [4, True], [1, 2]],
+                [[0, 0, 1], [1, 1], [2, 2]],
+                [[0, 0], "x", [2, 2]],
+                "x",
+            ]
+        ),
+        st.sampled_from([["A"], ["A", "B"], [], "A", None]),
+        st.sampled_from(["p1", "s1"]),
+    ),
+    st.builds(
+        lambda x, lab: _result(
+            "keypointlabels", "kp", "k1", {"x": x, "y": 2, "width": 1, "keypointlabels": lab}
+        ),
+        st.sampled_from([1, 2.5, None, True]),
+        st.sampled_from([["A"], ["B", "A"], [], None]),
+    ),
+    st.builds(
+        lambda key, start, offsets: _result(
+            "paragraphlabels" if key == "paragraphlabels" else "hypertextlabels",
+            "html",
+            "h1",
+            {"start": start, "end": "/p[1]/text()[1]", "startOffset": 0, "endOffset": 2}
+            | {"text": "ab", key: ["A"]}
+            | ({} if offsets is None else {"globalOffsets": offsets}),
+        ),
+        st.sampled_from(["hypertextlabels", "paragraphlabels", "htmllabels"]),
+        st.sampled_from(["/p[1]/text()[1]", 1, 2.5, True, None]),
+        st.sampled_from(
+            [{"start": 3, "end": 5}, {"start": 3.0, "end": 5}, {"start": 6, "end": 5}, {}, None, 1]
+        ),
+    ),
+    st.builds(
+        lambda ranges, labels, rid: _result(
+            "timelinelabels", "tl", rid, {"ranges": ranges, "timelinelabels": labels}
+        ),
+        st.sampled_from(
+            [
+                [{"start": 1, "end": 4}],
+                [{"start": 2, "end": 2}, {"start": 5.5, "end": 9}],
+                [{"start": 3, "end": 1}],
+                [{"start": True, "end": 2}],
+                [{"start": 1}],
+                [3],
+                [],
+                None,
+            ]
+        ),
+        st.sampled_from([["A"], ["A", "B"], [], "A", None]),
+        st.sampled_from(["t1", "s1"]),
+    ),
+    st.builds(
+        lambda rle, fmt, size, labels: (
+            _result("brushlabels", "brush", "m1", {"rle": rle, "brushlabels": labels} | fmt) | size
+        ),
+        st.sampled_from([_RLE, _RLE[:5], [1, 2, 3], "x", None]),
+        st.sampled_from([{}, {"format": "rle"}, {"format": "png"}]),
+        st.sampled_from(
+            [
+                {"original_width": 4, "original_height": 3},
+                {"original_width": 4.0, "original_height": 3},
+                {"original_width": 0, "original_height": 3},
+                {},
+            ]
+        ),
+        st.sampled_from([["A"], ["A", "B"], [], None]),
+    ),
+    st.builds(lambda: _result("choices", "p1", "p1", {"choices": ["A"]})),  # attribute of p1
+    st.builds(lambda: {"type": "relation", "from_id": "p1", "to_id": "s1", "labels": ["r"]}),
     st.builds(  # scripts and SDK imports write regions without an id
         lambda r: {k: v for k, v in r.items() if k != "id"},
         st.sampled_from(
@@ -747,6 +960,40 @@ def test_two_processes_read_a_prodigy_file_as_one(
         assert isinstance(one, Dataset) and one.declared_multiple == {"choice": True}
     elif not skip:
         assert f"line {odd + 1}:" in str(one)
+
+
+def test_two_processes_read_a_prodigy_span_file_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text span answers are read column-wise, so the forked child reads its half: the same
+    regions, and each unit's text from its last line that gives one, as one process reads."""
+    lines = [
+        {
+            "text": f"text {t} by {a}" if a != 2 else 3,
+            "_input_hash": t % 40,
+            "_view_id": "ner_manual" if t % 3 else "spans_manual",
+            "spans": [{"start": s, "end": s + a, "label": "AB"[s % 2]} for s in range(t % 4)]
+            + ([{"start": 0, "end": 1, "label": "A", "id": t}] if t % 7 == 0 else []),
+            "answer": "accept" if t % 11 else "reject",
+            "_timestamp": 1_700_000_000 + t,
+            "_annotator_id": f"a{a}",
+        }
+        for t in range(100)
+        for a in range(3)
+    ]
+    path = tmp_path / "db.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    one = ProdigyJSONL(path).load()
+    monkeypatch.setattr(_prodigy_source, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(_prodigy_source, "BLOCK", 4000)
+    monkeypatch.setattr(_prodigy_source, "can_fork", lambda: True)
+    forks: list[int] = []
+    real = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real())
+    calls = _line_reader_calls(monkeypatch)
+    _same(ProdigyJSONL(path, workers=2).load(), one)
+    texts = {(x["_input_hash"], x["_view_id"]) for x in lines if x["answer"] == "accept"}
+    assert forks == [1] and not calls and set(one.texts) == texts
 
 
 LINE_PIECES = st.sampled_from(

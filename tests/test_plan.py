@@ -98,7 +98,10 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = plan(capsys)
     assert code == ExitCode.ERROR and "plan needs --alpha-min" in err
     code, _, err = plan(capsys, "--alpha-min", "1.2", "--categories", "4")
-    assert code == ExitCode.ERROR and "alpha_min must be strictly between 0 and 1" in err
+    assert (
+        code == ExitCode.ERROR
+        and "alpha_min=1.2 is not accepted: use a number strictly between 0 and 1" in err
+    )
     code, _, err = plan(capsys, "--width", "0.1", "--categories", "4")
     assert code == ExitCode.ERROR and "needs --alpha" in err
 

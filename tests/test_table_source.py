@@ -278,7 +278,7 @@ def test_span_tables_and_skipped_rows_are_read_column_by_column(
     fast = TableFile(source).load()
     assert_same_dataset(fast, slow, values=True)
     assert [p.where for p in fast.stats.invalid] == ["row 5", "row 7", "row 8"]
-    ner = fast.columns().fields["ner"].regions
+    ner = fast.columns().fields["ner"].region_sets()
     assert ner is not None and [rs.coords if rs else None for rs in ner] == [[1.0, 4.0]]
 
 

@@ -19,8 +19,9 @@ naming the parameter and what it accepts.
 
 Adding a function: give it the shared keywords (``rows``, ``order``, ``task``, ``annotator``,
 ``value``), read the data with :func:`ratings` (or ``_read`` when it needs the task and
-annotator names), check its own options with ``_choice`` and call the metric inside
-``_data_errors()``, which turns the metric's complaint about the data into a ``UsageError``.
+annotator names), check its own options with ``choice`` and ``number``
+(:mod:`iaa_gate.core.arguments`) and call the metric inside ``_data_errors()``, which turns
+the metric's complaint about the data into a ``UsageError``.
 
 >>> alpha([("t1", "ann", 1), ("t1", "bob", 1), ("t2", "ann", 2), ("t2", "bob", 3),
 ...        ("t3", "ann", 3), ("t3", "bob", 3)], level="ordinal")
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from .core.arguments import choice, number
 from .core.errors import Reason, UsageError
 
 if TYPE_CHECKING:
@@ -70,25 +72,24 @@ LONG_COLUMNS = ("task", "annotator", "value")
 """What ``(task, annotator, value)`` tuples hold, in order."""
 
 
-def _choice(parameter: str, given: object, accepted: Sequence[str]) -> None:
-    """Refuse ``given`` unless it is one of ``accepted``, naming the parameter and them."""
-    if not (isinstance(given, str) and given in accepted):
-        shown = ", ".join(repr(a) for a in accepted)
-        raise UsageError(
-            f"{parameter}={given!r} is not accepted: use one of {shown}",
-            parameter=parameter,
-            accepted=tuple(accepted),
-        )
-
-
 @contextmanager
-def _data_errors() -> Iterator[None]:
-    """A metric's ``ValueError`` (ratings that do not fit the level, the wrong number of
-    annotators…) as the :class:`UsageError` it is: the data argument does not fit."""
+def _data_errors(parameter: str = "data") -> Iterator[None]:
+    """A metric's complaint about its ratings (ratings that do not fit the level, the wrong
+    number of annotators…) as the :class:`UsageError` of this function's data argument,
+    ``parameter``; one about an option passed on under the same name (``max_iter``) stays."""
     try:
         yield
+    except UsageError as exc:
+        if exc.parameter not in (None, "ratings", "codes", "data"):
+            raise
+        raise _bad_data(parameter, exc.message) from exc
     except ValueError as exc:
-        raise UsageError(f"data: {exc}", parameter="data", reason=Reason.BAD_DATA) from exc
+        raise _bad_data(parameter, str(exc)) from exc
+
+
+def _bad_data(parameter: str, message: str) -> UsageError:
+    what = message.removeprefix("data: ")  # the reader's words name its own argument "data"
+    return UsageError(f"{parameter}: {what}", parameter=parameter, reason=Reason.BAD_DATA)
 
 
 def _missing(v: Any) -> bool:
@@ -307,7 +308,7 @@ def _read(
 ) -> _Read:
     """Long or wide ``data`` (the module docstring) as codes with their tasks and annotators."""
     if rows is not None:
-        _choice("rows", rows, get_args(Rows))
+        choice("rows", rows, get_args(Rows))
     names = (task, annotator, value)
     named = any(n is not None for n in names)
     if rows is not None and named:
@@ -452,7 +453,7 @@ def alpha(
     from .metrics import krippendorff_alpha
 
     if not callable(level):
-        _choice("level", level, get_args(Level))
+        choice("level", level, get_args(Level))
     coded = ratings(data, rows=rows, order=order, task=task, annotator=annotator, value=value)
     with _data_errors():
         return krippendorff_alpha(coded, level)
@@ -541,7 +542,7 @@ def cohen_kappa(
     from . import metrics
 
     if weights is not None:
-        _choice("weights", weights, get_args(KappaWeights))
+        choice("weights", weights, get_args(KappaWeights))
     coded = ratings(data, rows=rows, order=order, task=task, annotator=annotator, value=value)
     with _data_errors():
         return metrics.cohen_kappa(coded, weights=weights)
@@ -713,7 +714,7 @@ def gwet_ac2(
     """
     from . import metrics
 
-    _choice("weights", weights, get_args(GwetWeights))
+    choice("weights", weights, get_args(GwetWeights))
     coded = ratings(data, rows=rows, order=order, task=task, annotator=annotator, value=value)
     with _data_errors():
         return metrics.gwet_ac2(coded, weights)
@@ -864,12 +865,8 @@ def dawid_skene(
 
     from .metrics import dawid_skene as fit_model
 
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise UsageError(
-            f"max_iter={max_iter!r} is not accepted: use an integer ≥ 1", parameter="max_iter"
-        )
-    if not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol < 0:
-        raise UsageError(f"tol={tol!r} is not accepted: use a finite number ≥ 0", parameter="tol")
+    number("max_iter", max_iter, low=1, whole=True)
+    number("tol", tol, low=0)
     read = _read(data, rows=rows, order=order, task=task, annotator=annotator, value=value)
     coded = read.coded
     labels = coded.values.tolist()
@@ -965,6 +962,10 @@ def evaluate(config: Config | str | Path, *, source: str | Path | None = None) -
         )
     cfg = load_config(config) if isinstance(config, (str, Path)) else config
     if source is not None:
+        if not isinstance(source, (str, Path)):
+            raise UsageError(
+                f"source={source!r} is not accepted: use the input file's path", parameter="source"
+            )
         if "path" not in cfg.source.files():
             raise UsageError(
                 f"source= applies to file sources; this one is {cfg.source.type}",
@@ -1041,6 +1042,13 @@ def _model_answers(
         rows = [(r[task_col], r[value_col]) for r in items]
     else:
         rows = []
+        if not isinstance(model, Iterable) or isinstance(model, (str, bytes)):
+            raise UsageError(
+                f"model: a mapping {{task: value}}, (task, value) pairs or long data; got "
+                f"{type(model).__name__}",
+                parameter="model",
+                reason=Reason.BAD_DATA,
+            )
         for r in model:
             r = tuple(r)
             if len(r) not in (2, 3):
@@ -1139,18 +1147,13 @@ def alt_test(
     from .metrics.alt_test import alt_test as run_alt_test
 
     if not callable(scoring):
-        _choice("scoring", scoring, ("accuracy", "neg_rmse"))
-    for name, n, least in (("min_instances", min_instances, 2), ("min_humans", min_humans, 2)):
-        if isinstance(n, bool) or not isinstance(n, int) or n < least:
-            raise UsageError(
-                f"{name}={n!r} is not accepted: use an integer ≥ {least}", parameter=name
-            )
-    for name, x in (("epsilon", epsilon), ("q", q)):
-        if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x < 1:
-            raise UsageError(
-                f"{name}={x!r} is not accepted: use a number in [0, 1)", parameter=name
-            )
-    read = _read(humans, rows=None, order=None, task=task, annotator=annotator, value=value)
+        choice("scoring", scoring, ("accuracy", "neg_rmse"))
+    number("min_instances", min_instances, low=2, whole=True)
+    number("min_humans", min_humans, low=2, whole=True)
+    number("epsilon", epsilon, low=0, high=1, open_high=True)
+    number("q", q, low=0, high=1, open_high=True)
+    with _data_errors("humans"):
+        read = _read(humans, rows=None, order=None, task=task, annotator=annotator, value=value)
     table = read.coded.values.tolist()
     codes = read.coded.codes
     mine = _model_answers(model, task, annotator, value)

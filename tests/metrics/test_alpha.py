@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import masi_distance
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics import (
     Undefined,
     encode,
@@ -245,13 +246,13 @@ def test_edge_values() -> None:
 
 
 def test_bad_input() -> None:
-    with pytest.raises(ValueError, match="2-D"):
+    with pytest.raises(UsageError, match="2-D"):
         krippendorff_alpha([1, 2, 3])
-    with pytest.raises(ValueError, match="numeric"):
+    with pytest.raises(UsageError, match="numeric"):
         krippendorff_alpha([["a", "b"], ["a", "a"]], "interval")
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(UsageError, match="finite"):
         krippendorff_alpha([[1, math.inf], [1, 2]])
-    with pytest.raises(ValueError, match="unknown level"):
+    with pytest.raises(UsageError, match="unknown level"):
         krippendorff_alpha([[1, 2]], "cosine")
 
 

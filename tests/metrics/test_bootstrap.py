@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics import Undefined, encode, krippendorff_alpha
 from iaa_gate.metrics import bootstrap as bs
 from iaa_gate.metrics.bootstrap import AlphaBootstrap, alpha_bootstrap, alpha_replicates
@@ -250,7 +251,7 @@ def test_jackknife_weights() -> None:
 )
 def test_invalid_arguments(call: Callable[[np.ndarray], object], message: str) -> None:
     x = np.array([[1, 1], [2, 2], [1, 2], [2, 2]])
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(UsageError, match=message):
         call(x)
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from iaa_gate.config import load_config
+from iaa_gate.core.errors import UsageError
 from iaa_gate.evaluation import consensus
 from iaa_gate.evaluation.matrix import ratings_matrix
 from iaa_gate.evaluation.results import UnitResult
@@ -155,7 +156,7 @@ def test_shapes_and_missing_units() -> None:
     assert fit.posteriors.shape == (3, 3) and fit.confusion.shape == (3, 3, 3)
     np.testing.assert_allclose(fit.confusion.sum(axis=2), 1.0)
     np.testing.assert_allclose(fit.posteriors[1], fit.priors)  # nobody rated it
-    with pytest.raises(ValueError, match="codes must lie in"):
+    with pytest.raises(UsageError, match="codes must lie in"):
         dawid_skene([[3]], 2)
 
 

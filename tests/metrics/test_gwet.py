@@ -16,6 +16,7 @@ from irrCAC.raw import CAC
 from irrCAC.weights import Weights
 from scipy import stats
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics._base import Undefined
 from iaa_gate.metrics.gwet import (
     GWET_WEIGHTS,
@@ -89,7 +90,7 @@ def test_gwet_handbook_five_observers_against_irrcac() -> None:
         assert est.se == pytest.approx(ref["se"], abs=1e-12)
         assert est.lower == pytest.approx(ref["confidence_interval"][0], abs=1e-12)
     # 0 is a category: ratio weights divide by x_k + x_l (irrCAC raises as well).
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(UsageError, match="positive"):
         gwet_ac2(x, "ratio")
 
 
@@ -117,7 +118,7 @@ def test_string_categories_use_ranks_and_ordinal_is_not_krippendorff() -> None:
     # Gwet's ordinal weights depend on ranks only: 1 − C(|k−l|+1, 2)/C(K, 2).
     w = gwet_weights("ordinal", [1, 2, 10])
     np.testing.assert_allclose(w, [[1, 2 / 3, 0], [2 / 3, 1, 2 / 3], [0, 2 / 3, 1]], atol=1e-15)
-    with pytest.raises(ValueError, match="unknown weights"):
+    with pytest.raises(UsageError, match="kind='cubic' is not accepted"):
         gwet_weights("cubic", [1, 2])
 
 
@@ -163,7 +164,7 @@ def test_weight_matrix_argument_and_two_categories() -> None:
     x = random_ratings(rng, 40, 4, 4, missing=0.3)
     w = gwet_weights("linear", [1, 2, 3, 4])
     assert gwet_ac2(x, w) == pytest.approx(gwet_ac2(x, "linear"), abs=1e-15)
-    with pytest.raises(ValueError, match="4 × 4"):
+    with pytest.raises(UsageError, match="4 × 4"):
         gwet_ac2(x, np.eye(3))
     # With two categories quadratic (like linear) weights are the identity: AC2 = AC1.
     y = np.where(np.isnan(x), np.nan, (x > 2).astype(float))
@@ -179,6 +180,7 @@ def test_t_quantile_matches_scipy() -> None:
         for p in (0.005, 0.025, 0.05, 0.1, 0.3, 0.7, 0.9, 0.95, 0.975, 0.995, 0.9995):
             assert _t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-11, abs=1e-12)
     assert _t_quantile(0.5, 7) == 0.0
+    # a private helper: its callers check confidence first, so these are invariants, not usage
     with pytest.raises(ValueError):
         _t_quantile(1.0, 3)
     with pytest.raises(ValueError):
@@ -212,7 +214,7 @@ def test_undefined_cases() -> None:
     est = gwet_ac1_ci(lone)
     assert est.value == pytest.approx(-1.0)
     assert is_undefined(est.se) and "two rated units" in est.se.reason
-    with pytest.raises(ValueError, match="confidence"):
+    with pytest.raises(UsageError, match="confidence"):
         gwet_ac1_ci(apart, confidence=0.0)
     assert isinstance(gwet_ac1_ci(raw_4raters().to_numpy(dtype=float)), KappaEstimate)
 

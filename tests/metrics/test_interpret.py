@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from irrCAC.benchmark import Benchmark
 from scipy import stats
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics import Undefined
 from iaa_gate.metrics.interpret import (
     SCALES,
@@ -116,13 +117,13 @@ def test_scales_are_ordered_and_printable() -> None:
 
 
 def test_unknown_scale_and_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="unknown scale"):
+    with pytest.raises(UsageError, match="scale='cicchetti' is not accepted"):
         interpret(0.5, "cicchetti")
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(UsageError, match=r"se=-0.1 is not accepted: use a number ≥ 0"):
         benchmark_probability(0.5, -0.1, "fleiss")
-    with pytest.raises(ValueError, match="n must be"):
+    with pytest.raises(UsageError, match=r"n=1 is not accepted: use a whole number ≥ 2"):
         benchmark_probability(0.5, 0.1, "fleiss", n=1)
-    with pytest.raises(ValueError, match="confidence"):
+    with pytest.raises(UsageError, match="confidence"):
         gwet_benchmark(0.5, 0.1, "fleiss", confidence=1.0)
 
 

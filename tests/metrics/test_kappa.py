@@ -17,6 +17,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics._base import Undefined
 from iaa_gate.metrics.kappa import (
     KappaEstimate,
@@ -422,9 +423,9 @@ def test_single_category_is_undefined_not_zero_or_one() -> None:
 
 def test_one_annotator_and_no_overlap() -> None:
     one = np.array([[1.0], [2.0], [1.0]])
-    with pytest.raises(ValueError, match=r"exactly two annotator columns.*\(3, 1\)"):
+    with pytest.raises(UsageError, match=r"exactly two annotator columns.*\(3, 1\)"):
         cohen_kappa(one)
-    with pytest.raises(ValueError, match="exactly two"):
+    with pytest.raises(UsageError, match="exactly two"):
         cohen_kappa(np.zeros((4, 3)))
     assert is_undefined(fleiss_kappa(one))
     assert is_undefined(light_kappa(one).value)
@@ -482,7 +483,7 @@ def test_unobserved_categories_matter_only_when_weighted() -> None:
     assert pabak(r) == pytest.approx((3 * 0.6 - 1) / 2)
     assert pabak(r, categories=full) == pytest.approx((5 * 0.6 - 1) / 4)
     assert is_undefined(prevalence_index(r)) and "exactly two" in prevalence_index(r).reason
-    with pytest.raises(ValueError, match="not in the value order"):
+    with pytest.raises(UsageError, match="not in the value order"):
         cohen_kappa(r, categories=[1, 2])
 
 
@@ -493,13 +494,13 @@ def test_string_labels_and_weight_validation() -> None:
     assert cohen_kappa(r, "quadratic", categories=order) == pytest.approx(
         cohen_kappa(num, "quadratic"), abs=1e-15
     )
-    with pytest.raises(ValueError, match="3 × 3"):
+    with pytest.raises(UsageError, match="3 × 3"):
         cohen_kappa(num, np.eye(2))
-    with pytest.raises(ValueError, match="diagonal"):
+    with pytest.raises(UsageError, match="diagonal"):
         cohen_kappa(num, np.full((3, 3), 0.5))
-    with pytest.raises(ValueError, match="weights must be"):
+    with pytest.raises(UsageError, match="weights='cubic' is not accepted"):
         cohen_kappa(num, "cubic")
-    with pytest.raises(ValueError, match="confidence"):
+    with pytest.raises(UsageError, match="confidence"):
         cohen_kappa_ci(num, confidence=1.0)
     assert isinstance(cohen_kappa_ci(num), KappaEstimate)
 

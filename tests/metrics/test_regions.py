@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics import (
     KINDS,
     Regions,
@@ -142,9 +143,9 @@ def test_annotator_matrix_and_labels() -> None:
 
 
 def test_bad_input_is_refused() -> None:
-    with pytest.raises(ValueError, match="did not rate"):
+    with pytest.raises(UsageError, match="did not rate"):
         spans([(0, 1, 0, 0, 5)], [[1, 0]])
-    with pytest.raises(ValueError, match="ends before"):
+    with pytest.raises(UsageError, match="ends before"):
         spans([(0, 0, 0, 5, 1)], [[1, 0]])
 
 
@@ -352,7 +353,7 @@ def test_relations() -> None:
     assert score(2, 3, 1) == 0.0  # another label
     assert score(3, 2, 0) == 0.0  # reversed
     assert score(3, 2, 0, directed=False) == 1.0
-    with pytest.raises(ValueError, match="different units or annotators"):
+    with pytest.raises(UsageError, match="different units or annotators"):
         relation_scores(Relations([0], [2], [0], ("works_for",)), m)
 
 

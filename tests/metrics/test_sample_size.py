@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics import krippendorff_alpha
 from iaa_gate.metrics.sample_size import (
     Simulation,
@@ -46,9 +47,9 @@ def test_krippendorff_moves_the_right_way() -> None:
 
 @pytest.mark.parametrize("bad", [0.0, 1.0, -0.2, 1.5])
 def test_krippendorff_refuses_out_of_range(bad: float) -> None:
-    with pytest.raises(ValueError, match="between 0 and 1"):
+    with pytest.raises(UsageError, match="strictly between 0 and 1"):
         krippendorff_sample_size(bad, 0.25)
-    with pytest.raises(ValueError, match="between 0 and 1"):
+    with pytest.raises(UsageError, match="strictly between 0 and 1"):
         krippendorff_sample_size(0.8, bad)
 
 
@@ -132,11 +133,11 @@ def test_cohen_kappa_as_irr(args: tuple[float, ...], kwargs: dict[str, object], 
 
 
 def test_kappa_refusals() -> None:
-    with pytest.raises(ValueError, match="lower < kappa"):
+    with pytest.raises(UsageError, match="lower < kappa"):
         kappa_ci_sample_size(0.4, 0.5, prevalence=0.3)
-    with pytest.raises(ValueError, match="differ"):
+    with pytest.raises(UsageError, match="differ"):
         kappa_power_sample_size(0.4, 0.4, prevalence=0.3)
-    with pytest.raises(ValueError, match="raters"):
+    with pytest.raises(UsageError, match="raters=1"):
         kappa_ci_sample_size(0.4, 0.3, prevalence=0.3, raters=1)
 
 
@@ -167,7 +168,7 @@ def test_interval_widths_are_seeded() -> None:
 
 
 def test_the_settled_model_refuses_a_negative_alpha() -> None:
-    with pytest.raises(ValueError, match="negative alpha"):
+    with pytest.raises(UsageError, match="negative alpha"):
         settled(-0.2, [0.5, 0.5])
 
 

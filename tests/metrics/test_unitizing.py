@@ -14,6 +14,7 @@ import krippendorff
 import numpy as np
 import pytest
 
+from iaa_gate.core.errors import UsageError
 from iaa_gate.metrics import (
     Regions,
     position_alpha,
@@ -88,7 +89,7 @@ def test_a_silent_coder_counts_when_named() -> None:
 
 
 def test_overlapping_segments_of_one_coder_and_label_are_refused() -> None:
-    with pytest.raises(ValueError, match="overlapping segments"):
+    with pytest.raises(UsageError, match="overlapping segments"):
         unitizing_alpha([("a", 0, 4, "x"), ("a", 2, 6, "x"), ("b", 0, 4, "x")], (0, 10))
     # the same stretch marked twice counts once
     twice = unitizing_alpha([("a", 0, 4, "x"), ("a", 0, 4, "x"), ("b", 0, 4, "x")], (0, 10))
@@ -119,7 +120,7 @@ def test_merge_counts_overlapping_spans_as_their_union() -> None:
     raw += [(1, 0, 0, 0, 4), (1, 0, 0, 0, 4), (1, 1, 0, 1, 4), (1, 1, 1, 2, 3)]
     union = [(0, 0, 0, 0, 5), (0, 0, 0, 5, 7), (0, 1, 0, 0, 6)]
     union += [(1, 0, 0, 0, 4), (1, 1, 0, 1, 4), (1, 1, 1, 2, 3)]
-    with pytest.raises(ValueError, match="overlapping segments"):
+    with pytest.raises(UsageError, match="overlapping segments"):
         unitizing_alpha_tasks(table(raw, rated, ("x", "y")), [10, 8])
     merged = unitizing_alpha_tasks(table(raw, rated, ("x", "y")), [10, 8], merge=True)
     want = unitizing_alpha_tasks(table(union, rated, ("x", "y")), [10, 8])

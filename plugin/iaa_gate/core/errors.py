@@ -3,7 +3,8 @@
 The exception tree (every error is an :class:`IaaGateError`; the CLI prints it and exits 2)::
 
     IaaGateError           a run could not be done (message, hint)
-    ├── UsageError         an argument or option that cannot be used (parameter, accepted, reason)
+    ├── UsageError         an argument or option that cannot be used (parameter, accepted, reason);
+    │                      also a ValueError, so ``except ValueError`` still catches a bad argument
     ├── ConfigError        the YAML config is invalid (problems: every one, as text)
     ├── InputError         the export or data is malformed (problems, structured: [Problem])
     ├── ServerError        Label Studio could not be used (unreachable, token refused)
@@ -129,9 +130,12 @@ class IaaGateError(Exception):
         return self.message if self.hint is None else f"{self.message}\n  hint: {self.hint}"
 
 
-class UsageError(IaaGateError):
+class UsageError(IaaGateError, ValueError):
     """An argument or option that cannot be used: the command line's (missing or conflicting
-    options) or a Python API function's.
+    options) or a Python API function's (:mod:`iaa_gate` and :mod:`iaa_gate.metrics`).
+
+    It is also a ``ValueError``: what ``krippendorff``, scipy and numpy raise for a bad
+    argument, and what these functions raised before, so ``except ValueError`` keeps working.
 
     Parameters
     ----------

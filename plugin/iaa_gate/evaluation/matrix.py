@@ -17,7 +17,7 @@ from ..kinds import REGION_SHAPES, Answer
 from ..kinds import kind as registered
 from ..metrics import Coded, code_dtype
 from ..metrics.geometry import shape_of
-from ..model import Dataset, FieldColumn, RegionSet, TaskId, Value, normalise_text
+from ..model import Dataset, FieldColumn, RegionColumn, TaskId, Value, normalise_text, view
 
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -321,7 +321,8 @@ def _codes(values: list[str], order: Sequence[str] | None) -> tuple[IntArray, tu
 def region_table(
     dataset: Dataset, name: str, *, labels: Sequence[str] | None = None
 ) -> RegionTable:
-    """The columnar table of region field ``name``.
+    """The columnar table of region field ``name``: slices of the field's
+    :class:`~iaa_gate.model.RegionColumn`, its regions in the column's order.
 
     ``labels``: the configured label set; a region label outside it raises :class:`InputError`
     naming every offending task.
@@ -329,97 +330,81 @@ def region_table(
     kind = dataset.field_kinds()[name]
     cols = dataset.columns()
     col = cols.fields.get(name)
-    tasks, who = cols.tasks, cols.annotators
-    sets = (
-        []
-        if col is None or col.regions is None
-        else [
-            (tasks[cols.task[r]], who[cols.annotator[r]], rs)
-            for r, rs in zip(col.rows, col.regions, strict=True)
-            if rs is not None
-        ]
-    )
+    rc = RegionColumn() if col is None or col.regions is None else col.regions
+    answer_row = col.row_array() if col is not None and col.regions is not None else _NONE
+    answer_shape = view(rc.shape)
+    has_set = answer_shape >= 0
+    shapes = [rc.shapes[c] for c in np.unique(answer_shape[has_set]).tolist()]
     shape = shape_of(REGION_SHAPES[kind])
-    if shape.widens_to and any(s.shape == shape.widens_to for _, _, s in sets):
+    if shape.widens_to and shape.widens_to in shapes:
         shape = shape_of(shape.widens_to)  # Prodigy image_manual with some non-rectangle shape
-    unit_ids = list(dataset.task_ids)
-    unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
+    task_of, who_of = cols.array("task"), cols.array("annotator")
     # Label Studio: every (not skipped) annotation answers the whole labeling config, so one
     # without regions in this field says "nothing here". Prodigy: a line answers its view only.
-    answered = (
-        [(tasks[t], who[a]) for t, a in zip(cols.task, cols.annotator, strict=True)]
-        if (fk := registered(kind)) is None or not fk.own_view
-        else [(t, a) for t, a, _ in sets]
-    )
-    for task, _ in answered:
-        if task not in unit_index:
-            unit_index[task] = len(unit_ids)
-            unit_ids.append(task)
-    annotators = sorted({a for _, a in answered}, key=_natural)
+    if (fk := registered(kind)) is None or not fk.own_view:
+        answered = np.arange(len(cols), dtype=np.int64)
+    else:
+        answered = answer_row[has_set]
+    unit_ids = list(dataset.task_ids)
+    unit_of = _units(unit_ids, cols.tasks, task_of[answered])
+    present = np.unique(who_of[answered]).tolist()
+    annotators = sorted((cols.annotators[a] for a in present), key=_natural)
     ann_index = {a: i for i, a in enumerate(annotators)}
+    col_of = np.full(len(cols.annotators), -1, dtype=np.int64)
+    for a in present:
+        col_of[a] = ann_index[cols.annotators[a]]
     rated = np.zeros((len(unit_ids), len(annotators)), dtype=bool)
-    for task, annotator in answered:
-        rated[unit_index[task], ann_index[annotator]] = True
-    units: list[int] = []
-    anns: list[int] = []
-    label_list: list[str] = []
-    region_ids: list[str] = []
-    coords: list[float] = []
-    points: list[FloatArray] = []
-    rel: list[tuple[int, int, str]] = []
-    attrs: dict[str, tuple[str, list[int], list[Any]]] = {}
-    dropped = 0
-    for task, annotator, s in sets:
-        u, a = unit_index[task], ann_index[annotator]
-        start, k = len(units), len(s)
-        units += [u] * k
-        anns += [a] * k
-        label_list += s.labels
-        region_ids += s.ids
-        if shape.points is not None:  # a polygon's vertices, a mask's runs of pixels
-            points += list(map(shape.points, s.points))
-        coords += s.coords if s.shape == shape.name else _bounds(s, shape.width)
-        if s.relations:
-            row = {rid: start + i for i, rid in reversed(list(enumerate(s.ids)))}
-            rel += [(row[f], row[t], lab) for f, t, lab in s.relations]
-        dropped += s.dropped_relations
-        for attr, (akind, values) in s.attributes.items():
-            entry = attrs.setdefault(attr, (akind, [], []))
-            entry[1].extend(start + i for i, _ in values)
-            entry[2].extend(v for _, v in values)
+    rated[unit_of[task_of[answered]], col_of[who_of[answered]]] = True
+    n, nc, _ = rc.counts()
+    region_row = np.repeat(answer_row, n)  # the annotation row of each region
+    label_codes = view(rc.label)
     if labels is not None:
-        cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]] = [
-            (t, a, tuple(sorted(set(s.labels) - {""}))) for t, a, s in sets
-        ]
-        _check_labels(
-            dataset,
-            name,
-            cells,
-            labels,
-            lambda t, a: f"task {t}, field {name!r}, annotator {dataset.display_name(a)}",
+        _check_region_labels(dataset, name, rc, labels, answer_row, n)
+    table = list(labels or [])
+    used = [rc.labels[c] for c in np.unique(label_codes).tolist()]
+    table += sorted(set(used) - set(table) - {""})
+    index = {lab: i for i, lab in enumerate(table)}
+    index[""] = -1
+    recode = np.array([index.get(lab, -1) for lab in rc.labels] + [-1], dtype=np.int64)
+    coords = view(rc.coords)
+    others = [rc.shapes.index(other) for other in shapes if other != shape.name]
+    if others:  # read as a wider shape: the first columns of each (a box: its bounds)
+        own = np.array([shape_of(s).width for s in rc.shapes] + [1])[answer_shape]
+        at = np.arange(len(coords)) - np.repeat(view(rc.cfirst), nc)  # within the answer
+        keep = ~np.repeat(np.isin(answer_shape, others), nc) | (
+            at % np.repeat(own, nc) < shape.width
         )
-    label_codes, label_table = _codes(label_list, labels)
+        coords = coords[keep]
+    points = None  # a polygon's vertices, a mask's runs of pixels
+    if shape.points is not None:
+        points = list(map(shape.points, rc.points))
+    rel = _relations(rc)
     rel_codes, rel_table = _codes([lab for _, _, lab in rel], None)
+    attrs: dict[str, tuple[str, list[int], list[Any]]] = {}
+    for (attr, akind), (rows, values) in rc.attributes.items():
+        entry = attrs.setdefault(attr, (akind, [], []))
+        entry[1].extend(rows)
+        entry[2].extend(values)
     return RegionTable(
         field=name,
         kind=kind,
         shape=shape.name,
         unit_ids=unit_ids,
         annotators=annotators,
-        unit=np.asarray(units, dtype=np.int64),
-        annotator=np.asarray(anns, dtype=np.int64),
-        label=label_codes,
-        labels=label_table,
+        unit=unit_of[task_of[region_row]],
+        annotator=col_of[who_of[region_row]],
+        label=recode[label_codes] if len(label_codes) else np.zeros(0, dtype=np.int64),
+        labels=tuple(table),
         geometry=np.asarray(coords, dtype=np.float64).reshape(-1, shape.width),
-        region_ids=region_ids,
-        points=points if shape.points is not None else None,
+        region_ids=list(rc.ids),
+        points=points,
         rated=rated,
         texts=[dataset.texts.get((t, name)) for t in unit_ids],
         rel_from=np.asarray([f for f, _, _ in rel], dtype=np.int64),
         rel_to=np.asarray([t for _, t, _ in rel], dtype=np.int64),
         rel_label=rel_codes,
         rel_labels=rel_table,
-        dropped_relations=dropped,
+        dropped_relations=int(view(rc.dropped).sum()),
         attributes={
             k: (kind_, np.asarray(rows, dtype=np.int64), vals)
             for k, (kind_, rows, vals) in sorted(attrs.items())
@@ -427,8 +412,68 @@ def region_table(
     )
 
 
-def _bounds(s: RegionSet, width: int) -> list[float]:
-    """Regions of a field read as a wider shape (the boxes of a polygon field): the first
-    ``width`` coordinates of each (a box's bounds ``[x, y, width, height]``)."""
-    own = shape_of(s.shape).width
-    return [c for i in range(len(s)) for c in s.coords[i * own : i * own + width]]
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _units(unit_ids: list[TaskId], tasks: list[TaskId], cells: IntArray) -> IntArray:
+    """Each task slot's unit (row): its place in ``unit_ids``, to which the tasks of
+    ``cells`` (task slots) without one are added in order of first appearance."""
+    if unit_ids == tasks:  # the usual: the units are the task slots, in order
+        return np.arange(len(tasks), dtype=np.int64)
+    unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
+    unit_of = np.fromiter(map(unit_index.get, tasks, repeat(-1)), np.int64, len(tasks))
+    first = np.unique(cells, return_index=True)[1]
+    new = cells[np.sort(first)]
+    new = new[unit_of[new] < 0]
+    unit_of[new] = len(unit_ids) + np.arange(len(new))
+    unit_ids += [tasks[t] for t in new.tolist()]
+    return unit_of
+
+
+def _relations(rc: RegionColumn) -> list[tuple[int, int, str]]:
+    """The relations as (from region, to region, label): an id names the first region of its
+    answer that has it."""
+    out: list[tuple[int, int, str]] = []
+    n = rc.counts()[0]
+    rows: dict[str, int] = {}
+    at = -1
+    for k, f, t, lab in rc.relations:
+        if k != at:
+            start, at = rc.first[k], k
+            ids = rc.ids[start : start + int(n[k])]
+            rows = {rid: start + i for i, rid in reversed(list(enumerate(ids)))}
+        out.append((rows[f], rows[t], lab))
+    return out
+
+
+def _check_region_labels(
+    dataset: Dataset,
+    name: str,
+    rc: RegionColumn,
+    labels: Sequence[str],
+    answer_row: IntArray,
+    n: IntArray,
+) -> None:
+    """Raise :class:`InputError` for the region labels outside ``labels`` (see
+    :func:`_check_labels`), each answer with one named by its labels."""
+    allowed = set(labels) | {""}
+    bad = np.array([lab not in allowed for lab in rc.labels] + [False], dtype=bool)
+    codes = view(rc.label)
+    if not len(codes) or not bad[codes].any():
+        return
+    cols = dataset.columns()
+    answer = np.repeat(np.arange(len(n)), n)
+    hit = np.unique(answer[bad[codes]]).tolist()
+    cells: list[tuple[TaskId, str, tuple[str, ...] | float | str]] = []
+    for k in hit:
+        r = int(answer_row[k])
+        own = codes[rc.first[k] : rc.first[k] + int(n[k])].tolist()
+        found = tuple(sorted({rc.labels[c] for c in own} - {""}))
+        cells.append((cols.tasks[cols.task[r]], cols.annotators[cols.annotator[r]], found))
+    _check_labels(
+        dataset,
+        name,
+        cells,
+        labels,
+        lambda t, a: f"task {t}, field {name!r}, annotator {dataset.display_name(a)}",
+    )

@@ -345,8 +345,6 @@ class ConsensusWriteback(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class Writeback(msgspec.Struct, forbid_unknown_fields=True):
-    # forbid_unknown_fields: a sink's summary key this Struct does not name is an error in the
-    # tests, never a count silently dropped from the report (as 'routed' once was)
     """What write-back did: the ``target``; for Prodigy the ``disputed_examples``, ``lines``
     and ``consensus_lines`` written; for Label Studio the ``project``, counts of tasks
     ``planned``, ``done``, ``unchanged``, ``skipped`` (edited since the pull), ``failed``,
@@ -354,6 +352,8 @@ class Writeback(msgspec.Struct, forbid_unknown_fields=True):
     Data Manager tab (``view``…) and the ``consensus`` predictions; ``warnings`` for the
     person. The fields are in the order the summary line shows them."""
 
+    # forbid_unknown_fields: a sink's summary key this Struct does not name is an error in the
+    # tests, never a count silently dropped from the report (as 'routed' once was)
     target: str
     disputed_examples: int | UnsetType = UNSET
     lines: int | UnsetType = UNSET

@@ -19,6 +19,9 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+from ..core.arguments import number
+from ..core.errors import UsageError
+
 CodeArray = npt.NDArray[np.signedinteger[Any]]
 """Integer codes ``(units, annotators)``, ``-1`` missing."""
 FloatArray = npt.NDArray[np.float64]
@@ -123,9 +126,45 @@ def _freeze(v: Any) -> Any:
     return frozenset(v) if isinstance(v, (list, set, tuple)) else v
 
 
-def as_float_ratings(ratings: npt.ArrayLike) -> FloatArray:
+def ratings_array(ratings: npt.ArrayLike, parameter: str = "ratings") -> npt.NDArray[Any]:
+    """``ratings`` as a 2-D array ``(units, annotators)``; a :class:`UsageError` naming
+    ``parameter`` when they are not (ragged rows, one or three dimensions)."""
+    try:
+        arr = np.asarray(ratings)
+    except ValueError:  # numpy's word for ragged rows: "inhomogeneous shape"
+        raise UsageError(
+            f"{parameter} must be 2-D (units × annotators) with one column per annotator in "
+            "every row (None or NaN for a missing rating); got rows of different lengths",
+            parameter=parameter,
+        ) from None
+    if arr.ndim != 2:
+        raise UsageError(
+            f"{parameter} must be 2-D (units × annotators), got shape {arr.shape}",
+            parameter=parameter,
+        )
+    return arr
+
+
+def whole_numbers(x: npt.ArrayLike, parameter: str, what: str) -> npt.NDArray[np.int64]:
+    """``x`` as int64 when every entry is a whole number; else a :class:`UsageError` naming
+    ``parameter``, which says it must be ``what``."""
+    try:
+        f = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        f = np.full(1, np.nan)  # not numbers: refused below
+    if not np.array_equal(f, np.round(f)):
+        raise UsageError(f"{parameter} must be {what}", parameter=parameter)
+    return f.astype(np.int64)
+
+
+def check_confidence(confidence: float) -> float:
+    """``confidence`` when it is strictly between 0 and 1; else a :class:`UsageError`."""
+    return number("confidence", confidence, low=0, high=1, open_low=True, open_high=True)
+
+
+def as_float_ratings(ratings: npt.ArrayLike, parameter: str = "ratings") -> FloatArray:
     """Numeric ratings as a 2-D float array with NaN for missing; raises on non-numeric values."""
-    arr = np.asarray(ratings)
+    arr = ratings_array(ratings, parameter)
     if arr.dtype.kind in "iub":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
@@ -135,9 +174,9 @@ def as_float_ratings(ratings: npt.ArrayLike) -> FloatArray:
                 dtype=np.float64,
             )
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"ratings must be numbers for this level: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"ratings must be 2-D (units × annotators), got shape {arr.shape}")
+            raise UsageError(
+                f"{parameter} must be numbers for this level: {exc}", parameter=parameter
+            ) from None
     return np.asarray(arr, dtype=np.float64)
 
 
@@ -145,9 +184,9 @@ def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None
     """Map ratings ``(units, annotators)`` to integer codes ``(units, annotators)``, -1 missing.
 
     ``order`` fixes the value table (e.g. an ordinal scale or a project's label set); a rating
-    outside it raises ``ValueError``. Otherwise the table is the sorted distinct values (first
-    occurrence order when they do not sort). Integer-valued numeric data with a small range takes
-    a pass-linear path with no sort.
+    outside it raises :class:`~iaa_gate.UsageError`. Otherwise the table is the sorted distinct
+    values (first occurrence order when they do not sort). Integer-valued numeric data with a
+    small range takes a pass-linear path with no sort.
 
     The values keep the user's type, so per-category results are keyed by what was given:
     integers (an integer array, or Python ints with ``None``) as int64, floats (a float array,
@@ -158,7 +197,8 @@ def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None
     ratings : array_like or Coded
         ``(units, annotators)`` ratings, ``None``/NaN missing (or their :class:`Coded` codes).
     order : array_like, optional
-        The value table (an ordinal scale, a label set); a rating outside it raises ``ValueError``.
+        The value table (an ordinal scale, a label set); a rating outside it raises
+        :class:`~iaa_gate.UsageError`.
 
     Returns
     -------
@@ -170,23 +210,34 @@ def encode(ratings: npt.ArrayLike | Coded, *, order: npt.ArrayLike | None = None
     >>> encode([[1, None], [2, 2]]).values.tolist(), encode([[1.0, 2.5]]).values.tolist()
     ([1, 2], [1.0, 2.5])
     """
+    return encode_ordered(ratings, order, "order")
+
+
+def encode_ordered(ratings: npt.ArrayLike | Coded, order: Any, parameter: str) -> Coded:
+    """:func:`encode` with the value table ``order`` given as the caller's ``parameter`` (a
+    coefficient's ``categories``), which its errors name."""
     if isinstance(ratings, Coded):
         return ratings
-    arr = np.asarray(ratings)
-    if arr.ndim != 2:
-        raise ValueError(f"ratings must be 2-D (units × annotators), got shape {arr.shape}")
+    arr = ratings_array(ratings)
     if order is not None:
-        table = list(cast("Iterable[Any]", order))
-        index = {_freeze(v): i for i, v in enumerate(table)}
+        try:
+            table = list(cast("Iterable[Any]", order))
+            index = {_freeze(v): i for i, v in enumerate(table)}
+        except TypeError:  # not iterable, or a value that cannot be a key
+            raise UsageError(
+                f"{parameter} must be a list of the values, got {order!r}", parameter=parameter
+            ) from None
         codes = np.full(arr.shape, -1, dtype=code_dtype(len(table)))
         for (u, a), v in np.ndenumerate(arr):
             if _is_missing(v):
                 continue
             try:
                 codes[u, a] = index[_freeze(v)]
-            except KeyError:
-                raise ValueError(
-                    f"rating {v!r} (unit {u}, annotator {a}) is not in the value order"
+            except (KeyError, TypeError):
+                raise UsageError(
+                    f"rating {v!r} (unit {u}, annotator {a}) is not in the value order "
+                    f"({parameter}): add it, or correct the rating",
+                    parameter=parameter,
                 ) from None
         values = np.empty(len(table), dtype=object)
         values[:] = table
@@ -229,6 +280,7 @@ def code_dtype(n_values: int) -> np.dtype[Any]:
     >>> code_dtype(200), code_dtype(40_000)
     (dtype('int16'), dtype('int32'))
     """
+    number("n_values", n_values, low=0, whole=True)
     for dt in (np.int8, np.int16, np.int32):
         if n_values < np.iinfo(dt).max:
             return np.dtype(dt)
@@ -250,7 +302,9 @@ def _encode_numeric(x: FloatArray) -> Coded:
     if np.isnan(lo):  # nothing rated
         return Coded(np.full(x.shape, -1, dtype=np.int8), np.empty(0, dtype=np.float64))
     if np.isinf(lo) or np.isinf(hi):
-        raise ValueError("ratings must be finite (use NaN or None for a missing rating)")
+        raise UsageError(
+            "ratings must be finite (use NaN or None for a missing rating)", parameter="ratings"
+        )
     if hi - lo < 1 << 15:
         coded = _encode_small_integers(x, lo, int(hi - lo))
         if coded is not None:
@@ -301,7 +355,14 @@ def _encode_objects(arr: npt.NDArray[Any]) -> Coded:
     codes = np.full(arr.shape, -1, dtype=np.int64)
     for (u, a), v in np.ndenumerate(arr):
         if not _is_missing(v):
-            codes[u, a] = index.setdefault(_freeze(v), len(index))
+            try:
+                codes[u, a] = index.setdefault(_freeze(v), len(index))
+            except TypeError:  # unhashable: a dict, an array
+                raise UsageError(
+                    f"rating {v!r} (unit {u}, annotator {a}) is not a value to compare: use a "
+                    "number, a string, or a list/set of them",
+                    parameter="ratings",
+                ) from None
     table = list(index)
     if not table:
         return Coded(codes, np.empty(0, dtype=np.float64))

@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
-from .alpha import COUNTS_MAX, LevelArg, alpha_from_sums, delta_table
+from ..core.arguments import instance
+from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, ratings_array, row_blocks
+from .alpha import COUNTS_MAX, LevelArg, alpha_from_sums, check_level, delta_table
 from .categories import value_count_blocks
 
 Int64Array = npt.NDArray[np.int64]
@@ -80,6 +81,12 @@ class AccumulatedAgreement:
     pairable_units: int
 
 
+def _block(block: npt.ArrayLike | Coded) -> Coded:
+    """A block of whole units as codes; a :class:`UsageError` naming ``block`` when it is not
+    ``(units, annotators)``."""
+    return block if isinstance(block, Coded) else encode(ratings_array(block, "block"))
+
+
 class AlphaAccumulator:
     """Exact integer sums for alpha and per-category agreement over blocks of whole units.
 
@@ -111,7 +118,7 @@ class AlphaAccumulator:
         """Add a block of whole units: ratings ``(units, annotators)`` (NaN/``None`` missing) or
         their :class:`~iaa_gate.metrics.Coded` codes. Columns need not be the same annotators
         from block to block (only which ratings share a unit matters). Returns ``self``."""
-        coded = encode(block)
+        coded = _block(block)
         self.units += coded.codes.shape[0]
         v = coded.n_values
         if v == 0:
@@ -125,7 +132,7 @@ class AlphaAccumulator:
         sums are subtracted, so a unit changed since is updated by removing its old ratings and
         adding the new ones. The value table keeps values no unit has any more (with zero
         counts, which change no result). Returns ``self``."""
-        coded = encode(block)
+        coded = _block(block)
         self.units -= coded.codes.shape[0]
         if coded.n_values == 0:
             return self
@@ -136,6 +143,7 @@ class AlphaAccumulator:
 
     def merge(self, other: AlphaAccumulator) -> AlphaAccumulator:
         """Add ``other``'s sums into this accumulator (``other`` is unchanged). Returns ``self``."""
+        instance("other", other, AlphaAccumulator, "an AlphaAccumulator")
         self.units += other.units
         self._add(other.pairs, other.values)
         return self
@@ -163,6 +171,7 @@ class AlphaAccumulator:
     def result(self, level: LevelArg = "nominal") -> AccumulatedAgreement:
         """Alpha at ``level`` (as :func:`~iaa_gate.metrics.krippendorff_alpha`) and the
         per-category rates, from the sums so far."""
+        check_level(level)
         v = len(self.values)
         o = np.zeros((v, v))
         n_v = np.zeros(v, dtype=np.int64)  # pairable counts: row sums of o, integers

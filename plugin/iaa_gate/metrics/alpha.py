@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.errors import UsageError
 from . import distance as dist
 from . import sampled
-from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, row_blocks
+from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, ratings_array, row_blocks
 from .categories import coincidence_matrix, coincidences, value_count_blocks
 
 COUNTS_MAX = 16  # most values for which units are summarised by their value counts
@@ -131,6 +132,7 @@ def krippendorff_alpha(ratings: npt.ArrayLike | Coded, level: LevelArg = "nomina
     >>> krippendorff_alpha([[1, 1], [2, 2], [1, 2]])
     0.4444444444444444
     """
+    check_level(level)
     if _float_interval(ratings, level) is None:
         coded = encode(ratings)
         if coded.n_values <= COUNTS_MAX:
@@ -200,6 +202,7 @@ def unit_disagreement(
     >>> round(unit_disagreement([[1, 1], [2, 2], [1, 2]]).alpha(), 4)
     0.4444
     """
+    check_level(level)
     x = _float_interval(ratings, level)
     if x is not None:
         return _interval(x.shape, lambda s: x[s])
@@ -224,19 +227,30 @@ def _float_interval(ratings: npt.ArrayLike | Coded, level: LevelArg) -> FloatArr
     """Numeric ratings as floats when the level is interval: those need no encoding."""
     if level != "interval" or isinstance(ratings, Coded):
         return None
-    arr = np.asarray(ratings)
-    if arr.ndim != 2 or arr.dtype.kind not in "iubf":
+    arr = ratings_array(ratings)
+    if arr.dtype.kind not in "iubf":
         return None
     return arr.astype(np.float64, copy=False)
+
+
+def check_level(level: object) -> LevelArg:
+    """``level`` when alpha can use it (a name of ``distance.LEVEL_NAMES`` or a Distance
+    callable); else a :class:`UsageError` listing them."""
+    if (isinstance(level, str) and level in dist.LEVEL_NAMES) or callable(level):
+        return level  # a callable is taken as a Distance
+    raise UsageError(
+        f"unknown level {level!r}: use one of {', '.join(map(repr, dist.LEVEL_NAMES))} or a "
+        "Distance callable",
+        parameter="level",
+        accepted=dist.LEVEL_NAMES,
+    )
 
 
 def _distance(values: npt.NDArray[Any], level: LevelArg) -> Callable[..., Any]:
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
-        raise ValueError(
-            f"unknown level {level!r}: use one of "
-            f"{', '.join(dict.fromkeys([*dist.LEVELS, *dist.NAMED]))} or a Distance callable"
-        )
+        check_level(level)
+        raise AssertionError(f"{level!r}: a level without its distance")  # ordinal: not here
     if fn in (dist.interval, dist.ratio):
         _numeric_values(values)
     return fn
@@ -268,7 +282,7 @@ def delta_table(
 
 def _numeric_values(values: npt.NDArray[Any]) -> FloatArray:
     if values.dtype.kind not in "iuf":
-        raise ValueError("interval and ratio levels need numeric ratings")
+        raise UsageError("interval and ratio levels need numeric ratings", parameter="ratings")
     return values.astype(np.float64)
 
 

@@ -54,13 +54,26 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.arguments import number
+from ..core.errors import UsageError
 from . import distance as dist
 from . import sampled
-from ._base import CodeArray, Coded, FloatArray, Undefined, as_float_ratings, encode, row_blocks
+from ._base import (
+    CodeArray,
+    Coded,
+    FloatArray,
+    Undefined,
+    as_float_ratings,
+    check_confidence,
+    encode,
+    ratings_array,
+    row_blocks,
+)
 from .alpha import (
     TABLE_MAX,
     LevelArg,
     UnitDisagreement,
+    check_level,
     krippendorff_alpha,
     n_ratings,
     unit_disagreement,
@@ -174,10 +187,10 @@ def alpha_bootstrap(
     >>> round(b.alpha, 3), b.replicates + b.n_undefined
     (0.64, 200)
     """
-    if replicates < 1:
-        raise ValueError(f"replicates must be at least 1, got {replicates}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    number("replicates", replicates, low=1, whole=True)
+    check_confidence(confidence)
+    if alpha_min is not None:
+        number("alpha_min", alpha_min)  # any threshold; above 1 every replicate is below it
     estimator, point = _estimator(ratings, level)
     if math.isnan(point):
         u = point if isinstance(point, Undefined) else Undefined("alpha is undefined")
@@ -239,20 +252,27 @@ def alpha_replicates(
     >>> alpha_replicates([[1, 1], [2, 2], [1, 2]], 'nominal', weights).round(4).tolist()
     [0.4444, 1.0]
     """
-    w = np.asarray(weights)
-    coded_shape = ratings.codes.shape if isinstance(ratings, Coded) else np.shape(ratings)
-    if w.ndim != 2 or len(coded_shape) != 2 or w.shape[1] != coded_shape[0]:
-        raise ValueError(
-            f"weights must be (replicates, units) = (·, {coded_shape[0]}), got {w.shape}"
+    check_level(level)
+    units = (ratings.codes if isinstance(ratings, Coded) else ratings_array(ratings)).shape[0]
+    try:
+        wf = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        wf = np.empty(0)  # not a table of numbers: refused by its shape below
+    if wf.ndim != 2 or wf.shape[1] != units:
+        raise UsageError(
+            f"weights must be (replicates, units) = (·, {units}), got {np.shape(weights)}",
+            parameter="weights",
         )
-    wf = w.astype(np.float64)
     if not np.all(np.isfinite(wf)) or np.any(wf < 0) or np.any(wf != np.round(wf)):
-        raise ValueError("weights must be non-negative integers (how often each unit is drawn)")
+        raise UsageError(
+            "weights must be non-negative integers (how often each unit is drawn)",
+            parameter="weights",
+        )
     estimator, _ = _estimator(ratings, level)
     wp = wf[:, estimator.pairable]
-    out = np.empty(w.shape[0])
+    out = np.empty(wf.shape[0])
     step = max(1, CELLS // max(estimator.n_units, 1))
-    for start in range(0, w.shape[0], step):
+    for start in range(0, wf.shape[0], step):
         out[start : start + step] = estimator(wp[start : start + step])
     return out
 
@@ -409,6 +429,7 @@ class _Grouped(_Estimator):
 
 def _estimator(ratings: npt.ArrayLike | Coded, level: LevelArg) -> tuple[_Estimator, float]:
     """The replicate estimator for ``level`` and the point estimate of alpha."""
+    check_level(level)
     if isinstance(level, str) and level == "interval":
         return _IntervalSums(_float_matrix(ratings)), krippendorff_alpha(ratings, "interval")
     coded = encode(ratings)
@@ -421,9 +442,8 @@ def _estimator(ratings: npt.ArrayLike | Coded, level: LevelArg) -> tuple[_Estima
         return _Resampled(coded, pairable, level), point
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
-        raise ValueError(
-            f"unknown level {level!r}: use {', '.join(dist.LEVELS)}, jaccard, masi or a callable"
-        )
+        check_level(level)
+        raise AssertionError(f"{level!r}: a level without its distance")
     ud = unit_disagreement(coded, level)
     pairable = ud.pairable
     if isinstance(fn, sampled.Sampled):
@@ -439,7 +459,7 @@ def _float_matrix(ratings: npt.ArrayLike | Coded) -> FloatArray:
     """Numeric ratings ``(units, annotators)`` as float64, NaN missing."""
     if isinstance(ratings, Coded):
         if ratings.values.dtype.kind not in "iuf":
-            raise ValueError("interval and ratio levels need numeric ratings")
+            raise UsageError("interval and ratio levels need numeric ratings", parameter="ratings")
         lookup = np.append(ratings.values.astype(np.float64), np.nan)
         return np.asarray(lookup[ratings.codes], dtype=np.float64)
     return as_float_ratings(ratings)

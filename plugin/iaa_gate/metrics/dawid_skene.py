@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._base import FloatArray
+from ..core.arguments import number
+from ..core.errors import UsageError
+from ._base import FloatArray, ratings_array, whole_numbers
 
 EPS = 1e-10
 """Smallest probability in a confusion matrix (an answer never seen is not impossible)."""
@@ -130,14 +132,24 @@ def dawid_skene(
     >>> fit.best.tolist(), bool(fit.converged)
     ([0, 1, 0, 1], True)
     """
-    c = np.asarray(codes)
+    number("max_iter", max_iter, low=1, whole=True)
+    number("tol", tol, low=0)
+    c = ratings_array(codes, "codes")
     if not np.issubdtype(c.dtype, np.integer):
-        c = c.astype(np.int64)
-    if c.ndim != 2:
-        raise ValueError(f"codes must be (units, annotators), got shape {c.shape}")
-    k = int(c.max(initial=-1)) + 1 if n_classes is None else n_classes
-    if c.size and (c.max(initial=-1) >= k or c.min(initial=0) < -1):
-        raise ValueError(f"codes must lie in -1 … {k - 1}")
+        c = whole_numbers(c, "codes", "integer classes 0 … n_classes − 1, -1 missing")
+    if c.size and c.min(initial=0) < -1:
+        raise UsageError("codes must be -1 (missing) or a class ≥ 0", parameter="codes")
+    largest = int(c.max(initial=-1))
+    if n_classes is None:
+        k = largest + 1
+    else:
+        k = int(number("n_classes", n_classes, low=1, whole=True))
+        if largest >= k:
+            raise UsageError(
+                f"n_classes={n_classes} but the codes go up to {largest}: codes must lie in "
+                f"-1 … {k - 1}",
+                parameter="n_classes",
+            )
     pattern, at, weight = _patterns(c, k)  # units with the same answers share a posterior
     n_units, n_ann = pattern.shape
     unit, ann = np.nonzero(pattern >= 0)

@@ -18,6 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.arguments import choice
+from ..core.errors import UsageError
 from ..core.extras import needed
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
@@ -250,6 +252,12 @@ def tabulate(values: npt.NDArray[Any], level: str) -> str | Tabulated:
     >>> tabulate(np.array(['a', 'b'], dtype=object), 'levenshtein')
     'levenshtein'
     """
+    choice("level", level, LEVEL_NAMES)
+    if np.ndim(values) != 1:
+        raise UsageError(
+            f"values must be the (V,) distinct values, got shape {np.shape(values)}",
+            parameter="values",
+        )
     make = {"levenshtein": levenshtein_table, "hierarchical": hierarchical_table}.get(level)
     if make is None or len(values) < TABULATE_MIN:
         return level
@@ -341,3 +349,5 @@ NAMED: dict[str, Distance] = {
     "hierarchical": hierarchical,
     "levenshtein": levenshtein,
 }
+LEVEL_NAMES: tuple[str, ...] = tuple(dict.fromkeys([*LEVELS, *NAMED]))
+"""The levels and named distances a ``level`` argument accepts (besides a Distance callable)."""

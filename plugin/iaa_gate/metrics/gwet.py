@@ -27,15 +27,17 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Coded, FloatArray, Undefined, encode
+from ..core.arguments import choice
+from ..core.errors import UsageError
+from ._base import Coded, FloatArray, Undefined, check_confidence, encode_ordered
 from .categories import counts_of
 from .kappa import (
     EPS,
     Categories,
     KappaEstimate,
-    check_confidence,
     fleiss_parts,
     normal_quantile,
+    weight_matrix,
 )
 
 __all__ = [
@@ -105,17 +107,24 @@ def gwet_weights(kind: str, categories: npt.ArrayLike) -> FloatArray:
     >>> gwet_weights('linear', [1, 2, 3]).tolist()
     [[1.0, 0.5, 0.0], [0.5, 1.0, 0.5], [0.0, 0.5, 1.0]]
     """
+    choice("kind", kind, GWET_WEIGHTS)
+    if np.ndim(categories) != 1:
+        raise UsageError(
+            f"categories must be the (K,) categories in order, got {categories!r}",
+            parameter="categories",
+        )
     x = _scores(categories)
     k = len(x)
-    if kind not in GWET_WEIGHTS:
-        raise ValueError(f"unknown weights {kind!r}; choose one of {', '.join(GWET_WEIGHTS)}")
     if kind == "identity" or k < 2:
         return np.eye(k)
     lo, hi = float(x.min()), float(x.max())
     span = hi - lo
     d = np.subtract.outer(x, x)
     if span == 0:
-        raise ValueError("weights need at least two distinct category scores")
+        raise UsageError(
+            "categories: weights need at least two distinct category scores",
+            parameter="categories",
+        )
     if kind == "quadratic":
         return np.asarray(1.0 - (d / span) ** 2, dtype=np.float64)
     if kind == "linear":
@@ -124,7 +133,10 @@ def gwet_weights(kind: str, categories: npt.ArrayLike) -> FloatArray:
         return np.asarray(1.0 - np.sqrt(np.abs(d)) / math.sqrt(span), dtype=np.float64)
     if kind == "ratio":
         if lo <= 0:
-            raise ValueError("ratio weights need positive category values")
+            raise UsageError(
+                "categories: ratio weights need positive category values",
+                parameter="categories",
+            )
         s = np.add.outer(x, x)
         return np.asarray(1.0 - (d / s) ** 2 / (span / (hi + lo)) ** 2, dtype=np.float64)
     if kind == "circular":
@@ -143,12 +155,7 @@ def gwet_weights(kind: str, categories: npt.ArrayLike) -> FloatArray:
 def _weight_matrix(weights: GwetWeights, values: npt.ArrayLike, k: int) -> FloatArray:
     if isinstance(weights, str):
         return gwet_weights(weights, values)
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (k, k):
-        raise ValueError(f"weight matrix must be {k} × {k} (one row per category), got {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise ValueError("weights must be finite")
-    return w
+    return weight_matrix(weights, k, GWET_WEIGHTS)
 
 
 # ------------------------------------------------------------------------- t quantile
@@ -241,7 +248,9 @@ def _gwet(
     categories: Categories,
     confidence: float | None,
 ) -> KappaEstimate:
-    coded = encode(ratings, order=categories)
+    if isinstance(weights, str):  # refused even when the data leave AC2 undefined
+        choice("weights", weights, GWET_WEIGHTS)
+    coded = encode_ordered(ratings, categories, "categories")
     k = coded.n_values
     if coded.codes.shape[1] < 2:
         return KappaEstimate.undefined("fewer than two annotators")

@@ -27,6 +27,8 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ..core.arguments import choice, number
+from ._base import check_confidence
 from .gwet import t_abs_cdf
 
 __all__ = [
@@ -98,10 +100,7 @@ SCALES: Mapping[str, tuple[Band, ...]] = MappingProxyType(
 
 
 def _scale(scale: str) -> tuple[Band, ...]:
-    try:
-        return SCALES[scale]
-    except KeyError:
-        raise ValueError(f"unknown scale {scale!r}: use {', '.join(SCALES)}") from None
+    return SCALES[choice("scale", scale, tuple(SCALES))]
 
 
 def interpret(value: float, scale: str = "krippendorff") -> str | None:
@@ -125,7 +124,7 @@ def interpret(value: float, scale: str = "krippendorff") -> str | None:
     ('tentative', 'slight', 'fair')
     """
     bands = _scale(scale)
-    if math.isnan(value):
+    if math.isnan(number("value", value, nan=True)):
         return None
     label = bands[0].label
     for band in bands[1:]:
@@ -229,12 +228,12 @@ def benchmark_probability(
     [0.18168, 0.49343, 0.28845]
     """
     bands = _scale(scale)
+    number("value", value, nan=True)
+    number("se", se, low=0, nan=True)  # the standard error
+    if n is not None:
+        number("n", n, low=2, whole=True)  # a t distribution has n − 1 ≥ 1 df
     if math.isnan(value) or math.isnan(se):
         return {band.label: math.nan for band in bands}
-    if se < 0:
-        raise ValueError(f"the standard error must be non-negative, got {se}")
-    if n is not None and n < 2:
-        raise ValueError(f"n must be at least 2 for a t distribution (n − 1 df), got {n}")
     edges = [-1.0] + [min(max(b.lower, -1.0), 1.0) for b in bands[1:]] + [1.0]
     if se > 0:
         if n is None:
@@ -288,8 +287,7 @@ def gwet_benchmark(
     >>> gwet_benchmark(0.67, 0.15, "altman")
     'moderate'
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    check_confidence(confidence)
     probs = benchmark_probability(value, se, scale, n)
     if any(math.isnan(p) for p in probs.values()):
         return None

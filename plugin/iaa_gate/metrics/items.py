@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Coded, FloatArray, encode, row_blocks
-from .alpha import LevelArg, alphas_without, unit_disagreement
+from ._base import Coded, FloatArray, as_float_ratings, encode, row_blocks
+from .alpha import LevelArg, alphas_without, check_level, unit_disagreement
 from .categories import DENSE_CELLS
 
 
@@ -60,6 +60,7 @@ def item_agreement(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
     >>> item_agreement(x).n_ratings.tolist()
     [3, 3, 2, 3]
     """
+    check_level(level)
     nominal = unit_disagreement(ratings, "nominal")
     m = nominal.n_ratings.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -117,6 +118,7 @@ def annotator_agreement(
     >>> annotator_agreement(x).n_units.tolist()
     [4, 4, 3]
     """
+    check_level(level)
     coded = encode(ratings)
     codes = coded.codes
     n_units, n_cols = codes.shape
@@ -162,7 +164,7 @@ def annotator_offsets(values: npt.ArrayLike) -> FloatArray:
     >>> annotator_offsets([[1, 2], [3, 4], [2, 3]]).tolist()
     [-1.0, 1.0]
     """
-    x = np.asarray(values, dtype=np.float64)
+    x = as_float_ratings(values, "values")
     rated = ~np.isnan(x)
     m = rated.sum(axis=1, keepdims=True)
     total = np.nansum(x, axis=1, keepdims=True)

@@ -2,10 +2,11 @@
 
 Every function takes ``ratings`` shaped ``(units, annotators)`` (``None``/NaN missing) and an
 optional ``categories`` sequence that fixes the category order and adds unobserved categories
-(a rating outside it raises ``ValueError``). Two-annotator functions need exactly two columns and
-use the units rated by both. Notation for two annotators: ``p_ij`` the share of shared units that
-annotator 1 put in category ``i`` and annotator 2 in ``j``; ``p_i+``/``p_+i`` its row/column
-margins; ``p_o = Σ_i p_ii``; ``p_e = Σ_i p_i+ p_+i``; ``κ = (p_o − p_e)/(1 − p_e)``.
+(a rating outside it raises :class:`~iaa_gate.UsageError`). Two-annotator functions need
+exactly two columns and use the units rated by both. Notation for two annotators: ``p_ij`` the
+share of shared units that annotator 1 put in category ``i`` and annotator 2 in ``j``;
+``p_i+``/``p_+i`` its row/column margins; ``p_o = Σ_i p_ii``; ``p_e = Σ_i p_i+ p_+i``;
+``κ = (p_o − p_e)/(1 − p_e)``.
 
 A value that its data do not determine is :class:`Undefined` (NaN with a reason), never 0 or 1.
 """
@@ -19,7 +20,9 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-from ._base import CodeArray, Coded, FloatArray, Undefined, encode
+from ..core.arguments import choice
+from ..core.errors import UsageError
+from ._base import CodeArray, Coded, FloatArray, Undefined, check_confidence, encode_ordered
 from .categories import UnitCounts, counts_of
 
 __all__ = [
@@ -43,6 +46,8 @@ __all__ = [
 
 Categories = npt.ArrayLike | None
 Weights = str | npt.ArrayLike | None
+KAPPA_WEIGHTS = ("identity", "linear", "quadratic")
+"""Cohen's (1968) named agreement weights; ``None`` is ``"identity"``."""
 
 # 1 − p_e at or below this is "expected agreement is 1" (p_e is a sum of products of shares, so
 # with two or more categories in use it stays far from 1 at any realistic sample size).
@@ -116,14 +121,15 @@ class LightKappa:
 
 
 def _coded(ratings: npt.ArrayLike | Coded, categories: Categories) -> Coded:
-    return encode(ratings, order=categories)
+    return encode_ordered(ratings, categories, "categories")
 
 
 def _two_columns(coded: Coded, name: str) -> None:
     if coded.codes.shape[1] != 2:
-        raise ValueError(
+        raise UsageError(
             f"{name} needs exactly two annotator columns (units × 2), "
-            f"got ratings of shape {coded.codes.shape}"
+            f"got ratings of shape {coded.codes.shape}",
+            parameter="ratings",
         )
 
 
@@ -141,6 +147,23 @@ def _table(ratings: npt.ArrayLike | Coded, categories: Categories, name: str) ->
     return _pair_counts(coded.codes[:, 0], coded.codes[:, 1], coded.n_values)
 
 
+def weight_matrix(weights: object, k: int, named: tuple[str, ...]) -> FloatArray:
+    """``weights`` given as a matrix: ``(k, k)`` finite numbers, one row per category; else a
+    :class:`UsageError` that names ``named``, the weights a name gives."""
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        w = np.empty(0)  # not a matrix of numbers: refused by its shape below
+    if w.shape != (k, k) or not np.all(np.isfinite(w)):
+        raise UsageError(
+            f"weights must be one of {', '.join(map(repr, named))} or a {k} × {k} matrix of "
+            f"finite numbers (one row per category), got {w.shape if w.size else weights!r}",
+            parameter="weights",
+            accepted=named,
+        )
+    return w
+
+
 def _agreement_weights(weights: Weights, k: int) -> FloatArray:
     """Cohen (1968) agreement weights over the category order, ``(k, k)``.
 
@@ -151,20 +174,17 @@ def _agreement_weights(weights: Weights, k: int) -> FloatArray:
     if weights is None or (isinstance(weights, str) and weights == "identity"):
         return np.eye(k)
     if isinstance(weights, str):
-        if weights not in ("linear", "quadratic"):
-            raise ValueError(
-                f"weights must be None, 'identity', 'linear', 'quadratic' or a matrix, "
-                f"got {weights!r}"
-            )
+        choice("weights", weights, KAPPA_WEIGHTS)
         if k < 2:
             return np.ones((k, k))
         d = np.abs(np.subtract.outer(np.arange(k), np.arange(k))) / (k - 1)
         return np.asarray(1.0 - (d if weights == "linear" else d * d), dtype=np.float64)
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (k, k):
-        raise ValueError(f"weight matrix must be {k} × {k} (one row per category), got {w.shape}")
-    if not np.all(np.isfinite(w)) or w.min() < 0 or w.max() > 1 or not np.all(np.diag(w) == 1):
-        raise ValueError("agreement weights must lie in [0, 1] with ones on the diagonal")
+    w = weight_matrix(weights, k, KAPPA_WEIGHTS)
+    if w.min() < 0 or w.max() > 1 or not np.all(np.diag(w) == 1):
+        raise UsageError(
+            "weights: agreement weights must lie in [0, 1] with ones on the diagonal",
+            parameter="weights",
+        )
     return w
 
 
@@ -254,11 +274,6 @@ def cohen_kappa(
 def normal_quantile(p: float) -> float:
     """Standard normal quantile (``statistics.NormalDist``: Wichura's AS241, full precision)."""
     return NormalDist().inv_cdf(p)
-
-
-def check_confidence(confidence: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
 
 
 def cohen_kappa_ci(
@@ -797,6 +812,7 @@ def light_kappa(
     """
     coded = _coded(ratings, categories)
     a_count = coded.codes.shape[1]
+    _agreement_weights(weights, coded.n_values)  # refused even when no pair is scored
     if a_count < 2:
         return LightKappa(Undefined("fewer than two annotators"), 0, 0)
     matrix = pairwise_cohen_kappa(coded, weights)

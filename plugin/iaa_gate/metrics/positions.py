@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ..core.errors import UsageError
 from ._base import Coded, FloatArray, code_dtype
 from .regions import Regions
 from .unitizing import span_columns
@@ -58,7 +59,10 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
     size = np.asarray(lengths, dtype=np.int64)
     n_lab = len(labels)
     if n_lab >= 62:
-        raise ValueError("position alpha supports at most 61 labels")
+        raise UsageError(
+            f"regions: position alpha supports at most 61 labels, got {n_lab}",
+            parameter="regions",
+        )
     offset = np.concatenate([[0], np.cumsum(size)])
     g_lo, g_hi = lo + offset[task], hi + offset[task]
     cuts = np.unique(np.concatenate([offset, g_lo, g_hi]))

@@ -25,9 +25,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
+from ..core.arguments import choice, instance, number
+from ..core.errors import UsageError
 from ..core.extras import needed
 from ._base import FloatArray, Undefined, sort_order
 from .geometry import (
+    SHAPES,
     BoolArray,
     Int64Array,
     Kind,
@@ -40,10 +43,14 @@ from .geometry import (
 )
 
 Mode = Literal["overlap", "exact"]
+MODES: tuple[Mode, ...] = ("overlap", "exact")
 
 
-def _ints(a: npt.ArrayLike) -> Int64Array:
-    return np.asarray(a, dtype=np.int64).reshape(-1)
+def _ints(a: npt.ArrayLike, parameter: str = "values") -> Int64Array:
+    try:
+        return np.asarray(a, dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError):
+        raise UsageError(f"{parameter} must be integers, got {a!r}", parameter=parameter) from None
 
 
 @dataclass(frozen=True)
@@ -98,46 +105,63 @@ class Regions:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "unit", _ints(self.unit))
-        set_(self, "annotator", _ints(self.annotator))
-        set_(self, "label", _ints(self.label))
+        for name in ("unit", "annotator", "label"):
+            set_(self, name, _ints(getattr(self, name), name))
         set_(self, "rated", np.asarray(self.rated, dtype=bool))
         n = self.unit.shape[0]
-        shape = shape_of(self.kind)
-        geometry = np.asarray(self.geometry, dtype=np.float64)
+        shape = _shape(self.kind)
+        try:
+            geometry = np.asarray(self.geometry, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise UsageError(
+                "geometry must be numbers, one row per region", parameter="geometry"
+            ) from None
         if shape.points is not None:
             if self.points is None or len(self.points) != n:
-                raise ValueError(f"{shape.name} regions need one (k, 2) array per region")
+                raise UsageError(
+                    f"{shape.name} regions need one (k, 2) array per region", parameter="points"
+                )
             set_(self, "points", tuple(map(shape.points, self.points)))
         if shape.vertices:  # bounds come from the vertices: any geometry (or none) is kept
             geometry = geometry.reshape(n, -1) if geometry.size else np.zeros((n, 0))
         else:
-            geometry = geometry.reshape(n, shape.width)
+            geometry = _rows(geometry, n, shape.width)
         set_(self, "geometry", geometry)
         self._check(n)
 
     def _check(self, n: int) -> None:
         if self.rated.ndim != 2:
-            raise ValueError("rated must be (units, annotators)")
-        if self.annotator.shape[0] != n or self.label.shape[0] != n:
-            raise ValueError("unit, annotator and label must have one entry per region")
+            raise UsageError("rated must be (units, annotators)", parameter="rated")
+        for name in ("annotator", "label"):
+            if getattr(self, name).shape[0] != n:
+                raise UsageError(
+                    f"unit, annotator and label must have one entry per region, {name} has "
+                    f"{getattr(self, name).shape[0]} for {n}",
+                    parameter=name,
+                )
         units, annotators = self.rated.shape
         if n and (self.unit.min() < 0 or self.unit.max() >= units):
-            raise ValueError(f"region units must lie in 0 … {units - 1}")
+            raise UsageError(f"region units must lie in 0 … {units - 1}", parameter="unit")
         if n and (self.annotator.min() < 0 or self.annotator.max() >= annotators):
-            raise ValueError(f"region annotators must lie in 0 … {annotators - 1}")
+            raise UsageError(
+                f"region annotators must lie in 0 … {annotators - 1}", parameter="annotator"
+            )
         if n and (self.label.min() < -1 or self.label.max() >= len(self.labels)):
-            raise ValueError(f"region labels must be -1 or codes into {len(self.labels)} labels")
+            raise UsageError(
+                f"region labels must be -1 or codes into {len(self.labels)} labels",
+                parameter="label",
+            )
         unrated = np.flatnonzero(~self.rated[self.unit, self.annotator])
         if unrated.size:
             r = int(unrated[0])
-            raise ValueError(
-                f"region {r}: annotator {self.annotator[r]} did not rate unit {self.unit[r]}"
+            raise UsageError(
+                f"region {r}: annotator {self.annotator[r]} did not rate unit {self.unit[r]}",
+                parameter="rated",
             )
         if not np.isfinite(self.geometry).all():
-            raise ValueError("region geometry must be finite")
+            raise UsageError("region geometry must be finite", parameter="geometry")
         if self.shape.linear and n and (self.geometry[:, 1] < self.geometry[:, 0]).any():
-            raise ValueError("a span ends before it starts")
+            raise UsageError("a span ends before it starts", parameter="geometry")
 
     @property
     def shape(self) -> Shape:
@@ -225,6 +249,31 @@ class RegionMatching:
         return self.close & (lab[ov.first] == lab[ov.second]) if self.labels else self.close
 
 
+def _shape(kind: object) -> Shape:
+    """The :class:`Shape` a ``kind`` names; a :class:`UsageError` listing them for another."""
+    if not (isinstance(kind, str) and kind in SHAPES):
+        raise UsageError(
+            f"unknown region shape {kind!r}: use {', '.join(SHAPES)}",
+            parameter="kind",
+            accepted=tuple(SHAPES),
+        )
+    return shape_of(kind)
+
+
+def _rows(geometry: FloatArray, n: int, width: int) -> FloatArray:
+    """``geometry`` as ``(n, width)``: one row per region."""
+    if geometry.size != n * width:
+        raise UsageError(
+            f"geometry must be ({n}, {width}): one row per region, got shape {geometry.shape}",
+            parameter="geometry",
+        )
+    return geometry.reshape(n, width)
+
+
+def _matching(matching: object) -> RegionMatching:
+    return instance("matching", matching, RegionMatching, "a RegionMatching: match_regions(...)")
+
+
 def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
     """All overlapping region pairs of different annotators within a unit (see :class:`Overlaps`).
 
@@ -296,12 +345,12 @@ def match_regions(
     >>> len(match_regions(spans).first), len(match_regions(spans, mode='exact').first)
     (2, 1)
     """
-    if mode not in ("overlap", "exact"):
-        raise ValueError(f"unknown matching mode {mode!r}: use 'overlap' or 'exact'")
-    if not 0.0 < iou <= 1.0:
-        raise ValueError(f"iou must be in (0, 1], got {iou}")
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be ≥ 0, got {tolerance}")
+    instance("regions", regions, Regions, "a Regions")
+    choice("mode", mode, MODES)
+    number("iou", iou, low=0, high=1, open_low=True)
+    number("tolerance", tolerance, low=0)
+    if overlapping is not None:
+        instance("overlapping", overlapping, Overlaps, "overlaps(regions), or None")
     ov = overlapping if overlapping is not None else overlaps(regions, tolerance=tolerance)
     matching = RegionMatching(
         regions, ov.first[:0], ov.second[:0], ov.similarity[:0], ov, mode, iou, labels, tolerance
@@ -615,7 +664,7 @@ def region_scores(matching: RegionMatching) -> RegionScores:
     >>> region_scores(match_regions(spans)).f1, region_scores(match_regions(spans, mode='exact')).f1
     (1.0, 0.5)
     """
-    reg = matching.regions
+    reg = _matching(matching).regions
     pairs = RatedPairs.of(reg.rated)
     cell = pairs.cell(reg.unit, reg.annotator)
     f, s = matching.first, matching.second
@@ -686,7 +735,7 @@ def region_clusters(matching: RegionMatching) -> Clusters:
     >>> region_clusters(match_regions(spans)).cluster.tolist()
     [0, 1, 0, 1]
     """
-    reg = matching.regions
+    reg = _matching(matching).regions
     n = reg.n
     comp = components(n, matching.first, matching.second)
     size = int(comp.max()) + 1 if n else 0
@@ -786,17 +835,26 @@ def cluster_ratings(
     >>> cluster_ratings(match_regions(spans)).codes.tolist()
     [[0, 0], [1, 1]]
     """
-    reg = matching.regions
+    reg = _matching(matching).regions
     cl = clusters or region_clusters(matching)
     n_ann = reg.annotators
     if values is None:
+        if names:
+            raise UsageError(
+                "names only apply with values (the regions' labels name themselves)",
+                parameter="names",
+            )
         names = (*reg.labels, NO_LABEL, UNMATCHED)
         vals = np.where(reg.label >= 0, reg.label, len(reg.labels))
         codes = np.where(reg.rated[cl.unit], len(names) - 1, -1).astype(np.int64)
     else:
         vals = _ints(values)
-        if vals.shape[0] != reg.n:
-            raise ValueError("values must give one code per region")
+        if vals.shape != (reg.n,) or (reg.n and not -1 <= vals.min() <= vals.max() < len(names)):
+            raise UsageError(
+                f"values must give one code per region ({reg.n}), each -1 (not given) or a "
+                f"code into the {len(names)} names",
+                parameter="values",
+            )
         codes = np.full((cl.n, n_ann), -1, dtype=np.int64)
     flat = codes.reshape(-1)
     key = cl.cluster * n_ann + reg.annotator
@@ -872,9 +930,12 @@ class Relations:
 
     def __post_init__(self) -> None:
         for name in ("source", "target", "label"):
-            object.__setattr__(self, name, _ints(getattr(self, name)))
-        if not self.source.shape == self.target.shape == self.label.shape:
-            raise ValueError("source, target and label must have one entry per relation")
+            object.__setattr__(self, name, _ints(getattr(self, name), name))
+        for name in ("target", "label"):
+            if getattr(self, name).shape != self.source.shape:
+                raise UsageError(
+                    "source, target and label must have one entry per relation", parameter=name
+                )
 
 
 def relation_scores(relations: Relations, matching: RegionMatching) -> PairwiseF1:
@@ -904,14 +965,17 @@ def relation_scores(relations: Relations, matching: RegionMatching) -> PairwiseF
     >>> relation_scores(rel, match_regions(spans)).f1
     1.0
     """
-    reg = matching.regions
+    instance("relations", relations, Relations, "a Relations")
+    reg = _matching(matching).regions
     src, dst, lab = relations.source, relations.target, relations.label
     if src.size and (src.min() < 0 or max(src.max(), dst.max()) >= reg.n or dst.min() < 0):
-        raise ValueError("relation endpoints must be region indices")
+        raise UsageError("relation endpoints must be region indices", parameter="relations")
     bad = (reg.unit[src] != reg.unit[dst]) | (reg.annotator[src] != reg.annotator[dst])
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"relation {r} joins regions of different units or annotators")
+        raise UsageError(
+            f"relation {r} joins regions of different units or annotators", parameter="relations"
+        )
     if not relations.directed:
         src, dst = np.minimum(src, dst), np.maximum(src, dst)
     pairs = RatedPairs.of(reg.rated)
@@ -1050,9 +1114,13 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     >>> [KINDS[k] for k in d.kind], d.region.tolist(), d.other.tolist()
     (['boundary shift', 'boundary shift'], [1, 3], [1, 0])
     """
+    _matching(matching)
     if units is not None:
         keep = np.zeros(matching.regions.units, dtype=bool)
-        keep[_ints(units)] = True
+        chosen = _ints(units)
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= keep.size):
+            raise UsageError(f"units must lie in 0 … {keep.size - 1}", parameter="units")
+        keep[chosen] = True
         if 2 * np.count_nonzero(keep) < keep.size:  # a few: on the matching cut down to them
             return _within_units(matching, keep)
         every = disagreements(matching)  # most: their rows of all, without the cut's copies

@@ -28,13 +28,16 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..core import progress
-from ._base import Coded, FloatArray
-from .alpha import LevelArg
+from ..core.arguments import instance, number
+from ..core.errors import UsageError
+from ._base import Coded, FloatArray, check_confidence, whole_numbers
+from .alpha import LevelArg, check_level
 from .bootstrap import alpha_bootstrap
 
 __all__ = [
@@ -56,9 +59,45 @@ __all__ = [
 _NORMAL = NormalDist()
 
 
-def _share(name: str, x: float) -> None:
-    if not 0.0 < x < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {x}")
+def _share(name: str, x: float) -> float:
+    return number(name, x, low=0, high=1, open_low=True, open_high=True)
+
+
+def _at_least(name: str, n: int, least: int) -> int:
+    return int(number(name, n, low=least, whole=True))
+
+
+def _numbers(name: str, x: object) -> FloatArray:
+    """``x`` as a float array; a :class:`UsageError` naming ``name`` when it holds other things."""
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UsageError(f"{name} must be numbers, got {x!r}", parameter=name) from None
+
+
+def _values(values: npt.ArrayLike) -> npt.NDArray[Any]:
+    """The value table ``(V,)`` a :data:`Draw`'s codes index."""
+    vals = np.asarray(list(values) if isinstance(values, range) else values)
+    if vals.ndim != 1 or vals.size == 0:
+        raise UsageError(
+            f"values must be the (V,) values the codes index, got {values!r}", parameter="values"
+        )
+    return vals
+
+
+def _draw(draw: object) -> None:
+    if not callable(draw):
+        raise UsageError(
+            f"draw must be a Draw: settled(...) or resampled(codes), got {type(draw).__name__}",
+            parameter="draw",
+        )
+
+
+def _differ(kappa: float, kappa_null: float) -> None:
+    if kappa == kappa_null:
+        raise UsageError(
+            f"kappa and kappa_null must differ, got {kappa_null} for both", parameter="kappa_null"
+        )
 
 
 def krippendorff_sample_size(
@@ -102,8 +141,7 @@ def krippendorff_sample_size(
     _share("alpha_min", alpha_min)
     _share("smallest_share", smallest_share)
     _share("significance", significance)
-    if coders < 2:
-        raise ValueError(f"coders must be at least 2, got {coders}")
+    _at_least("coders", coders, 2)
     z = _NORMAL.inv_cdf(1.0 - significance)
     p = smallest_share
     a = alpha_min
@@ -161,8 +199,7 @@ def _distance(kappa_true: float, kappa_at: float, prevalence: float, raters: int
 def _kappa_args(prevalence: float, raters: int, significance: float) -> None:
     _share("prevalence", prevalence)
     _share("significance", significance)
-    if raters < 2:
-        raise ValueError(f"raters must be at least 2, got {raters}")
+    _at_least("raters", raters, 2)
 
 
 def kappa_ci_sample_size(
@@ -212,8 +249,14 @@ def kappa_ci_sample_size(
     397
     """
     _kappa_args(prevalence, raters, significance)
-    if not 0.0 < lower < kappa < 1.0 or (upper is not None and not kappa < upper < 1.0):
-        raise ValueError(f"need 0 < lower < kappa < upper < 1, got {lower}, {kappa}, {upper}")
+    _share("kappa", kappa)
+    for name, limit, low, high in (("lower", lower, 0, kappa), ("upper", upper, kappa, 1)):
+        if limit is not None and not (isinstance(limit, (int, float)) and low < limit < high):
+            raise UsageError(
+                f"{name}={limit!r} is not accepted: need 0 < lower < kappa < upper < 1, "
+                f"and kappa={kappa}",
+                parameter=name,
+            )
     crit = _chi2_1(1.0 - (2 * significance if upper is None else significance))
     n = 11
     for limit in (lower, upper):
@@ -270,8 +313,7 @@ def kappa_power_sample_size(
     _share("power", power)
     _share("kappa", kappa)
     _share("kappa_null", kappa_null)
-    if kappa == kappa_null:
-        raise ValueError("kappa and kappa_null must differ")
+    _differ(kappa, kappa_null)
     lam = _noncentrality(_chi2_1(1.0 - significance), 1.0 - power)
     return math.ceil(lam / _distance(kappa_null, kappa, prevalence, raters) - 1e-9)
 
@@ -324,8 +366,9 @@ def cohen_kappa_sample_size(
     _share("rate2", rate2)
     _share("significance", significance)
     _share("power", power)
-    if kappa == kappa_null:
-        raise ValueError("kappa and kappa_null must differ")
+    for name, k in (("kappa", kappa), ("kappa_null", kappa_null)):
+        number(name, k, low=-1, high=1, open_low=True, open_high=True)
+    _differ(kappa, kappa_null)
 
     def variance(k: float) -> float:
         no1, no2 = 1 - rate1, 1 - rate2
@@ -428,16 +471,24 @@ def settled(alpha: float, shares: npt.ArrayLike, annotators: int | npt.ArrayLike
     >>> settled(0.8, [0.5, 0.5])(4, np.random.default_rng(0)).shape
     (4, 2)
     """
-    if not 0.0 <= alpha < 1.0:
-        raise ValueError(
+    if not (isinstance(alpha, (int, float)) and 0.0 <= alpha < 1.0):
+        raise UsageError(
             f"the simulation's model needs an alpha in [0, 1), got {alpha}: "
-            "a negative alpha is systematic disagreement, which it does not draw"
+            "a negative alpha is systematic disagreement, which it does not draw",
+            parameter="alpha",
         )
-    p = np.asarray(shares, dtype=np.float64)
+    p = _numbers("shares", shares)
     if p.ndim != 1 or p.size < 2 or np.any(p < 0) or np.count_nonzero(p) < 2:
-        raise ValueError("shares: at least two values with a positive share")
-    if np.any(np.atleast_1d(np.asarray(annotators)) < 2):
-        raise ValueError("annotators per unit must be at least 2")
+        raise UsageError(
+            f"shares: at least two values with a positive share (none negative), got {shares!r}",
+            parameter="shares",
+        )
+    counts = _numbers("annotators", annotators)
+    if counts.ndim > 1 or np.any(counts < 2) or np.any(counts != np.round(counts)):
+        raise UsageError(
+            f"annotators per unit must be whole numbers ≥ 2, got {annotators!r}",
+            parameter="annotators",
+        )
     return lambda n, rng: settled_ratings(n, alpha, p, annotators, rng)
 
 
@@ -462,10 +513,17 @@ def resampled(codes: npt.ArrayLike) -> Draw:
     >>> sorted(set(map(tuple, draw(20, np.random.default_rng(0)).tolist())))
     [(0, 0), (0, 1)]
     """
-    c = np.asarray(codes, dtype=np.int32)
-    pairable = c[(c >= 0).sum(axis=1) >= 2]
+    c = whole_numbers(codes, "codes", "(units, annotators) value codes ≥ 0, -1 missing")
+    if c.ndim != 2 or np.any(c < -1):
+        raise UsageError(
+            "codes must be (units, annotators) value codes ≥ 0, -1 missing", parameter="codes"
+        )
+    pairable = c[(c >= 0).sum(axis=1) >= 2].astype(np.int32)
     if len(pairable) < 2:
-        raise ValueError("the pilot needs at least two units with two or more ratings")
+        raise UsageError(
+            "codes: the pilot needs at least two units with two or more ratings",
+            parameter="codes",
+        )
     return lambda n, rng: pairable[rng.integers(0, len(pairable), n)]
 
 
@@ -514,10 +572,14 @@ def interval_widths(
     >>> w.shape, bool(0.05 < np.median(w) < 0.3)
     ((20,), True)
     """
-    if n_units < 2:
-        raise ValueError(f"n_units must be at least 2, got {n_units}")
+    _at_least("n_units", n_units, 2)
+    _draw(draw)
+    check_level(level)
+    _at_least("rounds", rounds, 1)
+    _at_least("replicates", replicates, 1)
+    check_confidence(confidence)
+    vals = _values(values)
     rng = np.random.default_rng(seed)
-    vals = np.asarray(list(values) if isinstance(values, range) else values)
     out = np.empty(rounds)
     # a round costs a bootstrap: a few timed rounds say how long the rest will take
     what = f"simulate rounds of {n_units:,} units"
@@ -636,10 +698,14 @@ def width_sample_size(
     >>> plan.share >= 0.9, 50 < plan.n_units < 400
     (True, True)
     """
-    if not 0.0 < width < 2.0:
-        raise ValueError(f"width must be in (0, 2), got {width}")
-    sim = simulation
+    number("width", width, low=0, high=2, open_low=True, open_high=True)
+    sim = instance("simulation", simulation, Simulation, "a Simulation")
     _share("assurance", sim.assurance)
+    _draw(draw)
+    check_level(level)
+    _values(values)
+    if start is not None:
+        _at_least("start", start, 2)
     streams = iter(np.random.SeedSequence(sim.seed).spawn(64))
 
     def widths(n: int, k: int) -> FloatArray:
@@ -693,6 +759,9 @@ def more_units(n: int, width: float, goal: float) -> int:
     >>> more_units(100, 0.2, 0.1)
     300
     """
+    _at_least("n", n, 1)
+    number("width", width, low=0, open_low=True)
+    number("goal", goal, low=0, open_low=True)
     if width <= goal:
         return 0
     return max(0, math.ceil(n * (width / goal) ** 2 - 1e-9) - n)

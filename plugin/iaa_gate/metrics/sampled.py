@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.arguments import choice, instance, number
 from . import distance as dist
 from ._base import Coded, FloatArray, IntArray
 
@@ -44,7 +45,8 @@ class Sampled:
 
     def __init__(self, name: str, pairs: int, seed: int) -> None:
         self.name, self.pairs, self.seed = name, pairs, seed
-        self.fn = dist.NAMED[name]
+        self.fn = dist.NAMED[choice("name", name, SAMPLED_LEVELS)]
+        number("pairs", pairs, low=1, whole=True)
 
     def __call__(self, a: npt.NDArray[Any], b: npt.NDArray[Any], /) -> npt.NDArray[np.float64]:
         return self.fn(a, b)
@@ -118,6 +120,9 @@ def alpha_standard_error(coded: Coded, fn: Sampled, alpha: float) -> float:
     >>> bool(se >= 0)
     True
     """
+    instance("coded", coded, Coded, "a Coded: encode(ratings)")
+    instance("fn", fn, Sampled, f"a Sampled distance (one of {', '.join(SAMPLED_LEVELS)})")
+    number("alpha", alpha, high=1, nan=True)
     rated = coded.codes >= 0
     m = rated.sum(axis=1)
     n = int(m[m >= 2].sum())

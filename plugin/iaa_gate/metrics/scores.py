@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Coded, FloatArray, encode
-from .alpha import LevelArg, pairable_counts, unit_disagreement
+from ..core.arguments import number
+from ._base import Coded, FloatArray, as_float_ratings, encode
+from .alpha import LevelArg, check_level, pairable_counts, unit_disagreement
 from .distance import NAMED, Tabulated
 from .sampled import Sampled
 
@@ -63,7 +64,8 @@ def _largest_delta(coded: Coded, level: LevelArg) -> float:
         return float((mid[present[-1]] - mid[present[0]]) ** 2)
     fn = NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
-        raise ValueError(f"unknown level {level!r}")
+        check_level(level)
+        raise AssertionError(f"{level!r}: a level without its distance")
     vals = coded.values[present]
     if isinstance(fn, Sampled):  # every pair of values is what sampling avoids: the bound
         return 1.0
@@ -98,7 +100,8 @@ def tolerance_scores(values: npt.ArrayLike, tolerance: float) -> FloatArray:
     >>> tolerance_scores([[3, 4, 5], [1, 1, np.nan]], 1).round(4).tolist()
     [0.6667, 1.0]
     """
-    x = np.asarray(values, dtype=np.float64)
+    number("tolerance", tolerance, low=0)
+    x = as_float_ratings(values, "values")
     rated = ~np.isnan(x)
     m = rated.sum(axis=1)
     near = np.zeros(len(x))

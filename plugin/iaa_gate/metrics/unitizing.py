@@ -27,13 +27,16 @@ and tasks rated by fewer than the largest number of raters are left out and coun
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Undefined, sort_order
+from ..core.arguments import instance, number
+from ..core.errors import UsageError
+from ._base import Undefined, sort_order, whole_numbers
 from .geometry import group_pairs
 from .regions import NO_LABEL, Regions
 
@@ -109,12 +112,15 @@ def unitizing_alpha(
     >>> round(unitizing_alpha([("a", 0, 4, "x"), ("b", 0, 5, "x")], (0, 10)).value, 3)
     0.928
     """
-    rows = list(segments)
-    coders = list(dict.fromkeys([*(annotators or ()), *(r[0] for r in rows)]))
+    begin, end = _continuum(continuum)
+    rows = _segments(segments, begin, end)
+    try:
+        coders = list(dict.fromkeys([*(annotators or ()), *(r[0] for r in rows)]))
+    except TypeError:  # not iterable, or a name that cannot be a key
+        raise UsageError(
+            f"annotators must be the coders' names, got {annotators!r}", parameter="annotators"
+        ) from None
     labels = list(dict.fromkeys(r[3] for r in rows))
-    begin, end = int(continuum[0]), int(continuum[1])
-    if end <= begin:
-        raise ValueError(f"the continuum ({begin}, {end}) is empty")
     code = {c: k for k, c in enumerate(coders)}
     lab = {c: k for k, c in enumerate(labels)}
     regions = Regions(
@@ -126,7 +132,44 @@ def unitizing_alpha(
         "span",
         tuple(str(x) for x in labels),
     )
-    return _tasks(regions, np.array([end - begin]), tuple(labels), False)
+    return _tasks(regions, np.array([end - begin]), tuple(labels), False, "segments")
+
+
+def _continuum(continuum: tuple[int, int]) -> tuple[int, int]:
+    """``(begin, end)`` of a non-empty continuum of whole positions (``4`` or ``4.0``)."""
+    try:
+        begin, end = (number("continuum", x) for x in continuum)
+    except (TypeError, ValueError):  # not a pair of numbers: refused below
+        begin = end = 0.0
+    if begin.is_integer() and end.is_integer() and end > begin:
+        return int(begin), int(end)
+    raise UsageError(
+        f"continuum must be (begin, end), whole positions with begin < end, got {continuum!r}",
+        parameter="continuum",
+    )
+
+
+def _segments(
+    segments: Iterable[tuple[Hashable, int, int, Hashable]], begin: int, end: int
+) -> list[tuple[Hashable, int, int, Hashable]]:
+    """The segments as ``(coder, begin, end, label)`` rows inside the continuum."""
+    rows = list(segments)
+    for k, row in enumerate(rows):
+        ok = isinstance(row, (tuple, list)) and len(row) == 4
+        if ok:
+            lo, hi = row[1], row[2]
+            whole = all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and float(x).is_integer()
+                for x in (lo, hi)
+            )
+            ok = whole and begin <= lo <= hi <= end
+        if not ok:
+            raise UsageError(
+                f"segment {k} {row!r}: each segment is (coder, begin, end, label) with whole "
+                f"positions {begin} ≤ begin ≤ end ≤ {end}",
+                parameter="segments",
+            )
+    return rows
 
 
 def unitizing_alpha_tasks(
@@ -161,7 +204,7 @@ def unitizing_alpha_tasks(
     >>> round(unitizing_alpha_tasks(spans, [20]).value, 4)
     0.945
     """
-    return _tasks(regions, lengths, None, merge)
+    return _tasks(regions, lengths, None, merge, "regions")
 
 
 def span_columns(
@@ -169,17 +212,27 @@ def span_columns(
 ) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array, tuple[str, ...]]:
     """Spans as integer columns ``(n,)``: unit, annotator, start, end, label (-1 remapped to a
     last label ``"(no label)"``), with the label names; checks offsets against ``lengths``."""
+    instance("regions", regions, Regions, "a Regions")
     if not regions.shape.linear:
-        raise ValueError(f"{regions.kind} regions have no continuum: use spans")
-    size = _int(lengths)
-    if size.shape != (regions.units,):
-        raise ValueError("lengths needs one length per unit")
-    lo, hi = _int(regions.geometry[:, 0]), _int(regions.geometry[:, 1])
+        raise UsageError(
+            f"{regions.kind} regions have no continuum: use spans", parameter="regions"
+        )
+    size = _int(lengths, "lengths")
+    if size.shape != (regions.units,) or (size.size and size.min() < 0):
+        raise UsageError(
+            f"lengths needs one length ≥ 0 per unit ({regions.units}), got {lengths!r}",
+            parameter="lengths",
+        )
+    lo, hi = _int(regions.geometry[:, 0], "regions"), _int(regions.geometry[:, 1], "regions")
     task = regions.unit
     outside = np.flatnonzero(hi > size[task])
     if outside.size:
         k = int(outside[0])
-        raise ValueError(f"span {k} [{lo[k]}, {hi[k]}) runs past the end of unit {task[k]}")
+        raise UsageError(
+            f"span {k} [{lo[k]}, {hi[k]}) runs past the end of unit {task[k]} "
+            f"(length {size[task[k]]})",
+            parameter="lengths",
+        )
     labels = regions.labels
     lab = regions.label
     if (lab < 0).any():
@@ -189,10 +242,15 @@ def span_columns(
 
 
 def _tasks(
-    regions: Regions, lengths: npt.ArrayLike, names: tuple[Hashable, ...] | None, merge: bool
+    regions: Regions,
+    lengths: npt.ArrayLike,
+    names: tuple[Hashable, ...] | None,
+    merge: bool,
+    parameter: str,
 ) -> UnitizingAlpha:
+    """α_U of ``regions``; ``parameter``: the caller's argument the segments came in."""
     task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
-    size, who = _int(lengths), regions.rated
+    size, who = _int(lengths, "lengths"), regions.rated
     raters = who.sum(axis=1)
     m = int(raters.max()) if raters.size else 0
     keep_task = raters == m
@@ -213,14 +271,12 @@ def _tasks(
         names or labels,
         excluded,
         merge,
+        parameter,
     )
 
 
-def _int(a: npt.ArrayLike) -> Int64Array:
-    x = np.asarray(a)
-    if x.dtype.kind == "f" and not np.array_equal(x, np.round(x)):
-        raise ValueError("span positions must be whole characters or tokens")
-    return x.astype(np.int64)
+def _int(a: npt.ArrayLike, parameter: str) -> Int64Array:
+    return whole_numbers(a, parameter, "whole characters or tokens (span positions)")
 
 
 def _pooled(
@@ -233,6 +289,7 @@ def _pooled(
     labels: tuple[Hashable, ...],
     excluded: int,
     merge: bool,
+    parameter: str,
 ) -> UnitizingAlpha:
     """α_U per label and pooled, on one continuum ``[0, walls[-1])`` cut at ``walls``
     (``merge``: a coder's overlapping segments of one label become their union)."""
@@ -260,10 +317,11 @@ def _pooled(
     clash = (np.diff(lab) == 0) & (np.diff(coder) == 0) & (lo[1:] < hi[:-1])
     if clash.any():
         k = int(np.flatnonzero(clash)[0])
-        raise ValueError(
+        raise UsageError(
             f"coder {coder[k]} has overlapping segments [{lo[k]}, {hi[k]}) and "
             f"[{lo[k + 1]}, {hi[k + 1]}) of label {labels[lab[k]]!r}: unitizing alpha needs "
-            "each coder's segments of one label to be disjoint"
+            "each coder's segments of one label to be disjoint",
+            parameter=parameter,
         )
     runs = np.r_[np.flatnonzero(np.r_[True, np.diff(lab) != 0]), lab.size] if lab.size else []
     d_o_sum = d_e_sum = 0.0

@@ -1,10 +1,19 @@
 """The normalised model every adapter produces and every evaluation reads.
 
 ``records``: :class:`Annotation`, :class:`FieldValue`, :class:`RegionSet`, :class:`SourceStats`;
-``columns``: the column store sources append to; ``dataset``: :class:`Dataset` and round filters.
+``columns``: the column store sources append to (a region field's regions flat in a
+:class:`RegionColumn`); ``dataset``: :class:`Dataset` and round filters.
 """
 
-from .columns import Columns, FieldColumn, intern, intern_all
+from .columns import (
+    Columns,
+    FieldColumn,
+    RegionColumn,
+    intern,
+    intern_all,
+    intern_shape,
+    view,
+)
 from .dataset import Dataset, LazyAnnotations, RoundFilter, annotator, apply_round, task_mask
 from .records import (
     Annotation,
@@ -27,6 +36,7 @@ __all__ = [
     "FloatArray",
     "IntArray",
     "LazyAnnotations",
+    "RegionColumn",
     "RegionSet",
     "RoundFilter",
     "SourceStats",
@@ -36,6 +46,8 @@ __all__ = [
     "apply_round",
     "intern",
     "intern_all",
+    "intern_shape",
     "normalise_text",
     "task_mask",
+    "view",
 ]

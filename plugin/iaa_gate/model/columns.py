@@ -15,17 +15,231 @@ import numpy as np
 from .records import Annotation, FieldValue, RegionSet, TaskId
 
 
+class RegionColumn:
+    """A region field's regions, flat: no object per answer or region.
+
+    Per answer (aligned with the :class:`FieldColumn`'s ``rows``): ``shape`` (a code into
+    ``shapes``; -1: the answer is no region set), where its regions start (``first``), its
+    coordinates (``cfirst``) and its points (``pfirst``), and ``dropped`` (its relations to
+    another field, not evaluated). An answer's regions run to the next answer's ``first``.
+    Per region: ``ids`` (the source's id), ``label`` (a code into ``labels``; a region with
+    several labels is one region per label), its shape's ``width`` numbers in ``coords``.
+    ``points``: polygons' vertices, masks' runs of pixels (those answers only). ``relations``:
+    (answer, from id, to id, label); ``attributes``: (attribute, control type) → (region,
+    value) in reading order. :meth:`sets` gives the answers as :class:`RegionSet` objects (the
+    general paths); the readers append here directly.
+    """
+
+    def __init__(self) -> None:
+        self.shapes: list[str] = []
+        self.shape = array("b")
+        self.first, self.cfirst, self.pfirst, self.dropped = (array("q") for _ in range(4))
+        self.ids: list[str] = []
+        self.label = array("q")
+        self.labels: list[str] = []
+        self.label_index: dict[str, int] = {}
+        self.coords = array("d")
+        self.points: list[list[tuple[float, float]]] = []
+        self.relations: list[tuple[int, str, str, str]] = []
+        self.attributes: dict[tuple[str, str], tuple[Any, list[Any]]] = {}
+
+    def __len__(self) -> int:
+        """The number of answers."""
+        return len(self.shape)
+
+    def answer(self, shape: str | None) -> int:
+        """Start an answer of ``shape`` (None: not a region set); returns its index."""
+        self.shape.append(-1 if shape is None else intern_shape(self.shapes, shape))
+        self.first.append(len(self.ids))
+        self.cfirst.append(len(self.coords))
+        self.pfirst.append(len(self.points))
+        self.dropped.append(0)
+        return len(self.shape) - 1
+
+    def code(self, label: str) -> int:
+        """The code of ``label`` in :attr:`labels` (added if new)."""
+        return intern(self.label_index, self.labels, label)
+
+    def add(self, rs: RegionSet | None) -> None:
+        """Append one answer: ``rs`` (None: not a region set)."""
+        k = self.answer(None if rs is None else rs.shape)
+        if rs is None:
+            return
+        first = len(self.ids)
+        self.ids += rs.ids
+        index, labels = self.label_index, self.labels
+        self.label.extend([intern(index, labels, lab) for lab in rs.labels])
+        self.coords.extend(rs.coords)
+        self.points += rs.points
+        self.dropped[k] = rs.dropped_relations
+        self.relations += [(k, f, t, lab) for f, t, lab in rs.relations]
+        for name, (kind, values) in rs.attributes.items():
+            rows, got = self.attribute(name, kind)
+            rows.extend([first + i for i, _ in values])
+            got += [v for _, v in values]
+
+    def attribute(self, name: str, kind: str) -> tuple[Any, list[Any]]:
+        """The (regions, values) of attribute ``name`` of control type ``kind``, to append to."""
+        found = self.attributes.get((name, kind))
+        if found is None:
+            found = self.attributes[name, kind] = (array("q"), [])
+        return found
+
+    def counts(self) -> tuple[Any, Any, Any]:
+        """Per answer: how many regions, coordinates and points it has."""
+        ends = []
+        for starts, total in (
+            (self.first, len(self.ids)),
+            (self.cfirst, len(self.coords)),
+            (self.pfirst, len(self.points)),
+        ):
+            at = view(starts)
+            ends.append(np.diff(at, append=total) if len(at) else at)
+        return ends[0], ends[1], ends[2]
+
+    def sets(self) -> list[RegionSet | None]:
+        """Each answer as a :class:`RegionSet` (None: not a region set)."""
+        out: list[RegionSet | None] = []
+        n, nc, npts = (x.tolist() for x in self.counts())
+        rels: dict[int, list[tuple[str, str, str]]] = {}
+        for k, f, t, lab in self.relations:
+            rels.setdefault(k, []).append((f, t, lab))
+        attrs: list[tuple[str, str, Any, list[Any]]] = [
+            (name, kind, view(rows), values)
+            for (name, kind), (rows, values) in self.attributes.items()
+        ]
+        labels = self.labels
+        for k, shape in enumerate(self.shape):
+            if shape < 0:
+                out.append(None)
+                continue
+            r, c, p = self.first[k], self.cfirst[k], self.pfirst[k]
+            rs = RegionSet(
+                self.shapes[shape],
+                self.ids[r : r + n[k]],
+                [labels[x] for x in self.label[r : r + n[k]]],
+                self.coords[c : c + nc[k]].tolist(),
+                self.points[p : p + npts[k]],
+                relations=rels.get(k, []),
+                dropped_relations=self.dropped[k],
+            )
+            for name, kind, rows, values in attrs:
+                at = np.flatnonzero((rows >= r) & (rows < r + n[k])).tolist()
+                if at:
+                    rs.attributes[name] = (kind, [(int(rows[i]) - r, values[i]) for i in at])
+            out.append(rs)
+        return out
+
+    def truncate(self, k: int) -> None:
+        """Keep the first ``k`` answers."""
+        if k >= len(self):
+            return
+        r = self.first[k]
+        del self.ids[r:], self.label[r:], self.coords[self.cfirst[k] :]
+        del self.points[self.pfirst[k] :]
+        for name in ("shape", "first", "cfirst", "pfirst", "dropped"):
+            del getattr(self, name)[k:]
+        # relations and attributes are in reading order: the dropped ones are at the end, so
+        # the cost follows what is dropped, never the column's size
+        relations = self.relations
+        while relations and relations[-1][0] >= k:
+            relations.pop()
+        for key, (rows, values) in list(self.attributes.items()):
+            keep = len(rows)
+            while keep and rows[keep - 1] >= r:
+                keep -= 1
+            del rows[keep:], values[keep:]
+            if not keep:
+                del self.attributes[key]
+
+    def extend(self, later: RegionColumn) -> None:
+        """Append the answers of ``later``."""
+        answers, regions = len(self), len(self.ids)
+        shapes = np.array([intern_shape(self.shapes, s) for s in later.shapes] + [-1], np.int8)
+        self.shape.frombytes(shapes[view(later.shape)].tobytes())
+        for name, total in (
+            ("first", regions),
+            ("cfirst", len(self.coords)),
+            ("pfirst", len(self.points)),
+        ):
+            getattr(self, name).frombytes((view(getattr(later, name)) + total).tobytes())
+        self.dropped += later.dropped
+        self.ids += later.ids
+        codes = intern_all(self.label_index, self.labels, later.labels)
+        self.label.frombytes(codes[view(later.label)].tobytes() if len(later.label) else b"")
+        self.coords += later.coords
+        self.points += later.points
+        self.relations += [(k + answers, f, t, lab) for k, f, t, lab in later.relations]
+        for (name, kind), (rows, values) in later.attributes.items():
+            mine, got = self.attribute(name, kind)
+            mine.extend([x + regions for x in rows])
+            got += values
+
+    def select(self, keep: Any) -> RegionColumn:
+        """The answers at indices ``keep`` (ascending)."""
+        out = RegionColumn()
+        out.shapes, out.labels, out.label_index = self.shapes, self.labels, self.label_index
+        n, nc, npts = self.counts()
+        regions = _ranges(view(self.first), n, keep)
+        out.shape = array("b", view(self.shape)[keep].tobytes())
+        out.dropped = array("q", view(self.dropped)[keep].tobytes())
+        for name, counts in (("first", n), ("cfirst", nc), ("pfirst", npts)):
+            starts = np.cumsum(counts[keep]) - counts[keep]
+            setattr(out, name, array("q", starts.astype(np.int64).tobytes()))
+        ids = self.ids
+        out.ids = [ids[i] for i in regions.tolist()]
+        out.label = array("q", view(self.label)[regions].tobytes())
+        coords = _ranges(view(self.cfirst), nc, keep)
+        out.coords = array("d", view(self.coords)[coords].tobytes())
+        points = self.points
+        out.points = [points[i] for i in _ranges(view(self.pfirst), npts, keep).tolist()]
+        renumber = np.full(len(self) + 1, -1, dtype=np.int64)
+        renumber[keep] = np.arange(len(keep))
+        out.relations = [
+            (int(renumber[k]), f, t, lab) for k, f, t, lab in self.relations if renumber[k] >= 0
+        ]
+        moved = np.full(len(self.ids) + 1, -1, dtype=np.int64)
+        moved[regions] = np.arange(len(regions))
+        for key, (rows, values) in self.attributes.items():
+            new = moved[view(rows)] if len(rows) else np.zeros(0, dtype=np.int64)
+            at = np.flatnonzero(new >= 0)
+            if len(at):
+                out.attributes[key] = (
+                    array("q", new[at].tobytes()),
+                    [values[i] for i in at.tolist()],
+                )
+        return out
+
+
+def intern_shape(shapes: list[str], shape: str) -> int:
+    """The code of ``shape`` in ``shapes`` (added if new; a few shapes at most)."""
+    if shape not in shapes:
+        shapes.append(shape)
+    return shapes.index(shape)
+
+
+def _ranges(starts: Any, counts: Any, keep: Any) -> Any:
+    """The indices ``starts[k] … starts[k] + counts[k] - 1`` of each ``k`` in ``keep``."""
+    c = counts[keep]
+    total = int(c.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(c) - c
+    return np.repeat(starts[keep] - offsets, c) + np.arange(total)
+
+
 @dataclass
 class FieldColumn:
     """One field across annotations: annotation row ``rows[i]`` answered ``values[codes[i]]``
-    (see :attr:`FieldValue.value`); region fields: ``regions[i]``. Built by appending."""
+    (see :attr:`FieldValue.value`); a region field's regions: ``regions`` (answer ``i``'s
+    are its ``i``-th). Built by appending."""
 
     kind: str
     rows: Any = field(default_factory=lambda: array("q"))
     codes: Any = field(default_factory=lambda: array("q"))
     values: list[tuple[str, ...] | float | str] = field(default_factory=list)
     index: dict[Any, int] = field(default_factory=dict, repr=False)
-    regions: list[RegionSet | None] | None = None
+    regions: RegionColumn | None = None
 
     def add(
         self, row: int, value: tuple[str, ...] | float | str, regions: RegionSet | None
@@ -33,19 +247,32 @@ class FieldColumn:
         self.rows.append(row)
         self.codes.append(self.code(value))
         if regions is not None and self.regions is None:
-            self.regions = [None] * (len(self.rows) - 1)
+            self.region_column(len(self.rows) - 1)
         if self.regions is not None:
-            self.regions.append(regions)
+            self.regions.add(regions)
+
+    def region_column(self, before: int | None = None) -> RegionColumn:
+        """:attr:`regions`, made if there is none yet (the ``before`` answers already there, or
+        all of them, are then no region sets)."""
+        if self.regions is None:
+            self.regions = RegionColumn()
+            for _ in range(len(self.rows) if before is None else before):
+                self.regions.answer(None)
+        return self.regions
+
+    def region_sets(self) -> list[RegionSet | None] | None:
+        """Each answer's :class:`RegionSet` (None: not one); None for a field of values."""
+        return None if self.regions is None else self.regions.sets()
 
     def code(self, value: tuple[str, ...] | float | str) -> int:
         """The code of ``value`` in :attr:`values` (added if new)."""
         return intern(self.index, self.values, value)
 
     def row_array(self) -> Any:
-        return _numpy(self.rows)
+        return view(self.rows)
 
     def code_array(self) -> Any:
-        return _numpy(self.codes)
+        return view(self.codes)
 
 
 Mark = tuple[int, list[int]]
@@ -152,7 +379,7 @@ class Columns:
                 k -= 1
             del col.rows[k:], col.codes[k:]
             if col.regions is not None:
-                del col.regions[k:]
+                col.regions.truncate(k)
             if not k:
                 del self.fields[name]
             elif f < len(coded):  # a field older than the mark: the values since
@@ -196,9 +423,12 @@ class Columns:
                 mine = self.fields[name] = FieldColumn(col.kind)
             codes = intern_all(mine.index, mine.values, col.values)
             if col.regions is not None or mine.regions is not None:
-                if mine.regions is None:
-                    mine.regions = [None] * len(mine.rows)
-                mine.regions += col.regions or [None] * len(col.rows)
+                theirs = col.regions
+                if theirs is None:
+                    theirs = RegionColumn()
+                    for _ in range(len(col.rows)):
+                        theirs.answer(None)
+                mine.region_column().extend(theirs)
             mine.rows.extend(array("q", (col.row_array() + base).tobytes()))
             mine.codes.extend(array("q", codes[col.code_array()].tobytes()))
 
@@ -211,7 +441,7 @@ class Columns:
 
     def array(self, name: str) -> Any:
         """Column ``name`` (one of :attr:`ARRAYS`) as numpy, without a copy."""
-        return _numpy(getattr(self, name))
+        return view(getattr(self, name))
 
     def select(self, keep: np.ndarray[Any, np.dtype[np.bool_]]) -> Columns:
         """The rows where ``keep`` is true, in order."""
@@ -234,7 +464,7 @@ class Columns:
             new.rows = array("q", renumber[rows[sel]].tobytes())
             new.codes = array("q", col.code_array()[sel].tobytes())
             if col.regions is not None:
-                new.regions = [col.regions[i] for i in sel.tolist()]
+                new.regions = col.regions.select(sel)
             if len(new.rows):
                 out.fields[name] = new
         return out
@@ -275,7 +505,8 @@ class Columns:
         for name, col in self.fields.items():
             kind, values = col.kind, col.values
             if col.regions is not None:
-                for r, c, rs in zip(col.rows, col.codes, col.regions, strict=True):
+                sets = col.regions.sets()
+                for r, c, rs in zip(col.rows, col.codes, sets, strict=True):
                     fields[r][name] = FieldValue(kind, values[c], rs)
             else:
                 made = [FieldValue(kind, v) for v in values]
@@ -335,8 +566,25 @@ def intern_all(index: dict[Any, int], table: list[Any], keys: list[Any]) -> Any:
 _DTYPES = {"q": np.int64, "d": np.float64, "b": np.int8}
 
 
-def _numpy(column: array[Any]) -> Any:
-    """A typed array as a numpy view (an empty one when it has no items)."""
+def view(column: array[Any]) -> Any:
+    """A typed array as a numpy view, without a copy (an empty one when it has no items).
+
+    Parameters
+    ----------
+    column : array.array
+        A typed array of ``q`` (int64), ``d`` (float64) or ``b`` (int8) items.
+
+    Returns
+    -------
+    numpy.ndarray
+        Its items, sharing its memory.
+
+    Examples
+    --------
+    >>> from array import array
+    >>> view(array("q", [1, 2])).tolist()
+    [1, 2]
+    """
     dtype = _DTYPES[column.typecode]
     return np.frombuffer(column, dtype=dtype) if len(column) else np.zeros(0, dtype=dtype)
 

@@ -113,9 +113,8 @@ class Dataset:
         kinds: dict[str, str] = {}
         for name, col in cols.fields.items():
             kinds[name] = col.kind
-            for rs in col.regions or ():
-                for attr, (kind, _) in rs.attributes.items() if rs is not None else ():
-                    kinds.setdefault(f"{name}.{attr}", kind)
+            for attr, kind in col.regions.attributes if col.regions is not None else ():
+                kinds.setdefault(f"{name}.{attr}", kind)
         self._kinds = (*key, dict(sorted(kinds.items())))
         return dict(self._kinds[2])
 

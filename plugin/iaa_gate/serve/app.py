@@ -107,7 +107,9 @@ def create_app(service: Service) -> Starlette:
         ready = service.ready.is_set()
         error, problem = reporter.error, reporter.problem
         status = "error" if error else ("ok" if ready else "starting")
-        body: dict[str, Any] = {"status": status, "queue": inbox.queued()}
+        queue = inbox.queued()  # first: idle holds for the events queued before it was asked
+        body: dict[str, Any] = {"status": status, "queue": queue}
+        body["idle"] = not queue and counters.idle
         body["project"] = service.project.project_id
         if service.reconciler.webhook is not None:  # checked at each reconcile
             body["webhook"] = service.reconciler.webhook

@@ -46,12 +46,17 @@ class FlagWriter:
     """Writes flags through ``sink`` (the Label Studio sink without the tab, which ``tab``
     writes), counting in ``counters``; ``pending``: tasks to write → the arrival of their first
     event (None: the report found them different); ``summary``: what the last write did;
-    ``overlap``: sets the overlap after each report (:meth:`after`)."""
+    ``overlap``: sets the overlap after each report (:meth:`after`); ``consensus``: whether
+    the consensus predictions are written, after the flags (:meth:`_consensus`)."""
 
     def __init__(self, sink: LabelStudioFlags, tab: TabUpdater | None, counters: Counters) -> None:
         wanted = sink.config.overlap  # set once a report, not with each task's flags (after)
         self.overlap = None if wanted is None else LabelStudioOverlap(sink.source, wanted)
-        self.sink = replace(sink, config=sink.config.model_copy(update={"overlap": None}))
+        # the predictions apart from the flags: a prediction's id recorded in the meta the
+        # flags just wrote is no edit in Label Studio, and each write is recorded in the state
+        self.consensus = sink.config.consensus
+        alone = {"overlap": None, "consensus": False}
+        self.sink = replace(sink, config=sink.config.model_copy(update=alone))
         self.tab = tab
         self.counters = counters
         self.pending: dict[int, float | None] = {}
@@ -75,8 +80,9 @@ class FlagWriter:
         return msgspec.structs.replace(summary, overlap=overlap)
 
     def left(self, dirty: Iterable[int]) -> int:
-        """How many tasks are left to write (``dirty``: the state's changed tasks)."""
-        return len(set(dirty) | self.deferred | set(self.pending))
+        """How many tasks are left to write (``dirty``: the state's changed tasks), and the
+        tab's update under way."""
+        return len(set(dirty) | self.deferred | set(self.pending)) + self._tab_busy()
 
     def forget(self) -> None:
         """Drop what is pending (the running sums are off: the next report says it again)."""
@@ -128,6 +134,8 @@ class FlagWriter:
             if t not in left:
                 self.counters.lags.observe(when, dirty[t])
         self._counted(state, summary.done or 0, summary.warnings, left)
+        if self.consensus:  # the same tasks' predictions, merged into what was just written
+            self._consensus(state, outcome, [t for t in todo if t not in deferred])
         self.counters.deferred = len(deferred)
         self.deferred = deferred
         return bool(left or deferred)
@@ -148,8 +156,9 @@ class FlagWriter:
         when = now()
         for t in settled:
             self.counters.lags.observe(when, dirty[t])
-        if self.sink.config.consensus:
-            self._consensus(state, outcome)
+        if self.consensus:
+            disputed = {int(u.id) for r in outcome.results.values() for u in r.disputed}
+            self._consensus(state, outcome, disputed | state.with_predictions())
         self.counters.deferred = len(self.pending)
         return bool(self.pending)
 
@@ -191,11 +200,11 @@ class FlagWriter:
     def _tab_busy(self) -> int:
         return int(self.tab is not None and self.tab.busy)
 
-    def _consensus(self, state: State, outcome: Outcome) -> None:
-        """Write the consensus predictions that differ from the report's (disputed tasks, and
-        tasks that carry one of iaa-gate's predictions)."""
-        disputed = {int(u.id) for r in outcome.results.values() for u in r.disputed}
-        tasks = state.pulled(disputed | state.with_predictions(), data=False)
+    def _consensus(self, state: State, outcome: Outcome, scope: Iterable[int]) -> None:
+        """Write the consensus predictions of the tasks in ``scope`` that differ from the
+        report's, and record each write in the state (a task whose prediction is not recorded
+        would keep it when its dispute ends)."""
+        tasks = state.pulled(scope, data=False)
         seen = {t: (id(task.predictions), id(task.meta)) for t, task in tasks.items()}
         warnings: list[str] = []
         writer = ConsensusPredictions(

@@ -44,7 +44,8 @@ class Lags:
 class Counters:
     """Events by outcome, flags written, pulls; what is left to write (``to_write``, of which
     ``deferred`` wait for a later step only because a step writes a batch), whether the worker
-    is ``busy``; and the ``lags``."""
+    is ``busy``, whether its last turn left it ``idle`` (every write it decided done); and the
+    ``lags``."""
 
     received: int = 0
     ignored: int = 0
@@ -54,6 +55,7 @@ class Counters:
     reconciles: int = 0
     to_write: int = 0
     busy: bool = False
+    idle: bool = False
     deferred: int = 0
     lags: Lags = field(default_factory=Lags)
 
@@ -93,6 +95,9 @@ def prometheus(
         "# HELP iaa_gate_busy 1 while the worker applies events or writes flags.",
         "# TYPE iaa_gate_busy gauge",
         f"iaa_gate_busy {int(c.busy)}",
+        "# HELP iaa_gate_idle 1 when no event is queued and every write decided is done.",
+        "# TYPE iaa_gate_idle gauge",
+        f"iaa_gate_idle {int(c.idle and not queued)}",
         "# HELP iaa_gate_report_pending 1 while the full report lags the state (debounced).",
         "# TYPE iaa_gate_report_pending gauge",
         f"iaa_gate_report_pending {int(pending)}",

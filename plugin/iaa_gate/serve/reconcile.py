@@ -107,6 +107,18 @@ class Reconciler:
         state.put("reconciled_at", str(started))
         log.info("reconciled %d task(s) from the project, %d changed", len(tasks), len(changed))
 
+    def reread(self, state: State, tasks: set[int]) -> dict[int, float]:
+        """Read ``tasks`` again (an annotation of each was starred: another may have lost its
+        star without a webhook); those whose annotations changed, with when."""
+        started = now()
+        try:
+            pulled = self.read(sorted(tasks))
+        except LabelStudioError as exc:  # the next reconcile reads them
+            log.warning("tasks %s not read again: %s", sorted(tasks), exc.message)
+            return {}
+        with state.transaction():
+            return dict.fromkeys(state.reread(pulled, started), started)
+
     def _params(self) -> dict[str, Any]:
         return {
             "project": self.project.project_id,

@@ -29,7 +29,6 @@ import threading
 import time
 from dataclasses import replace
 
-from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.config import LabelStudioSource
 from ..adapters.label_studio.project import LabelStudioProject, routed_of
 from ..config import Config, ServeConfig
@@ -39,7 +38,6 @@ from ..sinks.label_studio import LabelStudioFlags
 from .apply import apply_queued
 from .events import Event
 from .flags import FlagWriter
-from .inbox import now
 from .metrics import Counters
 from .read import Reader
 from .reconcile import Reconciler
@@ -145,12 +143,7 @@ class Service:
         state = State(self.settings.state)
         try:
             while not self.stopping.is_set():
-                pulled = self.reconciler.take()
-                if pulled is not None:
-                    self.reconciler.apply(state, pulled, self.counters)
-                    self.refresh(state, state.dirty(), full=True)
-                    self.ready.set()
-                left = self.step(state)
+                left = self.turn(state)
                 self.reporter.schedule.stepped()
                 self.wake.wait(timeout=self._pause(left))
                 self.wake.clear()
@@ -164,6 +157,30 @@ class Service:
             self.ready.set()
             self.reporter.schedule.end()
             state.close()
+
+    def turn(self, state: State) -> bool:
+        """One turn of the worker: the pull that came, if any, then a step; whether flags are
+        left to write. Busy throughout, idle after it when every write it decided is done."""
+        self.counters.busy, self.counters.idle = True, False
+        try:
+            pulled = self.reconciler.take()
+            if pulled is not None:
+                self.reconciler.apply(state, pulled, self.counters)
+                self.refresh(state, state.dirty(), full=True)
+                self.ready.set()
+            left = self.step(state)
+            self.counters.idle = self._idle(state)
+            return left
+        finally:
+            self.counters.busy = False
+
+    def _idle(self, state: State) -> bool:
+        """Whether every write decided is done (a write that failed is in the report and the
+        log): reported, no event queued, no report due, no task or tab left to write."""
+        if not self.ready.is_set() or state.queued() or self.report_pending:
+            return False
+        dirty = state.dirty()
+        return not (dirty if self.flags is None else self.flags.left(dirty))
 
     def _pause(self, left: bool) -> float:
         """Seconds the worker waits unless woken (``left``: flags are left to write)."""
@@ -187,39 +204,23 @@ class Service:
 
     def step(self, state: State) -> bool:
         """Apply the queued events, then update (or report); whether flags are left to write."""
-        self.counters.busy = True
-        try:
-            starred: set[int] = set()
-            changed = apply_queued(state, self.counters, starred)
-            if starred:
-                changed = {**self._reread(state, starred), **(changed or {})}
-            if changed is not None:
-                self.reporter.schedule.applied()
-            if not self.ready.is_set():
-                return False  # scored and written after the first pull, with fresh task meta
-            if not self.sums.on:
-                dirty = state.dirty()
-                if changed is None and not dirty and self.reporter.snapshot() is not None:
-                    return False
-                return self.refresh(state, dirty)
-            left = self._live_step(state, changed or {})
-            if self.sums.on and self.reporter.schedule.due(state.queued()):
-                return self.refresh(state, state.dirty(), full=True)
-            return left
-        finally:
-            self.counters.busy = False
-
-    def _reread(self, state: State, tasks: set[int]) -> dict[int, float]:
-        """Read ``tasks`` again (an annotation of each was starred: another may have lost its
-        star without a webhook); those whose annotations changed, with when."""
-        started = now()
-        try:
-            pulled = self.reconciler.read(sorted(tasks))
-        except LabelStudioError as exc:  # the next reconcile reads them
-            log.warning("tasks %s not read again: %s", sorted(tasks), exc.message)
-            return {}
-        with state.transaction():
-            return dict.fromkeys(state.reread(pulled, started), started)
+        starred: set[int] = set()
+        changed = apply_queued(state, self.counters, starred)
+        if starred:
+            changed = {**self.reconciler.reread(state, starred), **(changed or {})}
+        if changed is not None:
+            self.reporter.schedule.applied()
+        if not self.ready.is_set():
+            return False  # scored and written after the first pull, with fresh task meta
+        if not self.sums.on:
+            dirty = state.dirty()
+            if changed is None and not dirty and self.reporter.snapshot() is not None:
+                return False
+            return self.refresh(state, dirty)
+        left = self._live_step(state, changed or {})
+        if self.sums.on and self.reporter.schedule.due(state.queued()):
+            return self.refresh(state, state.dirty(), full=True)
+        return left
 
     def _live_step(self, state: State, changed: dict[int, float]) -> bool:
         """Update the running sums with the ``changed`` tasks and write the flags that changed;

@@ -4,8 +4,9 @@ Also turns tasks pulled live from the API into annotations: both share :func:`pa
 which hands each batch of tasks to the column-wise reader (:mod:`.batch`), else each task (a
 pulled one encoded) to the typed reader (:mod:`.typed`), which decides every task without
 regions. The general parser here reads only what it refuses: a task holding a region shape it
-leaves (polygons, keypoints, brushes, timelines, hypertext spans…), or one breaking a rule,
-which it words. Reading a large list in two processes is :mod:`.halves`' job.
+leaves (labels of a region drawn with another tool, unlabelled tools, time series, audio
+seconds…), or one breaking a rule, which it words. Reading a large list in two processes is
+:mod:`.halves`' job.
 """
 
 from __future__ import annotations
@@ -344,9 +345,9 @@ def _refused(task: Any, index: int, part: Part) -> tuple[TaskId, list[Annotation
 
 GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
 """Result types of the tasks the general parser reads: regions (and the relations between
-them), some of whose shapes the typed reader leaves to it (polygons, keypoints, brushes,
-timelines, hypertext and paragraph spans, audio seconds, labels of a region drawn with another
-tool…); a task holding one is read there whole."""
+them), some of whose shapes the typed reader leaves to it (labels of a region drawn with
+another tool, unlabelled tools, time series, audio seconds, spans whose text is found by their
+texts…); a task holding one is read there whole."""
 
 
 def _holds_regions(task: Any) -> bool:

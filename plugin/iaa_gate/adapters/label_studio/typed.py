@@ -3,8 +3,12 @@ hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`
 
 It decides every task without regions (each answer read by its kind's reader: choices, rating,
 number, textarea, taxonomy, pairwise, rankings; chat messages and the answers about one;
-per-region answers; listed and unknown controls as not evaluated), and the region shapes spans
-with character offsets and rectangles. Another region shape, and anything malformed, raises
+per-region answers; listed and unknown controls as not evaluated), and the region shapes:
+spans with character offsets, hypertext and paragraph spans with their global offsets,
+rectangles, polygons, keypoints, brush masks and timelines' frame ranges, with their relations
+and per-region attributes, read straight into the field's
+:class:`~iaa_gate.model.RegionColumn`. Another region shape (tool-labelled regions, time
+series, spans whose text is found by their texts), and anything malformed, raises
 :class:`Unusual`: the caller then reads that task with the general parser, which reads the
 region or words the error. The two paths are tested to agree on every example, corpus file
 and generated shape.
@@ -15,9 +19,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from datetime import timezone
+from itertools import chain
+from operator import attrgetter, itemgetter, le
 from typing import Any, TypeVar
 
 import msgspec
+import numpy as np
 from msgspec import UNSET, UnsetType
 
 from ...kinds import LISTED_KINDS, REGION_SHAPES, SCALAR_KINDS, AnswerError, registry
@@ -25,9 +32,11 @@ from ...kinds.messages import CHAT_MESSAGE
 from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
 from ...kinds.unscored import NOT_REGIONS, RELATION
-from ...metrics.geometry import shape_of
-from ...model import Columns, FieldColumn, FieldValue, RegionSet, SourceStats, TaskId
+from ...metrics.geometry import Shape, shape_of
+from ...model import Columns, FieldColumn, FieldValue, RegionColumn, SourceStats, TaskId
+from .brush import BrushError, bounds, mask_runs
 from .rules import (
+    LABEL_KEYS,
     References,
     TaskError,
     annotator_id,
@@ -59,6 +68,16 @@ class _Value(msgspec.Struct, gc=False):
     end: Any = UNSET
     labels: Any = None
     rectanglelabels: Any = None
+    polygonlabels: Any = None
+    keypointlabels: Any = None
+    hypertextlabels: Any = UNSET  # or htmllabels: the first present holds the labels
+    htmllabels: Any = UNSET
+    paragraphlabels: Any = None
+    timelinelabels: Any = None
+    ranges: Any = None
+    brushlabels: Any = None
+    format: Any = "rle"
+    rle: Any = None
     x: Any = UNSET
     y: Any = UNSET
     width: Any = None
@@ -132,13 +151,135 @@ _MESSAGE_KINDS = frozenset(registry())
 _UNSCORED_REGIONS = LISTED_KINDS - NOT_REGIONS
 """Listed kinds whose results are regions (ellipses, video tracks…): an answer about one of
 them is listed (``perregion``), never one answer per task."""
+Geometry = tuple[tuple[float, ...], list[tuple[float, float]] | None]
+"""A region's geometry row and its points (a polygon's vertices; None: none)."""
+
+
+def _span(item: _Result, value: _Value) -> Geometry:
+    """A span's ``[start, end)``: character offsets (hypertext and paragraph spans: their
+    global offsets in the whole text), with its text."""
+    start, end = value.start, value.end
+    offsets = value.globalOffsets
+    if not isinstance(start, (int, float)) and type(offsets) is dict:
+        start, end = offsets.get("start"), offsets.get("end")
+    if type(start) is not int or type(end) is not int or not 0 <= start <= end:
+        raise Unusual
+    if type(value.text) is not str:
+        raise Unusual  # the general parser decides whether a text is known
+    return (float(start), float(end)), None
+
+
+def _box(item: _Result, value: _Value) -> Geometry:
+    """A box ``[x, y, width, height, rotation]``, in pixels when its image's size is known."""
+    box = (value.x, value.y, value.width, value.height, value.rotation or 0.0)
+    if not all(_number(c) for c in box):
+        raise Unusual
+    geometry = tuple(map(float, box))
+    w, h = item.original_width, item.original_height
+    if _number(w) and _number(h) and w > 0 and h > 0:
+        w, h = w / 100.0, h / 100.0
+        x, y, width, height, rotation = geometry
+        geometry = (x * w, y * h, width * w, height * h, rotation)
+    return geometry, None
+
+
+def _keypoint(item: _Result, value: _Value) -> Geometry:
+    """A keypoint ``[x, y]``."""
+    if not (_number(value.x) and _number(value.y)):
+        raise Unusual
+    return (float(value.x), float(value.y)), None
+
+
+def _polygon(item: _Result, value: _Value) -> Geometry:
+    """A polygon's bounds ``[x, y, width, height]`` and its vertices, as the general parser
+    reads its ``points`` (3 or more ``[x, y]`` pairs of numbers, else :class:`Unusual`: it
+    names the problem)."""
+    points = value.points
+    if type(points) is not list or len(points) < 3:
+        raise Unusual
+    if set(map(type, points)) != _LIST or set(map(len, points)) != _TWO:
+        raise Unusual
+    if not set(map(type, chain.from_iterable(points))) <= _NUMBER:
+        raise Unusual
+    xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+    x, y = min(xs), min(ys)
+    return (x, y, max(xs) - x, max(ys) - y), list(zip(xs, ys, strict=True))
+
+
+def _mask(item: _Result, value: _Value) -> Geometry:
+    """A brush mask: its pixel box and its image's pixel count, and its runs of mask pixels,
+    decoded from ``value.rle`` for the image of ``original_width`` × ``original_height`` as the
+    general parser decodes it (anything it refuses: :class:`Unusual`)."""
+    w, h = item.original_width, item.original_height
+    if not (_number(w) and _number(h) and w > 0 and h > 0) or value.format != "rle":
+        raise Unusual
+    width, height = int(w), int(h)
+    try:
+        runs = mask_runs(value.rle, width, height)
+    except BrushError:
+        raise Unusual from None
+    box = (*bounds(runs, width), float(width * height))
+    starts, ends = runs[:, 0].tolist(), runs[:, 1].tolist()
+    return box, [(float(a), float(b)) for a, b in zip(starts, ends, strict=True)]
+
+
+def _reader(shape: Shape) -> Callable[[_Result, _Value], Geometry] | None:
+    """How a result's ``value`` gives a region of ``shape``."""
+    if shape.linear:
+        return _span
+    if shape.vertices:
+        return _polygon
+    if shape.tolerance:
+        return _keypoint
+    if shape.pixels:
+        return _mask
+    return _box if shape.rotates else None
+
+
 _REGIONS = {
-    name: (str(k.value_key), REGION_SHAPES[name], shape_of(REGION_SHAPES[name]).linear)
+    name: (LABEL_KEYS.get(name, (str(k.value_key),)), shape, read, k.ranges)
     for name, k in registry().items()
-    if k.family == "region" and k.value_key in _Value.__struct_fields__
+    if k.family == "region"
+    and k.value_key in _Value.__struct_fields__
+    and (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
 }
-"""The region kinds whose labels a typed ``value`` holds (spans, boxes) → their key, shape and
-whether it is linear (a span: ``start``/``end``; else a box)."""
+"""The region kinds whose labels a typed ``value`` holds (spans of text, hypertext and
+paragraphs, boxes, polygons, keypoints, masks, timelines) → the keys of their labels
+(:data:`.rules.LABEL_KEYS`), their shape, geometry reader and whether a result holds ranges of
+frames."""
+
+
+def _labels(value: _Value, keys: tuple[str, ...]) -> Any:
+    """A region's labels: under the first of ``keys`` its value has (None: none)."""
+    for key in keys:
+        labels = getattr(value, key)
+        if labels is not UNSET:
+            return labels
+    return None
+
+
+def _frames(rc: RegionColumn, rid: str, value: _Value) -> None:
+    """A timeline result's frame ranges ``[start, end]`` (inclusive), each appended to ``rc``
+    as a span ``[start, end + 1)`` of frames (``<id>#<n>``, n from 1) per label, as the
+    general parser reads them (anything it refuses: :class:`Unusual`)."""
+    ranges, labels = value.ranges, value.timelinelabels
+    if type(ranges) is not list or not ranges or value.text is not None:
+        raise Unusual
+    if type(labels) is not list or not labels or set(map(type, labels)) != _STR:
+        raise Unusual
+    rows = []
+    for n, r in enumerate(ranges, 1):
+        if type(r) is not dict:
+            raise Unusual
+        start: Any = r.get("start")
+        end: Any = r.get("end")
+        if not (_number(start) and _number(end)) or end < start:
+            raise Unusual
+        rows += [(f"{rid}#{n}", label, float(start), float(end) + 1.0) for label in labels]
+    for region, label, start, end in rows:
+        rc.ids.append(region)
+        rc.label.append(rc.code(label))
+        rc.coords.extend((start, end))
 
 
 def _number(v: Any) -> bool:
@@ -285,9 +426,7 @@ def _append(
             continue
         truth = bool(ann.ground_truth)
         result = ann.result
-        if not result:
-            fields: dict[str, FieldValue] | None = None
-        elif len(result) == 1 and result[0].type in SCALARS:
+        if result and len(result) == 1 and result[0].type in SCALARS:
             r = result[0]
             v = _scalar(r, r.type)
             empty += v == ()
@@ -301,15 +440,13 @@ def _append(
                     col = columns[r.from_name] = FieldColumn(r.type)
                 col.add(row, v, None)
             continue
-        else:
-            fields = _fields(result, spans, ann.id)
-            empty += sum(fv.value == () for fv in fields.values())
-        if truth and not include_ground_truth:
+        if truth and not include_ground_truth:  # read (its empty selections count), not kept
+            empty += _fields(result or [], spans, ann.id, Columns(), 0)
             excluded += 1
             continue
         row = append(t, a, created, updated, truth, ann.id, False)
-        for name, fv in (fields or {}).items():
-            cols.value(row, name, fv)
+        if result:
+            empty += _fields(result, spans, ann.id, cols, row)
     return (cancelled, empty, excluded), spans
 
 
@@ -360,17 +497,104 @@ def _answer(kind: str, item: _Result) -> Any:
 
 def _prediction(result: list[_Result] | None, prediction_id: Any) -> dict[str, FieldValue]:
     """A prediction's fields, as :func:`_fields` reads them (one scalar result, the common
-    case, without building its region tables)."""
+    case, without a column store)."""
     if result and len(result) == 1 and result[0].type in SCALARS:
         v = _scalar(result[0], result[0].type)
         return {} if v is None else {result[0].from_name: FieldValue(result[0].type, v)}
-    return _fields(result or [], set(), prediction_id)
+    one = Columns()
+    _fields(result or [], set(), prediction_id, one, 0)
+    out: dict[str, FieldValue] = {}
+    for name, col in one.fields.items():
+        sets = col.region_sets()
+        out[name] = FieldValue(col.kind, col.values[col.codes[0]], sets[0] if sets else None)
+    return out
 
 
-def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[str, FieldValue]:
-    """The fields of one annotation's (or prediction's) ``result``; a region without an id is
-    read under :func:`.rules.region_id`."""
-    regions: dict[str, tuple[str, RegionSet]] = {}
+_INT, _STR, _LIST, _ONE, _TWO, _NUMBER = {int}, {str}, {list}, {1}, {2}, {int, float}
+_TYPE, _FROM, _VALUE, _ID, _TEXT, _START, _END = map(
+    attrgetter, ("type", "from_name", "value", "id", "text", "start", "end")
+)
+_FIRST = itemgetter(0)
+
+
+def _one_field(result: list[_Result], spans: set[str], cols: Columns, row: int) -> bool:
+    """The usual region answer read a column at a time: every result a region of one field and
+    kind with an id and one label (spans with their text). False, having changed nothing, for
+    any other: :func:`_fields` reads it item by item."""
+    kind, name = result[0].type, result[0].from_name
+    if kind not in _REGIONS or type(name) is not str:
+        return False
+    if set(map(_TYPE, result)) != {kind} or set(map(_FROM, result)) != {name}:
+        return False
+    values: list[_Value] = list(map(_VALUE, result))
+    ids = list(map(_ID, result))
+    if None in values or set(map(type, ids)) != _STR:
+        return False
+    keys, shape, read, ranges = _REGIONS[kind]
+    if ranges or (read is not _span and read is not _box) or len(keys) > 1:
+        return False  # polygons, keypoints, timelines, hypertext: item by item
+    key = keys[0]
+    labels = list(map(attrgetter(key), values))
+    if set(map(type, labels)) != _LIST or set(map(len, labels)) != _ONE:
+        return False
+    firsts = list(map(_FIRST, labels))
+    if set(map(type, firsts)) != _STR:
+        return False
+    if shape.linear:
+        starts, ends = list(map(_START, values)), list(map(_END, values))
+        if not (
+            set(map(type, chain(starts, ends))) == _INT
+            and min(starts) >= 0
+            and all(map(le, starts, ends))
+            and set(map(type, map(_TEXT, values))) == _STR
+        ):
+            return False
+        coords: Any = chain.from_iterable(zip(starts, ends, strict=True))  # floats in the array
+    else:
+        box = [(v.x, v.y, v.width, v.height, v.rotation or 0.0) for v in values]
+        if not set(map(type, chain.from_iterable(box))) <= _NUMBER:
+            return False
+        sizes = [(r.original_width, r.original_height) for r in result]
+        if sizes.count((None, None)) == len(sizes):  # no image size: the numbers as given
+            coords = chain.from_iterable(box)
+        else:  # as :func:`_fields` scales: percent of the image → pixels, where its size is known
+            scale = [
+                (w / 100.0, h / 100.0, w / 100.0, h / 100.0)
+                if _number(w) and _number(h) and w > 0 and h > 0
+                else (1.0, 1.0, 1.0, 1.0)
+                for w, h in sizes
+            ]
+            geometry = np.array(box, dtype=np.float64)
+            geometry[:, 0:4] *= np.array(scale, dtype=np.float64)
+            coords = geometry.reshape(-1)
+    col = cols.fields.get(name)
+    if col is None:
+        col = cols.fields[name] = FieldColumn(kind)
+    col.rows.append(row)
+    col.codes.append(col.code(""))
+    rc = col.region_column(len(col.rows) - 1)
+    rc.answer(shape.name)
+    if shape.linear:
+        spans.add(name)
+    rc.ids += ids
+    known = rc.label_index
+    rc.label.extend([known[x] if x in known else rc.code(x) for x in firsts])
+    rc.coords.extend(coords)
+    return True
+
+
+def _fields(
+    result: list[_Result], spans: set[str], annotation_id: Any, cols: Columns, row: int
+) -> int:
+    """Append the fields of one annotation's (or prediction's) ``result`` to ``cols`` as
+    annotation ``row``, a region field's regions straight into its
+    :class:`~iaa_gate.model.RegionColumn`; returns the empty selections. A region without an
+    id is read under :func:`.rules.region_id`. Raises :class:`Unusual` part way: the caller
+    rolls ``cols`` back."""
+    if result and _one_field(result, spans, cols, row):
+        return 0
+    columns = cols.fields
+    regions: dict[str, tuple[str, RegionColumn, int]] = {}
     others: list[tuple[str, _Result]] = []
     relations: list[_Result] = []
     for index, item in enumerate(result):
@@ -388,7 +612,7 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
                 raise Unusual
             others.append((kind, item))
             continue
-        key, shape, linear = _REGIONS[kind]
+        keys, shape, read, ranges = _REGIONS[kind]
         rid = item.id
         if rid is None:
             rid = region_id(annotation_id, index)
@@ -396,77 +620,66 @@ def _fields(result: list[_Result], spans: set[str], annotation_id: Any) -> dict[
             raise Unusual
         known = regions.get(name)
         if known is None:
-            known = regions[name] = (kind, RegionSet(shape))
-            if linear:
+            col = columns.get(name)
+            if col is None:
+                col = columns[name] = FieldColumn(kind)
+            col.rows.append(row)
+            col.codes.append(col.code(""))
+            rc = col.region_column(len(col.rows) - 1)
+            known = regions[name] = (kind, rc, rc.answer(shape.name))
+            if read is _span and not ranges:  # spans of a text (a timeline's are frames)
                 spans.add(name)
         elif known[0] != kind:
             raise Unusual
-        rs = known[1]
-        if linear:
-            start, end = value.start, value.end
-            if type(start) is not int or type(end) is not int or not 0 <= start <= end:
-                raise Unusual
-            if type(value.text) is not str:
-                raise Unusual  # the general parser decides whether a text is known
-            geometry = [float(start), float(end)]
-            labels = getattr(value, key)
-        else:
-            box = (value.x, value.y, value.width, value.height, value.rotation or 0.0)
-            if not all(_number(c) for c in box):
-                raise Unusual
-            geometry = [float(c) for c in box]
-            w, h = item.original_width, item.original_height
-            if _number(w) and _number(h) and w > 0 and h > 0:
-                w, h = w / 100.0, h / 100.0
-                geometry = [
-                    geometry[0] * w,
-                    geometry[1] * h,
-                    geometry[2] * w,
-                    geometry[3] * h,
-                    geometry[4],
-                ]
-            labels = getattr(value, key)
-        if type(labels) is list and len(labels) == 1 and type(labels[0]) is str:
-            rs.ids.append(str(rid))  # one label: the common case
-            rs.labels.append(labels[0])
-            rs.coords += geometry
+        rc = known[1]
+        if ranges:  # a timeline: one region per range of frames
+            _frames(rc, str(rid), value)
             continue
+        geometry, outline = read(item, value)
+        labels = _labels(value, keys)
         if type(labels) is str:
             labels = [labels]
         if type(labels) is not list or not labels or not all(type(x) is str for x in labels):
             raise Unusual  # the general parser names an unlabelled region
         rid = str(rid)
-        for label in labels:
-            rs.ids.append(rid)
-            rs.labels.append(label)
-            rs.coords += geometry
-    fields = {name: FieldValue(k, "", rs) for name, (k, rs) in regions.items()}
+        for label in labels:  # one row per label
+            rc.ids.append(rid)
+            rc.label.append(rc.code(label))
+            rc.coords.extend(geometry)
+            if outline is not None:
+                rc.points.append(outline)
     if not relations and not others:
-        return fields
-    owner = {rid: rs for _, rs in regions.values() for rid in rs.ids}
+        return 0
+    owner: dict[str, tuple[str, RegionColumn, int]] = {}
+    for name, (_, rc, k) in regions.items():
+        owner.update(dict.fromkeys(rc.ids[rc.first[k] :], (name, rc, k)))
     for item in relations:
         ends, labels = (item.from_id, item.to_id), item.labels or []
         if not all(type(e) is str and e in owner for e in ends):
             raise Unusual
         if type(labels) is not list or not all(type(x) is str for x in labels):
             raise Unusual
-        rs = owner[ends[0]]
-        if rs is not owner[ends[1]]:
-            rs.dropped_relations += 1  # between two fields: not evaluated
+        name, rc, k = owner[ends[0]]
+        if name != owner[ends[1]][0]:
+            rc.dropped[k] += 1  # between two fields: not evaluated
         else:
-            rs.relations.append((ends[0], ends[1], "|".join(sorted(labels))))
+            rc.relations.append((k, ends[0], ends[1], "|".join(sorted(labels))))
+    fields: dict[str, FieldValue] = {}
     _answers(others, regions, owner, fields)
-    return fields
+    for name, fv in fields.items():
+        cols.value(row, name, fv)
+    return sum(fv.value == () for fv in fields.values())
 
 
 def _answers(
     items: list[tuple[str, _Result]],
-    regions: dict[str, tuple[str, RegionSet]],
-    owner: dict[str, RegionSet],
+    regions: dict[str, tuple[str, RegionColumn, int]],
+    owner: dict[str, tuple[str, RegionColumn, int]],
     fields: dict[str, FieldValue],
 ) -> None:
     """Read the results ``items`` (kind, result) that are no region into ``fields``, or into
-    the attributes of the region they describe (``owner``: region id → its table). A result
+    the attributes of the region they describe (``owner``: region id → its field, its
+    :class:`~iaa_gate.model.RegionColumn` and answer). A result
     whose id is a chat message's answers about that message: an annotation's answers to one
     such field are one value (:mod:`~iaa_gate.kinds.messages`); one of a control iaa-gate
     does not score per message is listed (``permessage``), as is one about a region iaa-gate
@@ -497,11 +710,14 @@ def _answers(
             fields[name] = FieldValue("perregion", "")
             continue
         if type(rid) is str and rid in owner:  # a per-region attribute of region ``rid``
-            rs = owner[rid]
+            _, rc, k = owner[rid]
             v = _answer(kind, item)
             if v is not None:
-                values = rs.attributes.setdefault(name, (kind, []))[1]
-                values += [(i, v) for i, r in enumerate(rs.ids) if r == rid]
+                rows, values = rc.attribute(name, kind)
+                first = rc.first[k]
+                at = [first + i for i, r in enumerate(rc.ids[first:]) if r == rid]
+                rows.extend(at)
+                values += [v] * len(at)
             continue
         v = _scalar(item, kind) if kind in SCALAR_KINDS else _answer(kind, item)
         if v is None or (name in fields and kind not in SCALAR_KINDS):

@@ -190,9 +190,10 @@ class _Part:
         self.lineno = 0
 
     def join(self, later: _Part) -> None:
-        """Append the part read after this one (read column-wise: no problems, no texts)."""
+        """Append the part read after this one (read column-wise: no problems)."""
         if len(self.problems) < MAX_PROBLEMS:  # reading in order would have gone on
             self.cols.extend(later.cols)
+            self.texts.update(later.texts)  # a later line's text stands, as read in order
             self.stats.join(later.stats)
             self.lineno += later.lineno
             for view, multiple in later.styles.items():
@@ -222,7 +223,9 @@ class _Part:
             if len(self.problems) >= MAX_PROBLEMS:
                 break
             read_lines = (
-                read_block(block, self.cols, self.stats, self.styles) if _utf8(block) else None
+                read_block(block, self.cols, self.stats, self.styles, self.texts)
+                if _utf8(block)
+                else None
             )
             if read_lines is not None:
                 self.lineno += read_lines

@@ -1,7 +1,8 @@
 """The readers of Prodigy ``db-out`` lines: each line decoded by msgspec into a typed struct that
 holds only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
-:func:`read_block` reads a block of choice and binary lines column-wise; :class:`LineReader`
+:func:`read_block` reads a block of choice, binary and text span lines column-wise (a span
+answer's regions straight into its :class:`~iaa_gate.model.RegionColumn`); :class:`LineReader`
 reads any other line, one at a time. Together they decide every value, with the rules of
 :mod:`.rules`. A line they cannot read raises :class:`Unusual`, having changed nothing: the
 caller then words its error.
@@ -11,13 +12,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import chain
+from operator import attrgetter, lt
 from typing import Any, Literal
 
 import msgspec
 import numpy as np
 from msgspec import UNSET, field
 
-from ...model import Columns, FieldColumn, RegionSet, SourceStats, TaskId, intern_all
+from ...model import (
+    Columns,
+    FieldColumn,
+    RegionColumn,
+    RegionSet,
+    SourceStats,
+    TaskId,
+    intern_all,
+    intern_shape,
+)
 from .rules import (
     BINARY_VIEWS,
     IMAGE_VIEWS,
@@ -75,6 +87,37 @@ def _option_ids(raw: bytes) -> set[str] | None:
     return option_ids(msgspec.json.decode(raw))
 
 
+_OFFSETS, _START, _END = attrgetter("start", "end"), attrgetter("start"), attrgetter("end")
+_ID, _LABEL = attrgetter("id"), attrgetter("label")
+_TEXT = msgspec.json.Decoder()
+_INDEX_IDS = [str(i) for i in range(256)]
+"""The ids of spans without one (their place in the answer), made once: not one string per
+region of a round."""
+
+
+def _append_spans(col: FieldColumn, row: int, spans: list[_Span]) -> None:
+    """Append text ``spans`` (checked by :meth:`LineReader._regions`) to ``col`` as the
+    regions of annotation ``row``, straight into its :class:`~iaa_gate.model.RegionColumn`,
+    a column at a time."""
+    col.rows.append(row)
+    col.codes.append(col.code(""))
+    rc = col.region_column(len(col.rows) - 1)
+    rc.answer("span")
+    if not spans:
+        return
+    n = len(spans)
+    ids = [s.id for s in spans]
+    if n <= len(_INDEX_IDS) and ids.count(UNSET) == n:  # the usual: no ids, their places
+        rc.ids += _INDEX_IDS[:n]
+    else:
+        rc.ids += [str(i if r is UNSET else r) for i, r in enumerate(ids)]
+    labels = [s.label for s in spans]
+    known = rc.label_index
+    rc.label.extend([known[x] if x in known else rc.code(x) for x in labels])
+    # an int offset is stored as float(start), as the rules read it
+    rc.coords.extend(chain.from_iterable(map(_OFFSETS, spans)))
+
+
 class LineReader:
     """Reads lines into ``cols`` (``styles``: each choice view's declared style), keeping the
     option ids and accepted answers it has checked, which repeat from line to line."""
@@ -122,7 +165,7 @@ class LineReader:
         unit: TaskId = unit_of(h, raw_view, ex.label, task_hash)
         how = reading(view, len(ex.options) > 0)
         chosen: tuple[str, ...] | str | None
-        found: RegionSet | None = None
+        found: RegionSet | list[_Span] | None = None
         if answer == "ignore" or (how == "regions" and answer == "reject"):  # a rejected
             chosen = None  # manual answer is unusable: a skip, like an ignore
         elif how == "regions":
@@ -155,32 +198,32 @@ class LineReader:
         col = cols.fields.get(view)
         if col is None:
             col = cols.fields[view] = FieldColumn(column_kind(view, how))
-        col.add(row, chosen, found)
+        if isinstance(found, list):
+            _append_spans(col, row, found)
+        else:
+            col.add(row, chosen, found)
         return unit
 
-    def _regions(self, ex: _Example, image: bool) -> RegionSet:
+    def _regions(self, ex: _Example, image: bool) -> RegionSet | list[_Span]:
         """An accepted manual answer's ``spans`` as :func:`.rules.regions` reads them: image
-        shapes by that rule itself, text spans by a typed decode of the same rules (anything
-        either refuses: :class:`Unusual`)."""
+        shapes by that rule itself, text spans by a typed decode of the same rules, checked
+        here and appended by :func:`_append_spans` (anything either refuses:
+        :class:`Unusual`)."""
         if image:
             try:
                 return regions(msgspec.json.decode(ex.spans) if len(ex.spans) else [], True)
             except ValueError:
                 raise Unusual from None
-        found = RegionSet("span")
         if not len(ex.spans):
-            return found
+            return []
         try:
             spans = _SPANS.decode(ex.spans)
         except msgspec.ValidationError:
             raise Unusual from None
-        for i, span in enumerate(spans):
+        for span in spans:
             if span.end < span.start:
                 raise Unusual
-            found.ids.append(str(i if span.id is UNSET else span.id))
-            found.labels.append(span.label)
-            found.coords += [float(span.start), float(span.end)]
-        return found
+        return spans
 
     def _chosen(self, ex: _Example, accepted: bool) -> tuple[str, ...]:
         """A choice answer's options (``REJECT`` for a reject), checked against its options."""
@@ -212,8 +255,10 @@ class _Line(msgspec.Struct, gc=False, kw_only=True):
     fields stand in the order ``prodigy db-out`` writes the keys: msgspec looks for the next
     key at the field after the last one first (3 % of the decode)."""
 
+    text: msgspec.Raw = msgspec.Raw()  # decoded for span views only
     input_hash: int | str = field(name="_input_hash")
     task_hash: Any = field(name="_task_hash", default=None)
+    spans: msgspec.Raw = msgspec.Raw()  # decoded for span views only
     label: Any = None
     options: msgspec.Raw = msgspec.Raw()
     view_id: str = field(name="_view_id", default="classification")
@@ -266,10 +311,15 @@ def _one_object_per_line(block: bytes) -> int:
 
 
 def read_block(
-    block: bytes, cols: Columns, stats: SourceStats, styles: dict[str, bool]
+    block: bytes,
+    cols: Columns,
+    stats: SourceStats,
+    styles: dict[str, bool],
+    texts: dict[tuple[TaskId, str], str],
 ) -> int | None:
     """Append the answers of the lines of ``block`` (one JSON object each) to ``cols``
-    column-wise, as :class:`LineReader` would line by line; returns how many lines it read.
+    column-wise, as :class:`LineReader` would line by line (a text span view's texts to
+    ``texts``); returns how many lines it read.
     None, having changed nothing, when any line needs the per-line readers (they then read the
     block). Per line this does only msgspec's decode, a few attribute reads and one lookup of
     the line's kind (view, answer, annotator, accepted ids, choice style, options or not); the
@@ -298,13 +348,15 @@ def read_block(
         )
     except TypeError:  # an unhashable id or style
         return None
-    chosen: list[tuple[str, ...] | None] = []
+    chosen: list[tuple[str, ...] | str | None] = []
     for view, answer, who, accept, _, listed in distinct:
         how = reading(view, listed)
-        if type(who) is not str or not view or how == "regions" or how == "other":
+        if type(who) is not str or not view or view in IMAGE_VIEWS or how == "other":
             return None  # the per-line reader
-        if answer == "ignore":
-            chosen.append(None)
+        if answer == "ignore" or (how == "regions" and answer == "reject"):
+            chosen.append(None)  # a rejected manual answer is unusable: a skip
+        elif how == "regions":
+            chosen.append("")
         elif how == "choices":
             chosen.append(tuple(map(str, accept)) if answer == "accept" else (REJECT,))
         else:
@@ -324,8 +376,20 @@ def read_block(
         for raw, k in checks:
             if raw not in ids:
                 ids[raw] = _option_ids(raw)
-            if unknown_option(chosen[k] or (), ids[raw]) is not None:
+            got = chosen[k]
+            if unknown_option(got if type(got) is tuple else (), ids[raw]) is not None:
                 return None
+    spans: dict[int, list[_Span]] = {}
+    regional = [k for k, got in enumerate(chosen) if got == ""]
+    if regional:  # accepted text span answers: their spans, checked as the line reader does
+        at = np.flatnonzero(np.isin(kind, regional)).tolist()
+        try:
+            spans = {i: _SPANS.decode(exs[i].spans) if len(exs[i].spans) else [] for i in at}
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        flat = list(chain.from_iterable(spans.values()))
+        if any(map(lt, map(_END, flat), map(_START, flat))):
+            return None
     hashes: list[int | str] = [e.input_hash for e in exs]
     task_hashes = [e.task_hash for e in exs]
     if BINARY_VIEWS.isdisjoint(d[0] for d in distinct):
@@ -346,12 +410,13 @@ def read_block(
         if got is None:
             stats.ignored += int(lines[k])
             continue
-        if reading(view, listed) == "choices":
+        how = reading(view, listed)
+        if how == "choices":
             note_choice_style(styles, view, style)  # a non-text style says nothing, like None
             stats.empty += 0 if got else int(lines[k])
         col = cols.fields.get(view)
         if col is None:
-            col = cols.fields[view] = FieldColumn("choices")
+            col = cols.fields[view] = FieldColumn(column_kind(view, how))
         if view not in names:
             names.append(view)
         field[k], value[k] = names.index(view), col.code(got)
@@ -367,6 +432,39 @@ def read_block(
     for f, view in enumerate(names):
         rows = np.flatnonzero(fields == f) if len(names) > 1 else np.flatnonzero(fields >= 0)
         col = cols.fields[view]
+        if spans and view in SPAN_VIEWS:
+            _append_answers(col.region_column(len(col.rows)), [spans[i] for i in rows.tolist()])
+            found: set[tuple[TaskId, str]] = set()
+            for i in reversed(rows.tolist()):  # the text of a unit's last line that gives one
+                key = (units[i], view)
+                if key in found or not len(raw := exs[i].text):
+                    continue
+                if type(text := _TEXT.decode(raw)) is str:
+                    texts[key] = text
+                    found.add(key)
         col.rows.frombytes((rows + base).tobytes())
         col.codes.frombytes(value[kind[rows]].tobytes())
     return n
+
+
+def _append_answers(rc: RegionColumn, answers: list[list[_Span]]) -> None:
+    """Append text span ``answers`` (checked) to ``rc``, a column at a time."""
+    counts = np.fromiter(map(len, answers), np.int64, len(answers))
+    offsets = np.cumsum(counts) - counts
+    total = int(counts.sum())
+    flat = list(chain.from_iterable(answers))
+    rc.shape.frombytes(np.full(len(answers), intern_shape(rc.shapes, "span"), np.int8).tobytes())
+    rc.first.frombytes((offsets + len(rc.ids)).tobytes())
+    rc.cfirst.frombytes((2 * offsets + len(rc.coords)).tobytes())
+    rc.pfirst.frombytes(np.full(len(answers), len(rc.points), np.int64).tobytes())
+    rc.dropped.frombytes(bytes(8 * len(answers)))
+    ids = list(map(_ID, flat))
+    at = np.arange(total) - np.repeat(offsets, counts)  # each span's place in its answer
+    if ids.count(UNSET) == total and total and int(at.max()) < len(_INDEX_IDS):
+        rc.ids += map(_INDEX_IDS.__getitem__, at.tolist())  # the usual: no ids, their places
+    else:
+        rc.ids += [str(i if r is UNSET else r) for i, r in zip(at.tolist(), ids, strict=True)]
+    codes = intern_all(rc.label_index, rc.labels, list(map(_LABEL, flat)))
+    rc.label.frombytes(codes.tobytes())
+    # an int offset is stored as float(start), as the rules read it
+    rc.coords.extend(chain.from_iterable(map(_OFFSETS, flat)))
