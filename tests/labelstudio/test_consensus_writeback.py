@@ -284,3 +284,107 @@ def _disputed(name: str, task: int, consensus: Consensus) -> FieldResult:
     return FieldResult(
         name, kind, "nominal", False, 1, 1, 1, 2, 2, float("nan"), "", {}, None, [], [unit]
     )
+
+
+def test_recording_the_prediction_id_keeps_a_person_s_meta_edit(
+    label_studio: LabelStudioServer,
+    ls_client: Any,
+    make_project: Callable[..., Any],
+    annotators: list[Annotator],
+    api_key_env: str,
+    tmp_path: Path,
+    http_log: list[tuple[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The id of a task's own prediction is merged into the task's meta as it is now: a person's
+    edit made after the pull (its flag write skipped) or right after the flag write survives;
+    a re-run writes the skipped flags, and then nothing; a dry run plans the writes the run
+    makes."""
+    from iaa_gate.adapters.label_studio.client import LabelStudioClient
+
+    project = make_project(REVIEW_CONFIG, _tasks(annotators), title="consensus edits")
+    pid = project.id
+    ids = sorted(_state(label_studio, pid))
+    out = tmp_path / "out"
+    cfg = live_config(
+        tmp_path / "c.yaml",
+        label_studio.url,
+        pid,
+        {"sentiment": {}, "stars": {"level": "nominal"}},
+        report={"dir": str(out), "formats": ["json"]},
+        writeback={"enabled": True, "consensus": True, "view": None},
+    )
+
+    def edit(task: int, note: str) -> None:
+        """A person's edit of the task's meta in Label Studio: a new key, a changed value."""
+        meta = label_studio.api("GET", f"/api/tasks/{task}/")["meta"]
+        label_studio.api("PATCH", f"/api/tasks/{task}/", {"meta": {**meta, "note": note}})
+
+    def kept(task: int, note: str) -> dict[str, Any]:
+        meta: dict[str, Any] = label_studio.api("GET", f"/api/tasks/{task}/")["meta"]
+        assert (meta["note"], meta["batch"]) == (note, 7)
+        return meta
+
+    # first run: task 0 is edited right after its flags are written, before its prediction's
+    # id is recorded
+    request = LabelStudioClient.request
+
+    def edit_after_flags(
+        self: LabelStudioClient, method: str, path: str, doing: str, **kw: Any
+    ) -> Any:
+        answer = request(self, method, path, doing, **kw)
+        if (method, path) == ("PATCH", f"api/tasks/{ids[0]}/") and doing.startswith("writing"):
+            edit(ids[0], "seen by ana")
+        return answer
+
+    monkeypatch.setattr(LabelStudioClient, "request", edit_after_flags)
+    assert run_cli("run", "-c", str(cfg), "-q") in (0, 1)
+    monkeypatch.setattr(LabelStudioClient, "request", request)
+    meta = kept(ids[0], "seen by ana")
+    first = _own(label_studio, ids[0])[0]["id"]
+    assert meta["iaa"]["consensus_prediction"] == first
+    assert meta["iaa"]["status"] == "disputed"
+
+    # task 3 is settled (its flags and prediction change) and a person deletes the prediction
+    # of task 0 (a new one is created); both tasks are edited after the pull
+    for a in _state(label_studio, pid)[ids[3]]["annotations"]:
+        ls_client.annotations.update(id=a["id"], result=result(N))
+    label_studio.api("DELETE", f"/api/predictions/{first}/")
+    load = LabelStudioProject.load
+
+    def load_then_edit(self: LabelStudioProject) -> Any:
+        dataset = load(self)
+        edit(ids[0], "seen twice")
+        edit(ids[3], "settled?")
+        return dataset
+
+    monkeypatch.setattr(LabelStudioProject, "load", load_then_edit)
+    assert run_cli("run", "-c", str(cfg), "-q") in (0, 1)
+    monkeypatch.setattr(LabelStudioProject, "load", load)
+    doc = report(out)["writeback"]
+    assert doc["skipped_tasks"] == [ids[3]]  # task 0's flags are as they were: not written
+    assert (doc["consensus"]["created"], doc["consensus"]["deleted"]) == (1, 1)
+    meta = kept(ids[0], "seen twice")
+    assert meta["iaa"]["consensus_prediction"] == _own(label_studio, ids[0])[0]["id"] != first
+    meta = kept(ids[3], "settled?")
+    assert meta["iaa"]["status"] == "disputed"  # the flags were skipped: the edit wins
+    assert "consensus_prediction" not in meta["iaa"]  # its prediction is gone
+
+    # a dry run plans what the next run writes: the skipped flags of task 3, nothing else
+    http_log.clear()
+    assert run_cli("run", "-c", str(cfg), "--dry-run", "-q") in (0, 1)
+    assert writes(http_log) == []
+    plan = report(out)["writeback"]
+    assert [c["id"] for c in plan["changes"]] == [ids[3]]
+    assert plan["consensus"]["planned"] == 0
+    http_log.clear()
+    assert run_cli("run", "-c", str(cfg), "-q") in (0, 1)
+    assert writes(http_log) == [("PATCH", f"/api/tasks/{ids[3]}/")]
+    meta = kept(ids[3], "settled?")
+    assert meta["iaa"]["status"] == "agreed"
+    assert kept(ids[0], "seen twice")["iaa"]["consensus_prediction"]
+
+    # and then nothing
+    http_log.clear()
+    assert run_cli("run", "-c", str(cfg), "-q") in (0, 1)
+    assert writes(http_log) == []

@@ -39,7 +39,7 @@ from ..evaluation.results import FieldResult
 from ..evaluation.sections import Writeback
 from ..model import RoundFilter, TaskId
 from . import Sink, register
-from .label_studio_consensus import ConsensusPredictions, as_read_back
+from .label_studio_consensus import ConsensusPredictions, as_read_back, read_task
 from .label_studio_overlap import LabelStudioOverlap
 
 RUN_KEY = "run"
@@ -221,15 +221,6 @@ def _unstamped(meta: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _what(answer: Any) -> str:
-    """What a re-read answered instead of the task, for the message."""
-    if answer is None:
-        return "an empty body"
-    if isinstance(answer, dict):
-        return f"task {answer['id']!r}" if "id" in answer else "an object with no id"
-    return f"a JSON {type(answer).__name__}"
 
 
 @dataclass
@@ -445,14 +436,7 @@ class LabelStudioFlags:
         api, key = self.source.api, self.config.meta_key
         pulled = self.pulled[change.id]
         path = f"api/tasks/{change.id}/"
-        now = read if read is not None else api.request("GET", path, f"re-reading task {change.id}")
-        if not isinstance(now, dict) or now.get("id") != change.id:
-            raise LabelStudioError(  # never taken for an edit: that would skip the task
-                f"Label Studio on {api.url} answered re-reading task {change.id} with "
-                f"{_what(now)}, not the task ({api.where})",
-                hint="a re-run writes it",
-                transient=True,
-            )
+        now = read if read is not None else read_task(api, change.id)
         meta, data = _dict(now.get("meta")), _dict(now.get("data"))
         as_pulled = meta == pulled.meta and (change.data is None or data == pulled.data)
         if not as_pulled:

@@ -21,7 +21,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.client import LabelStudioClient, LabelStudioError
 from ..adapters.label_studio.label_config import Control, parse_label_config
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..adapters.label_studio.rules import (
@@ -145,6 +145,54 @@ def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
         and abs(float(score) - proposal.score) < 1e-9
         and as_read_back(prediction.get("result")) == as_read_back(proposal.result)
     )
+
+
+def _what(answer: Any) -> str:
+    """What a re-read answered instead of the task, for the message."""
+    if answer is None:
+        return "an empty body"
+    if isinstance(answer, dict):
+        return f"task {answer['id']!r}" if "id" in answer else "an object with no id"
+    return f"a JSON {type(answer).__name__}"
+
+
+def read_task(api: LabelStudioClient, task: TaskId) -> dict[str, Any]:
+    """Task ``task`` as it is now (``GET api/tasks/{task}/``), before a write merges into it.
+
+    An answer that is not the task (an empty body, another task) raises a transient
+    :class:`LabelStudioError`: it is never taken for the task, nor for a person's edit.
+
+    Parameters
+    ----------
+    api
+        The project's client.
+    task
+        The task's id.
+
+    Returns
+    -------
+    dict
+        The task as the API returns it (``id``, ``data``, ``meta``, ...).
+
+    Examples
+    --------
+    >>> class Empty:
+    ...     url, where = "http://ls", "project 1"
+    ...     def request(self, *args, **kwargs): return None
+    >>> read_task(Empty(), 3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iaa_gate.adapters.label_studio.client.LabelStudioError: ... with an empty body, not the task ...
+    """
+    now = api.request("GET", f"api/tasks/{task}/", f"re-reading task {task}")
+    if not isinstance(now, dict) or now.get("id") != task:
+        raise LabelStudioError(  # never taken for an edit: that would skip the task
+            f"Label Studio on {api.url} answered re-reading task {task} with "
+            f"{_what(now)}, not the task ({api.where})",
+            hint="a re-run writes it",
+            transient=True,
+        )
+    return now
 
 
 @dataclass
@@ -272,18 +320,25 @@ class ConsensusPredictions:
     def _record(self, task: TaskId) -> bool:
         """Record the id of the task's own prediction in its ``meta`` entry (removed when it
         has none); whether the task was written. The entry is the one the flags have just
-        brought up to date; a task without an entry is left alone."""
-        pulled = self.pulled[task]
-        entry = pulled.meta.get(self.meta_key) if self.meta_key is not None else None
-        if not isinstance(entry, dict):
+        brought up to date; a task without an entry is left alone. The id is merged into the
+        task's meta as it is now (read again): a person may have changed it since the pull or
+        the flags' write (their flags were then skipped), and their keys and values stay."""
+        pulled, key = self.pulled[task], self.meta_key
+        entry = pulled.meta.get(key) if key is not None else None
+        if key is None or not isinstance(entry, dict):
             return False
         ids = [p.get("id") for p in pulled.predictions if isinstance(p, dict)]
         want = ids[0] if ids and plain_id(ids[0]) else None
         if entry.get(CONSENSUS_PREDICTION_KEY) == want:
             return False
+        now = read_task(self.source.api, task).get("meta")
+        meta = now if isinstance(now, dict) else {}
+        entry = meta.get(key)
+        if not isinstance(entry, dict) or entry.get(CONSENSUS_PREDICTION_KEY) == want:
+            pulled.meta = meta  # the entry is gone (a person's choice) or already records it
+            return False
         kept = {k: v for k, v in entry.items() if k != CONSENSUS_PREDICTION_KEY}
-        new = kept if want is None else {**kept, CONSENSUS_PREDICTION_KEY: want}
-        meta = {**pulled.meta, str(self.meta_key): new}
+        meta = {**meta, key: kept if want is None else {**kept, CONSENSUS_PREDICTION_KEY: want}}
         self.source.api.request(
             "PATCH",
             f"api/tasks/{task}/",
