@@ -325,8 +325,8 @@ def test_recording_the_prediction_id_keeps_a_person_s_meta_edit(
         assert (meta["note"], meta["batch"]) == (note, 7)
         return meta
 
-    # first run: task 0 is edited right after its flags are written, before its prediction's
-    # id is recorded
+    # first run: each task's flags and its prediction's id in one PATCH; task 0 is edited
+    # right after it
     request = LabelStudioClient.request
 
     def edit_after_flags(
@@ -338,15 +338,19 @@ def test_recording_the_prediction_id_keeps_a_person_s_meta_edit(
         return answer
 
     monkeypatch.setattr(LabelStudioClient, "request", edit_after_flags)
+    http_log.clear()
     assert run_cli("run", "-c", str(cfg), "-q") in (0, 1)
     monkeypatch.setattr(LabelStudioClient, "request", request)
+    patched = [p for m, p in writes(http_log) if m == "PATCH" and p.startswith("/api/tasks/")]
+    assert len(patched) == len(set(patched)) == len(ids)
     meta = kept(ids[0], "seen by ana")
     first = _own(label_studio, ids[0])[0]["id"]
     assert meta["iaa"]["consensus_prediction"] == first
     assert meta["iaa"]["status"] == "disputed"
 
     # task 3 is settled (its flags and prediction change) and a person deletes the prediction
-    # of task 0 (a new one is created); both tasks are edited after the pull
+    # of task 0 (a new one is created, its flags stay); both tasks are edited after the pull:
+    # the ids are merged into the meta as it is now
     for a in _state(label_studio, pid)[ids[3]]["annotations"]:
         ls_client.annotations.update(id=a["id"], result=result(N))
     label_studio.api("DELETE", f"/api/predictions/{first}/")

@@ -13,6 +13,9 @@ Right before its PATCH each task is read again: a task someone changed since the
 with a warning (their edit wins), and a task another run already flagged the same way is left as
 it is. A PATCH is all or nothing on the server, so an interrupted write-back leaves every task
 either as it was or fully written, and a re-run completes it.
+
+With ``consensus``, the predictions are written first and a task's flag PATCH also records its
+prediction's id; the tasks it did not write get the id merged into their meta as it is then.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -219,6 +222,18 @@ def _unstamped(meta: dict[str, Any], key: str) -> dict[str, Any]:
     return {**meta, key: {k: v for k, v in entry.items() if k != RUN_KEY}}
 
 
+def _with_prediction(change: Change, key: str, consensus: ConsensusPredictions) -> Change:
+    """``change`` with its entry recording the id of the task's own prediction, just written
+    (one PATCH for both; the entry as planned keeps the id it had)."""
+    entry = change.meta.get(key)
+    if not isinstance(entry, dict) or change.id not in consensus.scope:
+        return change
+    own = consensus.prediction_id(change.id)
+    kept = {k: v for k, v in entry.items() if k != CONSENSUS_PREDICTION_KEY}
+    new = kept if own is None else {**kept, CONSENSUS_PREDICTION_KEY: own}
+    return replace(change, meta={**change.meta, key: new})
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -370,22 +385,30 @@ class LabelStudioFlags:
             "routed": sum(c.overlap is not None for c in changes),
             "warnings": [],
         }
+        consensus: ConsensusPredictions | None = None
+        consensus_warnings: list[str] = []
+        if self.config.consensus:  # the predictions first: each task's flag write records its id
+            consensus = ConsensusPredictions(
+                self.source, self.round, tasks=self.tasks, meta_key=self.config.meta_key
+            )
+            summary["consensus"] = consensus.apply(
+                results, dry_run=dry_run, warnings=consensus_warnings, record=False
+            )
         if dry_run:
             summary["changes"] = [
                 {"id": c.id, "was": c.was, "now": c.status, "data": c.data is not None}
                 for c in changes
             ]
         else:
+            if consensus is not None:
+                changes = [_with_prediction(c, self.config.meta_key, consensus) for c in changes]
             summary.update(self._write(changes))
         if self.config.view is not None:
             summary.update(self._view(disputed, dry_run=dry_run, warnings=summary["warnings"]))
-        if self.config.consensus:
-            consensus = ConsensusPredictions(
-                self.source, self.round, tasks=self.tasks, meta_key=self.config.meta_key
-            )
-            summary["consensus"] = consensus.apply(
-                results, dry_run=dry_run, warnings=summary["warnings"]
-            )
+        if consensus is not None:
+            if not dry_run:  # the tasks the flags did not write (unchanged, skipped, failed)
+                consensus.record(consensus_warnings)
+            summary["warnings"] += consensus_warnings
         if self.config.overlap is not None:
             overlap = LabelStudioOverlap(self.source, self.config.overlap)
             summary["overlap"] = overlap.apply(

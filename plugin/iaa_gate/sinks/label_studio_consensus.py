@@ -204,6 +204,8 @@ class ConsensusPredictions:
     round: RoundFilter = field(default_factory=RoundFilter)
     ties: int = 0
     """Disputed answers of the last plan whose best answers tie: no proposal."""
+    scope: list[TaskId] = field(default_factory=list)
+    """The tasks of the last plan: those whose meta :meth:`record` brings up to date."""
     tasks: dict[TaskId, PulledTask] | None = None
     meta_key: str | None = None
     """The key of iaa-gate's ``meta`` entry (``writeback.meta_key``): each task's entry records
@@ -268,14 +270,21 @@ class ConsensusPredictions:
                 continue
             if task in evaluated or (not dated and self.round.keeps_task(task)):
                 plan[task] = None
-        self.ties = ties
+        self.ties, self.scope = ties, list(plan)
         return plan
 
     def apply(
-        self, results: dict[str, FieldResult], *, dry_run: bool, warnings: list[str]
+        self,
+        results: dict[str, FieldResult],
+        *,
+        dry_run: bool,
+        warnings: list[str],
+        record: bool = True,
     ) -> ConsensusWriteback:
         """Write the plan; the counts: ``created``, ``replaced``, ``deleted``, ``unchanged``,
-        ``ties`` (disputed answers with no settled proposal), ``failed``."""
+        ``ties`` (disputed answers with no settled proposal), ``failed``. ``record``: then
+        record each task's prediction id in its meta (else the caller does, see
+        :meth:`record`)."""
         plan = self.plan(results, warnings)
         counts = {"created": 0, "replaced": 0, "deleted": 0, "unchanged": 0, "failed": 0}
         changes: list[tuple[TaskId, Proposal | None]] = []
@@ -297,14 +306,8 @@ class ConsensusPredictions:
                     continue
                 for key in outcome:
                     counts[key] += 1
-            for task in plan:  # also the unchanged: a project written before ids were kept
-                try:
-                    self._record(task)
-                except LabelStudioError as exc:
-                    warnings.append(
-                        f"the consensus prediction of task {task} not recorded in its meta: "
-                        f"{exc.message}"
-                    )
+        if record and not dry_run:
+            self.record(warnings)
         return ConsensusWriteback(
             model_version=MODEL_VERSION,
             dry_run=dry_run,
@@ -317,6 +320,24 @@ class ConsensusPredictions:
             else UNSET,
         )
 
+    def record(self, warnings: list[str]) -> None:
+        """Record the id of each planned task's own prediction in its ``meta`` entry (see
+        :meth:`prediction_id`); the tasks whose entry already holds it are not written."""
+        for task in self.scope:  # also the unchanged: a project written before ids were kept
+            try:
+                self._record(task)
+            except LabelStudioError as exc:
+                warnings.append(
+                    f"the consensus prediction of task {task} not recorded in its meta: "
+                    f"{exc.message}"
+                )
+
+    def prediction_id(self, task: TaskId) -> int | str | None:
+        """The id of the task's own prediction as last read or written (None: it has none),
+        which its ``meta`` entry records."""
+        ids = [p.get("id") for p in self.pulled[task].predictions if isinstance(p, dict)]
+        return ids[0] if ids and plain_id(ids[0]) else None
+
     def _record(self, task: TaskId) -> bool:
         """Record the id of the task's own prediction in its ``meta`` entry (removed when it
         has none); whether the task was written. The entry is the one the flags have just
@@ -327,8 +348,7 @@ class ConsensusPredictions:
         entry = pulled.meta.get(key) if key is not None else None
         if key is None or not isinstance(entry, dict):
             return False
-        ids = [p.get("id") for p in pulled.predictions if isinstance(p, dict)]
-        want = ids[0] if ids and plain_id(ids[0]) else None
+        want = self.prediction_id(task)
         if entry.get(CONSENSUS_PREDICTION_KEY) == want:
             return False
         now = read_task(self.source.api, task).get("meta")
