@@ -12,6 +12,7 @@ seconds…), or one breaking a rule, which it words. Reading a large list in two
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ from ...metrics.geometry import Shape, shape_of
 from ...model import Annotation, Dataset, FieldValue, RegionSet, SourceStats, TaskId
 from .batch import read_tasks
 from .brush import BrushError, bounds, mask_runs
-from .halves import MAX_PROBLEMS, Part, read_in_halves
+from .halves import MAX_PROBLEMS, Part, read_in_halves, read_split, split_at
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
 from .label_config import declare, parse_label_config
 from .rules import (
@@ -88,12 +89,23 @@ class LabelStudioExport:
         return dataset
 
     def _parse(self) -> Dataset:
+        source = str(self.path)
+        how = (source, self.skip_invalid, self.include_ground_truth)
         try:
-            data = self.path.read_bytes()
+            data = _contents(self.path)
             check_utf8(data)
-            raws = msgspec.json.decode(data, type=list[msgspec.Raw])
-        except (msgspec.DecodeError, msgspec.ValidationError, OSError, UnicodeDecodeError):
-            raws = None  # not a JSON array (or unreadable): the streaming reader says why
+        except (OSError, UnicodeDecodeError):
+            data = None  # unreadable: the streaming reader says why
+        if data is not None and (comma := split_at(data, self.workers)) is not None:
+            part = read_split(
+                data, comma, lambda p, tasks, base: _read(p, tasks, 0, None, *how, base)
+            )
+            if part is not None:
+                return _dataset(part, source, live=False)
+        try:
+            raws = None if data is None else msgspec.json.decode(data, type=list[msgspec.Raw])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            raws = None  # not a JSON array: the streaming reader says why
         if raws is not None:
             return parse_tasks(
                 raws,
@@ -126,6 +138,20 @@ class LabelStudioExport:
         except (OSError, UnicodeDecodeError) as exc:
             hint = "export the project again as JSON"
             raise unreadable(str(self.path), exc, encoding_hint=hint) from None
+
+
+def _contents(path: Path) -> bytearray:
+    """The bytes of ``path``, read into a buffer that the readers of its halves may patch
+    (:func:`.halves.read_split`) without a copy."""
+    with open(path, "rb", buffering=0) as f:
+        data = bytearray(os.fstat(f.fileno()).st_size)
+        view, got = memoryview(data), 0
+        while got < len(data) and (n := f.readinto(view[got:])):
+            got += n
+        view.release()
+        del data[got:]  # shorter than its size said: it changed while read
+        data += f.read()  # longer
+    return data
 
 
 AS_JSON = "export the project as JSON (Export → JSON): JSON-MIN and CSV drop skipped annotations"
@@ -185,6 +211,12 @@ def parse_tasks(
     leaves the caller's process alone, and the CLI asks for 2."""
     how = (source, skip_invalid, include_ground_truth)
     part = read_in_halves(tasks, lambda p, start, end: _read(p, tasks, start, end, *how), workers)
+    return _dataset(part, source, live)
+
+
+def _dataset(part: Part, source: str, live: bool) -> Dataset:
+    """The dataset of what reading the tasks of ``source`` collected (an error when a task
+    broke a rule)."""
     if part.problems:
         where = "correct these annotations in Label Studio" if live else "fix the export"
         raise InputError(
@@ -222,10 +254,12 @@ def _read(
     source: str,
     skip_invalid: bool,
     include_ground_truth: bool,
+    base: int = 0,
 ) -> Part:
     """Read ``tasks[start:end]`` (all of an iterable when ``end`` is None) into ``part``: the
     elements of an export in batches column-wise where every task of a batch allows it, else
-    task by task (the first task always, so that a JSON-MIN export is named)."""
+    task by task (the first task always, so that a JSON-MIN export is named). ``base``: the
+    index in the export of ``tasks[0]`` (a part of its list: :func:`.halves.read_split`)."""
     how = (source, skip_invalid, include_ground_truth)
     if not isinstance(tasks, list):
         for index, task in enumerate(
@@ -240,14 +274,20 @@ def _read(
     try:
         index = start
         while index < end and len(part.problems) < MAX_PROBLEMS:
-            upto = min(end, index + BATCH) if index else 1
+            first = base + index == 0
+            upto = index + 1 if first else min(end, index + BATCH)
             batch = tasks[index:upto]
             ids = (
-                read_tasks(
-                    batch, index, part.cols, part.stats, part.first_seen, include_ground_truth
+                None
+                if first or not all(type(t) is msgspec.Raw for t in batch)
+                else read_tasks(
+                    batch,
+                    base + index,
+                    part.cols,
+                    part.stats,
+                    part.first_seen,
+                    include_ground_truth,
                 )
-                if index and all(type(t) is msgspec.Raw for t in batch)
-                else None
             )
             if ids is not None:
                 part.stats.tasks += len(ids)
@@ -256,7 +296,7 @@ def _read(
                 for i in range(index, upto):
                     if len(part.problems) >= MAX_PROBLEMS:
                         break
-                    _one(part, i, tasks[i], *how)
+                    _one(part, base + i, tasks[i], *how)
             done.advance(upto - index)
             index = upto
     finally:

@@ -2,13 +2,19 @@
 this process reads the first, and the halves are joined in order, so that the result is the one
 reading alone gives. What reads a run of tasks is the caller's (:func:`.export.parse_tasks`);
 this module only schedules it and joins what it collected.
+
+An export file is split after the fork (:func:`read_split`): each process decodes only its own
+half of the file's bytes into tasks, so nothing but the file is read before the fork.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ...core.errors import Problem
 from ...core.fork import can_fork, in_child
@@ -18,6 +24,10 @@ from .rules import References
 PARALLEL_MIN = 20_000
 """With ``workers=2``, exports with at least this many tasks are read by two processes (Linux,
 2+ CPUs)."""
+
+SPLIT_MIN = 12 << 20
+"""With ``workers=2``, export files of at least this many bytes (12 MiB, some 20,000 tasks of a
+classification round: :data:`PARALLEL_MIN`) are split after the fork (:func:`read_split`)."""
 
 MAX_PROBLEMS = 50
 
@@ -89,3 +99,85 @@ def read_in_halves(
             part = read(part, mid, end)
         return part
     return read(Part(), 0, None)
+
+
+_TASK_START = re.compile(
+    rb'\}\s*(,)\s*\{\s*"id"\s*:\s*[^,{}\[\]]*,\s*"(?:annotations|completions)"\s*:'
+)
+"""A comma between two tasks, in Label Studio's key order (a task begins with its ``id`` and
+then its ``annotations``, which an annotation, a result or a region does not). Unescaped
+quotes never occur inside a JSON string, so a match is an object opening; whether it is an
+element of the top-level list, :func:`read_split` checks by decoding."""
+
+SEARCH = 4 << 20
+"""Bytes searched after the middle of a file for a comma between two tasks."""
+
+
+def split_at(data: bytes | bytearray, workers: int) -> int | None:
+    """Where :func:`read_split` splits the export ``data``: with ``workers`` > 1, a file of
+    :data:`SPLIT_MIN` bytes or more and a second process that helps, the first comma between
+    two tasks (:data:`_TASK_START`) from the middle on, within :data:`SEARCH` bytes; None
+    (read it in one process) otherwise."""
+    if workers < 2 or len(data) < SPLIT_MIN or not can_fork():
+        return None
+    mid = len(data) // 2
+    found = _TASK_START.search(data, mid, mid + SEARCH)
+    return None if found is None else found.start(1)
+
+
+def read_split(
+    data: bytearray, comma: int, read: Callable[[Part, list[msgspec.Raw], int], Part]
+) -> Part | None:
+    """What ``read(part, tasks, base)`` collects over the tasks of the export ``data`` (a JSON
+    list), read in two processes split at byte ``comma``: this process decodes ``data`` up to
+    it with the comma read as ``]``, a forked child the rest with it read as ``[`` (each patches
+    its own copy of that byte: nothing is copied). ``base`` is the index of ``tasks[0]`` in the
+    export.
+
+    The child does not know how many tasks come before its half, so its half is taken only when
+    nothing in it names a task by its place (no problem, no task skipped as invalid) and no task
+    id occurs in both halves; else this process reads that half too, in order, as reading alone
+    would. None when ``comma`` is not between two tasks of the list (or the list is not whole):
+    the caller reads the file whole, which words what is wrong."""
+    child = in_child(lambda: _later(data, comma, read))
+    try:
+        first = _decode(data, comma, b"]")
+        part = None if first is None else read(Part(), first, 0)
+    finally:
+        later = child()  # also on an error here, so no child is left behind
+        data[comma] = ord(",")
+    if part is None or first is None:
+        return None
+    if len(part.problems) >= MAX_PROBLEMS:
+        return part  # reading in order would have stopped before the later half
+    if later is None or later.problems or later.stats.invalid_skipped or not part.join(later):
+        rest = _decode(data, comma, b"[")
+        data[comma] = ord(",")
+        if rest is None:
+            return None
+        part = read(part, rest, len(first))
+    return part
+
+
+def _later(
+    data: bytearray, comma: int, read: Callable[[Part, list[msgspec.Raw], int], Part]
+) -> Part:
+    """The child's half of :func:`read_split`: its tasks numbered from 1, a stand-in (the
+    parent takes the half only when no number of it is used), but not 0, which would read its
+    first task as the export's first."""
+    rest = _decode(data, comma, b"[")
+    if rest is None:
+        raise ValueError("not a list of tasks after the comma")
+    return read(Part(), rest, 1)
+
+
+def _decode(data: bytearray, comma: int, bracket: bytes) -> list[msgspec.Raw] | None:
+    """The tasks of ``data`` before ``comma`` (``bracket`` ``]``) or after it (``[``), with the
+    comma patched to ``bracket``; None when that is not a JSON list."""
+    data[comma] = bracket[0]
+    view = memoryview(data)
+    try:
+        part = view[: comma + 1] if bracket == b"]" else view[comma:]
+        return msgspec.json.decode(part, type=list[msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None

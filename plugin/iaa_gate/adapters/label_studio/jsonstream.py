@@ -109,7 +109,7 @@ def line_of(path: str, position: int) -> int:
     return line
 
 
-def check_utf8(data: bytes, block: int = 1 << 24) -> None:
+def check_utf8(data: bytes | bytearray, block: int = 1 << 24) -> None:
     """Raise UnicodeDecodeError unless ``data`` is UTF-8 (checked in blocks: no whole copy)."""
     if data.isascii():
         return
