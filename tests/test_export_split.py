@@ -1,5 +1,5 @@
 """An export file split after the fork (:func:`iaa_gate.adapters.label_studio.halves.read_split`):
-each process decodes its own half of the file's bytes, and the result is the one reading the
+each process reads and decodes its own half of the file, and the result is the one reading the
 file in one process gives: the same dataset, or the same error naming the same task."""
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def test_a_guess_inside_a_task_reads_the_file_whole(
     tasks = [_task(1), {**_task(2), "data": {"items": look_alike}}, _task(3)]
     path = _export(tmp_path, tasks)
     data = path.read_bytes()
-    comma = halves.split_at(bytearray(data), 2)
+    comma = halves.split_at(path, 2)
     assert comma is not None and data.index(b'"items"') < comma < data.rindex(b'"id": 3')
     bases = _bases(monkeypatch)
     _same(_load(path, workers=2), _load(path), values=True)
@@ -154,5 +154,5 @@ def test_a_file_split_at_any_comma_reads_as_one(
         commas = [i for i, b in enumerate(data) if b == ord(",")]
         if commas:
             comma = commas[at % len(commas)]
-            m.setattr(lse, "split_at", lambda data, workers: comma if workers > 1 else None)
+            m.setattr(lse, "split_at", lambda path, workers: comma if workers > 1 else None)
         _same(_load(path, workers=2, **kw), _load(path, **kw), values=True)

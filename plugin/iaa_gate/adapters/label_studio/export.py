@@ -12,7 +12,6 @@ seconds…), or one breaking a rule, which it words. Reading a large list in two
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,8 +63,9 @@ from .typed import Unusual, read_task
 class LabelStudioExport:
     """Source for an export file. ``skip_invalid``: count and skip malformed tasks.
     ``label_config``: the project's labeling config (XML), which says which fields are
-    multi-select. ``workers``: processes that may read a large export (see
-    :func:`parse_tasks`)."""
+    multi-select. ``workers``: processes that may read a large export (2: a file of
+    :data:`.halves.SPLIT_MIN` bytes or more is split between two at a comma between two tasks,
+    :func:`.halves.read_split`; else see :func:`parse_tasks`)."""
 
     path: Path
     skip_invalid: bool = False
@@ -89,23 +89,20 @@ class LabelStudioExport:
         return dataset
 
     def _parse(self) -> Dataset:
-        source = str(self.path)
-        how = (source, self.skip_invalid, self.include_ground_truth)
-        try:
-            data = _contents(self.path)
-            check_utf8(data)
-        except (OSError, UnicodeDecodeError):
-            data = None  # unreadable: the streaming reader says why
-        if data is not None and (comma := split_at(data, self.workers)) is not None:
+        comma = split_at(self.path, self.workers)
+        if comma is not None:
+            how = (str(self.path), self.skip_invalid, self.include_ground_truth)
             part = read_split(
-                data, comma, lambda p, tasks, base: _read(p, tasks, 0, None, *how, base)
+                self.path, comma, lambda p, tasks, base: _read(p, tasks, 0, None, *how, base)
             )
             if part is not None:
-                return _dataset(part, source, live=False)
+                return _dataset(part, str(self.path), live=False)
         try:
-            raws = None if data is None else msgspec.json.decode(data, type=list[msgspec.Raw])
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            raws = None  # not a JSON array: the streaming reader says why
+            data = self.path.read_bytes()
+            check_utf8(data)
+            raws = msgspec.json.decode(data, type=list[msgspec.Raw])
+        except (msgspec.DecodeError, msgspec.ValidationError, OSError, UnicodeDecodeError):
+            raws = None  # not a JSON array (or unreadable): the streaming reader says why
         if raws is not None:
             return parse_tasks(
                 raws,
@@ -138,20 +135,6 @@ class LabelStudioExport:
         except (OSError, UnicodeDecodeError) as exc:
             hint = "export the project again as JSON"
             raise unreadable(str(self.path), exc, encoding_hint=hint) from None
-
-
-def _contents(path: Path) -> bytearray:
-    """The bytes of ``path``, read into a buffer that the readers of its halves may patch
-    (:func:`.halves.read_split`) without a copy."""
-    with open(path, "rb", buffering=0) as f:
-        data = bytearray(os.fstat(f.fileno()).st_size)
-        view, got = memoryview(data), 0
-        while got < len(data) and (n := f.readinto(view[got:])):
-            got += n
-        view.release()
-        del data[got:]  # shorter than its size said: it changed while read
-        data += f.read()  # longer
-    return data
 
 
 AS_JSON = "export the project as JSON (Export → JSON): JSON-MIN and CSV drop skipped annotations"

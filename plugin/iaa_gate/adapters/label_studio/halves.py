@@ -3,15 +3,18 @@ this process reads the first, and the halves are joined in order, so that the re
 reading alone gives. What reads a run of tasks is the caller's (:func:`.export.parse_tasks`);
 this module only schedules it and joins what it collected.
 
-An export file is split after the fork (:func:`read_split`): each process decodes only its own
-half of the file's bytes into tasks, so nothing but the file is read before the fork.
+An export file is split after the fork (:func:`read_split`): each process reads and decodes
+only its own half of the file, so before the fork nothing is read but a window around its
+middle.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -19,6 +22,7 @@ import msgspec
 from ...core.errors import Problem
 from ...core.fork import can_fork, in_child
 from ...model import Columns, SourceStats, TaskId
+from .jsonstream import check_utf8
 from .rules import References
 
 PARALLEL_MIN = 20_000
@@ -113,71 +117,85 @@ SEARCH = 4 << 20
 """Bytes searched after the middle of a file for a comma between two tasks."""
 
 
-def split_at(data: bytes | bytearray, workers: int) -> int | None:
-    """Where :func:`read_split` splits the export ``data``: with ``workers`` > 1, a file of
+def split_at(path: Path, workers: int) -> int | None:
+    """Where :func:`read_split` splits the export at ``path``: with ``workers`` > 1, a file of
     :data:`SPLIT_MIN` bytes or more and a second process that helps, the first comma between
     two tasks (:data:`_TASK_START`) from the middle on, within :data:`SEARCH` bytes; None
-    (read it in one process) otherwise."""
-    if workers < 2 or len(data) < SPLIT_MIN or not can_fork():
+    (read it in one process) otherwise, or when the file cannot be read (the reader in one
+    process words why)."""
+    if workers < 2 or not can_fork():
         return None
-    mid = len(data) // 2
-    found = _TASK_START.search(data, mid, mid + SEARCH)
-    return None if found is None else found.start(1)
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < SPLIT_MIN:
+                return None
+            f.seek(size // 2)
+            found = _TASK_START.search(f.read(SEARCH))
+    except OSError:
+        return None
+    return None if found is None else size // 2 + found.start(1)
 
 
 def read_split(
-    data: bytearray, comma: int, read: Callable[[Part, list[msgspec.Raw], int], Part]
+    path: Path, comma: int, read: Callable[[Part, list[msgspec.Raw], int], Part]
 ) -> Part | None:
-    """What ``read(part, tasks, base)`` collects over the tasks of the export ``data`` (a JSON
-    list), read in two processes split at byte ``comma``: this process decodes ``data`` up to
-    it with the comma read as ``]``, a forked child the rest with it read as ``[`` (each patches
-    its own copy of that byte: nothing is copied). ``base`` is the index of ``tasks[0]`` in the
-    export.
+    """What ``read(part, tasks, base)`` collects over the tasks of the export at ``path`` (a
+    JSON list), read by two processes split at byte ``comma``: this process reads and decodes
+    the file up to it, with the comma read as ``]``, and a forked child the rest, with it read
+    as ``[``. Each reads its own bytes from the file: nothing is read before the fork but a
+    window around the middle (:func:`split_at`), nothing is copied between the processes but
+    the child's result. ``base`` is the index of ``tasks[0]`` in the export.
 
     The child does not know how many tasks come before its half, so its half is taken only when
     nothing in it names a task by its place (no problem, no task skipped as invalid) and no task
     id occurs in both halves; else this process reads that half too, in order, as reading alone
-    would. None when ``comma`` is not between two tasks of the list (or the list is not whole):
-    the caller reads the file whole, which words what is wrong."""
-    child = in_child(lambda: _later(data, comma, read))
+    would. None when ``comma`` is not between two tasks of the list, or a half is not UTF-8 or
+    cannot be read: the caller reads the file whole, which words what is wrong."""
+    child = in_child(lambda: _later(path, comma, read))
     try:
-        first = _decode(data, comma, b"]")
+        first = _tasks(path, 0, comma)
         part = None if first is None else read(Part(), first, 0)
     finally:
         later = child()  # also on an error here, so no child is left behind
-        data[comma] = ord(",")
     if part is None or first is None:
         return None
     if len(part.problems) >= MAX_PROBLEMS:
         return part  # reading in order would have stopped before the later half
     if later is None or later.problems or later.stats.invalid_skipped or not part.join(later):
-        rest = _decode(data, comma, b"[")
-        data[comma] = ord(",")
+        rest = _tasks(path, comma, None)
         if rest is None:
             return None
         part = read(part, rest, len(first))
     return part
 
 
-def _later(
-    data: bytearray, comma: int, read: Callable[[Part, list[msgspec.Raw], int], Part]
-) -> Part:
+def _later(path: Path, comma: int, read: Callable[[Part, list[msgspec.Raw], int], Part]) -> Part:
     """The child's half of :func:`read_split`: its tasks numbered from 1, a stand-in (the
     parent takes the half only when no number of it is used), but not 0, which would read its
     first task as the export's first."""
-    rest = _decode(data, comma, b"[")
+    rest = _tasks(path, comma, None)
     if rest is None:
         raise ValueError("not a list of tasks after the comma")
     return read(Part(), rest, 1)
 
 
-def _decode(data: bytearray, comma: int, bracket: bytes) -> list[msgspec.Raw] | None:
-    """The tasks of ``data`` before ``comma`` (``bracket`` ``]``) or after it (``[``), with the
-    comma patched to ``bracket``; None when that is not a JSON list."""
-    data[comma] = bracket[0]
-    view = memoryview(data)
+def _tasks(path: Path, start: int, comma: int | None) -> list[msgspec.Raw] | None:
+    """The tasks of the export at ``path`` before byte ``comma`` (``start`` 0), or after byte
+    ``start`` (``comma`` None), that byte read as ``]`` or ``[``; None when that is not a JSON
+    list of UTF-8 (or the file cannot be read)."""
     try:
-        part = view[: comma + 1] if bracket == b"]" else view[comma:]
-        return msgspec.json.decode(part, type=list[msgspec.Raw])
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        with open(path, "rb") as f:
+            f.seek(start)
+            end = os.fstat(f.fileno()).st_size if comma is None else comma + 1
+            data = bytearray(max(end - start, 1))
+            del data[f.readinto(data) :]  # shorter than its size said: it changed
+            if comma is None:
+                data += f.read()  # longer
+        if not data:
+            return None
+        data[-1 if comma is not None else 0] = ord("]" if comma is not None else "[")
+        check_utf8(data)
+        return msgspec.json.decode(data, type=list[msgspec.Raw])
+    except (OSError, UnicodeDecodeError, msgspec.DecodeError, msgspec.ValidationError):
         return None
