@@ -66,12 +66,16 @@ def _task(i: int | str, who: int = 1, choice: str = "A") -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])
+@pytest.mark.parametrize("data_first", [False, True])
 def test_the_childs_half_is_taken_as_it_read_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, separators: tuple[str, str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, separators: tuple[str, str], data_first: bool
 ) -> None:
-    """A plain export: this process reads its half only (base 0); the child's half is joined,
-    and the whole is what one process reads."""
+    """A plain export (as Label Studio writes it, or with each task's data before its
+    annotations): this process reads its half only (base 0); the child's half is joined, and
+    the whole is what one process reads."""
     tasks = [_task(i, who=i % 3, choice="AB"[i % 2]) for i in range(1, 41)]
+    if data_first:
+        tasks = [{"id": t["id"], "data": {"text": "x"}, **t} for t in tasks]
     path = _export(tmp_path, tasks, separators=separators)
     one = _load(path)
     bases = _bases(monkeypatch)

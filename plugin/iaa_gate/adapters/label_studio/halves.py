@@ -106,12 +106,13 @@ def read_in_halves(
 
 
 _TASK_START = re.compile(
-    rb'\}\s*(,)\s*\{\s*"id"\s*:\s*[^,{}\[\]]*,\s*"(?:annotations|completions)"\s*:'
+    rb'\}\s*(,)\s*\{\s*"id"\s*:\s*[^,{}\[\]]*,\s*"(?:annotations|completions|data|predictions)"\s*:'
 )
 """A comma between two tasks, in Label Studio's key order (a task begins with its ``id`` and
-then its ``annotations``, which an annotation, a result or a region does not). Unescaped
-quotes never occur inside a JSON string, so a match is an object opening; whether it is an
-element of the top-level list, :func:`read_split` checks by decoding."""
+then its ``annotations``, which an annotation, a result or a region does not; exports written
+by hand often put its ``data`` second). Unescaped quotes never occur inside a JSON string, so
+a match is an object opening; whether it is an element of the top-level list,
+:func:`read_split` checks by decoding."""
 
 SEARCH = 4 << 20
 """Bytes searched after the middle of a file for a comma between two tasks."""
