@@ -182,7 +182,7 @@ def _results(**units: list[UnitResult]) -> dict[str, Any]:
 
 def test_entries_overall_status_and_labels_in_conflict() -> None:
     nan = float("nan")
-    got = entries(
+    flagged = entries(
         _results(
             a=[
                 UnitResult(1, "disputed", 1 / 3, {"x@y": "P", "z@y": "N"}),
@@ -193,6 +193,7 @@ def test_entries_overall_status_and_labels_in_conflict() -> None:
         ),
         "h",
     )
+    got = {t: e.as_meta() for t, e in flagged.items()}  # as the task's meta holds it
     assert got[1] == {
         "status": "disputed",
         "disputed": True,

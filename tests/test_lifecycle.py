@@ -409,7 +409,8 @@ def _disputed(states: dict[int, str], priority: float = 0.4) -> dict[str, Any]:
 def test_meta_carries_the_state_and_a_final_dispute_loses_its_flag() -> None:
     from iaa_gate.sinks.label_studio import entries
 
-    got = entries(_disputed({1: "open", 2: "routed", 3: "settled", 4: "resolved"}), "h")
+    flagged = entries(_disputed({1: "open", 2: "routed", 3: "settled", 4: "resolved"}), "h")
+    got = {t: e.as_meta() for t, e in flagged.items()}  # as the task's meta holds it
     assert [got[t]["state"] for t in (1, 2, 3, 4)] == ["open", "routed", "settled", "resolved"]
     assert [got[t]["disputed"] for t in (1, 2, 3, 4)] == [True, True, False, False]
     assert "priority" in got[2] and "priority" not in got[3] and "priority" not in got[4]
@@ -430,13 +431,13 @@ def test_a_task_is_rewritten_only_when_what_a_person_sees_changed() -> None:
     from iaa_gate.sinks.label_studio import entries
 
     for before, after in ((0.3647, 0.3774), (0.0012, 0.0023)):
-        shown = entries(_disputed({1: "open"}, before), "h")[1]
+        shown = entries(_disputed({1: "open"}, before), "h")[1].as_meta()
         flags = _flags({1: _pulled({"iaa": {**shown, "run": "then", "score": 0.3}})})
         changes, unchanged, _ = flags.plan(_disputed({1: "open"}, after))
         assert (changes, unchanged) == ([], 1)
-    flags = _flags({1: _pulled({"iaa": entries(_disputed({1: "open"}, 0.30), "h")[1]})})
+    flags = _flags({1: _pulled({"iaa": entries(_disputed({1: "open"}, 0.30), "h")[1].as_meta()})})
     assert [c.id for c in flags.plan(_disputed({1: "open"}, 0.36))[0]] == [1]  # moved 0.06
-    flags = _flags({1: _pulled({"iaa": entries(_disputed({1: "open"}), "h")[1]})})
+    flags = _flags({1: _pulled({"iaa": entries(_disputed({1: "open"}), "h")[1].as_meta()})})
     (change,) = flags.plan(_disputed({1: "resolved"}))[0]
     assert change.meta["iaa"]["state"] == "resolved" and change.overlap is None
 

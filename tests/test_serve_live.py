@@ -150,9 +150,7 @@ def test_running_sums_equal_a_batch_run(
     got = live.entries(ids)
     assert set(got) == {int(t) for t in wanted}
     for task, entry in wanted.items():
-        fields = {
-            n: {k: v for k, v in f.items() if k != "priority"} for n, f in entry["fields"].items()
-        }
+        fields = {n: msgspec.structs.replace(f, priority=None) for n, f in entry.fields.items()}
         assert got[int(task)] == fields, task
 
 

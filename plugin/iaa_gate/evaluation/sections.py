@@ -390,6 +390,17 @@ class Writeback(msgspec.Struct, forbid_unknown_fields=True):
         overlap_failed = self.overlap.failed if self.overlap else 0
         return not (self.failed or self.view == "failed" or consensus_failed or overlap_failed)
 
+    def with_view(self, tab: Writeback) -> Writeback:
+        """This summary with the Data Manager tab's fields of ``tab`` (``view_title``,
+        ``view_id``, ``view``, ``view_error``), which the tab's own summary holds."""
+        return msgspec.structs.replace(
+            self,
+            view_title=tab.view_title,
+            view_id=tab.view_id,
+            view=tab.view,
+            view_error=tab.view_error,
+        )
+
     def shown(self) -> list[tuple[str, Any]]:
         """The summary's plain values (no list or section), in order, for a line of text."""
         return [

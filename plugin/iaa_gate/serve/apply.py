@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from ..adapters.label_studio.wire import is_annotation
 from .events import BadEvent, decode
 from .metrics import Counters
 from .state import CHUNK, State
@@ -50,7 +51,11 @@ def apply_queued(
                 for t in state.apply(event, received) | set(event.deleted_tasks):
                     changed.setdefault(t, received)
                 if starred is not None:
-                    starred |= {int(a["task"]) for a in event.annotations if a.get("ground_truth")}
+                    starred |= {
+                        int(a["task"])
+                        for a in event.annotations
+                        if is_annotation(a) and a.get("ground_truth")
+                    }
                 counters.applied += 1
             state.done(chunk[-1][0])
     return changed

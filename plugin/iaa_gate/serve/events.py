@@ -33,7 +33,9 @@ class Event(msgspec.Struct, array_like=True):
     """One webhook's effect. ``project``: the project id it names (None: not said);
     ``tasks``: task bodies (``id``, ``data``, ``meta``; no annotations); ``annotations``:
     annotations to keep (each with its ``task`` id); ``deleted``: annotation ids;
-    ``deleted_tasks``: task ids.
+    ``deleted_tasks``: task ids. A task or annotation is kept whole, as Label Studio sent it
+    (a :class:`~iaa_gate.adapters.label_studio.wire.Task` or ``Annotation`` with an id, which
+    the state reads), so decoding it never drops a key.
 
     Its JSON form is an array of those fields in order, which no Label Studio body is: an
     inbox row written by a version that queued the raw body never decodes as an event.
@@ -41,8 +43,8 @@ class Event(msgspec.Struct, array_like=True):
 
     action: str
     project: int | None = None
-    tasks: list[dict[str, Any]] = msgspec.field(default_factory=list)
-    annotations: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    tasks: list[dict[str, object]] = msgspec.field(default_factory=list)
+    annotations: list[dict[str, object]] = msgspec.field(default_factory=list)
     deleted: list[int] = msgspec.field(default_factory=list)
     deleted_tasks: list[int] = msgspec.field(default_factory=list)
 

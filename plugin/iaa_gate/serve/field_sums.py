@@ -29,6 +29,7 @@ import numpy.typing as npt
 from ..evaluation.matrix import RatingsMatrix
 from ..metrics import AlphaAccumulator, Coded, Undefined
 from ..model import TaskId
+from ..sinks.label_studio import FieldFlag
 from .counts import MAX_VALUES, CountTable, TooManyValues
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -36,8 +37,10 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 MAX_CATEGORY_VALUES = 30
 """Interval and ratio fields with more values than this list no categories (as a batch run)."""
 
-Ratings = dict[str, Any]
-"""One task's ratings of one field: annotator id → value (a label or a number)."""
+Rating = str | int | float
+"""One annotator's answer to a field the running sums cover: a label or a number."""
+Ratings = dict[str, Rating]
+"""One task's ratings of one field: annotator id → value."""
 
 
 class NotLive(Exception):
@@ -169,7 +172,8 @@ class LiveField:
             ann.agree += sign * (sum(1 for w in ratings.values() if w == v) - 1)
             ann.pairs += sign * (m - 1)
             if self.numeric:
-                ann.offset += sign * (v - (sum(ratings.values()) - v) / (m - 1))
+                x, total = float(v), sum(float(w) for w in ratings.values())  # numbers here
+                ann.offset += sign * (x - (total - x) / (m - 1))
             rest = {b: w for b, w in ratings.items() if b != a}
             acc = ann.without = ann.without or AlphaAccumulator()
             if sign > 0:
@@ -186,14 +190,14 @@ class LiveField:
 
     # -- what it says ---------------------------------------------------------------------------
 
-    def unit(self, task: TaskId, names: dict[str, str]) -> dict[str, Any] | None:
+    def unit(self, task: TaskId, names: dict[str, str]) -> FieldFlag | None:
         """``task``'s status, score and (disputed) labels by display name; None: no unit."""
         found = self.table.unit(task)
         if found is None:
             return None
-        out: dict[str, Any] = {"status": found[0], "score": found[1]}
-        if out["status"] == "disputed":
-            out["labels"] = {names.get(a, a): _shown(v) for a, v in self.tasks[task].items()}
+        out = FieldFlag(found[0], found[1])
+        if out.status == "disputed":
+            out.labels = {names.get(a, a): _shown(v) for a, v in self.tasks[task].items()}
         return out
 
     def alpha(self) -> float:

@@ -21,7 +21,15 @@ from ..adapters.label_studio.project import PulledTask
 from ..evaluation.sections import Writeback
 from ..model import TaskId
 from ..pipeline import Outcome
-from ..sinks.label_studio import Change, LabelStudioFlags, entries, entry, shows_same
+from ..sinks.label_studio import (
+    Change,
+    FieldFlag,
+    LabelStudioFlags,
+    TaskFlag,
+    entries,
+    entry,
+    shows_same,
+)
 from ..sinks.label_studio_consensus import ConsensusPredictions
 from ..sinks.label_studio_overlap import LabelStudioOverlap
 from .inbox import now
@@ -38,7 +46,7 @@ REPORT_BATCH = 8
 """Most tasks per step whose flags a report found different (review priorities, scores that
 drifted with the others'): two rounds of the write-back's requests in flight."""
 
-Entries = Callable[[Iterable[TaskId]], dict[TaskId, dict[str, dict[str, Any]]]]
+Entries = Callable[[Iterable[TaskId]], dict[TaskId, dict[str, FieldFlag]]]
 """The running sums' flags of some tasks, by field."""
 
 
@@ -60,7 +68,7 @@ class FlagWriter:
         self.tab = tab
         self.counters = counters
         self.pending: dict[int, float | None] = {}
-        self.reported: dict[int, dict[str, Any] | None] = {}  # the report's entries, to write
+        self.reported: dict[int, TaskFlag | None] = {}  # the report's entries, to write
         self.deferred: set[int] = set()  # each step a report: tasks left for the next step
         self.summary: Writeback | None = None
 
@@ -104,25 +112,29 @@ class FlagWriter:
         wanted = entries(outcome.results, self.sink.digest)
         shown = state.all_meta(self.sink.config.meta_key)
 
-        def status(entry: Any) -> Any:
+        def status(entry: object) -> object:
             return entry.get("status") if isinstance(entry, dict) else None
 
+        def wanted_status(t: int) -> str | None:
+            flag = wanted.get(t)
+            return flag.status if flag is not None else None
+
         changed = sorted((t for t in dirty if t in shown), key=lambda t: dirty[t])
-        flipped = [t for t, e in shown.items() if full or status(e) != status(wanted.get(t))]
+        flipped = [t for t, e in shown.items() if full or status(e) != wanted_status(t)]
         todo = list(dict.fromkeys([*changed, *flipped]))  # the oldest changes first
         deferred = set(todo[WRITE_BATCH:]) if not full else set()
         tasks = state.pulled(
             (t for t in todo if t not in deferred), data=self.sink.config.data_flags
         )
         seen = {t: (id(task.predictions), id(task.meta)) for t, task in tasks.items()}
-        disputed = sorted(t for t, e in wanted.items() if e["disputed"])
+        disputed = sorted(t for t, e in wanted.items() if e.disputed)
         tab = self.tab.start(outcome.results, disputed) if self.tab is not None else None
         sink = replace(self.sink, tasks=tasks)
         try:
             changes, _, _ = sink.plan(outcome.results)
             summary = sink.apply(outcome.results)
             if tab is not None and self.tab is not None:
-                summary = msgspec.structs.replace(summary, **self.tab.end(tab, disputed))
+                summary = summary.with_view(self.tab.end(tab, disputed))
         except LabelStudioError as exc:
             log.warning("flags not written: %s", exc.message)
             return True
@@ -192,7 +204,7 @@ class FlagWriter:
                 since = self.pending.pop(t)
                 if since is not None:
                     self.counters.lags.observe(when, since)
-        self._counted(state, summary.get("done", 0), summary.get("warnings", []), left)
+        self._counted(state, summary.done or 0, summary.warnings, left)
         self.counters.to_write = len(self.pending) + self._tab_busy()
         self.counters.deferred = 0 if left else len(self.pending)
         return bool(self.pending)

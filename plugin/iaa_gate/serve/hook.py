@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..adapters.label_studio.client import RequestOptions
 from ..adapters.label_studio.project import LabelStudioProject
+from ..adapters.label_studio.wire import WebhookSettings
 from .events import ACTIONS
 
 HEADER = "X-IAA-Gate-Secret"
@@ -21,7 +23,7 @@ def _mine(project: LabelStudioProject, url: str) -> list[Any]:
     """The project's webhooks that are the service's: sending its secret header, or to ``url``
     (oldest first)."""
 
-    def send(options: dict[str, Any]) -> list[Any]:
+    def send(options: RequestOptions) -> list[Any]:
         hooks = project.api.sdk().webhooks.list(
             project=str(project.project_id), request_options=options
         )
@@ -32,7 +34,7 @@ def _mine(project: LabelStudioProject, url: str) -> list[Any]:
     return sorted((h for h in mine if h.project == project.project_id), key=lambda h: h.id)
 
 
-def _fields(secret: str) -> dict[str, Any]:
+def _fields(secret: str) -> WebhookSettings:
     """Everything the service's webhook is made with: a PATCH without ``actions`` would
     empty its action list, so every update sends them all."""
     return {
@@ -111,7 +113,7 @@ def unregister(project: LabelStudioProject, url: str) -> int:
 
 
 def _delete(project: LabelStudioProject, hook_id: int) -> None:
-    def send(options: dict[str, Any]) -> None:
+    def send(options: RequestOptions) -> None:
         project.api.sdk().webhooks.delete(hook_id, request_options=options)
 
     project.api.call(f"removing webhook {hook_id}", send)

@@ -10,7 +10,6 @@ round filter…) make the service evaluate the whole state at each step, as befo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from ..evaluation.matrix import RatingsMatrix, ratings_matrix
 from ..evaluation.results import FieldResult
 from ..kinds import registry
 from ..model import Dataset, TaskId
+from ..sinks.label_studio import FieldFlag
 from .field_sums import LiveField, NotLive, Ratings
 
 
@@ -92,10 +92,10 @@ class Live:
         """Each field's ``(alpha, disputed tasks)``."""
         return {n: (f.alpha(), f.disputed()) for n, f in sorted(self.fields.items())}
 
-    def entries(self, tasks: Iterable[TaskId]) -> dict[TaskId, dict[str, dict[str, Any]]]:
+    def entries(self, tasks: Iterable[TaskId]) -> dict[TaskId, dict[str, FieldFlag]]:
         """Each of ``tasks`` with a unit in some field: ``{field: unit}`` (see
         :meth:`LiveField.unit`)."""
-        out: dict[TaskId, dict[str, dict[str, Any]]] = {}
+        out: dict[TaskId, dict[str, FieldFlag]] = {}
         for task in tasks:
             fields = {
                 n: u for n, f in sorted(self.fields.items()) if (u := f.unit(task, self.names))

@@ -11,10 +11,10 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject
+from ..adapters.label_studio.wire import Task, is_task
 from .hook import check
 from .inbox import now
 from .metrics import Counters
@@ -22,7 +22,7 @@ from .state import State
 
 log = logging.getLogger("iaa_gate.serve")
 
-Pull = tuple[float, list[dict[str, Any]]]
+Pull = tuple[float, list[Task]]
 """A pull: when it began (wall clock) and every task of the project."""
 
 
@@ -119,7 +119,7 @@ class Reconciler:
         with state.transaction():
             return dict.fromkeys(state.reread(pulled, started), started)
 
-    def _params(self) -> dict[str, Any]:
+    def _params(self) -> dict[str, str | int | None]:
         return {
             "project": self.project.project_id,
             "fields": "all",
@@ -129,7 +129,7 @@ class Reconciler:
             "page_size": self.project.page_size,
         }
 
-    def read(self, ids: list[int]) -> list[dict[str, Any]]:
+    def read(self, ids: list[int]) -> list[Task]:
         """The tasks ``ids`` as they are now, as a pull gives them, in one request (the tasks
         list filtered to them: the Data Manager's selected items)."""
         query = {"selectedItems": {"all": False, "included": ids}}
@@ -140,9 +140,9 @@ class Reconciler:
             params={**self._params(), "page_size": len(ids), "query": json.dumps(query)},
         )
         tasks = body.get("tasks") if isinstance(body, dict) else None
-        return [t for t in tasks or [] if isinstance(t, dict) and "id" in t]
+        return [t for t in tasks or [] if is_task(t)]
 
-    def pull(self) -> Iterator[dict[str, Any]]:
+    def pull(self) -> Iterator[Task]:
         """Every task of the project, with meta, data and annotations (the tasks API, paged)."""
         params = self._params()
         page = 1
@@ -157,7 +157,7 @@ class Reconciler:
             batch = body.get("tasks") if isinstance(body, dict) else None
             if not isinstance(batch, list):
                 return
-            yield from (t for t in batch if isinstance(t, dict) and "id" in t)
+            yield from (t for t in batch if is_task(t))
             if len(batch) < self.project.page_size:
                 return
             page += 1

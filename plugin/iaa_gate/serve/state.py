@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ..adapters.label_studio import wire
 from ..adapters.label_studio.project import ANNOTATION_FIELDS, PulledTask, annotators_of
 from ..adapters.label_studio.rules import CONSENSUS_MODEL_VERSION
 from ..model import TaskId
@@ -53,19 +54,19 @@ class State(Inbox):
     def apply(self, event: Event, received: float) -> set[int]:
         """Apply ``event`` (inside :meth:`transaction`); the tasks whose annotations changed."""
         changed: set[int] = set()
-        for task in event.tasks:
+        for task in filter(wire.is_task, event.tasks):  # each has an id (parse_event)
             self._task(task)
         for tid in event.deleted_tasks:
             changed |= self._delete_task(tid)
         for ann in event.annotations:
-            if self._annotation(ann):
+            if wire.is_annotation(ann) and self._annotation(ann):
                 changed.add(int(ann["task"]))
         for aid in event.deleted:
             changed |= self._delete_annotation(aid)
         self._mark(changed, received)
         return changed
 
-    def reread(self, tasks: list[dict[str, Any]], started: float) -> set[int]:
+    def reread(self, tasks: list[wire.Task], started: float) -> set[int]:
         """Bring ``tasks`` (read again from the project at ``started``) up to date, as a pull
         does, and mark them changed: starring an annotation as ground truth silently un-stars
         another of the task, which no webhook says. Inside :meth:`transaction`."""
@@ -73,7 +74,7 @@ class State(Inbox):
         self._mark(done, started)
         return done
 
-    def snapshot(self, tasks: list[dict[str, Any]], started: float) -> set[int]:
+    def snapshot(self, tasks: list[wire.Task], started: float) -> set[int]:
         """Bring the state to a full pull of the project that began at ``started`` (local
         time): what the state learnt before then and the pull lacks is removed (a task, an
         annotation), each pulled annotation is kept unless the state has a later version or
@@ -98,10 +99,10 @@ class State(Inbox):
                     self._delete_task(tid)
         return changed
 
-    def _pulled(self, task: dict[str, Any], started: float) -> int | None:
+    def _pulled(self, task: wire.Task, started: float) -> int | None:
         """Store a pulled task and its annotations; its id if its annotations changed."""
         tid, changed = int(task["id"]), False
-        anns = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+        anns = [a for a in task.get("annotations") or [] if wire.is_annotation(a)]
         self._task(task, pulled=started)
         ids = {int(a["id"]) for a in anns}
         stored = self.db.execute(
@@ -115,7 +116,7 @@ class State(Inbox):
             changed = self._annotation({**ann, "task": tid}) or changed
         return tid if changed else None
 
-    def _task(self, task: dict[str, Any], *, pulled: float | None = None) -> None:
+    def _task(self, task: wire.Task, *, pulled: float | None = None) -> None:
         """Keep a task's body. An event's body only fills a task not known yet (or known only
         by id): it was serialised when the annotation was saved, and may predate flags written
         since; a pull that began at ``pulled`` replaces a body stored before then."""
@@ -127,7 +128,7 @@ class State(Inbox):
             body["predictions"] = [
                 p
                 for p in task.get("predictions") or []
-                if isinstance(p, dict) and p.get("model_version") == CONSENSUS_MODEL_VERSION
+                if wire.is_prediction(p) and p.get("model_version") == CONSENSUS_MODEL_VERSION
             ]
         newer, args = "seen < ?", [pulled]
         if pulled is None:
@@ -138,7 +139,7 @@ class State(Inbox):
             (tid, _dump(body), self.clock(), *args),
         )
 
-    def _annotation(self, ann: dict[str, Any]) -> bool:
+    def _annotation(self, ann: wire.Annotation) -> bool:
         """Keep ``ann`` unless deleted or older than the stored version; whether it changed."""
         aid, tid = int(ann["id"]), int(ann["task"])
         if self.db.execute("SELECT 1 FROM gone WHERE id = ?", (aid,)).fetchone():
@@ -247,7 +248,7 @@ class State(Inbox):
         )
         return {int(t) for (t,) in rows}
 
-    def all_meta(self, key: str) -> dict[int, Any]:
+    def all_meta(self, key: str) -> dict[int, object]:
         """``{task: meta[key]}`` of every live task (what was last written or pulled)."""
         rows = self.db.execute(
             "SELECT id, json_extract(body, '$.meta.' || ?) FROM tasks WHERE deleted = 0", (key,)
@@ -257,9 +258,9 @@ class State(Inbox):
     def set_meta(
         self,
         tid: int,
-        meta: dict[str, Any],
-        data: dict[str, Any] | None,
-        predictions: list[dict[str, Any]] | None = None,
+        meta: dict[str, object],
+        data: dict[str, object] | None,
+        predictions: list[wire.Prediction] | None = None,
     ) -> None:
         """What was written to task ``tid`` (``data``, ``predictions`` None: unchanged)."""
         row = self.db.execute("SELECT body FROM tasks WHERE id = ?", (tid,)).fetchone()

@@ -6,12 +6,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from ..config import Config
 from ..core.errors import IaaGateError
 from ..model import Dataset, TaskId
 from ..pipeline import Outcome
+from ..sinks.label_studio import FieldFlag
 from .field_sums import NotLive
 from .live import Live
 
@@ -78,7 +78,7 @@ class SumsUpdater:
         )
         return set(map(int, moved))
 
-    def entries(self, tasks: Iterable[TaskId]) -> dict[TaskId, dict[str, dict[str, Any]]]:
+    def entries(self, tasks: Iterable[TaskId]) -> dict[TaskId, dict[str, FieldFlag]]:
         """Each of ``tasks``' flags by field, as the sums say (see :meth:`Live.entries`)."""
         with self.lock:
             assert self.live is not None

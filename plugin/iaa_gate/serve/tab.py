@@ -27,7 +27,7 @@ class TabUpdater:
         self.sink = sink
         self.woken = woken
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iaa-gate-tab")
-        self.update: Future[dict[str, Any]] | None = None  # the update under way
+        self.update: Future[Writeback] | None = None  # the update under way
         self.sent: list[Any] = []  # what it writes
         self.shown: list[Any] | None = None  # the tab's tasks as last written (None: failed)
         self.failed = 0.0  # monotonic time of the last failed update
@@ -44,9 +44,9 @@ class TabUpdater:
         if self.update is not None:
             view = self.update.result()
             self.update = None
-            self.shown = None if view.get("view") == "failed" else self.sent
+            self.shown = None if view.view == "failed" else self.sent
             self.failed = time.monotonic() if self.shown is None else 0.0
-            for warning in view.get("warnings", []):
+            for warning in view.warnings:
                 log.warning("write-back: %s", warning)
         if self.shown is None and time.monotonic() - self.failed < RETRY_TAB:
             return  # failed just now: tried again with a later step
@@ -64,12 +64,12 @@ class TabUpdater:
             return None
         return self.pool.submit(self.sink.apply, results)
 
-    def end(self, update: Future[Writeback], disputed: list[TaskId]) -> dict[str, Any]:
-        """What :meth:`start`'s update did (the summary's ``view`` fields)."""
+    def end(self, update: Future[Writeback], disputed: list[TaskId]) -> Writeback:
+        """What :meth:`start`'s update did (its summary, whose ``view`` fields
+        :meth:`Writeback.with_view` takes)."""
         view = update.result()
         self.shown = None if view.view == "failed" else disputed
-        keys = ("view_title", "view_id", "view", "view_error")
-        return {k: getattr(view, k) for k in keys}
+        return view
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)

@@ -30,6 +30,7 @@ from ..adapters.label_studio.rules import (
     needs_label,
     plain_id,
 )
+from ..adapters.label_studio.wire import Prediction, ResultItem, is_prediction
 from ..evaluation.lifecycle import FINAL
 from ..evaluation.results import Consensus, FieldResult
 from ..evaluation.sections import ConsensusWriteback, Planned
@@ -57,7 +58,7 @@ class NotDrawable(ValueError):
 
 def _region_value(
     kind: str, region: dict[str, Any], size: tuple[float, float] | None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """One consensus region (``label`` and the geometry keys of the report's regions: ``start``
     and ``end`` (characters), ``x``/``y``/``width``/``height``/``rotation`` (percent of the
     image, or pixels when the region or the task's image ``size`` gives the image's size, as
@@ -84,7 +85,7 @@ def result_items(
     consensus: Consensus,
     to_name: str,
     size: tuple[float, float] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ResultItem]:
     """The Label Studio ``result`` items proposing ``consensus`` for field ``control``.
 
     Scalar controls give one item (``choices``: a label or a label list; ``taxonomy``: paths
@@ -95,7 +96,7 @@ def result_items(
     kind, name, v = control.kind, control.name, consensus.value
     if control.note.endswith("scored on matched regions"):
         raise NotDrawable("a per-region attribute is proposed with its region, not on its own")
-    base = {"from_name": name, "to_name": to_name, "type": kind, "origin": "prediction"}
+    base: ResultItem = {"from_name": name, "to_name": to_name, "type": kind, "origin": "prediction"}
     score = round(float(consensus.posterior), 4)
     k = registered(kind)
     if k is not None and k.propose is not None:  # one answer: in the kind's result shape
@@ -121,21 +122,21 @@ def result_items(
 class Proposal:
     """What one task's own prediction should hold: ``result`` items and ``score``."""
 
-    result: list[dict[str, Any]]
+    result: list[ResultItem]
     score: float
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> Prediction:
         return {"result": self.result, "score": self.score, "model_version": MODEL_VERSION}
 
 
-def as_read_back(value: Any) -> Any:
+def as_read_back(value: object) -> object:
     """``value`` as it reads back from Label Studio's JSON (tuples → lists, int keys → str,
     anything else JSON lacks as its text), to compare what is there with what would be
     written."""
     return json.loads(json.dumps(value, allow_nan=False, default=str))
 
 
-def _same(prediction: dict[str, Any], proposal: Proposal | None) -> bool:
+def _same(prediction: Prediction, proposal: Proposal | None) -> bool:
     """Whether an existing prediction already holds ``proposal``."""
     if proposal is None:
         return False
@@ -231,7 +232,7 @@ class ConsensusPredictions:
         scope, as for the flags: the tasks evaluated in this run and, without a date window,
         every pulled task of the round."""
         controls = self.controls()
-        items: dict[TaskId, list[dict[str, Any]]] = {}
+        items: dict[TaskId, list[ResultItem]] = {}
         scores: dict[TaskId, list[float]] = {}
         ties = undrawn = 0
         for name in sorted(results):
@@ -382,7 +383,7 @@ class ConsensusPredictions:
             (
                 p
                 for p in listed or []
-                if isinstance(p, dict)
+                if is_prediction(p)
                 and p.get("model_version") == MODEL_VERSION
                 and p.get("task") in (task, None)
             ),
@@ -415,5 +416,5 @@ class ConsensusPredictions:
                 "POST", "api/predictions/", doing, body={"task": task, **proposal.body()}
             )
             done.append("created")
-        self.pulled[task].predictions = [kept] if isinstance(kept, dict) else []
+        self.pulled[task].predictions = [kept] if is_prediction(kept) else []
         return done

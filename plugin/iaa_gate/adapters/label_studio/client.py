@@ -15,12 +15,13 @@ import sys
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypedDict, TypeVar
 
 from pydantic import SecretStr
 
 from ...core.errors import IaaGateError, ServerError, UsageError
 from ...core.redact import plain_http_warning, redact_url
+from .wire import Params
 
 T = TypeVar("T")
 
@@ -44,6 +45,14 @@ TRANSIENT = frozenset(
     }
 )
 """httpx errors worth a retry: the server was unreachable, slow, or dropped the connection."""
+
+
+class RequestOptions(TypedDict):
+    """The SDK's ``request_options`` of one attempt: no retries of its own (:meth:`call`
+    retries), and the attempt's timeout."""
+
+    max_retries: int
+    timeout_in_seconds: float
 
 
 def sleep(seconds: float) -> None:
@@ -138,7 +147,7 @@ class LabelStudioClient:
             return float("inf")
         return self.timeout - (time.monotonic() - self.started)
 
-    def call(self, doing: str, send: Callable[[dict[str, Any]], T], *, timeout: float = 0) -> T:
+    def call(self, doing: str, send: Callable[[RequestOptions], T], *, timeout: float = 0) -> T:
         """``send(request_options)`` with retries and backoff inside the budget.
 
         ``timeout``: this request's per-attempt timeout when longer than ``request_timeout``
@@ -169,7 +178,7 @@ class LabelStudioClient:
         path: str,
         doing: str,
         *,
-        params: dict[str, Any] | None = None,
+        params: Params | None = None,
         body: Any = None,
         absent: Collection[int] = (),
     ) -> Any:
@@ -177,7 +186,7 @@ class LabelStudioClient:
         A status in ``absent`` (e.g. 404) gives None."""
         http = self.sdk()._client_wrapper.httpx_client
 
-        def send(options: dict[str, Any]) -> Any:
+        def send(options: RequestOptions) -> Any:
             resp = http.request(
                 path, method=method, params=params, json=body, request_options=options
             )

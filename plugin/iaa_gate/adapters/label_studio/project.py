@@ -30,6 +30,7 @@ from .client import LabelStudioClient
 from .export import parse_tasks
 from .label_config import declare, parse_label_config
 from .rules import CONSENSUS_MODEL_VERSION
+from .wire import Prediction, Task, is_prediction
 
 if TYPE_CHECKING:
     from .config import LabelStudioSource
@@ -59,9 +60,9 @@ class PulledTask:
     ``overlap`` (annotations wanted; None: not pulled) and ``annotators`` (distinct people with
     an annotation that is not a skip), which routing a dispute to one more annotator needs."""
 
-    meta: dict[str, Any]
-    data: dict[str, Any] | None = None
-    predictions: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, object]
+    data: dict[str, object] | None = None
+    predictions: list[Prediction] = field(default_factory=list)
     image_size: tuple[float, float] | None = None
     overlap: int | None = None
     annotators: int = 0
@@ -246,7 +247,7 @@ class LabelStudioProject:
                 own = [
                     p
                     for p in (preds if isinstance(preds, list) else [])
-                    if isinstance(p, dict) and p.get("model_version") == CONSENSUS_MODEL_VERSION
+                    if is_prediction(p) and p.get("model_version") == CONSENSUS_MODEL_VERSION
                 ]
                 overlap = task.get("overlap")
                 self.tasks[task["id"]] = PulledTask(
@@ -270,8 +271,8 @@ class LabelStudioProject:
                 "(the tab=N in its URL); leave it out to read every task",
             )
 
-    def _paged(self, pid: int) -> Iterator[dict[str, Any]]:
-        params: dict[str, Any] = {
+    def _paged(self, pid: int) -> Iterator[Task]:
+        params: dict[str, str | int] = {
             "project": pid,
             "fields": "all",
             "include": self.include(),
@@ -314,10 +315,10 @@ class LabelStudioProject:
             if done is not None:
                 done.close()
 
-    def _export(self, pid: int) -> Iterator[dict[str, Any]]:
+    def _export(self, pid: int) -> Iterator[Task]:
         """An export snapshot (all tasks, or the view's), downloaded once, then deleted."""
         exports = self.api.sdk().projects.exports
-        filters: dict[str, Any] = {"only_with_annotations": False}
+        filters: dict[str, bool | int] = {"only_with_annotations": False}
         if self.view is not None:
             filters["view"] = self.view
         snap = self.api.call(
