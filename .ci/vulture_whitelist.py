@@ -83,3 +83,15 @@ ranker
 
 # the overlap summary's audit share, set by keyword and written by msgspec (evaluation/overlap.py)
 audit_share
+
+# keys of Label Studio's JSON (adapters/label_studio/wire.py, the SDK's request options) and of
+# the flag in a task's meta (sinks/label_studio.py), written in dict literals or by msgspec
+max_retries
+timeout_in_seconds
+is_labeled
+send_payload
+send_for_all_actions
+conjunction
+ordering
+columnsDisplayType
+consensus_prediction
