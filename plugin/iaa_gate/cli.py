@@ -390,7 +390,11 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
 
 def _init(args: argparse.Namespace) -> int:
     """``iaa-gate init``: a starting YAML config from a labeling config (live or a file)."""
-    from .adapters.label_studio.label_config import parse_label_config, starting_config
+    from .adapters.label_studio.label_config import (
+        StartingThresholds,
+        parse_label_config,
+        starting_config,
+    )
 
     if args.project is not None:
         if not args.url:
@@ -418,7 +422,7 @@ def _init(args: argparse.Namespace) -> int:
         pid = ls.resolve()
         origin = f"project {pid} ({ls.title}) on {ls.url}"
         xml = ls.label_config
-        source: dict[str, Any] = {"type": "label-studio", "url": ls.url, "project": pid}
+        source: dict[str, str | int] = {"type": "label-studio", "url": ls.url, "project": pid}
         source["api_key"] = "${" + args.api_key_env + "}"
     elif args.label_config is not None:
         origin = str(args.label_config)
@@ -437,7 +441,7 @@ def _init(args: argparse.Namespace) -> int:
     from .config import Thresholds
 
     defaults = Thresholds()
-    thresholds = {
+    thresholds: StartingThresholds = {
         "alpha": {"fail": defaults.alpha.fail, "warn": defaults.alpha.warn},
         "disputed_below": defaults.disputed_below,
     }

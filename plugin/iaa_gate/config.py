@@ -11,9 +11,20 @@ import io
 import json
 import os
 import re
+from collections.abc import Mapping
 from datetime import date, datetime, time, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    TypedDict,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+)
 
 import yaml
 from pydantic import (
@@ -884,7 +895,7 @@ def parse_config(data: Any, source: str = "config") -> Config:
     return config
 
 
-def _valid_parts_problems(config: dict[str, Any]) -> list[str]:
+def _valid_parts_problems(config: Mapping[str, object]) -> list[str]:
     """:func:`field_problems` of the ``models`` section and of each field that is valid on its
     own, so that a combination that cannot work is named beside the config's other errors."""
     out: list[str] = []
@@ -903,11 +914,31 @@ def _valid_parts_problems(config: dict[str, Any]) -> list[str]:
     return out
 
 
-def _model_at(schema: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str, Any] | None:
+SchemaNode = TypedDict(
+    "SchemaNode",
+    {
+        "$schema": str,
+        "$defs": dict[str, "SchemaNode"],
+        "$ref": str,
+        "title": str,
+        "anyOf": list["SchemaNode"],
+        "oneOf": list["SchemaNode"],
+        "properties": dict[str, "SchemaNode"],
+        "items": "SchemaNode | bool",
+        "additionalProperties": "SchemaNode | bool",
+        "const": object,
+    },
+    total=False,
+)
+"""A JSON Schema node as pydantic writes one: the keys the config's messages walk (a
+discriminated union's tag is its ``type`` property's ``const``)."""
+
+
+def _model_at(schema: SchemaNode, loc: tuple[int | str, ...]) -> SchemaNode | None:
     """The schema of the section at ``loc`` (pydantic's error location), or None."""
     defs = schema.get("$defs", {})
 
-    def resolve(node: dict[str, Any]) -> list[dict[str, Any]]:
+    def resolve(node: SchemaNode) -> list[SchemaNode]:
         ref = node.get("$ref")
         if isinstance(ref, str):
             return resolve(defs[ref.rsplit("/", 1)[-1]])
@@ -918,29 +949,29 @@ def _model_at(schema: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str, A
 
     nodes = resolve(schema)
     for part in loc:
-        found: list[dict[str, Any]] = []
+        found: list[SchemaNode] = []
         for node in nodes:
             props = node.get("properties", {})
             if isinstance(part, str) and part in props:
                 found += resolve(props[part])
             elif isinstance(part, str) and props.get("type", {}).get("const") == part:
                 found.append(node)  # the tag pydantic adds after a discriminated "source"
-            elif isinstance(part, int) and isinstance(node.get("items"), dict):
-                found += resolve(node["items"])
-            elif isinstance(node.get("additionalProperties"), dict):
-                found += resolve(node["additionalProperties"])
+            elif isinstance(part, int) and isinstance(items := node.get("items"), dict):
+                found += resolve(items)
+            elif isinstance(extra := node.get("additionalProperties"), dict):
+                found += resolve(extra)
         nodes = found
     with_keys = [n for n in nodes if "properties" in n]
     return with_keys[0] if len(with_keys) == 1 else None
 
 
-def _key_places(schema: dict[str, Any]) -> dict[str, list[str]]:
+def _key_places(schema: SchemaNode) -> dict[str, list[str]]:
     """Every config key → the YAML paths of the sections that have it (``fields.<name>``)."""
     defs = schema.get("$defs", {})
     out: dict[str, list[str]] = {}
     seen: set[str] = set()
 
-    def walk(node: dict[str, Any], path: str) -> None:
+    def walk(node: SchemaNode, path: str) -> None:
         ref = node.get("$ref")
         if isinstance(ref, str):
             name = ref.rsplit("/", 1)[-1]
@@ -952,8 +983,8 @@ def _key_places(schema: dict[str, Any]) -> dict[str, list[str]]:
             return
         for part in node.get("anyOf", []) + node.get("oneOf", []):
             walk(part, path)
-        if isinstance(node.get("additionalProperties"), dict):
-            walk(node["additionalProperties"], f"{path}.<name>")
+        if isinstance(extra := node.get("additionalProperties"), dict):
+            walk(extra, f"{path}.<name>")
         for key, prop in node.get("properties", {}).items():
             here = f"{path}.{key}" if path else key
             out.setdefault(key, []).append(path)
@@ -963,7 +994,7 @@ def _key_places(schema: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-def _unknown_key(schema: dict[str, Any], loc: tuple[int | str, ...]) -> str:
+def _unknown_key(schema: SchemaNode, loc: tuple[int | str, ...]) -> str:
     """What to say about the unknown key at ``loc``: the known key it is closest to, else the
     section it belongs in, else the keys this section has."""
     key = str(loc[-1])
@@ -1199,9 +1230,9 @@ def missing_files(config: Config) -> list[str]:
     return [f"source.{key}: {p} not found" for key, p in files.items() if not p.is_file()]
 
 
-def json_schema() -> dict[str, Any]:
+def json_schema() -> SchemaNode:
     """The JSON Schema of the config file (``config/iaa-gate.schema.json``)."""
-    schema = Config.model_json_schema(by_alias=True)
+    schema = cast(SchemaNode, Config.model_json_schema(by_alias=True))  # pydantic's own shape
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "iaa-gate config"
     return schema

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from . import sinks
-from .adapters import ReadOptions, Source, adapter
+from .adapters import ReadOptions, Source, SourceValue, adapter
 from .config import Config
 from .core.errors import OutputError
 from .core.fork import can_fork, in_child
@@ -108,7 +108,7 @@ def round_filter(config: Config) -> RoundFilter:
     return RoundFilter(start, end, config.round.ids())
 
 
-def source_summary(config: Config) -> dict[str, Any]:
+def source_summary(config: Config) -> dict[str, SourceValue]:
     """What the report says about the source: never a secret."""
     return adapter(config.source.type).summary(config.source)
 

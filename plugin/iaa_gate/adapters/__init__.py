@@ -10,6 +10,7 @@ read, so keep a package's ``__init__`` light (import the reader inside ``open``)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,6 +23,10 @@ class Source(Protocol):
     """Anything that loads annotations into the normalised model."""
 
     def load(self) -> Dataset: ...
+
+
+SourceValue = str | int | float | bool | None
+"""A value of a source's summary in the report (a JSON scalar: a path, a URL, a project id)."""
 
 
 @dataclass(frozen=True)
@@ -55,11 +60,12 @@ class SourceAdapter(Protocol):
         """The source for a validated ``settings`` (an instance of :attr:`settings`)."""
         ...
 
-    def summary(self, settings: Any) -> dict[str, Any]:
-        """What the report says about the source (``type`` first): never a secret."""
+    def summary(self, settings: Any) -> dict[str, SourceValue]:
+        """What the report says about the source (``type`` first; the other keys are the
+        adapter's own, so a reader checks each value it reads): never a secret."""
         ...
 
-    def task_link(self, summary: dict[str, Any], task: TaskId) -> str | None:
+    def task_link(self, summary: Mapping[str, SourceValue], task: TaskId) -> str | None:
         """Where a person opens ``task`` (a URL), from the report's ``source``; None: nowhere."""
         ...
 
@@ -92,8 +98,8 @@ class FileAdapter:
     live = False
     writeback: str | None = None
 
-    def summary(self, settings: Any) -> dict[str, Any]:
+    def summary(self, settings: Any) -> dict[str, SourceValue]:
         return {"type": settings.type, "path": str(settings.path)}
 
-    def task_link(self, summary: dict[str, Any], task: TaskId) -> str | None:
+    def task_link(self, summary: Mapping[str, SourceValue], task: TaskId) -> str | None:
         return None

@@ -19,6 +19,7 @@ from typing import Any, Literal, overload
 import msgspec
 import numpy as np
 
+from ..adapters import SourceValue
 from ..config import WidthThreshold
 from ..core.version import __version__
 from ..metrics import more_units, undefined_reason
@@ -479,7 +480,7 @@ class Report(msgspec.Struct):
     tool: Tool
     generated_at: str
     verdict: VerdictName
-    source: dict[str, Any]
+    source: dict[str, SourceValue]
     round: Round | None
     input: Input
     fields: dict[str, FieldReport]
@@ -851,7 +852,7 @@ def with_checks(fields: dict[str, FieldReport], checks: list[Check]) -> dict[str
 
 def build_document(
     *,
-    source: dict[str, Any],
+    source: dict[str, SourceValue],
     round_: Round | None,
     stats: SourceStats,
     n_annotators: int,

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ..adapters import SourceValue
 from ..config import Config, DropThreshold
 from .document import SCHEMA_VERSION, AltTestReport, AnnotatorReport, FieldReport
 from .gate import Check, Verdict
@@ -204,7 +205,7 @@ def _name(key: str, cur: dict[str, AnnotatorReport], prev: dict[str, EarlierAnno
 
 def compare(
     fields: dict[str, FieldReport],
-    source: dict[str, Any],
+    source: dict[str, SourceValue],
     previous: PreviousReport,
     history: list[PreviousReport],
     rounds: int,

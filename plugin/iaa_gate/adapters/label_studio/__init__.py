@@ -6,13 +6,13 @@ Registers two source types: ``label-studio-export`` (a JSON export file) and ``l
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import quote
 
 from ...core.redact import redact_url
 from ...model import TaskId
-from .. import FileAdapter, ReadOptions, Source, register
+from .. import FileAdapter, ReadOptions, Source, SourceValue, register
 from .config import ExportSource, LabelStudioSource
 
 
@@ -51,7 +51,7 @@ class ProjectAdapter:
             pull_data=options.writeback and options.data_flags,
         )
 
-    def summary(self, settings: LabelStudioSource) -> dict[str, Any]:
+    def summary(self, settings: LabelStudioSource) -> dict[str, SourceValue]:
         url = redact_url(settings.url)  # never echo credentials embedded in the URL
         return {
             "type": settings.type,
@@ -60,7 +60,7 @@ class ProjectAdapter:
             "view": settings.view,
         }
 
-    def task_link(self, summary: dict[str, Any], task: TaskId) -> str | None:
+    def task_link(self, summary: Mapping[str, SourceValue], task: TaskId) -> str | None:
         """The task in the project's Data Manager."""
         url, project = summary.get("url"), summary.get("project_id", summary.get("project"))
         if not isinstance(project, int) or not url:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 from xml.etree.ElementTree import Element, ParseError
 
 import yaml
@@ -249,13 +249,30 @@ def _multiple(c: Control) -> bool:
     return k is not None and k.multiple
 
 
-def fields_config(controls: list[Control]) -> dict[str, dict[str, Any]]:
+class StartingField(TypedDict, total=False):
+    """A field's section of a starting config (see :class:`~iaa_gate.config.FieldConfig`)."""
+
+    matching: dict[str, str | float | bool]
+    level: str | None
+    multiple: bool
+    labels: list[str]
+
+
+class StartingThresholds(TypedDict):
+    """The default thresholds a starting config names in a comment: ``alpha``'s ``fail`` and
+    ``warn``, and ``disputed_below``."""
+
+    alpha: dict[str, float | None]
+    disputed_below: float
+
+
+def fields_config(controls: list[Control]) -> dict[str, StartingField]:
     """The ``fields:`` mapping for the controls evaluated by default."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, StartingField] = {}
     for c in controls:
         if not c.evaluated:
             continue
-        entry: dict[str, Any] = {}
+        entry: StartingField = {}
         if c.kind in REGION_SHAPES:
             entry["matching"] = {"mode": "overlap", "iou": 0.5, "labels": True}
         if _numeric(c):
@@ -294,10 +311,10 @@ def _yaml(value: Any) -> str:
 
 def starting_config(
     controls: list[Control],
-    source: dict[str, Any],
+    source: dict[str, str | int],
     *,
     origin: str,
-    thresholds: dict[str, Any] | None = None,
+    thresholds: StartingThresholds | None = None,
     html: bool = True,
 ) -> str:
     """A commented starting YAML config for ``controls`` reading ``source``.

@@ -16,14 +16,14 @@ import itertools
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
 
-from ...adapters import registry
+from ...adapters import SourceValue, registry
 from ...core.extras import needed
 from ...evaluation.document import (
     Disputed,
@@ -35,7 +35,7 @@ from ...evaluation.document import (
 )
 from ...evaluation.sections import Point
 from ...metrics.geometry import shape_of
-from ...model import annotator
+from ...model import TaskId, annotator
 from . import charts
 from .format import (
     ALT_TEST_COLUMNS,
@@ -178,7 +178,7 @@ def num(x: float | None) -> str:
     return fmt(x)
 
 
-def task_url(source: dict[str, Any], task: Any) -> str | None:
+def task_url(source: Mapping[str, SourceValue], task: TaskId) -> str | None:
     """Where a person opens the task (the source adapter's link, e.g. Label Studio's Data
     Manager); None without one, or when it is not an http(s) URL."""
     known = registry().get(str(source.get("type")))
