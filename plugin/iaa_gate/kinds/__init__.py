@@ -22,7 +22,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
@@ -59,10 +59,10 @@ class AnswerError(ValueError):
     message says why, and the caller adds where (a task and field, or a proposal)."""
 
 
-Read = Callable[[dict[str, Any], str], Any]
+Read = Callable[[Mapping[str, object], str], Any]
 """A kind's reader of a Label Studio result ``value`` of field ``name``: the stored answer (see
 :class:`Answer`), or None for no answer; :class:`AnswerError` when it cannot be one."""
-Propose = Callable[[Any], dict[str, Any]]
+Propose = Callable[[object], dict[str, object]]
 """A kind's writer of a consensus answer as a Label Studio result ``value`` (the consensus
 prediction's shape); :class:`AnswerError` when the answer cannot be drawn."""
 

@@ -1,14 +1,14 @@
 """Single- or multi-select labels (Label Studio ``<Choices>``, Prodigy choice views): a tuple of
 labels, ``value.choices`` (one string or a list), proposed back as a list."""
 
-from typing import Any
+from collections.abc import Mapping
 from xml.etree.ElementTree import Element
 
 from . import Answer, Declared, Kind, register
 from .common import labels, labels_of, strings
 
 
-def _read(value: dict[str, Any], name: str) -> tuple[str, ...]:
+def _read(value: Mapping[str, object], name: str) -> tuple[str, ...]:
     return strings(value.get("choices"), "choices")
 
 

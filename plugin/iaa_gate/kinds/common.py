@@ -5,6 +5,7 @@ registers no kind itself)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 from xml.etree.ElementTree import Element
 
@@ -118,7 +119,7 @@ def number(key: str) -> Read:
     iaa_gate.kinds.AnswerError: 'number' must be a number, got True
     """
 
-    def read(value: dict[str, Any], name: str) -> float | None:
+    def read(value: Mapping[str, object], name: str) -> float | None:
         v = value.get(key)
         if v is None:
             return None
@@ -155,7 +156,7 @@ def propose_number(key: str, *, whole: bool) -> Propose:
     ({'rating': 3}, {'number': 2.5})
     """
 
-    def propose(v: Any) -> dict[str, Any]:
+    def propose(v: object) -> dict[str, object]:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise AnswerError(f"a {key} consensus must be a number, not {v!r}")
         n: float | int = int(v) if whole or float(v).is_integer() else float(v)

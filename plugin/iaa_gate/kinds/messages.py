@@ -13,7 +13,7 @@ An annotation's answers to one per-message field are stored as one value: a tupl
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from . import Kind, register
 
@@ -33,12 +33,12 @@ def kind_of(control: str) -> str:
     return f"message:{control}"
 
 
-def encode(answers: dict[str, Any]) -> tuple[str, ...]:
+def encode(answers: Mapping[str, object]) -> tuple[str, ...]:
     """Message key → answer (a label tuple, a number or a text) as one stored value."""
     return tuple(f"{k}{SEP}{json.dumps(v)}" for k, v in answers.items())
 
 
-def decode(value: tuple[str, ...]) -> dict[str, Any]:
+def decode(value: tuple[str, ...]) -> dict[str, object]:
     """The inverse of :func:`encode` (label tuples come back as lists)."""
     return {k: json.loads(v) for k, _, v in (x.partition(SEP) for x in value)}
 

@@ -3,12 +3,12 @@
 alpha and kappa are those of a two-category (three with an explicit tie) choice. No consensus
 is proposed back."""
 
-from typing import Any
+from collections.abc import Mapping
 
 from . import Answer, AnswerError, Declared, Kind, register
 
 
-def _read(value: dict[str, Any], name: str) -> tuple[str]:
+def _read(value: Mapping[str, object], name: str) -> tuple[str]:
     selected = value.get("selected")
     if not isinstance(selected, str) or not selected:
         raise AnswerError(f"'selected' must be 'left' or 'right', got {selected!r}")

@@ -12,7 +12,7 @@ joined by :data:`TIE`.
 True
 """
 
-from typing import Any
+from collections.abc import Mapping
 from xml.etree.ElementTree import Element
 
 from . import Answer, AnswerError, Declared, Kind, register
@@ -27,7 +27,7 @@ def ranks(groups: tuple[str, ...]) -> dict[str, float]:
     return {item: float(r) for r, group in enumerate(groups, 1) for item in group.split(TIE)}
 
 
-def _read(value: dict[str, Any], name: str) -> tuple[str, ...]:
+def _read(value: Mapping[str, object], name: str) -> tuple[str, ...]:
     """A ``<Ranker>`` answer of control ``name`` as tie groups, best first: the one list named
     like the control, each item its own group; or the buckets in the order written, each
     bucket a group, leaving out the items still in the control's own list."""

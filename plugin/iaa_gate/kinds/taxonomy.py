@@ -1,14 +1,14 @@
 """Paths in a taxonomy (Label Studio ``<Taxonomy>``, ``value.taxonomy``: a list of paths, each
 stored as ``"a / b"``); ``distance: hierarchical`` scores by shared path depth."""
 
-from typing import Any
+from collections.abc import Mapping
 from xml.etree.ElementTree import Element
 
 from . import Answer, AnswerError, Declared, Kind, register
 from .common import labels, tag_of
 
 
-def _read(value: dict[str, Any], name: str) -> tuple[str, ...]:
+def _read(value: Mapping[str, object], name: str) -> tuple[str, ...]:
     paths = value.get("taxonomy")
     if not isinstance(paths, list) or not all(isinstance(p, list) for p in paths):
         raise AnswerError("'taxonomy' must be a list of paths")

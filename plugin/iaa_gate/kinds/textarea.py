@@ -2,13 +2,13 @@
 after normalisation, exact or by Levenshtein distance; listed but not evaluated by a starting
 config."""
 
-from typing import Any
+from collections.abc import Mapping
 
 from . import Answer, Declared, Kind, register
 from .common import strings
 
 
-def _read(value: dict[str, Any], name: str) -> str:
+def _read(value: Mapping[str, object], name: str) -> str:
     return "\n".join(strings(value.get("text"), "text"))  # normalised per field, as configured
 
 
