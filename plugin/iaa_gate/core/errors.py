@@ -17,9 +17,8 @@ code), and a :class:`UsageError` names the ``parameter`` and the ``accepted`` va
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 
 class Reason(str, Enum):
@@ -97,9 +96,6 @@ class Problem:
             if x
         )
         return f"{head}: {self.message}" if head else self.message
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class IaaGateError(Exception):

@@ -885,7 +885,9 @@ def build_document(
             empty=stats.empty,
             invalid_skipped=stats.invalid_skipped,
             invalid_examples=stats.invalid_examples,
-            invalid=[InvalidRecord(**p.as_dict()) for p in stats.invalid],
+            invalid=[
+                InvalidRecord(p.where, p.field, p.code, p.message, p.part) for p in stats.invalid
+            ],
             ground_truth_excluded=stats.ground_truth_excluded,
             outside_round=stats.outside_round,
             annotators=n_annotators,

@@ -12,7 +12,7 @@ import hmac
 import json
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TypedDict
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -45,6 +45,20 @@ async def _body(request: Request, limit: int) -> bytes:
         if len(body) > limit:
             raise TooLarge
     return bytes(body)
+
+
+class Health(TypedDict, total=False):
+    """``/healthz``: the service's ``status`` (``ok``, ``starting``, ``error``), the events
+    ``queue``d, whether it is ``idle`` (no event queued, every write decided done), the
+    ``project``, the ``webhook`` as the last reconcile found it and the ``problem`` of a failed
+    report or pull."""
+
+    status: str
+    queue: int
+    idle: bool
+    project: int | None
+    webhook: str
+    problem: str | None
 
 
 def create_app(service: Service) -> Starlette:
@@ -108,7 +122,7 @@ def create_app(service: Service) -> Starlette:
         error, problem = reporter.error, reporter.problem
         status = "error" if error else ("ok" if ready else "starting")
         queue = inbox.queued()  # first: idle holds for the events queued before it was asked
-        body: dict[str, Any] = {"status": status, "queue": queue}
+        body: Health = {"status": status, "queue": queue}
         body["idle"] = not queue and counters.idle
         body["project"] = service.project.project_id
         if service.reconciler.webhook is not None:  # checked at each reconcile

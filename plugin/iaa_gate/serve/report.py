@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 from ..adapters.label_studio.project import LabelStudioProject
 from ..config import Config
@@ -188,7 +188,17 @@ class Reporter:
             )
 
 
-def notify(url: str, payload: dict[str, Any]) -> None:
+class VerdictChange(TypedDict):
+    """What ``serve.notify_url`` is posted when the verdict changes: the ``text`` a chat shows,
+    the ``verdict`` and what it ``was``, and each field's verdict now."""
+
+    text: str
+    verdict: str
+    was: str
+    fields: dict[str, str]
+
+
+def notify(url: str, payload: VerdictChange) -> None:
     """POST ``payload`` as JSON to ``url``; a failure is logged without the URL (a secret)."""
     request = urllib.request.Request(
         url,

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..adapters.label_studio.client import LabelStudioError
 from ..adapters.label_studio.project import LabelStudioProject
+from ..adapters.label_studio.wire import Params
 from ..config import OverlapConfig
 from ..evaluation.gate import interval_width
 from ..evaluation.overlap import OverlapFailure, OverlapField, OverlapWriteback
@@ -187,7 +188,7 @@ class LabelStudioOverlap:
     source: LabelStudioProject
     config: OverlapConfig
 
-    def _tasks(self, params: dict[str, Any], doing: str) -> Iterator[TaskOverlap]:
+    def _tasks(self, params: Params, doing: str) -> Iterator[TaskOverlap]:
         page = 1
         while True:
             body = self.source.api.request(
