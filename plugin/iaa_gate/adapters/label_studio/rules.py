@@ -3,7 +3,7 @@ general parser (:mod:`.export`): each is written once here and called from both.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, TypeGuard
@@ -79,7 +79,7 @@ class TaskError(ValueError):
         super().__init__(str(self.problem))
 
 
-def annotator_id(task_id: TaskId, ann: dict[str, Any], names: dict[str, str]) -> str:
+def annotator_id(task_id: TaskId, ann: Mapping[str, object], names: dict[str, str]) -> str:
     """The annotator of ``ann`` as an id string (``completed_by``: an id, or a user object whose
     email or name goes into ``names``); :class:`TaskError` when there is none."""
     who = ann.get("completed_by")
@@ -103,7 +103,7 @@ LABEL_KEYS = {"hypertextlabels": ("hypertextlabels", "htmllabels")}
 also ``htmllabels``, the key Label Studio writes (its docs and SDK say ``hypertextlabels``)."""
 
 
-def region_labels(kind: str, value: dict[str, Any]) -> Any:
+def region_labels(kind: str, value: Mapping[str, object]) -> Any:
     """The labels of a region result (a list, a string or None when the value has none);
     an unlabelled control (``rectangle``, ``polygon``, ``keypoint``) has none by design."""
     for key in LABEL_KEYS.get(kind, (kind,)):

@@ -18,7 +18,7 @@ The field is the ``_view_id``. An annotator is ``_annotator_id``, else ``_sessio
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -349,7 +349,7 @@ def _problem(line: str) -> tuple[str, bool] | None:
     return None
 
 
-def _answer_problem(ex: dict[str, Any], answer: str) -> None:
+def _answer_problem(ex: Mapping[str, object], answer: str) -> None:
     """Raise ValueError at the first rule an answer's time, spans or options break."""
     timestamp(ex.get("_timestamp"))
     if answer == "ignore":
