@@ -9,6 +9,7 @@ given with a ``note`` instead of a change.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +66,7 @@ class EarlierField(msgspec.Struct):
     alpha: Any = None
     coefficients: dict[str, EarlierCoefficient] = msgspec.field(default_factory=dict)
     category_method: Any = None
-    categories: dict[str, Any] = msgspec.field(default_factory=dict)
+    categories: dict[str, object] = msgspec.field(default_factory=dict)
     annotators: list[EarlierAnnotator] = msgspec.field(default_factory=list)
     disputed_below: Any = None
     disputed_tolerance: Any = None
@@ -127,7 +128,9 @@ def change(previous: Any, current: Any, missing: str | None = None) -> Change:
     return Change(before, now, delta, note)
 
 
-def _keyed(current: dict[str, Any], previous: dict[str, Any], what: str) -> dict[str, Change]:
+def _keyed(
+    current: Mapping[str, object], previous: Mapping[str, object], what: str
+) -> dict[str, Change]:
     out = {}
     for key in [*current, *(k for k in previous if k not in current)]:
         if key not in previous:
