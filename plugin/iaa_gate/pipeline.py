@@ -60,7 +60,7 @@ class Outcome:
     """With ``adjudication:``: each field's disputes by state and its adjudicated answers."""
 
     @cached_property
-    def document(self) -> dict[str, Any]:
+    def document(self) -> dict[str, object]:
         """The report as JSON data, as ``report.json`` holds it (made once, when asked for: the
         writers, the trend and the CLI read :attr:`report`)."""
         return as_json_data(self.report)

@@ -496,10 +496,11 @@ class Report(msgspec.Struct):
     """What to do next (see :mod:`.next_steps`)."""
 
 
-def as_json_data(report: Report) -> dict[str, Any]:
+def as_json_data(report: Report) -> dict[str, object]:
     """The report as JSON data (dicts, lists, numbers, strings): what ``report.json`` holds and
     what a script reads; the report formats, the trend and the CLI read the :class:`Report`."""
-    data: dict[str, Any] = msgspec.to_builtins(report, enc_hook=plain)
+    data = msgspec.to_builtins(report, enc_hook=plain)
+    assert isinstance(data, dict)  # a Struct encodes as an object
     return data
 
 
@@ -533,7 +534,7 @@ def decode_report(data: bytes | str) -> Report:
     return msgspec.json.decode(data, type=Report)
 
 
-def report_schema() -> dict[str, Any]:
+def report_schema() -> dict[str, object]:
     """The JSON Schema of ``report.json``, generated from :class:`Report`; ``$defs`` also
     holds :class:`DisputedTask`, a line of :data:`DISPUTED_FILE`
     (``plugin/iaa_gate/schemas/report.schema.json``, shipped in the wheel, and

@@ -305,14 +305,14 @@ class Columns:
     def __len__(self) -> int:
         return len(self.task)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         """Pickled without the index dicts, which are rebuilt from the tables on unpickling
         faster than they pickle (bench/README.md "2026-11-26 (4)")."""
         state = self.__dict__.copy()
         del state["task_index"], state["annotator_index"]
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
         self.task_index = dict(zip(self.tasks, count()))
         self.annotator_index = dict(zip(self.annotators, count()))

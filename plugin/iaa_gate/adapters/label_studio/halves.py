@@ -49,7 +49,7 @@ class Part:
     texts: dict[tuple[TaskId, str], str] = field(default_factory=dict)
     refs: References = field(default_factory=References)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         """What a forked child sends back: all but :attr:`first_seen`, whose keys are the ids
         of :attr:`task_ids` as text, costly to pickle and not needed by the parent
         (bench/README.md "2026-11-26 (4)")."""
