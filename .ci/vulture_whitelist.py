@@ -85,7 +85,8 @@ ranker
 audit_share
 
 # keys of Label Studio's JSON (adapters/label_studio/wire.py, the SDK's request options) and of
-# the flag in a task's meta (sinks/label_studio.py), written in dict literals or by msgspec
+# the flag in a task's meta (sinks/label_studio.py), and of --json's answer (cli.JsonSummary),
+# written in dict literals or by msgspec
 max_retries
 timeout_in_seconds
 is_labeled
@@ -95,3 +96,6 @@ conjunction
 ordering
 columnsDisplayType
 consensus_prediction
+alpha_change
+ground_truth_lowest
+exit_code

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import date
 from enum import IntEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypedDict
 
 from .core.errors import ConfigError, IaaGateError, InputError, OutputError, UsageError
 from .core.files import write_atomic
@@ -22,6 +22,7 @@ from .core.version import __version__
 
 if TYPE_CHECKING:
     from .config import Config
+    from .evaluation.document import AlphaSampling, IntervalWidth
     from .evaluation.results import AnnotatorTruth
     from .evaluation.sections import FieldTrend
     from .pipeline import Outcome
@@ -644,12 +645,46 @@ def trend_line(t: FieldTrend) -> str:
     return "since the previous round: " + " · ".join(bits)
 
 
-def json_summary(outcome: Outcome, code: int) -> dict[str, Any]:
+class CheckLine(TypedDict):
+    """A check of a field that did not pass, in ``--json``."""
+
+    check: str
+    verdict: str
+    message: str
+
+
+class FieldLine(TypedDict):
+    """A field in ``--json``: its alpha (how it was sampled, its interval's width), verdict,
+    disputed tasks, change since the previous round, the annotator lowest against ground
+    truth, and the checks that did not pass."""
+
+    alpha: float | None
+    alpha_sampling: AlphaSampling | None
+    interval_width: IntervalWidth | None
+    verdict: str
+    n_disputed: int
+    alpha_change: float | None
+    ground_truth_lowest: AnnotatorTruth | None
+    problems: list[CheckLine]
+
+
+class JsonSummary(TypedDict):
+    """``--json``'s answer (encoded with msgspec: its Structs become objects)."""
+
+    verdict: str
+    exit_code: int
+    fields: dict[str, FieldLine]
+    not_evaluated: list[str]
+    previous: str | None
+    reports: list[str]
+
+
+def json_summary(outcome: Outcome, code: int) -> JsonSummary:
     """``--json``: the verdict, the exit code, each field's alpha (with its interval width),
     verdict, failed checks and change since the previous round, and the files written."""
     report = outcome.report
     trend = report.trend
-    fields = {}
+    fields: dict[str, FieldLine] = {}
     for name, f in report.fields.items():
         t = trend.fields.get(name) if trend else None
         gt = f.ground_truth.annotators if f.ground_truth else []
@@ -667,19 +702,14 @@ def json_summary(outcome: Outcome, code: int) -> dict[str, Any]:
                 if c.verdict != "pass"
             ],
         }
-    import msgspec
-
-    summary: dict[str, Any] = msgspec.to_builtins(
-        {
-            "verdict": report.verdict,
-            "exit_code": int(code),
-            "fields": fields,
-            "not_evaluated": sorted(report.not_evaluated),
-            "previous": trend.previous.path if trend else None,
-            "reports": [str(p) for p in outcome.written],
-        }
-    )
-    return summary
+    return {
+        "verdict": report.verdict,
+        "exit_code": int(code),
+        "fields": fields,
+        "not_evaluated": sorted(report.not_evaluated),
+        "previous": trend.previous.path if trend else None,
+        "reports": [str(p) for p in outcome.written],
+    }
 
 
 @contextmanager
@@ -786,7 +816,10 @@ def _main(args: argparse.Namespace, kept: list[object] | None = None) -> int:
         code = ExitCode.GATE_FAILED if failed else ExitCode.OK
         code = ExitCode.WRITEBACK_FAILED if incomplete and not failed else code
         if args.json:
-            print(json.dumps(json_summary(outcome, code), indent=2, sort_keys=True))
+            import msgspec
+
+            answer = msgspec.to_builtins(json_summary(outcome, code))
+            print(json.dumps(answer, indent=2, sort_keys=True))
         else:  # --quiet silences the progress on stderr, never the verdict
             _summary(outcome, sys.stdout)
         for warning in wb.warnings if wb else []:
