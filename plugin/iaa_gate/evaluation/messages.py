@@ -43,7 +43,7 @@ def message_result(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult
     k = registered(col.kind)
     multiple = k is not None and k.multiple and is_multiple(dataset, name, cfg)
 
-    def parse(value: Any, t: int) -> dict[str, Any]:
+    def parse(value: Any, t: int) -> dict[str, object]:
         here = f"{dataset.source}: task {cols.tasks[t]}, field {name!r}"
         return {k: _answer(v, multiple, here) for k, v in decode(value).items()}
 
@@ -91,7 +91,7 @@ def message_result(dataset: Dataset, name: str, cfg: FieldConfig) -> FieldResult
         score = min(defined) if defined else math.nan
         bar = cfg.thresholds.disputed_below
         status = "too_few" if math.isnan(score) else "disputed" if score < bar else "agreed"
-        shown_by: dict[str, Any] = {}
+        shown_by: dict[str, dict[str, object]] = {}
         for u in rows:
             for who, v in matrix.labels_of(u).items():
                 shown_by.setdefault(names[annotators.index(who)], {})[messages[u]] = v
