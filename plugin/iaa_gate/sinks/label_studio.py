@@ -258,11 +258,17 @@ def shows_same(old: object, new: TaskFlag | None) -> bool:
     >>> shows_same({**e.as_meta(), "priority": 0.45}, e)
     False
     """
+    return _shows(old, None if new is None else new.as_meta())
+
+
+def _shows(old: object, new: Mapping[str, object] | None) -> bool:
+    """:func:`shows_same` of the wanted entry as the task would hold it
+    (:meth:`TaskFlag.as_meta`)."""
     if new is None:
         return old is None
     if not isinstance(old, dict):
         return False
-    (a, pa), (b, pb) = _seen(old), _seen(new.as_meta())
+    (a, pa), (b, pb) = _seen(old), _seen(new)
     return a == b and len(pa) == len(pb) and all(map(_near, pa, pb))
 
 
@@ -370,14 +376,15 @@ class LabelStudioFlags:
             overlap = self._overlap(entry, pulled, asked)
             if entry is not None and overlap is not None:
                 entry = _routed(entry, overlap)
-            meta_same = shows_same(old, entry) and overlap is None
-            data = self._data(task, entry, refresh=not meta_same)
+            shown = None if entry is None else entry.as_meta()  # as the task will hold it
+            meta_same = _shows(old, shown) and overlap is None
+            data = self._data(task, shown, refresh=not meta_same)
             if meta_same and data is None:
                 unchanged += 1
                 continue
             meta = {k: v for k, v in pulled.meta.items() if k != key}
-            if entry is not None:
-                meta[key] = {**entry.as_meta(), RUN_KEY: stamp} if not meta_same else old
+            if shown is not None:
+                meta[key] = {**shown, RUN_KEY: stamp} if not meta_same else old
             was = _dict(old).get("status")
             was = was if isinstance(was, str) else None
             status = entry.status if entry is not None else None
@@ -407,11 +414,12 @@ class LabelStudioFlags:
         return None
 
     def _data(
-        self, task: TaskId, entry: TaskFlag | None, refresh: bool = True
+        self, task: TaskId, entry: Mapping[str, object] | None, refresh: bool = True
     ) -> dict[str, object] | None:
-        """The merged ``data`` if its flags must change, else None (``refresh``: the entry is
-        rewritten, so the score is brought up to date too; else only a flag or a priority that
-        a person would see move, as :func:`shows_same` says)."""
+        """The merged ``data`` if its flags must change, else None (``entry``: the wanted entry
+        as the task will hold it; ``refresh``: the entry is rewritten, so the score is brought
+        up to date too; else only a flag or a priority that a person would see move, as
+        :func:`shows_same` says)."""
         if not self.config.data_flags:
             return None
         data = self.pulled[task].data
@@ -422,8 +430,7 @@ class LabelStudioFlags:
             if not any(k in data for k in keys):
                 return None
             return {k: v for k, v in data.items() if k not in keys}
-        shown = entry.as_meta()  # as the task will hold it
-        want = {flag: shown["disputed"], score: shown["score"], priority: shown.get("priority")}
+        want = {flag: entry["disputed"], score: entry["score"], priority: entry.get("priority")}
         if all(k in data and data[k] == v and type(data[k]) is type(v) for k, v in want.items()):
             return None
         same_flag = flag in data and data[flag] is want[flag]
