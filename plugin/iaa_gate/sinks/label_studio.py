@@ -134,7 +134,22 @@ class TaskFlag(msgspec.Struct, omit_defaults=True):
     consensus_prediction: int | str | None = None
 
     def as_meta(self) -> dict[str, object]:
-        """The entry as it reads back from Label Studio's JSON (see :func:`as_read_back`)."""
+        """The entry as it reads back from Label Studio's JSON (see :func:`as_read_back`): what
+        is compared with a task's entry and written into its ``meta``.
+
+        Returns
+        -------
+        dict
+            The JSON object (the fields left at their default are left out).
+
+        Examples
+        --------
+        >>> flag = TaskFlag("agreed", False, 0.9, {"s": FieldFlag("agreed", 0.9)}, "c0ffee")
+        >>> sorted(flag.as_meta())  # no state, no priority: left out
+        ['config', 'disputed', 'fields', 'score', 'status']
+        >>> flag.as_meta()["fields"]
+        {'s': {'status': 'agreed', 'score': 0.9}}
+        """
         plain = as_read_back(msgspec.to_builtins(self, enc_hook=_like_json))
         assert isinstance(plain, dict)  # a Struct encodes as an object
         return plain

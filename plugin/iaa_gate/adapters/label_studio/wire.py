@@ -138,20 +138,80 @@ class View(TypedDict, total=False):
 
 def is_task(value: object) -> TypeGuard[Task]:
     """Whether an answer of the API is a task: a JSON object with an ``id`` (its other keys are
-    checked where they are read)."""
+    checked where they are read).
+
+    Parameters
+    ----------
+    value
+        A decoded JSON value (an item of the tasks list, a task's own URL's answer).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_task({"id": 7, "meta": {}}), is_task({"detail": "Not found."}), is_task([7])
+    (True, False, False)
+    """
     return isinstance(value, dict) and "id" in value
 
 
 def is_annotation(value: object) -> TypeGuard[Annotation]:
-    """Whether an item of a task's annotations is an annotation (a JSON object)."""
+    """Whether an item of a task's annotations is an annotation (a JSON object).
+
+    Parameters
+    ----------
+    value
+        A decoded JSON value.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_annotation({"id": 3, "result": []}), is_annotation(None)
+    (True, False)
+    """
     return isinstance(value, dict)
 
 
 def is_view(value: object) -> TypeGuard[View]:
-    """Whether an item of the tabs list is a tab (a JSON object)."""
+    """Whether an item of the tabs list is a tab (a JSON object).
+
+    Parameters
+    ----------
+    value
+        A decoded JSON value.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_view({"id": 2, "data": {"title": "IAA: disputed"}}), is_view("2")
+    (True, False)
+    """
     return isinstance(value, dict)
 
 
 def is_prediction(value: object) -> TypeGuard[Prediction]:
-    """Whether an item of a predictions list is a prediction (a JSON object)."""
+    """Whether an item of a predictions list is a prediction (a JSON object).
+
+    Parameters
+    ----------
+    value
+        A decoded JSON value.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_prediction({"id": 41, "model_version": "iaa-gate-consensus"}), is_prediction(41)
+    (True, False)
+    """
     return isinstance(value, dict)
