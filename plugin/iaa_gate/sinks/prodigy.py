@@ -49,6 +49,25 @@ _OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ENCODE = msgspec.json.Encoder()
 
 
+class ReviewConsensus(msgspec.Struct):
+    """A disputed field's consensus in the review file: the proposed ``label``, its
+    ``posterior``, the ``method`` and whether the best answers ``tie``."""
+
+    label: object
+    posterior: float
+    method: str
+    tie: bool
+
+
+class ReviewField(msgspec.Struct, omit_defaults=True):
+    """A disputed field of an example's ``meta.iaa.fields``: its ``score``, each annotator's
+    ``labels`` and the ``consensus``, when there is one."""
+
+    score: float
+    labels: dict[str, object]
+    consensus: ReviewConsensus | None = None
+
+
 def _unit(example: Any) -> TaskId | None:
     """The example's unit; None when it has none (malformed: the source reported it)."""
     try:
@@ -85,19 +104,16 @@ class ProdigyReviewFile:
     out: Path
 
     def apply(self, results: dict[str, FieldResult], *, dry_run: bool = False) -> Writeback:
-        disputed: dict[TaskId, dict[str, Any]] = {}
+        disputed: dict[TaskId, dict[str, ReviewField]] = {}
         chosen: dict[TaskId, str] = {}  # a unit → the annotator whose answer is the consensus
         for name, result in results.items():
             for u in result.disputed:
-                entry = {"score": u.score, "labels": u.labels}
+                entry = ReviewField(u.score, u.labels)
                 c = u.consensus
                 if c is not None:
-                    entry["consensus"] = {
-                        "label": c.value,
-                        "posterior": round(c.posterior, 4),
-                        "method": c.method,
-                        "tie": c.tie,
-                    }
+                    entry.consensus = ReviewConsensus(
+                        c.value, round(c.posterior, 4), c.method, c.tie
+                    )
                     giving = sorted(k for k, v in u.labels.items() if v == c.value)
                     if not c.tie and giving and u.id not in chosen:
                         chosen[u.id] = giving[0]
@@ -170,7 +186,7 @@ class ProdigyReviewFile:
         )
 
     @staticmethod
-    def _slow(line: bytes, disputed: dict[TaskId, dict[str, Any]]) -> list[bytes]:
+    def _slow(line: bytes, disputed: dict[TaskId, dict[str, ReviewField]]) -> list[bytes]:
         """A line msgspec does not read, through Python's json: ``[the flagged line]`` when its
         unit is disputed, else ``[]``."""
         try:
@@ -182,7 +198,8 @@ class ProdigyReviewFile:
             return []
         meta = ex.get("meta")
         meta = dict(meta) if isinstance(meta, dict) else {"original": meta}
-        ex["meta"] = {**meta, "iaa": {"status": "disputed", "fields": disputed[task]}}
+        fields = msgspec.to_builtins(disputed[task])
+        ex["meta"] = {**meta, "iaa": {"status": "disputed", "fields": fields}}
         return [json.dumps(ex, ensure_ascii=False).encode()]
 
 
@@ -190,7 +207,7 @@ CONSENSUS_SESSION = "iaa-gate-consensus"
 """The ``_annotator_id`` and ``_session_id`` of the answer proposing a unit's consensus."""
 
 
-def _proposal(line: bytes, fields: dict[str, Any]) -> bytes:
+def _proposal(line: bytes, fields: dict[str, ReviewField]) -> bytes:
     """A flagged line copied as the consensus session's answer (``meta.iaa.proposal``)."""
     parts = _OBJECT.decode(line)
     parts["_annotator_id"] = parts["_session_id"] = msgspec.Raw(_ENCODE.encode(CONSENSUS_SESSION))
