@@ -170,7 +170,7 @@ def test_boxes_iou_threshold_and_unmatched_category_alpha(write_json: Any) -> No
 
 def test_writeback_entry_names_the_disputed_regions(write_json: Any) -> None:
     out = outcome(write_json, {"ner": {"thresholds": {"disputed_below": 0.6}}})
-    entry = entries(out.results, "cfg")[1]["fields"]["ner"]
+    entry = entries(out.results, "cfg")[1].as_meta()["fields"]["ner"]  # as the task holds it
     assert entry["status"] == "disputed"
     assert {
         "kind": "boundary shift",
