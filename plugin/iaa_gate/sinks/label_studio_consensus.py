@@ -30,7 +30,7 @@ from ..adapters.label_studio.rules import (
     needs_label,
     plain_id,
 )
-from ..adapters.label_studio.wire import Prediction, ResultItem, is_prediction
+from ..adapters.label_studio.wire import Prediction, ResultItem, Task, is_prediction, is_task
 from ..evaluation.lifecycle import FINAL
 from ..evaluation.results import Consensus, FieldResult
 from ..evaluation.sections import ConsensusWriteback, Planned
@@ -148,7 +148,7 @@ def _same(prediction: Prediction, proposal: Proposal | None) -> bool:
     )
 
 
-def _what(answer: Any) -> str:
+def _what(answer: object) -> str:
     """What a re-read answered instead of the task, for the message."""
     if answer is None:
         return "an empty body"
@@ -157,7 +157,7 @@ def _what(answer: Any) -> str:
     return f"a JSON {type(answer).__name__}"
 
 
-def read_task(api: LabelStudioClient, task: TaskId) -> dict[str, Any]:
+def read_task(api: LabelStudioClient, task: TaskId) -> Task:
     """Task ``task`` as it is now (``GET api/tasks/{task}/``), before a write merges into it.
 
     An answer that is not the task (an empty body, another task) raises a transient
@@ -172,7 +172,7 @@ def read_task(api: LabelStudioClient, task: TaskId) -> dict[str, Any]:
 
     Returns
     -------
-    dict
+    Task
         The task as the API returns it (``id``, ``data``, ``meta``, ...).
 
     Examples
@@ -186,7 +186,7 @@ def read_task(api: LabelStudioClient, task: TaskId) -> dict[str, Any]:
     iaa_gate.adapters.label_studio.client.LabelStudioError: ... with an empty body, not the task ...
     """
     now = api.request("GET", f"api/tasks/{task}/", f"re-reading task {task}")
-    if not isinstance(now, dict) or now.get("id") != task:
+    if not is_task(now) or now["id"] != task:
         raise LabelStudioError(  # never taken for an edit: that would skip the task
             f"Label Studio on {api.url} answered re-reading task {task} with "
             f"{_what(now)}, not the task ({api.where})",
