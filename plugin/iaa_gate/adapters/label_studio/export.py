@@ -270,6 +270,7 @@ def _read(
                     part.stats,
                     part.first_seen,
                     include_ground_truth,
+                    part.texts,
                 )
             )
             if ids is not None:
