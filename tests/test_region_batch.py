@@ -14,18 +14,21 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from builders import assert_same_dataset
+from iaa_gate.adapters.label_studio import batch as batch_reader
 from iaa_gate.adapters.label_studio import export as lse
 from iaa_gate.adapters.label_studio.export import parse_tasks
 from iaa_gate.core.errors import InputError
 from iaa_gate.model import Columns, Dataset
 
 
-def _read(tasks: Any, batch: bool, size: int = 4096, **kw: Any) -> Dataset | str:
-    """The dataset of ``tasks`` (elements of an export), read in batches of ``size`` or (not
-    ``batch``) task by task by the typed reader; the error message when it is refused."""
+def _read(tasks: Any, batch: bool, size: int = 4096, chunk: int = 64, **kw: Any) -> Dataset | str:
+    """The dataset of ``tasks`` (elements of an export), read in batches of ``size`` (region
+    answers in chunks of ``chunk``) or (not ``batch``) task by task by the typed reader; the
+    error message when it is refused."""
     items = msgspec.json.decode(json.dumps(tasks).encode(), type=list[msgspec.Raw])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(lse, "BATCH", size)
+        mp.setattr(batch_reader, "REGION_CHUNK", chunk)
         if not batch:
             mp.setattr(lse, "read_tasks", lambda *a: None)
         try:
@@ -196,23 +199,25 @@ PLAIN = [
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@example(tasks=PLAIN, skip=False, truth=False, size=4096)
-@example(tasks=PLAIN, skip=False, truth=True, size=3)
+@example(tasks=PLAIN, skip=False, truth=False, size=4096, chunk=64)
+@example(tasks=PLAIN, skip=False, truth=True, size=3, chunk=2)
 @given(
     tasks=st.one_of(*(_tasks(r, c) for r in (spans(), boxes()) for c in (True, False))),
     skip=st.booleans(),
     truth=st.booleans(),
     size=st.sampled_from([1, 3, 4096]),
+    chunk=st.sampled_from([1, 2, 64]),
 )
 def test_region_batches_read_as_task_by_task(
-    tasks: list[dict[str, Any]], skip: bool, truth: bool, size: int
+    tasks: list[dict[str, Any]], skip: bool, truth: bool, size: int, chunk: int
 ) -> None:
     """Spans and boxes, valid or not (two labels, no label, reversed or negative offsets, a
     bool or text as a number, no text, an unknown text, ints as ids, two fields or kinds in
     one annotation, repeated task ids, cancelled and ground-truth annotations): the same
-    columns, problems and errors in batches of any size as task by task."""
+    columns, problems and errors in batches and chunks of any size (a batch read up to its
+    first chunk with another task) as task by task."""
     kw = {"skip_invalid": skip, "include_ground_truth": truth}
-    _same(_read(tasks, True, size, **kw), _read(tasks, False, **kw))
+    _same(_read(tasks, True, size, chunk, **kw), _read(tasks, False, **kw))
 
 
 def test_region_batches_take_no_per_task_reader(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -211,9 +211,11 @@ def read_tasks(
 ) -> list[TaskId] | None:
     """Append the annotations of tasks ``raws`` (elements ``start``… of the export) to
     ``cols`` as :func:`.typed.read_task` would task by task, their ids (as text) to
-    ``first_seen`` and the texts their spans index into to ``texts``; returns the task ids.
-    None, having changed nothing, when any task needs the task-by-task readers (a region
-    of another shape, a prediction, an id seen before…)."""
+    ``first_seen`` and the texts their spans index into to ``texts``; returns the ids of the
+    tasks read: all of them, or (region answers, read a chunk at a time) those before the
+    first chunk with a task that needs the task-by-task readers. None, having changed
+    nothing, when the first task needs them (a region of another shape, a prediction, an id
+    seen before…)."""
     try:
         tasks = [_TASK.decode(r) for r in raws]
     except (msgspec.ValidationError, msgspec.DecodeError):
@@ -248,6 +250,12 @@ def read_tasks(
     return b.ids
 
 
+REGION_CHUNK = 64
+"""Tasks of region answers read at a time: a chunk's decoded structs (some thirty per region
+task) stay in the CPU's cache while its regions are gathered; a batch of 512 made the reading
+slower than task by task."""
+
+
 def _regions(
     raws: list[msgspec.Raw],
     start: int,
@@ -257,10 +265,31 @@ def _regions(
     include_ground_truth: bool,
     texts: dict[tuple[TaskId, str], str],
 ) -> list[TaskId] | None:
-    """:func:`read_tasks` of a batch whose every result is a span (or every one a box) with
-    an id and one label, each annotation's of one field (and, spans, of one text): the common
-    region answer, which :func:`.typed.read_task` reads a field at a time. None, having
-    changed nothing, for any other batch."""
+    """:func:`read_tasks` of tasks whose every result is a span (or every one a box) with an
+    id and one label, each annotation's of one field (and, spans, of one text): the common
+    region answer, which :func:`.typed.read_task` reads a field at a time. Read
+    :data:`REGION_CHUNK` tasks at a time, up to the first chunk with any other task: the ids
+    of the tasks read (a prefix of ``raws``), None when none was."""
+    ids: list[TaskId] = []
+    for at in range(0, len(raws), REGION_CHUNK):
+        chunk = raws[at : at + REGION_CHUNK]
+        got = _region_chunk(chunk, start + at, cols, stats, first_seen, include_ground_truth, texts)
+        if got is None:
+            break
+        ids += got
+    return ids or None
+
+
+def _region_chunk(
+    raws: list[msgspec.Raw],
+    start: int,
+    cols: Columns,
+    stats: SourceStats,
+    first_seen: dict[str, int],
+    include_ground_truth: bool,
+    texts: dict[tuple[TaskId, str], str],
+) -> list[TaskId] | None:
+    """:func:`_regions` of one chunk, all or nothing (None: nothing changed)."""
     tasks: list[Any]
     try:
         tasks = [_SPANS.decode(r) for r in raws]
@@ -275,11 +304,11 @@ def _regions(
     if not b.fresh(first_seen):
         return None
     items, owner, n = b.items, b.owner, len(b.anns)
-    answered = np.array(b.per, dtype=np.int64) > 0
+    per = np.array(b.per, dtype=np.int64)
+    answered = per > 0
     at = np.flatnonzero(answered)  # the annotations with results
-    lead = (np.cumsum(b.per) - b.per)[at]  # each one's first result
-    names: list[str] = []
-    name = intern_all({}, names, list(map(_FROM, items)))
+    lead = (np.cumsum(per) - per)[at]  # each one's first result
+    names, name = _codes(list(map(_FROM, items)))
     field = np.full(n, -1, dtype=np.int64)
     field[at] = name[lead]
     if (field[owner] != name).any():
@@ -287,8 +316,7 @@ def _regions(
     values: list[Any] = list(map(_VALUE, items))
     shape = _SHAPES[kind]
     if shape.linear:
-        tos: list[str] = []
-        to = intern_all({}, tos, list(map(_TO, items)))
+        tos, to = _codes(list(map(_TO, items)))
         if len(tos) > 1 and (to[lead][np.searchsorted(at, owner)] != to).any():
             return None  # the spans of one annotation in two texts: the general parser
         found = _texts(b, field, to[lead], at, names, tos, texts)
@@ -324,7 +352,7 @@ def _regions(
         _answer_regions(
             rc,
             shape,
-            np.array(b.per, dtype=np.int64)[mine],
+            per[mine],
             ids if whole else [ids[i] for i in sel.tolist()],
             labels if whole else [labels[i] for i in sel.tolist()],
             coords[sel],
@@ -366,26 +394,37 @@ def _texts(
     then finds it by the span texts, or words the error)."""
     text_of = np.full(len(field), -1, dtype=np.int64)
     text_of[at] = to
+    task_of = np.repeat(np.arange(len(b.tasks)), b.counts)
+    spans = np.flatnonzero(b.live & (field >= 0))  # the annotations with spans, in order
+    # each task's first such annotation per field: the one whose text counts
+    key = task_of[spans] * (len(names) + 1) + field[spans]
+    _, first = np.unique(key, return_index=True)
     found: dict[tuple[TaskId, str], str] = {}
-    first = 0
-    for task, count in zip(b.tasks, b.counts, strict=True):
-        wanted: dict[int, int] = {}
-        for i in range(first, first + count):
-            if b.live[i] and field[i] >= 0:
-                wanted.setdefault(int(field[i]), int(text_of[i]))
-        first += count
-        if not wanted:
+    data: Any = None
+    last = -1
+    for i in spans[np.sort(first)].tolist():
+        task = b.tasks[task_of[i]]
+        name = names[field[i]]
+        if (task.id, name) in texts:
             continue
-        data = msgspec.json.decode(task.data) if len(task.data) else None
-        data = data if isinstance(data, dict) else {}
-        for f, t in wanted.items():
-            if (task.id, names[f]) in texts:
-                continue
-            text = data.get(tos[t])
-            if not isinstance(text, str):
-                return None
-            found[task.id, names[f]] = text
+        if task_of[i] != last:  # the task's data, decoded once
+            data = msgspec.json.decode(task.data) if len(task.data) else None
+            data = data if isinstance(data, dict) else {}
+            last = task_of[i]
+        text = data.get(tos[text_of[i]])
+        if not isinstance(text, str):
+            return None
+        found[task.id, name] = text
     return found
+
+
+def _codes(keys: list[str]) -> tuple[list[str], Any]:
+    """The distinct ``keys`` in order of first use and each key's code (at once when all are
+    one: a region field's name, the text it is of)."""
+    if len(set(keys)) == 1:
+        return keys[:1], np.zeros(len(keys), dtype=np.int64)
+    table: list[str] = []
+    return table, intern_all({}, table, keys)
 
 
 def _box_coords(items: list[_BoxResult], values: list[_BoxValue]) -> Any:

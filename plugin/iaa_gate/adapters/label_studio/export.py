@@ -273,9 +273,10 @@ def _read(
                     part.texts,
                 )
             )
-            if ids is not None:
+            if ids is not None:  # the batch, or the first of its tasks (see read_tasks)
                 part.stats.tasks += len(ids)
                 part.task_ids += ids
+                upto = index + len(ids)
             else:
                 for i in range(index, upto):
                     if len(part.problems) >= MAX_PROBLEMS:
