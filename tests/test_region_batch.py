@@ -197,10 +197,35 @@ PLAIN = [
 ]
 """Spans read batch by batch, ground truth first in each task, some annotations empty."""
 
+HUGE = [
+    PLAIN[1],
+    {
+        "id": 99,
+        "data": {"text": TEXT},
+        "annotations": [
+            {
+                "id": 1,
+                "completed_by": 1,
+                "result": [
+                    {
+                        "id": "r",
+                        "from_name": "ner",
+                        "to_name": "text",
+                        "type": "labels",
+                        "value": {"start": 2**63 + 5, "end": 2**64, "text": "", "labels": ["A"]},
+                    }
+                ],
+            }
+        ],
+    },
+]
+"""An offset no int64 holds (msgspec decodes any int): left to the typed reader."""
+
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(tasks=PLAIN, skip=False, truth=False, size=4096, chunk=64)
 @example(tasks=PLAIN, skip=False, truth=True, size=3, chunk=2)
+@example(tasks=HUGE, skip=False, truth=True, size=4096, chunk=64)
 @given(
     tasks=st.one_of(*(_tasks(r, c) for r in (spans(), boxes()) for c in (True, False))),
     skip=st.booleans(),
