@@ -1,5 +1,6 @@
 """The column-wise path of a Label Studio export: a batch of tasks whose annotations hold only
-scalar answers (choices, rating, number, textarea), read with no Python call per annotation.
+scalar answers (choices, rating, number, textarea), or only the common region answer (spans or
+boxes of one field, each with an id and one label), read with no Python call per annotation.
 
 msgspec decodes each task into structs strict enough that the type check does most of the
 reading rules (an int or str task id and annotator, no predictions, no region geometry in a
@@ -13,15 +14,24 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 from itertools import chain
-from operator import attrgetter
-from typing import Annotated, Any, Literal, get_args
+from operator import attrgetter, itemgetter
+from typing import Annotated, Any, Generic, Literal, TypeVar, get_args
 
 import msgspec
 import numpy as np
 from msgspec import UNSET, Meta, UnsetType
 
-from ...kinds import AnswerError, Kind, registry
-from ...model import Columns, FieldColumn, SourceStats, TaskId, intern_all
+from ...kinds import REGION_SHAPES, AnswerError, Kind, registry
+from ...metrics.geometry import Shape, shape_of
+from ...model import (
+    Columns,
+    FieldColumn,
+    RegionColumn,
+    SourceStats,
+    TaskId,
+    intern_all,
+    intern_shape,
+)
 
 _Type = Literal["choices", "rating", "number", "textarea"]
 """The control types read here (one answer each, under their kind's ``value_key``)."""
@@ -74,6 +84,122 @@ _CANCELLED, _TRUTH = attrgetter("was_cancelled"), attrgetter("ground_truth")
 _TZINFO = attrgetter("tzinfo")
 
 
+class _SpanValue(msgspec.Struct, gc=False):
+    start: int
+    end: int
+    text: str
+    labels: tuple[str]
+
+
+class _SpanResult(msgspec.Struct, gc=False):
+    type: Literal["labels"]
+    from_name: str
+    to_name: str
+    id: str
+    value: _SpanValue
+
+
+class _BoxValue(msgspec.Struct, gc=False):
+    x: float
+    y: float
+    width: float
+    height: float
+    rectanglelabels: tuple[str]
+    rotation: float | None = None
+
+
+class _BoxResult(msgspec.Struct, gc=False):
+    type: Literal["rectanglelabels"]
+    from_name: str
+    id: str
+    value: _BoxValue
+    original_width: float | None = None
+    original_height: float | None = None
+
+
+_R = TypeVar("_R", _SpanResult, _BoxResult)
+
+
+class _RegionAnnotation(msgspec.Struct, Generic[_R], gc=False):
+    completed_by: int | str
+    id: Any = None
+    result: list[_R] | None = None
+    was_cancelled: bool | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    ground_truth: bool | None = None
+    parent_prediction: None = None
+
+
+class _RegionTask(msgspec.Struct, Generic[_R], gc=False):
+    id: int | str
+    annotations: list[_RegionAnnotation[_R]]
+    predictions: Annotated[list[Any], Meta(max_length=0)] | None = None
+    data: msgspec.Raw = msgspec.Raw()  # decoded only for the texts spans index into
+
+
+_SPANS = msgspec.json.Decoder(_RegionTask[_SpanResult])
+_BOXES = msgspec.json.Decoder(_RegionTask[_BoxResult])
+_SHAPES = {kind: shape_of(REGION_SHAPES[kind]) for kind in ("labels", "rectanglelabels")}
+"""The region kinds read here, as :func:`.typed.read_task` reads them a field at a time."""
+
+
+class _Batch:
+    """The rows of a batch of decoded tasks: ``anns`` in order, whether each is ``live`` (not
+    cancelled), ground truth (``truth``), left out as ground truth (``excluded``) or a row
+    (``has_row``), and each annotation's ``results`` (none read of a cancelled one)."""
+
+    def __init__(self, tasks: list[Any], include_ground_truth: bool) -> None:
+        self.tasks = tasks
+        self.ids: list[TaskId] = [t.id for t in tasks]
+        self.keys = [str(i) for i in self.ids]
+        self.counts = [len(t.annotations) for t in tasks]
+        self.anns: list[Any] = list(chain.from_iterable(t.annotations for t in tasks))
+        cancelled = list(map(_CANCELLED, self.anns))
+        self.live = ~_flags(cancelled)
+        self.truth = _flags(list(map(_TRUTH, self.anns)))
+        self.excluded = self.live & self.truth & (not include_ground_truth)
+        self.has_row = ~self.excluded
+        results: list[list[Any]] = [a.result or [] for a in self.anns]
+        if not self.live.all():  # a cancelled annotation's results are not read
+            results = [[] if c else r for r, c in zip(results, cancelled, strict=True)]
+        self.results = results
+        self.per = list(map(len, results))
+        self.items: list[Any] = list(chain.from_iterable(results))
+        self.owner = np.repeat(np.arange(len(self.anns)), self.per)  # each result's annotation
+
+    def fresh(self, first_seen: dict[str, int]) -> bool:
+        """Whether no task id occurs twice (in the batch or before it)."""
+        keys = self.keys
+        return len(set(keys)) == len(keys) and first_seen.keys().isdisjoint(keys)
+
+    def append(
+        self, start: int, cols: Columns, stats: SourceStats, first_seen: dict[str, int], empty: int
+    ) -> Any:
+        """Append the rows to ``cols`` (the tasks being elements ``start``… of the export) and
+        count them in ``stats``; returns each annotation's row (of those with one)."""
+        anns, has_row, live, n = self.anns, self.has_row, self.live, len(self.anns)
+        first_seen.update(zip(self.keys, range(start, start + len(self.keys)), strict=True))
+        row = len(cols) + np.cumsum(has_row) - 1
+        stats.annotations += n
+        stats.cancelled += int(n - live.sum())
+        stats.empty += empty
+        stats.ground_truth_excluded += int(self.excluded.sum())
+        task = intern_all(cols.task_index, cols.tasks, self.ids)
+        raw_who: list[int | str] = []
+        who = intern_all({}, raw_who, [a.completed_by for a in anns])
+        annotator = np.array([cols.who(str(w)) for w in raw_who], dtype=np.int64)
+        rows = anns if has_row.all() else [a for a, r in zip(anns, has_row, strict=True) if r]
+        cols.task.frombytes(np.repeat(task, self.counts)[has_row].tobytes())
+        cols.annotator.frombytes(annotator[who][has_row].tobytes())
+        cols.created.frombytes(_seconds([a.created_at for a in rows]).tobytes())
+        cols.updated.frombytes(_seconds([a.updated_at for a in rows]).tobytes())
+        cols.ground_truth.frombytes((self.truth & live)[has_row].astype(np.int8).tobytes())
+        cols.skipped.frombytes((~live)[has_row].astype(np.int8).tobytes())
+        cols.annotation_ids += [a.id for a in rows]
+        return row
+
+
 def read_tasks(
     raws: list[msgspec.Raw],
     start: int,
@@ -81,62 +207,33 @@ def read_tasks(
     stats: SourceStats,
     first_seen: dict[str, int],
     include_ground_truth: bool,
+    texts: dict[tuple[TaskId, str], str],
 ) -> list[TaskId] | None:
     """Append the annotations of tasks ``raws`` (elements ``start``… of the export) to
-    ``cols`` as :func:`.typed.read_task` would task by task, and their ids (as text) to
-    ``first_seen``; returns the task ids. None, having changed nothing, when any task needs
-    the task-by-task readers (a region, a prediction, an id seen before…)."""
+    ``cols`` as :func:`.typed.read_task` would task by task, their ids (as text) to
+    ``first_seen`` and the texts their spans index into to ``texts``; returns the ids of the
+    tasks read: all of them, or (region answers, read a chunk at a time) those before the
+    first chunk with a task that needs the task-by-task readers. None, having changed
+    nothing, when the first task needs them (a region of another shape, a prediction, an id
+    seen before…)."""
     try:
         tasks = [_TASK.decode(r) for r in raws]
     except (msgspec.ValidationError, msgspec.DecodeError):
-        return None
-    ids: list[TaskId] = [t.id for t in tasks]
-    keys = [str(i) for i in ids]
-    if len(set(keys)) < len(keys) or not first_seen.keys().isdisjoint(keys):
+        return _regions(raws, start, cols, stats, first_seen, include_ground_truth, texts)
+    b = _Batch(tasks, include_ground_truth)
+    if not b.fresh(first_seen):
         return None  # an id seen twice: the task-by-task readers name both places
-    counts = [len(t.annotations) for t in tasks]
-    anns = list(chain.from_iterable(t.annotations for t in tasks))
-    n = len(anns)
-    cancelled = list(map(_CANCELLED, anns))
-    live = ~_flags(cancelled)
-    truth = _flags(list(map(_TRUTH, anns)))
-    results = [a.result or [] for a in anns]
-    if not live.all():  # a cancelled annotation's results are not read
-        results = [[] if c else r for r, c in zip(results, cancelled, strict=True)]
-    per = list(map(len, results))
-    items = list(chain.from_iterable(results))
-    owner = np.repeat(np.arange(n), per)  # the annotation of each result
+    per, items, owner = b.per, b.items, b.owner
     names: list[str] = []
     name = intern_all({}, names, [r.from_name for r in items])
     if max(per, default=0) > 1 and len(np.unique(owner * len(names) + name)) < len(items):
         return None  # two answers to one field in one annotation
     kinds: list[str] = [r.type for r in items]
-    excluded = live & truth & (not include_ground_truth)
-    has_row = ~excluded
-    kept = has_row[owner]
-    answers = _answers(items, kinds, name, kept)
+    answers = _answers(items, kinds, name, b.has_row[owner])
     if answers is None:
         return None
     # every rule holds: append
-    first_seen.update(zip(keys, range(start, start + len(keys)), strict=True))
-    base = len(cols)
-    row = base + np.cumsum(has_row) - 1
-    stats.annotations += n
-    stats.cancelled += int(n - live.sum())
-    stats.empty += answers.empty
-    stats.ground_truth_excluded += int(excluded.sum())
-    task = intern_all(cols.task_index, cols.tasks, ids)
-    raw_who: list[int | str] = []
-    who = intern_all({}, raw_who, [a.completed_by for a in anns])
-    annotator = np.array([cols.who(str(w)) for w in raw_who], dtype=np.int64)
-    rows = anns if has_row.all() else [a for a, r in zip(anns, has_row, strict=True) if r]
-    cols.task.frombytes(np.repeat(task, counts)[has_row].tobytes())
-    cols.annotator.frombytes(annotator[who][has_row].tobytes())
-    cols.created.frombytes(_seconds([a.created_at for a in rows]).tobytes())
-    cols.updated.frombytes(_seconds([a.updated_at for a in rows]).tobytes())
-    cols.ground_truth.frombytes((truth & live)[has_row].astype(np.int8).tobytes())
-    cols.skipped.frombytes((~live)[has_row].astype(np.int8).tobytes())
-    cols.annotation_ids += [a.id for a in rows]
+    row = b.append(start, cols, stats, first_seen, answers.empty)
     for f, at, codes, values, in_order in answers.fields:
         col = cols.fields.get(names[f])
         if col is None:
@@ -150,7 +247,212 @@ def read_tasks(
             mine[used[np.argsort(first)]] = [col.code(values[c]) for c in used[np.argsort(first)]]
         col.rows.frombytes(row[owner[at]].tobytes())
         col.codes.frombytes(mine[codes].tobytes())
-    return ids
+    return b.ids
+
+
+REGION_CHUNK = 64
+"""Tasks of region answers read at a time: a chunk's decoded structs (some thirty per region
+task) stay in the CPU's cache while its regions are gathered; a batch of 512 made the reading
+slower than task by task."""
+
+
+def _regions(
+    raws: list[msgspec.Raw],
+    start: int,
+    cols: Columns,
+    stats: SourceStats,
+    first_seen: dict[str, int],
+    include_ground_truth: bool,
+    texts: dict[tuple[TaskId, str], str],
+) -> list[TaskId] | None:
+    """:func:`read_tasks` of tasks whose every result is a span (or every one a box) with an
+    id and one label, each annotation's of one field (and, spans, of one text): the common
+    region answer, which :func:`.typed.read_task` reads a field at a time. Read
+    :data:`REGION_CHUNK` tasks at a time, up to the first chunk with any other task: the ids
+    of the tasks read (a prefix of ``raws``), None when none was."""
+    ids: list[TaskId] = []
+    for at in range(0, len(raws), REGION_CHUNK):
+        chunk = raws[at : at + REGION_CHUNK]
+        got = _region_chunk(chunk, start + at, cols, stats, first_seen, include_ground_truth, texts)
+        if got is None:
+            break
+        ids += got
+    return ids or None
+
+
+def _region_chunk(
+    raws: list[msgspec.Raw],
+    start: int,
+    cols: Columns,
+    stats: SourceStats,
+    first_seen: dict[str, int],
+    include_ground_truth: bool,
+    texts: dict[tuple[TaskId, str], str],
+) -> list[TaskId] | None:
+    """:func:`_regions` of one chunk, all or nothing (None: nothing changed)."""
+    tasks: list[Any]
+    try:
+        tasks = [_SPANS.decode(r) for r in raws]
+        kind = "labels"
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        try:
+            tasks = [_BOXES.decode(r) for r in raws]
+            kind = "rectanglelabels"
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+    b = _Batch(tasks, include_ground_truth)
+    if not b.fresh(first_seen):
+        return None
+    items, owner, n = b.items, b.owner, len(b.anns)
+    per = np.array(b.per, dtype=np.int64)
+    answered = per > 0
+    at = np.flatnonzero(answered)  # the annotations with results
+    lead = (np.cumsum(per) - per)[at]  # each one's first result
+    names, name = _codes(list(map(_FROM, items)))
+    field = np.full(n, -1, dtype=np.int64)
+    field[at] = name[lead]
+    if (field[owner] != name).any():
+        return None  # an annotation's results in two fields: read item by item
+    values: list[Any] = list(map(_VALUE, items))
+    shape = _SHAPES[kind]
+    if shape.linear:
+        tos, to = _codes(list(map(_TO, items)))
+        if len(tos) > 1 and (to[lead][np.searchsorted(at, owner)] != to).any():
+            return None  # the spans of one annotation in two texts: the general parser
+        found = _texts(b, field, to[lead], at, names, tos, texts)
+        if found is None:
+            return None
+        try:
+            ends = np.fromiter(map(_END, values), np.int64, len(values))
+            starts = np.fromiter(map(_START, values), np.int64, len(values))
+        except OverflowError:
+            return None  # an offset past 2**63: compared as the typed reader compares it
+        if len(values) and (starts.min() < 0 or (starts > ends).any()):
+            return None
+        coords = np.column_stack((starts, ends)).astype(np.float64)
+        labels = list(map(_FIRST, map(_SPAN_LABELS, values)))
+    else:
+        found = {}
+        coords = _box_coords(items, values)
+        labels = list(map(_FIRST, map(_BOX_LABELS, values)))
+    # every rule holds: append
+    row = b.append(start, cols, stats, first_seen, 0)
+    texts.update(found)
+    kept = answered & b.has_row  # the annotations whose regions are an answer
+    fields = field[kept]
+    order = dict.fromkeys(fields.tolist())  # fields in order of first answer
+    ids: list[str] = list(map(_ID, items))
+    whole = len(order) == 1 and bool(kept[answered].all())
+    for f in order:
+        mine = np.flatnonzero(kept & (field == f))  # its answers' annotations
+        sel = np.arange(len(items)) if whole else np.flatnonzero(kept[owner] & (name == f))
+        col = cols.fields.get(names[f])
+        if col is None:
+            col = cols.fields[names[f]] = FieldColumn(kind)
+        rc = col.region_column(len(col.rows))
+        col.rows.frombytes(row[mine].tobytes())
+        col.codes.frombytes(np.full(len(mine), col.code(""), dtype=np.int64).tobytes())
+        _answer_regions(
+            rc,
+            shape,
+            per[mine],
+            ids if whole else [ids[i] for i in sel.tolist()],
+            labels if whole else [labels[i] for i in sel.tolist()],
+            coords[sel],
+        )
+    return b.ids
+
+
+def _answer_regions(
+    rc: RegionColumn, shape: Shape, counts: Any, ids: list[str], labels: list[str], coords: Any
+) -> None:
+    """Append to ``rc`` one answer of ``shape`` per element of ``counts`` (its number of
+    regions), the regions' ``ids``, ``labels`` and geometry rows ``coords`` in order, as
+    :meth:`~iaa_gate.model.RegionColumn.answer` and appends region by region would."""
+    k = len(counts)
+    before = np.cumsum(counts) - counts
+    rc.shape.frombytes(np.full(k, intern_shape(rc.shapes, shape.name), dtype=np.int8).tobytes())
+    rc.first.frombytes((len(rc.ids) + before).tobytes())
+    rc.cfirst.frombytes((len(rc.coords) + before * shape.width).tobytes())
+    rc.pfirst.frombytes(np.full(k, len(rc.points), dtype=np.int64).tobytes())
+    rc.dropped.frombytes(np.zeros(k, dtype=np.int64).tobytes())
+    rc.ids += ids
+    rc.label.frombytes(intern_all(rc.label_index, rc.labels, labels).tobytes())
+    rc.coords.frombytes(np.ascontiguousarray(coords, dtype=np.float64).tobytes())
+
+
+def _texts(
+    b: _Batch,
+    field: Any,
+    to: Any,
+    at: Any,
+    names: list[str],
+    tos: list[str],
+    texts: dict[tuple[TaskId, str], str],
+) -> dict[tuple[TaskId, str], str] | None:
+    """The texts each task's span fields index into, as :func:`.typed.read_task` finds them:
+    the data key named by the ``to_name`` of the task's first live annotation with spans in the
+    field (``field``: each annotation's, -1: none; ``to``: the text of each of the annotations
+    ``at`` with results). None when one is not a text in the task's data (the general parser
+    then finds it by the span texts, or words the error)."""
+    text_of = np.full(len(field), -1, dtype=np.int64)
+    text_of[at] = to
+    task_of = np.repeat(np.arange(len(b.tasks)), b.counts)
+    spans = np.flatnonzero(b.live & (field >= 0))  # the annotations with spans, in order
+    # each task's first such annotation per field: the one whose text counts
+    key = task_of[spans] * (len(names) + 1) + field[spans]
+    _, first = np.unique(key, return_index=True)
+    found: dict[tuple[TaskId, str], str] = {}
+    data: Any = None
+    last = -1
+    for i in spans[np.sort(first)].tolist():
+        task = b.tasks[task_of[i]]
+        name = names[field[i]]
+        if (task.id, name) in texts:
+            continue
+        if task_of[i] != last:  # the task's data, decoded once
+            data = msgspec.json.decode(task.data) if len(task.data) else None
+            data = data if isinstance(data, dict) else {}
+            last = task_of[i]
+        text = data.get(tos[text_of[i]])
+        if not isinstance(text, str):
+            return None
+        found[task.id, name] = text
+    return found
+
+
+def _codes(keys: list[str]) -> tuple[list[str], Any]:
+    """The distinct ``keys`` in order of first use and each key's code (at once when all are
+    one: a region field's name, the text it is of)."""
+    if len(set(keys)) == 1:
+        return keys[:1], np.zeros(len(keys), dtype=np.int64)
+    table: list[str] = []
+    return table, intern_all({}, table, keys)
+
+
+def _box_coords(items: list[_BoxResult], values: list[_BoxValue]) -> Any:
+    """Each box's geometry row ``[x, y, width, height, rotation]``, in pixels where its
+    image's size is known (as :func:`.typed.read_task` scales it)."""
+    geometry = np.array(
+        [(v.x, v.y, v.width, v.height, v.rotation or 0.0) for v in values], dtype=np.float64
+    ).reshape(-1, 5)
+    sizes = [(r.original_width, r.original_height) for r in items]
+    if sizes.count((None, None)) < len(sizes):  # percent of the image → pixels
+        scale = [
+            (w / 100.0, h / 100.0, w / 100.0, h / 100.0)
+            if w is not None and h is not None and w > 0 and h > 0
+            else (1.0, 1.0, 1.0, 1.0)
+            for w, h in sizes
+        ]
+        geometry[:, 0:4] *= np.array(scale, dtype=np.float64)
+    return geometry
+
+
+_FROM, _TO, _VALUE, _ID, _START, _END = map(
+    attrgetter, ("from_name", "to_name", "value", "id", "start", "end")
+)
+_SPAN_LABELS, _BOX_LABELS = attrgetter("labels"), attrgetter("rectanglelabels")
+_FIRST = itemgetter(0)
 
 
 class _Answers:

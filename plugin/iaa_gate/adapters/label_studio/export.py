@@ -270,11 +270,13 @@ def _read(
                     part.stats,
                     part.first_seen,
                     include_ground_truth,
+                    part.texts,
                 )
             )
-            if ids is not None:
+            if ids is not None:  # the batch, or the first of its tasks (see read_tasks)
                 part.stats.tasks += len(ids)
                 part.task_ids += ids
+                upto = index + len(ids)
             else:
                 for i in range(index, upto):
                     if len(part.problems) >= MAX_PROBLEMS:
