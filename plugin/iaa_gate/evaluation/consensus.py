@@ -74,8 +74,12 @@ def skill(
     if given.any() and confusion.ndim == 3:
         confusion = confusion[:, given][:, :, given]
         classes = [c for c, g in zip(classes, given, strict=True) if g]
-    with np.errstate(invalid="ignore"):
-        accuracy = np.nanmean([f.accuracy for f in fits], axis=0) if fits else np.zeros(0)
+    # the mean over the fits where an annotator's accuracy is defined; NaN where none is (by
+    # hand: np.nanmean warns on an all-NaN column, and a library leaves the warnings to you)
+    each = np.array([f.accuracy for f in fits], dtype=float) if fits else np.zeros((1, 0))
+    defined = ~np.isnan(each)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.where(defined, each, 0.0).sum(axis=0) / defined.sum(axis=0)
     answered = sum(np.count_nonzero(c >= 0, axis=0) for c in codes)
     return Skill(
         basis=basis,
