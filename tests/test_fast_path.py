@@ -243,6 +243,43 @@ def test_timelines_and_hypertext_take_the_fast_path(monkeypatch: pytest.MonkeyPa
     assert fast.texts[3, "html"] == "<p>Ada met Bob</p>"
 
 
+def test_audio_spans_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audio spans as Label Studio writes them (``labels`` in seconds, no ``text``) are read by
+    the typed path, as the general parser reads them: bounds that index no text, so the
+    audio's URL is never taken for the text of the field."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    tasks = [
+        {
+            "id": t,
+            "data": {"audio": f"/data/{t}.wav"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(
+                            "labels",
+                            "speaker",
+                            f"a{who}",
+                            {"start": 0.5 * who, "end": 2.25 + t, "channel": 0, "labels": ["S1"]},
+                        )
+                        | {"to_name": "audio"},
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset) and fast.texts == {}
+    assert fast.annotations[-1].fields["speaker"].regions.coords == [1.0, 5.25]
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []
@@ -324,6 +361,14 @@ RESULTS = st.one_of(
         st.integers(-1, 6),
         st.integers(0, 3),
         st.one_of(st.lists(VALUES, max_size=2), VALUES, st.none()),
+    ),
+    st.builds(  # audio spans: seconds, no text; spans with or without theirs
+        lambda s, e, text: _result(
+            "labels", "ner", "a1", {"start": s, "end": e, "labels": ["A"]} | text
+        ),
+        st.sampled_from([0, 1.5, -2, 2**64, True, None]),
+        st.sampled_from([2.25, 3, 1, "x"]),
+        st.sampled_from([{}, {"text": "bc"}, {"text": None}, {"text": 3}]),
     ),
     st.builds(
         lambda x, rot, w: (

@@ -59,7 +59,7 @@ class _Value(msgspec.Struct, gc=False):
     choices: Any = None
     rating: Any = None
     number: Any = None
-    text: Any = None
+    text: Any = UNSET  # absent: a span of seconds or frames, which indexes no text
     taxonomy: Any = None
     ranker: Any = None
     selected: Any = None
@@ -156,15 +156,17 @@ Geometry = tuple[tuple[float, ...], list[tuple[float, float]] | None]
 
 
 def _span(item: _Result, value: _Value) -> Geometry:
-    """A span's ``[start, end)``: character offsets (hypertext and paragraph spans: their
-    global offsets in the whole text), with its text."""
+    """A span's ``[start, end)``: character offsets with their text (hypertext and paragraph
+    spans: their global offsets in the whole text), or bounds that index no text (an audio
+    span's seconds: no ``text``), as the general parser reads them: any two numbers, the end
+    not before the start."""
     start, end = value.start, value.end
     offsets = value.globalOffsets
     if not isinstance(start, (int, float)) and type(offsets) is dict:
         start, end = offsets.get("start"), offsets.get("end")
-    if type(start) is not int or type(end) is not int or not 0 <= start <= end:
-        raise Unusual
-    if type(value.text) is not str:
+    if not (_number(start) and _number(end)) or end < start:
+        raise Unusual  # the general parser words which bound is wrong
+    if value.text is not UNSET and type(value.text) is not str:
         raise Unusual  # the general parser decides whether a text is known
     return (float(start), float(end)), None
 
@@ -263,7 +265,7 @@ def _frames(rc: RegionColumn, rid: str, value: _Value) -> None:
     as a span ``[start, end + 1)`` of frames (``<id>#<n>``, n from 1) per label, as the
     general parser reads them (anything it refuses: :class:`Unusual`)."""
     ranges, labels = value.ranges, value.timelinelabels
-    if type(ranges) is not list or not ranges or value.text is not None:
+    if type(ranges) is not list or not ranges or value.text is not UNSET:
         raise Unusual
     if type(labels) is not list or not labels or set(map(type, labels)) != _STR:
         raise Unusual
@@ -489,8 +491,9 @@ def _answer(kind: str, item: _Result) -> Any:
     if k is None:
         return ""
     read, key = k
+    v = getattr(item.value, key)
     try:
-        return read({key: getattr(item.value, key)}, item.from_name)
+        return read({key: None if v is UNSET else v}, item.from_name)
     except AnswerError:
         raise Unusual from None
 
@@ -733,11 +736,14 @@ def _hashable(rid: Any) -> bool:
 
 def _text(data: dict[str, Any], anns: list[_Annotation], name: str) -> str | None:
     """The text field ``name``'s spans index into, as the general parser finds it: the data key
-    named by the ``to_name`` of the first annotation with spans in the field."""
+    named by the ``to_name`` of the first annotation with spans in the field of which one has
+    a ``text`` (bounds without one, an audio span's seconds, index no text)."""
     for a in anns:
-        to_names = {str(r.to_name) for r in a.result or () if r.from_name == name}
-        if a.was_cancelled or not to_names:
+        results = [r for r in a.result or () if r.from_name == name]
+        if a.was_cancelled or not any(r.value is not None and r.value.text is not UNSET
+                                      for r in results):  # fmt: skip
             continue
+        to_names = {str(r.to_name) for r in results}
         if len(to_names) == 1 and isinstance(text := data.get(to_names.pop()), str):
             return text
         raise Unusual  # found by the span texts: the general parser
