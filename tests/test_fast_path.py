@@ -362,13 +362,15 @@ RESULTS = st.one_of(
         st.integers(0, 3),
         st.one_of(st.lists(VALUES, max_size=2), VALUES, st.none()),
     ),
-    st.builds(  # audio spans: seconds, no text; spans with or without theirs
-        lambda s, e, text: _result(
+    st.builds(  # audio spans: seconds, no text; spans whose text is found by their texts
+        lambda s, e, text, to: _result(
             "labels", "ner", "a1", {"start": s, "end": e, "labels": ["A"]} | text
-        ),
-        st.sampled_from([0, 1.5, -2, 2**64, True, None]),
+        )
+        | {"to_name": to},
+        st.sampled_from([0, 1, 1.5, -2, 2**64, True, None]),
         st.sampled_from([2.25, 3, 1, "x"]),
-        st.sampled_from([{}, {"text": "bc"}, {"text": None}, {"text": 3}]),
+        st.sampled_from([{}, {"text": "bc"}, {"text": "bcd"}, {"text": None}, {"text": 3}]),
+        st.sampled_from(["text", "other"]),
     ),
     st.builds(
         lambda x, rot, w: (

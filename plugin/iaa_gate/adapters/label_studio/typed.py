@@ -735,16 +735,29 @@ def _hashable(rid: Any) -> bool:
 
 
 def _text(data: dict[str, Any], anns: list[_Annotation], name: str) -> str | None:
-    """The text field ``name``'s spans index into, as the general parser finds it: the data key
-    named by the ``to_name`` of the first annotation with spans in the field of which one has
-    a ``text`` (bounds without one, an audio span's seconds, index no text)."""
+    """The text field ``name``'s spans index into, as the general parser finds it, from the
+    first annotation that tells it: of one whose spans in the field include one with a
+    ``text`` (bounds without one, an audio span's seconds, index no text), the data key named
+    by their ``to_name``, else the one string of ``data`` in which each span's ``text`` sits
+    at its offsets."""
     for a in anns:
         results = [r for r in a.result or () if r.from_name == name]
-        if a.was_cancelled or not any(r.value is not None and r.value.text is not UNSET
-                                      for r in results):  # fmt: skip
+        values = [r.value for r in results if r.value is not None]  # none: refused by _fields
+        if a.was_cancelled or all(v.text is UNSET for v in values):
             continue
         to_names = {str(r.to_name) for r in results}
         if len(to_names) == 1 and isinstance(text := data.get(to_names.pop()), str):
             return text
-        raise Unusual  # found by the span texts: the general parser
+        checks = [
+            (int(v.start), int(v.end), v.text)
+            for v in values
+            if isinstance(v.start, int) and isinstance(v.end, int) and isinstance(v.text, str)
+        ]
+        found = [
+            s
+            for s in data.values()
+            if isinstance(s, str) and checks and all(s[i:j] == t for i, j, t in checks)
+        ]
+        if len(found) == 1:
+            return found[0]
     return None
