@@ -280,6 +280,48 @@ def test_audio_spans_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None
     assert fast.annotations[-1].fields["speaker"].regions.coords == [1.0, 5.25]
 
 
+def test_tool_regions_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regions drawn with an unlabelled tool (``rectangle``, ``polygon``), labelled by a
+    ``labels`` result of the same id as Label Studio writes OCR boxes, or not labelled at all,
+    are read by the typed path, as the general parser reads them."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    box = {"x": 10, "y": 20, "width": 30, "height": 5, "rotation": 0}
+    tri = {"points": [[0, 0], [4, 0], [4, 3]]}
+    tasks = [
+        {
+            "id": t,
+            "data": {"ocr": f"/data/{t}.png"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result("rectangle", "bbox", f"r{who}", box)
+                        | {"original_width": 200, "original_height": 100},
+                        _result("labels", "label", f"r{who}", {"labels": ["Text"]}),
+                        _result("textarea", "transcription", f"r{who}", {"text": [f"w{t}"]}),
+                        _result("polygon", "shape", f"g{who}", tri),
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset) and "label" not in fast.field_kinds()  # the box's labels
+    boxes = fast.annotations[-1].fields["bbox"].regions
+    assert boxes is not None and boxes.labels == ["Text"]
+    assert boxes.coords == [20.0, 20.0, 60.0, 5.0, 0.0]  # percent of 200 × 100 → pixels
+    assert boxes.attributes == {"transcription": ("textarea", [(0, "w3")])}
+    shapes = fast.annotations[-1].fields["shape"].regions
+    assert shapes is not None and shapes.labels == [""]  # no label: the tool has none
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []
@@ -362,11 +404,29 @@ RESULTS = st.one_of(
         st.integers(0, 3),
         st.one_of(st.lists(VALUES, max_size=2), VALUES, st.none()),
     ),
+    st.builds(  # an unlabelled tool's region, labelled or not by a labels result of its id
+        lambda kind, rid, extra: _result(
+            kind,
+            "tool",
+            rid,
+            {"x": 1, "y": 2, "width": 3, "height": 4, "points": [[0, 0], [4, 0], [4, 3]]} | extra,
+        ),
+        st.sampled_from(["rectangle", "polygon", "keypoint", "Rectangle", "brush"]),
+        st.sampled_from(["b1", "p1", 5]),
+        st.sampled_from([{}, {"rectangle": ["A"]}, {"keypoint": "B"}, {"rotation": 10}]),
+    ),
+    st.builds(
+        lambda rid, labels: _result(
+            "labels", "lab", rid, {} if labels == "-" else {"labels": labels}
+        ),
+        st.sampled_from(["b1", "p1", "e1", "zz", 5]),
+        st.sampled_from([["A"], ["A", "B"], [], "A", None, [1], "-"]),
+    ),
     st.builds(  # audio spans: seconds, no text; spans whose text is found by their texts
-        lambda s, e, text, to: _result(
-            "labels", "ner", "a1", {"start": s, "end": e, "labels": ["A"]} | text
-        )
-        | {"to_name": to},
+        lambda s, e, text, to: (
+            _result("labels", "ner", "a1", {"start": s, "end": e, "labels": ["A"]} | text)
+            | {"to_name": to}
+        ),
         st.sampled_from([0, 1, 1.5, -2, 2**64, True, None]),
         st.sampled_from([2.25, 3, 1, "x"]),
         st.sampled_from([{}, {"text": "bc"}, {"text": "bcd"}, {"text": None}, {"text": 3}]),

@@ -27,7 +27,14 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, UnsetType
 
-from ...kinds import LISTED_KINDS, REGION_SHAPES, SCALAR_KINDS, AnswerError, registry
+from ...kinds import (
+    LABELS_OF_TOOLS,
+    LISTED_KINDS,
+    REGION_SHAPES,
+    SCALAR_KINDS,
+    AnswerError,
+    registry,
+)
 from ...kinds.messages import CHAT_MESSAGE
 from ...kinds.messages import encode as encode_messages
 from ...kinds.messages import kind_of as message_kind
@@ -42,6 +49,7 @@ from .rules import (
     annotator_id,
     chat_messages,
     model_version,
+    needs_label,
     own_predictions,
     plain_id,
     region_id,
@@ -85,6 +93,11 @@ class _Value(msgspec.Struct, gc=False):
     rotation: Any = None
     points: Any = UNSET
     globalOffsets: Any = UNSET
+    # an unlabelled tool's labels, were they under its type (as the general parser looks)
+    rectangle: Any = None
+    polygon: Any = None
+    keypoint: Any = None
+    brush: Any = None
 
 
 class _Result(msgspec.Struct, gc=False):
@@ -249,6 +262,14 @@ _REGIONS = {
 paragraphs, boxes, polygons, keypoints, masks, timelines) → the keys of their labels
 (:data:`.rules.LABEL_KEYS`), their shape, geometry reader and whether a result holds ranges of
 frames."""
+_TOOLS = {
+    name: ((name,), shape, read, False)
+    for name in ("rectangle", "polygon", "keypoint", "brush")
+    if (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
+}
+"""Label Studio's unlabelled tools: their regions carry the labels of a ``labels`` result of
+the same id (:func:`_given`), or none."""
+_ALL_REGIONS = _REGIONS | _TOOLS
 
 
 def _labels(value: _Value, keys: tuple[str, ...]) -> Any:
@@ -597,6 +618,7 @@ def _fields(
     if result and _one_field(result, spans, cols, row):
         return 0
     columns = cols.fields
+    given_by, given = _given(result)
     regions: dict[str, tuple[str, RegionColumn, int]] = {}
     others: list[tuple[str, _Result]] = []
     relations: list[_Result] = []
@@ -607,7 +629,7 @@ def _fields(
             continue
         if type(name) is not str or value is None or type(kind) is not str:
             raise Unusual
-        if kind not in _REGIONS:
+        if kind not in _ALL_REGIONS:
             kind = kind.lower()  # Label Studio's types are lower case; scripts may not be
             if kind in REGION_SHAPES:
                 raise Unusual  # a region shape the general parser reads
@@ -615,7 +637,9 @@ def _fields(
                 raise Unusual
             others.append((kind, item))
             continue
-        keys, shape, read, ranges = _REGIONS[kind]
+        if id(item) in given_by:
+            continue  # the labels of a region drawn with another tool
+        keys, shape, read, ranges = _ALL_REGIONS[kind]
         rid = item.id
         if rid is None:
             rid = region_id(annotation_id, index)
@@ -640,10 +664,16 @@ def _fields(
             continue
         geometry, outline = read(item, value)
         labels = _labels(value, keys)
+        if labels is None:
+            labels = given.get(item.id, [])
         if type(labels) is str:
             labels = [labels]
-        if type(labels) is not list or not labels or not all(type(x) is str for x in labels):
-            raise Unusual  # the general parser names an unlabelled region
+        if type(labels) is not list or not all(type(x) is str for x in labels):
+            raise Unusual
+        if not labels:
+            if needs_label(kind):
+                raise Unusual  # the general parser names an unlabelled region
+            labels = [""]  # an unlabelled tool's region
         rid = str(rid)
         for label in labels:  # one row per label
             rc.ids.append(rid)
@@ -672,6 +702,41 @@ def _fields(
     for name, fv in fields.items():
         cols.value(row, name, fv)
     return sum(fv.value == () for fv in fields.values())
+
+
+def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]]]:
+    """The ``labels`` results of ``result`` that label a region drawn with another tool (a
+    ``<Labels>`` naming the ``<Rectangle>`` regions of an image: no span bounds, and a region
+    result has their id), as the general parser finds them: ``id()`` of each, and the labels
+    they give by region id. :class:`Unusual` for anything else such a result may be (no
+    region of its id, one iaa-gate lists, a result without an id): the general parser."""
+    tool_labels = [
+        item
+        for item in result
+        if item.type == "labels"
+        and item.value is not None
+        and item.value.start is UNSET
+        and item.value.end is UNSET
+        and item.value.globalOffsets is UNSET
+    ]
+    if not tool_labels:
+        return set(), {}
+    if any(type(item.id) is not str and type(item.id) is not int for item in result):
+        raise Unusual  # ids the general parser gives, or none: it words the problem
+    tools = {
+        item.id: kind
+        for item in result
+        if (kind := str(item.type).lower()) not in SCALAR_KINDS | LABELS_OF_TOOLS | {RELATION}
+    }
+    given: dict[Any, list[str]] = {}
+    for item in tool_labels:
+        labels = item.value.labels  # type: ignore[union-attr]
+        if tools.get(item.id) not in REGION_SHAPES or type(labels) is not list:
+            raise Unusual
+        if not all(type(x) is str for x in labels):
+            raise Unusual
+        given.setdefault(item.id, []).extend(labels)
+    return set(map(id, tool_labels)), given
 
 
 def _answers(
