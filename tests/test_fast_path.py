@@ -411,9 +411,13 @@ RESULTS = st.one_of(
             rid,
             {"x": 1, "y": 2, "width": 3, "height": 4, "points": [[0, 0], [4, 0], [4, 3]]} | extra,
         ),
-        st.sampled_from(["rectangle", "polygon", "keypoint", "Rectangle", "brush"]),
+        st.sampled_from(
+            ["rectangle", "polygon", "keypoint", "Rectangle", "brush", "image", "spans"]
+        ),
         st.sampled_from(["b1", "p1", 5]),
-        st.sampled_from([{}, {"rectangle": ["A"]}, {"keypoint": "B"}, {"rotation": 10}]),
+        st.sampled_from(
+            [{}, {"rectangle": ["A"]}, {"keypoint": "B"}, {"rotation": 10}, {"start": 1, "end": 2}]
+        ),
     ),
     st.builds(
         lambda rid, labels: _result(

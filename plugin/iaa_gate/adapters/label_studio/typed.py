@@ -4,14 +4,15 @@ hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`
 It decides every task without regions (each answer read by its kind's reader: choices, rating,
 number, textarea, taxonomy, pairwise, rankings; chat messages and the answers about one;
 per-region answers; listed and unknown controls as not evaluated), and the region shapes:
-spans with character offsets, hypertext and paragraph spans with their global offsets,
-rectangles, polygons, keypoints, brush masks and timelines' frame ranges, with their relations
-and per-region attributes, read straight into the field's
-:class:`~iaa_gate.model.RegionColumn`. Another region shape (tool-labelled regions, time
-series, spans whose text is found by their texts), and anything malformed, raises
-:class:`Unusual`: the caller then reads that task with the general parser, which reads the
-region or words the error. The two paths are tested to agree on every example, corpus file
-and generated shape.
+spans with character offsets (their text found by ``to_name`` or by the spans' texts) or
+seconds, hypertext and paragraph spans with their global offsets, rectangles, polygons,
+keypoints, brush masks and timelines' frame ranges, the unlabelled tools' regions and the
+``labels`` results that label them by id, with their relations and per-region attributes,
+read straight into the field's :class:`~iaa_gate.model.RegionColumn`. Another region shape
+(time series, labels of a tool iaa-gate lists, a span whose ``text`` is null), and anything
+malformed, raises :class:`Unusual`: the caller then reads that task with the general parser,
+which reads the region or words the error. The two paths are tested to agree on every example,
+corpus file and generated shape.
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ class _Value(msgspec.Struct, gc=False):
     polygon: Any = None
     keypoint: Any = None
     brush: Any = None
+    image: Any = None
+    spans: Any = None
 
 
 class _Result(msgspec.Struct, gc=False):
@@ -263,12 +266,15 @@ paragraphs, boxes, polygons, keypoints, masks, timelines) → the keys of their 
 (:data:`.rules.LABEL_KEYS`), their shape, geometry reader and whether a result holds ranges of
 frames."""
 _TOOLS = {
-    name: ((name,), shape, read, False)
-    for name in ("rectangle", "polygon", "keypoint", "brush")
-    if (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
+    name: ((name,), shape, read, k.ranges)
+    for name, k in registry().items()
+    if name in REGION_SHAPES
+    and k.value_key is None
+    and name in _Value.__struct_fields__
+    and (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
 }
-"""Label Studio's unlabelled tools: their regions carry the labels of a ``labels`` result of
-the same id (:func:`_given`), or none."""
+"""Label Studio's unlabelled tools (``rectangle``, ``polygon``, ``keypoint``, ``brush``…): their
+regions carry the labels of a ``labels`` result of the same id (:func:`_given`), or none."""
 _ALL_REGIONS = _REGIONS | _TOOLS
 
 
@@ -713,7 +719,8 @@ def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]]]:
     tool_labels = [
         item
         for item in result
-        if item.type == "labels"
+        if type(item.type) is str
+        and item.type in LABELS_OF_TOOLS
         and item.value is not None
         and item.value.start is UNSET
         and item.value.end is UNSET
