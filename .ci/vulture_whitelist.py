@@ -99,3 +99,12 @@ consensus_prediction
 alpha_change
 ground_truth_lowest
 exit_code
+
+# keys of a Label Studio value the typed reader reads by their kind's name (label_studio/typed.py)
+timeserieslabels
+rectangle
+polygon
+keypoint
+brush
+image
+spans

@@ -322,6 +322,45 @@ def test_tool_regions_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> Non
     assert shapes is not None and shapes.labels == [""]  # no label: the tool has none
 
 
+def test_time_series_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Time-series spans (``timeserieslabels``, bounds as dates or numbers) are read by the
+    typed path, as the general parser reads them: dates in seconds since the epoch."""
+    calls: list[int] = []
+    general = lse._task
+    monkeypatch.setattr(lse, "_task", lambda t, i, *a: calls.append(i) or general(t, i, *a))
+    bounds = [
+        {"start": "2026-10-01T10:00:00Z", "end": "2026-10-01T10:00:05.5Z"},
+        {"start": 2, "end": 7.5},
+    ]
+    tasks = [
+        {
+            "id": t,
+            "data": {"ts": f"/data/{t}.csv"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(
+                            "timeserieslabels", "trend", f"s{who}", b | {"timeserieslabels": ["up"]}
+                        )
+                        | {"to_name": "ts"}
+                        for b in bounds
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in range(1, 4)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset) and fast.texts == {}
+    start = 1790848800.0  # 2026-10-01T10:00:00Z
+    assert fast.annotations[-1].fields["trend"].regions.coords == [start, start + 5.5, 2.0, 7.5]
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []
@@ -425,6 +464,17 @@ RESULTS = st.one_of(
         ),
         st.sampled_from(["b1", "p1", "e1", "zz", 5]),
         st.sampled_from([["A"], ["A", "B"], [], "A", None, [1], "-"]),
+    ),
+    st.builds(  # time series: bounds as numbers or dates
+        lambda s, e, text: _result(
+            "timeserieslabels",
+            "ts",
+            "ts1",
+            {"start": s, "end": e, "timeserieslabels": ["up"]} | text,
+        ),
+        st.sampled_from(["2026-10-01T10:00:00Z", "2026-10-01 10:00:00.5", 1.5, 3, "x", True, None]),
+        st.sampled_from(["2026-10-01T10:00:05Z", "2026-10-01T09:00:00Z", 4, "", "x", None]),
+        st.sampled_from([{}, {"text": "a"}]),
     ),
     st.builds(  # audio spans: seconds, no text; spans whose text is found by their texts
         lambda s, e, text, to: (

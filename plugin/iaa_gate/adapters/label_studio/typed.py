@@ -5,13 +5,13 @@ It decides every task without regions (each answer read by its kind's reader: ch
 number, textarea, taxonomy, pairwise, rankings; chat messages and the answers about one;
 per-region answers; listed and unknown controls as not evaluated), and the region shapes:
 spans with character offsets (their text found by ``to_name`` or by the spans' texts) or
-seconds, hypertext and paragraph spans with their global offsets, rectangles, polygons,
-keypoints, brush masks and timelines' frame ranges, the unlabelled tools' regions and the
-``labels`` results that label them by id, with their relations and per-region attributes,
-read straight into the field's :class:`~iaa_gate.model.RegionColumn`. Another region shape
-(time series, labels of a tool iaa-gate lists, a span whose ``text`` is null), and anything
-malformed, raises :class:`Unusual`: the caller then reads that task with the general parser,
-which reads the region or words the error. The two paths are tested to agree on every example,
+seconds, hypertext and paragraph spans with their global offsets, time-series spans,
+rectangles, polygons, keypoints, brush masks and timelines' frame ranges, the unlabelled
+tools' regions and the ``labels`` results that label them by id, with their relations and
+per-region attributes, read straight into the field's :class:`~iaa_gate.model.RegionColumn`.
+Another region shape (labels of a tool iaa-gate lists, a span whose ``text`` is null), and
+anything malformed, raises :class:`Unusual`: the caller then reads that task with the general
+parser, which reads the region or words the error. The two paths are tested to agree on every example,
 corpus file and generated shape.
 """
 
@@ -83,6 +83,7 @@ class _Value(msgspec.Struct, gc=False):
     htmllabels: Any = UNSET
     paragraphlabels: Any = None
     timelinelabels: Any = None
+    timeserieslabels: Any = None
     ranges: Any = None
     brushlabels: Any = None
     format: Any = "rle"
@@ -241,10 +242,36 @@ def _mask(item: _Result, value: _Value) -> Geometry:
     return box, [(float(a), float(b)) for a, b in zip(starts, ends, strict=True)]
 
 
-def _reader(shape: Shape) -> Callable[[_Result, _Value], Geometry] | None:
-    """How a result's ``value`` gives a region of ``shape``."""
+def _times(item: _Result, value: _Value) -> Geometry:
+    """A time-series span's ``[start, end)``: numbers, or date strings read as seconds since
+    the epoch (:func:`.rules.time_of`), as the general parser reads them. Such a span indexes
+    no text: one with a ``text`` is left to the general parser."""
+    start, end = value.start, value.end
+    if value.text is not UNSET:
+        raise Unusual
+    if not isinstance(start, (int, float)) and type(value.globalOffsets) is dict:
+        start, end = value.globalOffsets.get("start"), value.globalOffsets.get("end")
+    if isinstance(value.start, str):
+        start, end = _stamp(value.start), _stamp(None if value.end is UNSET else value.end)
+    if not (_number(start) and _number(end)) or end < start:
+        raise Unusual  # the general parser words which bound is wrong
+    return (float(start), float(end)), None
+
+
+def _stamp(v: Any) -> float | None:
+    """A time-series bound given as a date, in seconds since the epoch (None: none)."""
+    try:
+        t = time_of(v, "")
+    except TaskError:
+        raise Unusual from None
+    return None if t is None else t.timestamp()
+
+
+def _reader(shape: Shape, timestamps: bool = False) -> Callable[[_Result, _Value], Geometry] | None:
+    """How a result's ``value`` gives a region of ``shape`` (``timestamps``: bounds may be
+    dates)."""
     if shape.linear:
-        return _span
+        return _times if timestamps else _span
     if shape.vertices:
         return _polygon
     if shape.tolerance:
@@ -259,10 +286,10 @@ _REGIONS = {
     for name, k in registry().items()
     if k.family == "region"
     and k.value_key in _Value.__struct_fields__
-    and (read := _reader(shape := shape_of(REGION_SHAPES[name]))) is not None
+    and (read := _reader(shape := shape_of(REGION_SHAPES[name]), k.timestamps)) is not None
 }
 """The region kinds whose labels a typed ``value`` holds (spans of text, hypertext and
-paragraphs, boxes, polygons, keypoints, masks, timelines) → the keys of their labels
+paragraphs, time series, boxes, polygons, keypoints, masks, timelines) → the keys of their labels
 (:data:`.rules.LABEL_KEYS`), their shape, geometry reader and whether a result holds ranges of
 frames."""
 _TOOLS = {
