@@ -11,8 +11,8 @@ tools' regions and the ``labels`` results that label them by id, with their rela
 per-region attributes, read straight into the field's :class:`~iaa_gate.model.RegionColumn`.
 Another region shape (labels of a tool iaa-gate lists, a span whose ``text`` is null), and
 anything malformed, raises :class:`Unusual`: the caller then reads that task with the general
-parser, which reads the region or words the error. The two paths are tested to agree on every example,
-corpus file and generated shape.
+parser, which reads the region or words the error. The two paths are tested to agree on every
+example, corpus file and generated shape.
 """
 
 from __future__ import annotations
