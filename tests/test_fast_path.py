@@ -303,6 +303,7 @@ def test_tool_regions_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> Non
                         _result("labels", "label", f"r{who}", {"labels": ["Text"]}),
                         _result("textarea", "transcription", f"r{who}", {"text": [f"w{t}"]}),
                         _result("polygon", "shape", f"g{who}", tri),
+                        {"type": "relation", "from_id": f"r{who}", "to_id": f"g{who}"},
                     ],
                 }
                 for who in (1, 2)

@@ -755,8 +755,13 @@ def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]]]:
     ]
     if not tool_labels:
         return set(), {}
-    if any(type(item.id) is not str and type(item.id) is not int for item in result):
-        raise Unusual  # ids the general parser gives, or none: it words the problem
+    for item in result:  # a relation needs no id; labels and regions do
+        if not _hashable(item.id) or (
+            type(item.id) is not str
+            and type(item.id) is not int
+            and str(item.type).lower() in REGION_SHAPES
+        ):
+            raise Unusual  # ids the general parser gives, or none: it words the problem
     tools = {
         item.id: kind
         for item in result
