@@ -9,7 +9,7 @@ seconds, hypertext and paragraph spans with their global offsets, time-series sp
 rectangles, polygons, keypoints, brush masks and timelines' frame ranges, the unlabelled
 tools' regions and the ``labels`` results that label them by id, with their relations and
 per-region attributes, read straight into the field's :class:`~iaa_gate.model.RegionColumn`.
-Another region shape (labels of a tool iaa-gate lists, a span whose ``text`` is null), and
+Another region shape (labels of a tool iaa-gate lists, a time-series span with a ``text``), and
 anything malformed, raises :class:`Unusual`: the caller then reads that task with the general
 parser, which reads the region or words the error. The two paths are tested to agree on every
 example, corpus file and generated shape.
@@ -175,17 +175,15 @@ Geometry = tuple[tuple[float, ...], list[tuple[float, float]] | None]
 def _span(item: _Result, value: _Value) -> Geometry:
     """A span's ``[start, end)``: character offsets with their text (hypertext and paragraph
     spans: their global offsets in the whole text), or bounds that index no text (an audio
-    span's seconds: no ``text``), as the general parser reads them: any two numbers, the end
-    not before the start."""
+    span's seconds: no ``text`` key), as the general parser reads them: any two numbers, the
+    end not before the start (a ``text`` that is no string only fails to find the text)."""
     start, end = value.start, value.end
     offsets = value.globalOffsets
     if not isinstance(start, (int, float)) and type(offsets) is dict:
         start, end = offsets.get("start"), offsets.get("end")
     if not (_number(start) and _number(end)) or end < start:
         raise Unusual  # the general parser words which bound is wrong
-    if value.text is not UNSET and type(value.text) is not str:
-        raise Unusual  # the general parser decides whether a text is known
-    return (float(start), float(end)), None
+    return (float(start), float(end)), None  # any ``text`` marks the field's text looked up
 
 
 def _box(item: _Result, value: _Value) -> Geometry:
