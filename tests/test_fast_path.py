@@ -362,6 +362,41 @@ def test_time_series_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None
     assert fast.annotations[-1].fields["trend"].regions.coords == [start, start + 5.5, 2.0, 7.5]
 
 
+def test_time_series_spans_with_a_text_take_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A time-series span with a ``text`` is read by the typed path, as the general parser
+    reads it: the text its ``to_name`` names is looked up, as for a span of characters."""
+    calls = _general_calls(monkeypatch)
+    tasks = [
+        {
+            "id": t,
+            "data": {"ts": "abcdefgh"},
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(
+                            "timeserieslabels",
+                            "trend",
+                            f"s{who}",
+                            {"start": 1, "end": 3, "text": "bc", "timeserieslabels": ["up"]},
+                        )
+                        | {"to_name": "ts"}
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t in (1, 2)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset) and fast.texts[1, "trend"] == "abcdefgh"
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []

@@ -372,7 +372,7 @@ GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
 """Result types of the tasks the general parser reads: regions (and the relations between
 them), some of whose shapes the typed reader leaves to it (the labels of a region drawn with
 a tool iaa-gate lists, an ellipse or a video track; labels of a region beside a region
-without an id; a time-series span with a ``text``; an answer under a region field's name);
+without an id; an answer under a region field's name);
 a task holding one is read there whole."""
 
 

@@ -9,10 +9,10 @@ seconds, hypertext and paragraph spans with their global offsets, time-series sp
 rectangles, polygons, keypoints, brush masks and timelines' frame ranges, the unlabelled
 tools' regions and the ``labels`` results that label them by id, with their relations and
 per-region attributes, read straight into the field's :class:`~iaa_gate.model.RegionColumn`.
-Another region shape (labels of a tool iaa-gate lists, a time-series span with a ``text``), and
-anything malformed, raises :class:`Unusual`: the caller then reads that task with the general
-parser, which reads the region or words the error. The two paths are tested to agree on every
-example, corpus file and generated shape.
+Another region shape (labels of a tool iaa-gate lists, tool labels beside a region without an id, an
+answer under a region field's name), and anything malformed, raises :class:`Unusual`: the caller
+then reads that task with the general parser, which reads the region or words the error. The two
+paths are tested to agree on every example, corpus file and generated shape.
 """
 
 from __future__ import annotations
@@ -242,11 +242,9 @@ def _mask(item: _Result, value: _Value) -> Geometry:
 
 def _times(item: _Result, value: _Value) -> Geometry:
     """A time-series span's ``[start, end)``: numbers, or date strings read as seconds since
-    the epoch (:func:`.rules.time_of`), as the general parser reads them. Such a span indexes
-    no text: one with a ``text`` is left to the general parser."""
+    the epoch (:func:`.rules.time_of`), as the general parser reads them. One with a ``text``
+    marks the field's text looked up, as a span of characters does (:func:`_text`)."""
     start, end = value.start, value.end
-    if value.text is not UNSET:
-        raise Unusual
     if not isinstance(start, (int, float)) and type(value.globalOffsets) is dict:
         start, end = value.globalOffsets.get("start"), value.globalOffsets.get("end")
     if isinstance(value.start, str):
@@ -685,7 +683,7 @@ def _fields(
             col.codes.append(col.code(""))
             rc = col.region_column(len(col.rows) - 1)
             known = regions[name] = (kind, rc, rc.answer(shape.name))
-            if read is _span and not ranges:  # spans of a text (a timeline's are frames)
+            if read in (_span, _times) and not ranges:  # a timeline's spans are frames
                 spans.add(name)
         elif known[0] != kind:
             raise Unusual
