@@ -397,6 +397,38 @@ def test_time_series_spans_with_a_text_take_the_fast_path(
     assert isinstance(fast, Dataset) and fast.texts[1, "trend"] == "abcdefgh"
 
 
+def test_labels_of_a_listed_tool_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The labels of an ellipse or a video track (tools iaa-gate lists) are read by the typed
+    path, as the general parser reads them: their field is listed as that tool, and an answer
+    of the same name given after them still counts."""
+    calls = _general_calls(monkeypatch)
+    tasks = [
+        {
+            "id": t,
+            "annotations": [
+                {
+                    "id": 10 * t + who,
+                    "completed_by": who,
+                    "result": [
+                        _result(tool, "shape", rid, {"x": 1, "y": 2, "radiusX": 3, "radiusY": 4}),
+                        _result("labels", tool[0], rid, {"labels": ["A"]}),
+                        _result("labels", "c", rid, {"labels": ["B"]}),
+                        _result("choices", "c", "r1", {"choices": ["yes"]}),
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+        for t, tool, rid in ((1, "ellipse", "e1"), (2, "videorectangle", "v1"))
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset)
+    kinds = fast.field_kinds()
+    assert (kinds["e"], kinds["v"], kinds["c"]) == ("ellipse", "videorectangle", "choices")
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []
@@ -486,18 +518,22 @@ RESULTS = st.one_of(
             rid,
             {"x": 1, "y": 2, "width": 3, "height": 4, "points": [[0, 0], [4, 0], [4, 3]]} | extra,
         ),
-        st.sampled_from(
-            ["rectangle", "polygon", "keypoint", "Rectangle", "brush", "image", "spans"]
+        st.sampled_from(  # ellipses and video tracks: tools iaa-gate lists
+            [
+                *("rectangle", "polygon", "keypoint", "Rectangle", "brush", "image", "spans"),
+                *("ellipse", "videorectangle"),
+            ]
         ),
         st.sampled_from(["b1", "p1", 5]),
         st.sampled_from(
             [{}, {"rectangle": ["A"]}, {"keypoint": "B"}, {"rotation": 10}, {"start": 1, "end": 2}]
         ),
     ),
-    st.builds(
-        lambda rid, labels: _result(
-            "labels", "lab", rid, {} if labels == "-" else {"labels": labels}
+    st.builds(  # under its own name, a region field's, an answer's or a listed field's
+        lambda name, rid, labels: _result(
+            "labels", name, rid, {} if labels == "-" else {"labels": labels}
         ),
+        st.sampled_from(["lab", "ner", "c", "el"]),
         st.sampled_from(["b1", "p1", "e1", "zz", 5]),
         st.sampled_from([["A"], ["A", "B"], [], "A", None, [1], "-"]),
     ),

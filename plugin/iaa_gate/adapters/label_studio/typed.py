@@ -2,17 +2,17 @@
 hold only what iaa-gate reads, then appended to :class:`~iaa_gate.model.Columns`.
 
 It decides every task without regions (each answer read by its kind's reader: choices, rating,
-number, textarea, taxonomy, pairwise, rankings; chat messages and the answers about one;
-per-region answers; listed and unknown controls as not evaluated), and the region shapes:
-spans with character offsets (their text found by ``to_name`` or by the spans' texts) or
-seconds, hypertext and paragraph spans with their global offsets, time-series spans,
-rectangles, polygons, keypoints, brush masks and timelines' frame ranges, the unlabelled
-tools' regions and the ``labels`` results that label them by id, with their relations and
-per-region attributes, read straight into the field's :class:`~iaa_gate.model.RegionColumn`.
-Another region shape (labels of a tool iaa-gate lists, tool labels beside a region without an id, an
-answer under a region field's name), and anything malformed, raises :class:`Unusual`: the caller
-then reads that task with the general parser, which reads the region or words the error. The two
-paths are tested to agree on every example, corpus file and generated shape.
+number, textarea, taxonomy, pairwise, rankings; chat messages and the answers about one; per-region
+answers; listed and unknown controls as not evaluated), and the region shapes: spans with character
+offsets (their text found by ``to_name`` or by the spans' texts) or seconds, hypertext and paragraph
+spans with their global offsets, time-series spans, rectangles, polygons, keypoints, brush masks and
+timelines' frame ranges, the unlabelled tools' regions and the ``labels`` results that label them
+(or a region of a tool iaa-gate lists) by id, with their relations and per-region attributes, read
+straight into the field's :class:`~iaa_gate.model.RegionColumn`. Another region shape (tool labels
+beside a region without an id, an answer under a region field's name), and anything malformed,
+raises :class:`Unusual`: the caller then reads that task with the general parser, which reads the
+region or words the error. The two paths are tested to agree on every example, corpus file and
+generated shape.
 """
 
 from __future__ import annotations
@@ -647,7 +647,7 @@ def _fields(
     if result and _one_field(result, spans, cols, row):
         return 0
     columns = cols.fields
-    given_by, given = _given(result)
+    given_by, given, listed = _given(result)
     regions: dict[str, tuple[str, RegionColumn, int]] = {}
     others: list[tuple[str, _Result]] = []
     relations: list[_Result] = []
@@ -666,8 +666,10 @@ def _fields(
                 raise Unusual
             others.append((kind, item))
             continue
-        if id(item) in given_by:
-            continue  # the labels of a region drawn with another tool
+        if id(item) in given_by:  # the labels of a region drawn with another tool
+            if id(item) in listed:  # one iaa-gate lists: listed under the labels' name
+                others.append((kind, item))
+            continue
         keys, shape, read, ranges = _ALL_REGIONS[kind]
         rid = item.id
         if rid is None:
@@ -727,18 +729,20 @@ def _fields(
         else:
             rc.relations.append((k, ends[0], ends[1], "|".join(sorted(labels))))
     fields: dict[str, FieldValue] = {}
-    _answers(others, regions, owner, fields)
+    _answers(others, regions, owner, fields, listed)
     for name, fv in fields.items():
         cols.value(row, name, fv)
     return sum(fv.value == () for fv in fields.values())
 
 
-def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]]]:
+def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]], dict[int, str]]:
     """The ``labels`` results of ``result`` that label a region drawn with another tool (a
     ``<Labels>`` naming the ``<Rectangle>`` regions of an image: no span bounds, and a region
-    result has their id), as the general parser finds them: ``id()`` of each, and the labels
-    they give by region id. :class:`Unusual` for anything else such a result may be (no
-    region of its id, one iaa-gate lists, a result without an id): the general parser."""
+    result has their id), as the general parser finds them: ``id()`` of each, the labels they
+    give by region id, and ``id()`` → the tool's type of those labelling a region of a tool
+    iaa-gate lists (an ellipse, a video track: the labels' field is listed as that tool).
+    :class:`Unusual` for anything else such a result may be (no region of its id, a result
+    without an id): the general parser words it."""
     tool_labels = [
         item
         for item in result
@@ -750,7 +754,7 @@ def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]]]:
         and item.value.globalOffsets is UNSET
     ]
     if not tool_labels:
-        return set(), {}
+        return set(), {}, {}
     for item in result:  # a relation needs no id; labels and regions do
         if not _hashable(item.id) or (
             type(item.id) is not str
@@ -764,14 +768,16 @@ def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]]]:
         if (kind := str(item.type).lower()) not in SCALAR_KINDS | LABELS_OF_TOOLS | {RELATION}
     }
     given: dict[Any, list[str]] = {}
+    listed: dict[int, str] = {}
     for item in tool_labels:
-        labels = item.value.labels  # type: ignore[union-attr]
-        if tools.get(item.id) not in REGION_SHAPES or type(labels) is not list:
+        labels, tool = item.value.labels, tools.get(item.id)  # type: ignore[union-attr]
+        if tool is None or type(labels) is not list or not all(type(x) is str for x in labels):
             raise Unusual
-        if not all(type(x) is str for x in labels):
-            raise Unusual
-        given.setdefault(item.id, []).extend(labels)
-    return set(map(id, tool_labels)), given
+        if tool in REGION_SHAPES:
+            given.setdefault(item.id, []).extend(labels)
+        else:
+            listed[id(item)] = tool
+    return set(map(id, tool_labels)), given, listed
 
 
 def _answers(
@@ -779,6 +785,7 @@ def _answers(
     regions: dict[str, tuple[str, RegionColumn, int]],
     owner: dict[str, tuple[str, RegionColumn, int]],
     fields: dict[str, FieldValue],
+    listed: dict[int, str],
 ) -> None:
     """Read the results ``items`` (kind, result) that are no region into ``fields``, or into
     the attributes of the region they describe (``owner``: region id → its field, its
@@ -787,7 +794,8 @@ def _answers(
     such field are one value (:mod:`~iaa_gate.kinds.messages`); one of a control iaa-gate
     does not score per message is listed (``permessage``), as is one about a region iaa-gate
     lists (``perregion``). Of two results of one field the last scalar answer counts; a
-    listed kind never replaces an answer."""
+    listed kind never replaces an answer. ``listed`` (:func:`_given`): labels of a region
+    drawn with a tool iaa-gate lists, their field listed as that tool."""
     messages = chat_messages(
         (item.id, item.value.chatmessage)
         for kind, item in items
@@ -799,6 +807,10 @@ def _answers(
     per_message: dict[str, tuple[str, dict[str, Any]]] = {}
     for kind, item in items:
         name, rid = item.from_name, item.id
+        if id(item) in listed:  # labels of a listed tool's region: the first listing stays
+            if name not in regions:
+                fields.setdefault(name, FieldValue(listed[id(item)], ""))
+            continue
         if name in regions:
             raise Unusual  # a name clash with a region field: the general parser
         if rid in messages and kind != CHAT_MESSAGE:  # about one chat message
