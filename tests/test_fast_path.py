@@ -429,6 +429,44 @@ def test_labels_of_a_listed_tool_take_the_fast_path(monkeypatch: pytest.MonkeyPa
     assert (kinds["e"], kinds["v"], kinds["c"]) == ("ellipse", "videorectangle", "choices")
 
 
+def test_tool_labels_beside_a_region_without_an_id_take_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tool labels beside a region drawn without an id are read by the typed path, as the
+    general parser reads them: that region has the id ``<annotation id>:<index>``, which
+    labels may name too."""
+    calls = _general_calls(monkeypatch)
+    box = {"x": 1, "y": 2, "width": 3, "height": 4}
+    tasks = [
+        {
+            "id": 1,
+            "annotations": [
+                {
+                    "id": who,
+                    "completed_by": who,
+                    "result": [
+                        _result("rectangle", "box", "b1", box),
+                        _result("labels", "lab", "b1", {"labels": ["A"]}),
+                        {
+                            k: v
+                            for k, v in _result("rectangle", "box", "", box).items()
+                            if k != "id"
+                        },
+                        _result("labels", "lab", f"{who}:2", {"labels": ["B"]}),
+                    ],
+                }
+                for who in (1, 2)
+            ],
+        }
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset)
+    regions = fast.annotations[0].fields["box"].regions
+    assert (regions.ids, regions.labels) == (["b1", "1:2"], ["A", "B"])
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []
@@ -524,7 +562,7 @@ RESULTS = st.one_of(
                 *("ellipse", "videorectangle"),
             ]
         ),
-        st.sampled_from(["b1", "p1", 5]),
+        st.sampled_from(["b1", "p1", 5, None, 1.5]),
         st.sampled_from(
             [{}, {"rectangle": ["A"]}, {"keypoint": "B"}, {"rotation": 10}, {"start": 1, "end": 2}]
         ),
@@ -534,7 +572,7 @@ RESULTS = st.one_of(
             "labels", name, rid, {} if labels == "-" else {"labels": labels}
         ),
         st.sampled_from(["lab", "ner", "c", "el"]),
-        st.sampled_from(["b1", "p1", "e1", "zz", 5]),
+        st.sampled_from(["b1", "p1", "e1", "zz", 5, None, 1.5]),
         st.sampled_from([["A"], ["A", "B"], [], "A", None, [1], "-"]),
     ),
     st.builds(  # time series: bounds as numbers or dates

@@ -4,8 +4,8 @@ Also turns tasks pulled live from the API into annotations: both share :func:`pa
 which hands each batch of tasks to the column-wise reader (:mod:`.batch`), else each task (a
 pulled one encoded) to the typed reader (:mod:`.typed`), which decides every task without
 regions and the common region shapes. The general parser here reads only what it refuses: a
-task holding a region shape it leaves (tool labels beside a region without an id, an answer
-under a region field's name: :data:`GENERAL_REGIONS`), or one breaking a rule, which it words.
+task holding a region shape it leaves (an answer under a region field's name:
+:data:`GENERAL_REGIONS`), or one breaking a rule, which it words.
 Reading a large list in two processes is :mod:`.halves`' job.
 """
 
@@ -370,8 +370,8 @@ def _refused(task: Any, index: int, part: Part) -> tuple[TaskId, list[Annotation
 
 GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
 """Result types of the tasks the general parser reads: regions (and the relations between
-them), some of whose shapes the typed reader leaves to it (labels of a region beside a region
-without an id; an answer under a region field's name);
+them), one of whose shapes the typed reader leaves to it (an answer under a region field's
+name);
 a task holding one is read there whole."""
 
 

@@ -8,11 +8,10 @@ offsets (their text found by ``to_name`` or by the spans' texts) or seconds, hyp
 spans with their global offsets, time-series spans, rectangles, polygons, keypoints, brush masks and
 timelines' frame ranges, the unlabelled tools' regions and the ``labels`` results that label them
 (or a region of a tool iaa-gate lists) by id, with their relations and per-region attributes, read
-straight into the field's :class:`~iaa_gate.model.RegionColumn`. Another region shape (tool labels
-beside a region without an id, an answer under a region field's name), and anything malformed,
-raises :class:`Unusual`: the caller then reads that task with the general parser, which reads the
-region or words the error. The two paths are tested to agree on every example, corpus file and
-generated shape.
+straight into the field's :class:`~iaa_gate.model.RegionColumn`. Another region shape (an answer
+under a region field's name), and anything malformed, raises :class:`Unusual`: the caller then reads
+that task with the general parser, which reads the region or words the error. The two paths are
+tested to agree on every example, corpus file and generated shape.
 """
 
 from __future__ import annotations
@@ -647,7 +646,7 @@ def _fields(
     if result and _one_field(result, spans, cols, row):
         return 0
     columns = cols.fields
-    given_by, given, listed = _given(result)
+    given_by, given, listed = _given(result, annotation_id)
     regions: dict[str, tuple[str, RegionColumn, int]] = {}
     others: list[tuple[str, _Result]] = []
     relations: list[_Result] = []
@@ -696,7 +695,7 @@ def _fields(
         geometry, outline = read(item, value)
         labels = _labels(value, keys)
         if labels is None:
-            labels = given.get(item.id, [])
+            labels = given.get(rid, [])
         if type(labels) is str:
             labels = [labels]
         if type(labels) is not list or not all(type(x) is str for x in labels):
@@ -735,14 +734,17 @@ def _fields(
     return sum(fv.value == () for fv in fields.values())
 
 
-def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]], dict[int, str]]:
+def _given(
+    result: list[_Result], annotation_id: Any
+) -> tuple[set[int], dict[Any, list[str]], dict[int, str]]:
     """The ``labels`` results of ``result`` that label a region drawn with another tool (a
     ``<Labels>`` naming the ``<Rectangle>`` regions of an image: no span bounds, and a region
     result has their id), as the general parser finds them: ``id()`` of each, the labels they
     give by region id, and ``id()`` → the tool's type of those labelling a region of a tool
-    iaa-gate lists (an ellipse, a video track: the labels' field is listed as that tool).
-    :class:`Unusual` for anything else such a result may be (no region of its id, a result
-    without an id): the general parser words it."""
+    iaa-gate lists (an ellipse, a video track: the labels' field is listed as that tool). A
+    region without an id has the one the general parser gives it (:func:`.rules.region_id`).
+    :class:`Unusual` for anything else such a result may be (no region of its id, a region
+    whose id is no string or whole number): the general parser words it."""
     tool_labels = [
         item
         for item in result
@@ -755,18 +757,19 @@ def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]], dict[
     ]
     if not tool_labels:
         return set(), {}, {}
-    for item in result:  # a relation needs no id; labels and regions do
-        if not _hashable(item.id) or (
-            type(item.id) is not str
-            and type(item.id) is not int
-            and str(item.type).lower() in REGION_SHAPES
-        ):
-            raise Unusual  # ids the general parser gives, or none: it words the problem
-    tools = {
-        item.id: kind
-        for item in result
-        if (kind := str(item.type).lower()) not in SCALAR_KINDS | LABELS_OF_TOOLS | {RELATION}
-    }
+    labelling = set(map(id, tool_labels))
+    tools: dict[Any, str] = {}
+    for index, item in enumerate(result):
+        rid, kind = item.id, str(item.type).lower()
+        if not _hashable(rid):
+            raise Unusual
+        if kind in REGION_SHAPES and id(item) not in labelling:  # a region
+            if rid is None:  # read under the id the general parser gives it
+                rid = region_id(annotation_id, index)
+            elif type(rid) is not str and type(rid) is not int:
+                raise Unusual  # the general parser words the problem
+        if kind not in SCALAR_KINDS | LABELS_OF_TOOLS | {RELATION}:
+            tools[rid] = kind
     given: dict[Any, list[str]] = {}
     listed: dict[int, str] = {}
     for item in tool_labels:
@@ -777,7 +780,7 @@ def _given(result: list[_Result]) -> tuple[set[int], dict[Any, list[str]], dict[
             given.setdefault(item.id, []).extend(labels)
         else:
             listed[id(item)] = tool
-    return set(map(id, tool_labels)), given, listed
+    return labelling, given, listed
 
 
 def _answers(
