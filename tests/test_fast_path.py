@@ -467,6 +467,35 @@ def test_tool_labels_beside_a_region_without_an_id_take_the_fast_path(
     assert (regions.ids, regions.labels) == (["b1", "1:2"], ["A", "B"])
 
 
+def test_an_answer_under_a_region_fields_name_takes_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer under a region field's name is read by the typed path, as the general parser
+    reads it: it replaces that annotation's regions of the field; a listed control does not."""
+    calls = _general_calls(monkeypatch)
+    box = _result("rectangle", "box", "b1", {"x": 1, "y": 2, "width": 3, "height": 4})
+    box = box | {"value": box["value"] | {"rectanglelabels": ["A"]}, "type": "rectanglelabels"}
+    answers = [[], [_result("choices", "box", "c1", {"choices": ["yes"]})]]
+    answers.append([_result("ellipse", "box", "e1", {"x": 1, "y": 1})])
+    tasks = [
+        {
+            "id": t,
+            "annotations": [
+                {"id": 10 * t + who, "completed_by": who, "result": [box, *answers[who]]}
+                for who in (0, 1, 2)
+            ],
+        }
+        for t in (1, 2)
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset)
+    read = [a.fields["box"] for a in fast.annotations if a.task_id == 1]
+    assert [fv.regions is None for fv in read] == [False, True, False]
+    assert read[1].value == ("yes",)
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []
@@ -738,6 +767,12 @@ RESULTS = st.one_of(
         lambda: _result("ellipselabels", "el", "e1", {"x": 1, "y": 1, "ellipselabels": ["A"]})
     ),
     st.builds(lambda: _result("choices", "ec", "e1", {"choices": ["A"]})),  # about ellipse e1
+    st.builds(  # an answer under a region field's name: about a region, a message or none
+        lambda kind, name, rid: _result(kind, name, rid, {kind: ["A"], "x": 1, "y": 1}),
+        st.sampled_from(["choices", "rating", "ellipse", "taxonomy"]),
+        st.sampled_from(["ner", "tool", "lab"]),
+        st.sampled_from(["r9", "s1", "s2", "m1", "e1", "b1"]),
+    ),
 )
 ANNOTATIONS = st.fixed_dictionaries(
     {

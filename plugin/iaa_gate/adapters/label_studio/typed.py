@@ -647,6 +647,7 @@ def _fields(
         return 0
     columns = cols.fields
     given_by, given, listed = _given(result, annotation_id)
+    undo: dict[str, tuple[bool, int]] = {}  # a region field: it had no regions, its values
     regions: dict[str, tuple[str, RegionColumn, int]] = {}
     others: list[tuple[str, _Result]] = []
     relations: list[_Result] = []
@@ -680,6 +681,7 @@ def _fields(
             col = columns.get(name)
             if col is None:
                 col = columns[name] = FieldColumn(kind)
+            undo[name] = (col.regions is None, len(col.values))
             col.rows.append(row)
             col.codes.append(col.code(""))
             rc = col.region_column(len(col.rows) - 1)
@@ -727,11 +729,37 @@ def _fields(
             rc.dropped[k] += 1  # between two fields: not evaluated
         else:
             rc.relations.append((k, ends[0], ends[1], "|".join(sorted(labels))))
-    fields: dict[str, FieldValue] = {}
-    _answers(others, regions, owner, fields, listed)
+    fields = {name: _REGION_SET for name in regions}
+    _answers(others, owner, fields, listed)
     for name, fv in fields.items():
+        if fv is _REGION_SET:
+            continue
+        if name in regions:  # an answer under a region field's name replaces its regions
+            _unread(cols.fields, name, undo[name])
         cols.value(row, name, fv)
     return sum(fv.value == () for fv in fields.values())
+
+
+_REGION_SET = FieldValue("", "")
+"""Where :func:`_answers` finds a region field's regions (read into its column already)."""
+
+
+def _unread(columns: dict[str, FieldColumn], name: str, undo: tuple[bool, int]) -> None:
+    """Drop the last answer of field ``name``, its regions (``undo``: whether the field had no
+    regions before, and its number of values): the general parser's answer of the same name,
+    read after it, replaces it."""
+    col, (no_regions, values) = columns[name], undo
+    k = len(col.rows) - 1
+    del col.rows[k:], col.codes[k:]
+    if col.regions is not None:
+        col.regions.truncate(k)
+    if no_regions:
+        col.regions = None
+    for value in col.values[values:]:
+        del col.index[value]
+    del col.values[values:]
+    if not k:
+        del columns[name]
 
 
 def _given(
@@ -785,7 +813,6 @@ def _given(
 
 def _answers(
     items: list[tuple[str, _Result]],
-    regions: dict[str, tuple[str, RegionColumn, int]],
     owner: dict[str, tuple[str, RegionColumn, int]],
     fields: dict[str, FieldValue],
     listed: dict[int, str],
@@ -797,8 +824,10 @@ def _answers(
     such field are one value (:mod:`~iaa_gate.kinds.messages`); one of a control iaa-gate
     does not score per message is listed (``permessage``), as is one about a region iaa-gate
     lists (``perregion``). Of two results of one field the last scalar answer counts; a
-    listed kind never replaces an answer. ``listed`` (:func:`_given`): labels of a region
-    drawn with a tool iaa-gate lists, their field listed as that tool."""
+    listed kind never replaces an answer. ``fields`` holds each region field as
+    :data:`_REGION_SET`, which an answer of its name replaces as any other answer (as the
+    general parser reads it). ``listed`` (:func:`_given`): labels of a region drawn with a
+    tool iaa-gate lists, their field listed as that tool."""
     messages = chat_messages(
         (item.id, item.value.chatmessage)
         for kind, item in items
@@ -811,11 +840,8 @@ def _answers(
     for kind, item in items:
         name, rid = item.from_name, item.id
         if id(item) in listed:  # labels of a listed tool's region: the first listing stays
-            if name not in regions:
-                fields.setdefault(name, FieldValue(listed[id(item)], ""))
+            fields.setdefault(name, FieldValue(listed[id(item)], ""))
             continue
-        if name in regions:
-            raise Unusual  # a name clash with a region field: the general parser
         if rid in messages and kind != CHAT_MESSAGE:  # about one chat message
             v = _answer(kind, item) if message_kind(kind) in _MESSAGE_KINDS else None
             if v is None:
