@@ -92,9 +92,9 @@ def test_common_shapes_never_take_the_general_parser(monkeypatch: pytest.MonkeyP
 def test_only_region_shapes_take_the_general_parser(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every task of the bundled exports without a region shape the typed reader leaves
-    (chats, rankings, taxonomies, pairwise, per-region answers, listed controls…) is decided by
-    the typed readers; the general parser sees only tasks holding such a region
+    """Every task of the bundled exports without regions (chats, rankings, taxonomies,
+    pairwise, per-region answers, listed controls…) is decided by the typed readers; the
+    general parser sees only tasks holding regions
     (:data:`~iaa_gate.adapters.label_studio.export.GENERAL_REGIONS`) or a broken rule, which it
     words."""
     calls = _general_calls(monkeypatch)

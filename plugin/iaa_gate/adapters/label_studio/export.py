@@ -3,9 +3,9 @@
 Also turns tasks pulled live from the API into annotations: both share :func:`parse_tasks`,
 which hands each batch of tasks to the column-wise reader (:mod:`.batch`), else each task (a
 pulled one encoded) to the typed reader (:mod:`.typed`), which decides every task without
-regions and the common region shapes. The general parser here reads only what it refuses: a
-task holding a region shape it leaves (an answer under a region field's name:
-:data:`GENERAL_REGIONS`), or one breaking a rule, which it words.
+regions and every region shape. The general parser here words the rule a task it refuses
+breaks; a refused task holding regions (:data:`GENERAL_REGIONS`) that breaks none it would
+still read, though no shape the tests draw reaches it.
 Reading a large list in two processes is :mod:`.halves`' job.
 """
 
@@ -352,9 +352,9 @@ def _raw(task: Any) -> msgspec.Raw:
 
 
 def _refused(task: Any, index: int, part: Part) -> tuple[TaskId, list[Annotation]]:
-    """A task the typed reader refused, read by the general parser. One holding a region shape
-    the typed reader leaves to it (:data:`GENERAL_REGIONS`) is read there; any other breaks a
-    rule, which the general parser words (:class:`TaskError`). It never decides a task without
+    """A task the typed reader refused, read by the general parser, which words the rule it
+    breaks (:class:`TaskError`); one holding regions (:data:`GENERAL_REGIONS`) that breaks none
+    is read there. It never decides a task without
     regions: one it would read is refused as a value iaa-gate cannot read."""
     task_id, anns = _task(task, index, part.stats, part.names, part.texts)
     regions = _holds_regions(task)
@@ -370,9 +370,7 @@ def _refused(task: Any, index: int, part: Part) -> tuple[TaskId, list[Annotation
 
 GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
 """Result types of the tasks the general parser reads: regions (and the relations between
-them), one of whose shapes the typed reader leaves to it (an answer under a region field's
-name);
-a task holding one is read there whole."""
+them): a refused task holding one that breaks no rule is read there whole."""
 
 
 def _holds_regions(task: Any) -> bool:

@@ -8,9 +8,9 @@ offsets (their text found by ``to_name`` or by the spans' texts) or seconds, hyp
 spans with their global offsets, time-series spans, rectangles, polygons, keypoints, brush masks and
 timelines' frame ranges, the unlabelled tools' regions and the ``labels`` results that label them
 (or a region of a tool iaa-gate lists) by id, with their relations and per-region attributes, read
-straight into the field's :class:`~iaa_gate.model.RegionColumn`. Another region shape (an answer
-under a region field's name), and anything malformed, raises :class:`Unusual`: the caller then reads
-that task with the general parser, which reads the region or words the error. The two paths are
+straight into the field's :class:`~iaa_gate.model.RegionColumn`. An answer under a region field's
+name replaces that annotation's regions of the field, as in the general parser. Anything malformed
+raises :class:`Unusual`: the caller then words the error with the general parser. The two paths are
 tested to agree on every example, corpus file and generated shape.
 """
 
