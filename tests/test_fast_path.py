@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import label_studio_general
 import prodigy_general
 from builders import assert_same_dataset as _same
 from iaa_gate.adapters.label_studio import export as lse
@@ -47,7 +48,8 @@ def _read(tasks: Any, *, fast: bool, **kw: Any) -> Dataset | str:
         if not fast:
             m.setattr(lse, "read_tasks", lambda *a: None)
             m.setattr(lse, "read_task", _general_only)
-            m.setattr(lse, "_holds_regions", lambda task: True)
+            m.setattr(lse, "_one", label_studio_general.one)
+            m.setattr(label_studio_general, "holds_regions", lambda task: True)
         try:
             return parse_tasks(items, "export.json", **kw)
         except InputError as exc:
@@ -94,18 +96,14 @@ def test_only_region_shapes_take_the_general_parser(
 ) -> None:
     """Every task of the bundled exports without regions (chats, rankings, taxonomies,
     pairwise, per-region answers, listed controls…) is decided by the typed readers; the
-    general parser sees only tasks holding regions
-    (:data:`~iaa_gate.adapters.label_studio.export.GENERAL_REGIONS`) or a broken rule, which it
-    words."""
+    general parser sees only tasks breaking a rule, which it words."""
     calls = _general_calls(monkeypatch)
     tasks = json.loads(path.read_text(encoding="utf-8"))
     read = _read(tasks, fast=True, skip_invalid=True)
     worded = (
         {p.where.split(",")[0] for p in read.stats.invalid} if isinstance(read, Dataset) else set()
     )
-    assert [
-        t for t in calls if not lse._holds_regions(t) and f"task {t.get('id')}" not in worded
-    ] == []
+    assert [t for t in calls if f"task {t.get('id')}" not in worded] == []
 
 
 def test_regions_without_ids_take_the_fast_path(
@@ -496,6 +494,28 @@ def test_an_answer_under_a_region_fields_name_takes_the_fast_path(
     assert read[1].value == ("yes",)
 
 
+def test_a_region_type_not_in_lower_case_takes_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A region whose type a script wrote in another case (``RectangleLabels``) is read by the
+    typed path under its lower-case type, as the general parser reads it."""
+    calls = _general_calls(monkeypatch)
+    box = {"x": 1, "y": 2, "width": 3, "height": 4, "rectanglelabels": ["A"]}
+    tasks = [
+        {
+            "id": 1,
+            "annotations": [
+                {"id": who, "completed_by": who, "result": [_result(kind, "box", "b1", box)]}
+                for who, kind in ((1, "RectangleLabels"), (2, "Rectangle"))
+            ],
+        }
+    ]
+    fast = _read(tasks, fast=True)
+    assert calls == []
+    _same(fast, _read(tasks, fast=False))
+    assert isinstance(fast, Dataset) and fast.field_kinds() == {"box": "rectanglelabels"}
+
+
 def test_brush_masks_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Brush masks are decoded by the typed path, as the general parser decodes them."""
     calls: list[int] = []
@@ -535,12 +555,10 @@ _RLE = [0, 0, 0, 48, 57, 27, 253, 240, 11, 255, 247, 192, 0]
 """A brush mask of a 4 × 3 image (Label Studio's RLE): its second row."""
 
 
-def test_the_general_parser_never_decides_a_task_without_regions(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Were the typed reader to refuse a task without regions that breaks no rule, the general
-    parser would not read it in its place: the task is named as one iaa-gate cannot read. A
-    task holding a region shape the typed reader leaves to it is read there."""
+def test_the_general_parser_never_decides_a_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were the typed reader to refuse a task that breaks no rule, with regions or without, the
+    general parser would not read it in its place: the task is named as one iaa-gate cannot
+    read."""
     monkeypatch.setattr(lse, "read_task", _general_only)
     choice = _result("choices", "c", "r1", {"choices": ["A"]})
     span = _result("polygonlabels", "p", "g1", {"points": [[0, 0], [4, 0], [4, 3]],
@@ -550,10 +568,7 @@ def test_the_general_parser_never_decides_a_task_without_regions(
     assert isinstance(read, str) and "task 7: a value iaa-gate cannot read" in read
     tasks[0]["annotations"][0]["result"].append(span)
     read = _dicts(tasks)
-    assert isinstance(read, Dataset) and read.field_kinds() == {
-        "c": "choices",
-        "p": "polygonlabels",
-    }
+    assert isinstance(read, str) and "task 7: a value iaa-gate cannot read" in read
 
 
 VALUES = st.sampled_from(["A", "B", "C"])
@@ -591,7 +606,7 @@ RESULTS = st.one_of(
                 *("ellipse", "videorectangle"),
             ]
         ),
-        st.sampled_from(["b1", "p1", 5, None, 1.5]),
+        st.sampled_from(["b1", "p1", 5, None, 1.5, True]),
         st.sampled_from(
             [{}, {"rectangle": ["A"]}, {"keypoint": "B"}, {"rotation": 10}, {"start": 1, "end": 2}]
         ),

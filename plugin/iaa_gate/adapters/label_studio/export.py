@@ -3,9 +3,8 @@
 Also turns tasks pulled live from the API into annotations: both share :func:`parse_tasks`,
 which hands each batch of tasks to the column-wise reader (:mod:`.batch`), else each task (a
 pulled one encoded) to the typed reader (:mod:`.typed`), which decides every task without
-regions and every region shape. The general parser here words the rule a task it refuses
-breaks; a refused task holding regions (:data:`GENERAL_REGIONS`) that breaks none it would
-still read, though no shape the tests draw reaches it.
+regions and every region shape. The general parser here only words the rule a task it
+refuses breaks; it reads no task.
 Reading a large list in two processes is :mod:`.halves`' job.
 """
 
@@ -15,7 +14,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
@@ -311,10 +310,8 @@ def _one(
             task_id = read_task(
                 _raw(task), cols, stats, names, texts, include_ground_truth, part.refs
             )
-            anns: list[Annotation] = []
         except Unusual:
-            task = json.loads(bytes(task)) if type(task) is msgspec.Raw else task
-            task_id, anns = _refused(task, index, part)
+            _refused(json.loads(bytes(task)) if type(task) is msgspec.Raw else task, index, part)
         if str(task_id) in first_seen:
             raise TaskError(
                 f"task {task_id}",
@@ -332,11 +329,6 @@ def _one(
         stats.skip_invalid(exc.problem)
         return
     part.task_ids.append(task_id)
-    for ann in anns:
-        if ann.ground_truth and not include_ground_truth:
-            stats.ground_truth_excluded += 1
-        else:
-            cols.add(ann)
 
 
 def _raw(task: Any) -> msgspec.Raw:
@@ -351,38 +343,18 @@ def _raw(task: Any) -> msgspec.Raw:
         raise Unusual from None
 
 
-def _refused(task: Any, index: int, part: Part) -> tuple[TaskId, list[Annotation]]:
-    """A task the typed reader refused, read by the general parser, which words the rule it
-    breaks (:class:`TaskError`); one holding regions (:data:`GENERAL_REGIONS`) that breaks none
-    is read there. It never decides a task without
-    regions: one it would read is refused as a value iaa-gate cannot read."""
-    task_id, anns = _task(task, index, part.stats, part.names, part.texts)
-    regions = _holds_regions(task)
-    _references(task, task_id, part.refs if regions else References())
-    if not regions:
-        raise TaskError(
-            f"task {task_id}",
-            "a value iaa-gate cannot read (NaN, Infinity or a number too large where an "
-            "answer is read)",
-        )
-    return task_id, anns
-
-
-GENERAL_REGIONS = frozenset(REGION_SHAPES) | {RELATION}
-"""Result types of the tasks the general parser reads: regions (and the relations between
-them): a refused task holding one that breaks no rule is read there whole."""
-
-
-def _holds_regions(task: Any) -> bool:
-    """Whether a result of ``task`` is of a type in :data:`GENERAL_REGIONS`."""
-    for key in ("annotations", "completions", "predictions"):
-        anns = task.get(key) if isinstance(task, dict) else None
-        for ann in anns if isinstance(anns, list) else ():
-            result = ann.get("result") if isinstance(ann, dict) else None
-            for item in result if isinstance(result, list) else ():
-                if isinstance(item, dict) and str(item.get("type")).lower() in GENERAL_REGIONS:
-                    return True
-    return False
+def _refused(task: Any, index: int, part: Part) -> NoReturn:
+    """Word the rule a task the typed reader refused breaks (:class:`TaskError`): the general
+    parser walks it to name the first problem, and reads nothing (the tests hold the typed
+    reader to the parser it was, kept in ``tests/label_studio_general.py``). One breaking no
+    rule it knows holds a value iaa-gate cannot read."""
+    task_id, _ = _task(task, index, part.stats, part.names, part.texts)
+    _references(task, task_id, References())
+    raise TaskError(
+        f"task {task_id}",
+        "a value iaa-gate cannot read (NaN, Infinity or a number too large where an "
+        "answer is read)",
+    )
 
 
 def _task(

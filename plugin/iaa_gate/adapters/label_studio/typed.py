@@ -58,8 +58,7 @@ from .rules import (
 
 
 class Unusual(Exception):
-    """The task holds a region shape the typed reader leaves to the general parser, or breaks
-    a rule, which the general parser words."""
+    """The task breaks a rule, which the general parser words."""
 
 
 class _Value(msgspec.Struct, gc=False):
@@ -660,8 +659,7 @@ def _fields(
             raise Unusual
         if kind not in _ALL_REGIONS:
             kind = kind.lower()  # Label Studio's types are lower case; scripts may not be
-            if kind in REGION_SHAPES:
-                raise Unusual  # a region shape the general parser reads
+        if kind not in _ALL_REGIONS:
             if not _hashable(item.id):
                 raise Unusual
             others.append((kind, item))
@@ -674,7 +672,7 @@ def _fields(
         rid = item.id
         if rid is None:
             rid = region_id(annotation_id, index)
-        elif type(rid) is not str and type(rid) is not int:
+        elif not isinstance(rid, (str, int)):  # True too, as the general parser reads it
             raise Unusual
         known = regions.get(name)
         if known is None:
@@ -794,7 +792,7 @@ def _given(
         if kind in REGION_SHAPES and id(item) not in labelling:  # a region
             if rid is None:  # read under the id the general parser gives it
                 rid = region_id(annotation_id, index)
-            elif type(rid) is not str and type(rid) is not int:
+            elif not isinstance(rid, (str, int)):  # True too, as the general parser reads it
                 raise Unusual  # the general parser words the problem
         if kind not in SCALAR_KINDS | LABELS_OF_TOOLS | {RELATION}:
             tools[rid] = kind
