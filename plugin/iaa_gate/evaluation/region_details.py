@@ -9,7 +9,7 @@ The scoring (:mod:`.regions`) decides which tasks are disputed; nothing here cha
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress
@@ -161,41 +161,97 @@ def under(texts: list[str | None], units: list[int], spans: list[list[int]]) -> 
 
 
 def _excerpt(
-    text: str, regions: tuple[float, float], lowest: tuple[float, float] | None
+    text: str,
+    regions: tuple[float, float],
+    lowest: Callable[[], tuple[float, float] | None],
 ) -> Excerpt:
     """The part of a disputed task's ``text`` the report shows: from :data:`EXCERPT` / 2
     characters before its first region to as many after its last (``regions``: the first
     start and the last end, 0 and 0 without regions); when that is longer than
-    :data:`EXCERPT_MAX`, around its ``lowest`` region's instead, and at most
-    :data:`EXCERPT_MAX` characters. ``offset``: where the excerpt starts; ``length``: the
-    text's."""
+    :data:`EXCERPT_MAX`, around its lowest region's instead (``lowest()``: its first start and
+    last end, asked only then), and at most :data:`EXCERPT_MAX` characters. ``offset``: where
+    the excerpt starts; ``length``: the text's."""
 
     def around(span: tuple[float, float]) -> tuple[int, int]:
         return max(0, int(span[0]) - EXCERPT // 2), min(len(text), int(span[1]) + EXCERPT // 2)
 
     lo, hi = around(regions)
-    if hi - lo > EXCERPT_MAX and lowest is not None:
-        lo, hi = around(lowest)
+    if hi - lo > EXCERPT_MAX and (low := lowest()) is not None:
+        lo, hi = around(low)
     hi = min(hi, lo + EXCERPT_MAX)
     return Excerpt(lo, text[lo:hi], len(text))
 
 
 def _reach(
-    geometry: np.ndarray[Any, Any], counts: np.ndarray[Any, Any], keep: np.ndarray[Any, Any]
-) -> list[tuple[float, float] | None]:
+    geometry: np.ndarray[Any, Any], counts: np.ndarray[Any, Any]
+) -> tuple[list[float], list[float]]:
     """Per group of consecutive spans (``counts``: ``(K,)`` their sizes; ``geometry``: ``(R,
-    2)``), the first start and last end of those ``keep`` (``(R,)``) marks; None for a group
-    without one."""
-    if not len(geometry):
-        return [None] * len(counts)
-    at = np.minimum(np.concatenate(([0], np.cumsum(counts)[:-1])), len(geometry) - 1)
-    first = np.minimum.reduceat(np.where(keep, geometry[:, 0], np.inf), at)
-    last = np.maximum.reduceat(np.where(keep, geometry[:, 1], -np.inf), at)
-    some = (np.add.reduceat(keep, at) > 0) & (counts > 0)
-    return [
-        (f, e) if y else None
-        for f, e, y in zip(first.tolist(), last.tolist(), some.tolist(), strict=True)
-    ]
+    2)``), the first start and the last end (0 and 0 for a group without spans)."""
+    first, last = np.zeros(len(counts)), np.zeros(len(counts))
+    some = np.flatnonzero(counts)
+    if some.size:
+        at = (np.cumsum(counts) - counts)[some]
+        first[some] = np.minimum.reduceat(geometry[:, 0], at)
+        last[some] = np.maximum.reduceat(geometry[:, 1], at)
+    return first.tolist(), last.tolist()
+
+
+def _task_rows(
+    unit: np.ndarray[Any, Any], n_units: int, units: np.ndarray[Any, Any]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The regions of units ``units`` (``(K,)`` ascending), each unit's in storage order, one
+    unit after another (``unit``: ``(R,)`` each region's), and how many each unit has. Regions
+    come stored by unit (every reader appends a task's at once): then no sort is needed."""
+    order = None
+    if unit.size and bool(np.any(unit[1:] < unit[:-1])):
+        order = np.argsort(unit, kind="stable")
+    per_unit = np.bincount(unit, minlength=n_units)
+    starts, counts = (np.cumsum(per_unit) - per_unit)[units], per_unit[units]
+    ends = np.cumsum(counts)
+    rows = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
+    rows += np.repeat(starts - (ends - counts), counts)
+    return (rows if order is None else order[rows]), counts
+
+
+def _patterns(rated: np.ndarray[Any, Any]) -> tuple[list[list[int]], np.ndarray[Any, Any]]:
+    """The distinct rows of ``rated`` (``(K, A)`` bool), each as its True columns, in the order
+    of ``np.unique(rated, axis=0)``, and which one each row is (``(K,)``). Rows of up to 62
+    columns are packed into one integer each, first column most significant, so one sort of
+    integers orders them as ``np.unique`` orders its rows."""
+    width = rated.shape[1]
+    if width > 62:
+        distinct, which = np.unique(rated, axis=0, return_inverse=True)
+        return [np.flatnonzero(p).tolist() for p in distinct], which.reshape(-1)
+    weight = np.left_shift(1, np.arange(width - 1, -1, -1, dtype=np.int64))
+    packed = rated.astype(np.int64) @ weight if width else np.zeros(len(rated), dtype=np.int64)
+    codes, which = np.unique(packed, return_inverse=True)
+    bits = (codes[:, None] & weight) != 0
+    return [np.flatnonzero(p).tolist() for p in bits], which.reshape(-1)
+
+
+def _near_first(unit: np.ndarray[Any, Any], near: np.ndarray[Any, Any], n_units: int) -> Any:
+    """The order that puts, within each unit's rows (``unit``: ``(n,)`` ascending), those
+    ``near`` marks first, each part in its order (``np.lexsort((~near, unit))``, without a
+    sort: each row's place comes from counts)."""
+    per_unit = np.bincount(unit, minlength=n_units)
+    start = (np.cumsum(per_unit) - per_unit)[unit]
+    before = np.concatenate(([0], np.cumsum(near)))  # near rows before each row
+    n = unit.size
+    near_before = before[:n] - before[start]
+    n_near = before[start + per_unit[unit]] - before[start]
+    index = np.arange(n)
+    place = start + np.where(near, near_before, n_near + (index - start) - near_before)
+    out = np.empty(n, dtype=np.int64)
+    out[place] = index
+    return out
+
+
+def _rounded(x: np.ndarray[Any, Any], digits: int) -> list[float]:
+    """``[round(v, digits) for v in x]``, rounding each distinct value once (a field's cluster
+    scores take few values)."""
+    distinct, which = np.unique(x, return_inverse=True)
+    done = [round(v, digits) for v in distinct.tolist()]
+    return list(map(done.__getitem__, which.reshape(-1).tolist()))
 
 
 class Disputes:
@@ -220,36 +276,30 @@ class Disputes:
     ) -> None:
         reg = m.regions
         self.m, self.cl, self.units, self.relations = m, cl, units, relations
-        order = np.argsort(reg.unit, kind="stable")
-        starts = np.searchsorted(reg.unit[order], units)
-        counts = np.searchsorted(reg.unit[order], units, side="right") - starts
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        self.bounds: list[int] = bounds.tolist()
-        self.rows = order[np.arange(bounds[-1]) + np.repeat(starts - bounds[:-1], counts)]
+        self.rows, counts = _task_rows(reg.unit, reg.units, units)
+        self.bounds: list[int] = np.concatenate(([0], np.cumsum(counts))).tolist()
         self.describer = Describer(m)
         in_lowest = cl.clusters.cluster == cl.lowest[reg.unit]  # (regions,): of its task's lowest
         self.member = in_lowest[self.rows]
-        patterns, which = np.unique(reg.rated[units], axis=0, return_inverse=True)
-        self.raters = [np.flatnonzero(p).tolist() for p in patterns]
-        self.which: list[int] = which.reshape(-1).tolist()
+        self.raters, which = _patterns(reg.rated[units])
+        self.which: list[int] = which.tolist()
         lowest = cl.lowest[units]
-        self.low_score = [round(x, 6) for x in cl.score[lowest].tolist()]
+        self.low_score = _rounded(cl.score[lowest], 6)
         self.values = [str(v) for v in cl.coded.values]
         self.low_codes = cl.coded.codes[lowest]
         dis = metrics.disagreements(m.matching, units)
-        self.d_start: list[int] = np.searchsorted(dis.unit, units).tolist()
-        self.d_end: list[int] = np.searchsorted(dis.unit, units, side="right").tolist()
+        per_unit = np.bincount(dis.unit, minlength=reg.units)
+        ends = np.cumsum(per_unit)
+        self.d_start: list[int] = (ends - per_unit)[units].tolist()
+        self.d_end: list[int] = ends[units].tolist()
         near = in_lowest[dis.region] | ((dis.counterpart >= 0) & in_lowest[dis.counterpart])
-        first = np.lexsort((~near, dis.unit))  # each task's, those of its lowest region first
+        first = _near_first(dis.unit, near, reg.units)  # each task's, its lowest region's first
         self.d_region, self.d_other = dis.region[first], dis.other[first]
         self.d_counterpart, self.d_kind = dis.counterpart[first], dis.kind[first]
         self.d_owner = reg.annotator[self.d_region]
-        self.reach: list[tuple[float, float] | None] = []  # spans: each task's, for its excerpt
-        self.reach_lowest: list[tuple[float, float] | None] = []
+        self.reach: tuple[list[float], list[float]] = ([], [])  # spans: for each excerpt
         if reg.shape.linear:
-            geometry = self.describer.geometry[self.rows]
-            self.reach = _reach(geometry, counts, np.ones(len(self.rows), dtype=bool))
-            self.reach_lowest = _reach(geometry, counts, self.member)
+            self.reach = _reach(self.describer.geometry[self.rows], counts)
         self.relation = self._relations(lowest)
 
     def __len__(self) -> int:
@@ -259,17 +309,15 @@ class Disputes:
         """Per task, its lowest relation (an index into the clustered relations) when that is
         its lowest decision (it scores below its lowest region), else -1."""
         rel, cl = self.cl.relations, self.cl
-        out = [-1] * len(self.units)
         if rel is None:
-            return out
+            return [-1] * len(self.units)
         order = np.lexsort((np.where(np.isnan(rel.score), np.inf, rel.score), rel.unit))
         first = order[np.flatnonzero(np.diff(rel.unit[order], prepend=-1))]
-        at = dict(zip(rel.unit[first].tolist(), first.tolist(), strict=True))
-        low = cl.score[lowest].tolist()
-        for k, u in enumerate(self.units.tolist()):
-            j = at.get(u)
-            if j is not None and rel.score[j] < low[k]:
-                out[k] = j
+        at = np.full(cl.task_score.size, -1, dtype=np.int64)  # each unit's lowest relation
+        at[rel.unit[first]] = first
+        j = at[self.units]
+        below = (j >= 0) & (rel.score[j] < cl.score[lowest])  # NaN: not below
+        out: list[int] = np.where(below, j, -1).tolist()
         return out
 
     def relation_labels(self, j: int) -> dict[str, str]:
@@ -295,7 +343,15 @@ class Disputes:
         text = self.m.table.texts[int(self.units[k])]
         if not self.m.regions.shape.linear or text is None:
             return None
-        return _excerpt(text, self.reach[k] or (0, 0), self.reach_lowest[k])
+        return _excerpt(text, (self.reach[0][k], self.reach[1][k]), lambda: self.lowest_reach(k))
+
+    def lowest_reach(self, k: int) -> tuple[float, float] | None:
+        """Task ``k``'s lowest region's first start and last end (spans; None: it has none)."""
+        a, b = self.bounds[k], self.bounds[k + 1]
+        geometry = self.describer.geometry[self.rows[a:b][self.member[a:b]]]
+        if not len(geometry):
+            return None
+        return float(geometry[:, 0].min()), float(geometry[:, 1].max())
 
     def task_rows(self, ks: list[int]) -> np.ndarray[Any, Any]:
         """Positions in :attr:`rows` of tasks ``ks``' regions, one task after another."""
@@ -435,12 +491,10 @@ class RegionUnits(UnitTable):
         """Per unit ``at``: a disputed one's raters (by name, as its labels list them), else 0."""
         m = self._found[0]
         rated = m.regions.rated[self.unit[np.asarray(at, dtype=np.int64)]]
-        patterns, which = np.unique(rated, axis=0, return_inverse=True)
-        n = [len({m.names[a] for a in np.flatnonzero(p).tolist()}) for p in patterns]
+        raters, which = _patterns(rated)
+        n = [len({m.names[a] for a in p}) for p in raters]
         entry = self.entry
-        return [
-            n[w] if i in entry else 0 for i, w in zip(at, which.reshape(-1).tolist(), strict=True)
-        ]
+        return [n[w] if i in entry else 0 for i, w in zip(at, which.tolist(), strict=True)]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +43,7 @@ from .geometry import (
 )
 
 Mode = Literal["overlap", "exact"]
+ScalarT = TypeVar("ScalarT", bound=np.generic)
 MODES: tuple[Mode, ...] = ("overlap", "exact")
 
 
@@ -1091,7 +1092,7 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
 
     With a label-free matching, matched pairs with two labels are listed as label swaps too.
     ``units``: only these units' rows (each unit's rows depend on that unit alone; the cost
-    follows their regions, not the field's, when they are fewer than half its units).
+    follows their regions and the field's matched and overlapping pairs).
 
     Parameters
     ----------
@@ -1115,137 +1116,150 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     (['boundary shift', 'boundary shift'], [1, 3], [1, 0])
     """
     _matching(matching)
-    if units is not None:
-        keep = np.zeros(matching.regions.units, dtype=bool)
-        chosen = _ints(units)
-        if chosen.size and (chosen.min() < 0 or chosen.max() >= keep.size):
-            raise UsageError(f"units must lie in 0 … {keep.size - 1}", parameter="units")
-        keep[chosen] = True
-        if 2 * np.count_nonzero(keep) < keep.size:  # a few: on the matching cut down to them
-            return _within_units(matching, keep)
-        every = disagreements(matching)  # most: their rows of all, without the cut's copies
-        rows = keep[every.unit]
-        return Disagreements(
-            every.unit[rows],
-            every.region[rows],
-            every.other[rows],
-            every.kind[rows],
-            every.counterpart[rows],
-        )
     reg = matching.regions
-    n_ann = reg.annotators
-    pairs = RatedPairs.of(reg.rated)
-    ann, lab = reg.annotator, reg.label
+    chosen = np.ones(reg.units, dtype=bool)
+    if units is not None:
+        picked = _ints(units)
+        if picked.size and (picked.min() < 0 or picked.max() >= reg.units):
+            raise UsageError(f"units must lie in 0 … {reg.units - 1}", parameter="units")
+        chosen[:] = False
+        chosen[picked] = True
+    slots = _Slots(reg, chosen)
+    ann, lab, unit = reg.annotator, reg.label, reg.unit
     f, s = matching.first, matching.second
-    later, later_b = _later_raters(pairs, reg.unit, ann)
-    earlier, earlier_b = _later_raters(pairs, reg.unit, ann, before=True)
-    item = np.concatenate([later, earlier])
-    other = np.concatenate([later_b, earlier_b])
-    key = item * n_ann + other  # (region, other rater): unique
-    order = np.argsort(key)
-    item, other, key = item[order], other[order], key[order]
-    keep = np.ones(key.size, dtype=bool)  # not matched with that rater
-    keep[np.searchsorted(key, np.concatenate([f * n_ann + ann[s], s * n_ann + ann[f]]))] = False
-    item, other, key = item[keep], other[keep], key[keep]
-    # overlapping pairs of free regions, both directions: r facing t
-    ov = matching.overlaps
-    r = np.concatenate([ov.first, ov.second])
-    t = np.concatenate([ov.second, ov.first])
-    sim = np.tile(ov.similarity, 2)
-    close = np.tile(matching.close, 2)
-    r_key, t_key = r * n_ann + ann[t], t * n_ann + ann[r]
-    free = _member(key, r_key) & _member(key, t_key)
-    r, t, sim, close, r_key, t_key = (
-        r[free],
-        t[free],
-        sim[free],
-        close[free],
-        r_key[free],
-        t_key[free],
+    pick = np.flatnonzero(chosen[unit[f]])
+    f, s = f[pick], s[pick]
+    matched = np.bincount(f, minlength=reg.n) + np.bincount(s, minlength=reg.n)
+    loose = matched < slots.others  # (regions,): some slot free (most regions have none)
+    free = slots.spread(loose)  # (region, other rater) slots not matched there
+    for a, b in ((f, s), (s, f)):
+        x = np.flatnonzero(loose[a])
+        free[slots.of(a[x], ann[b[x]])] = False
+    swapped = np.flatnonzero(lab[f] != lab[s])  # label-free matching: matched across labels
+    swap_slots = np.concatenate(
+        [slots.of(f[swapped], ann[s[swapped]]), slots.of(s[swapped], ann[f[swapped]])]
     )
+    listed = free.copy()
+    listed[swap_slots] = True
+    row = np.cumsum(listed) - 1  # slot → its row of the result (where listed)
+    rows = np.flatnonzero(listed)
+    item, other = slots.item_other(rows)
+    # overlapping pairs of free regions, both directions: r facing t (a pair is free only if
+    # both regions have a free slot, which most regions of a real round have not)
+    ov = matching.overlaps
+    a, b = ov.first, ov.second
+    pick = np.flatnonzero(loose[a] & loose[b] & (unit[a] == unit[b]) & (ann[a] != ann[b]))
+    r = np.concatenate([ov.first[pick], ov.second[pick]])
+    t = np.concatenate([ov.second[pick], ov.first[pick]])
+    r_slot, t_slot = slots.of(r, ann[t]), slots.of(t, ann[r])
+    both = np.flatnonzero(free[r_slot] & free[t_slot])
+    r, t, at = r[both], t[both], row[r_slot[both]]
+    sim = np.tile(ov.similarity[pick], 2)[both]
+    close = np.tile(matching.close[pick], 2)[both]
     same = lab[r] == lab[t]
-    at = np.searchsorted(key, r_key)
-    n_same = np.bincount(at[same], minlength=key.size)
-    rank = _ranks_of(reg, t)  # ties between counterparts break on content
-    swap_to = _best(at[~same & close], sim[~same & close], t[~same & close], rank, key.size)
-    same_to = _best(at[same], sim[same], t[same], rank, key.size)
-    has_same = same_to >= 0
-    back = np.zeros(key.size, dtype=np.int64)
-    back[has_same] = n_same[np.searchsorted(key, same_to[has_same] * n_ann + ann[item[has_same]])]
-    support = np.bincount(f, minlength=reg.n) + np.bincount(s, minlength=reg.n) + 1
-    missed = 2 * support[item] >= pairs.raters[reg.unit[item]]
+    n_same = np.bincount(at[same], minlength=rows.size)
+    swap = ~same & close
+    swap_to = _best(reg, at[swap], sim[swap], t[swap], rows.size)
+    same_to = _best(reg, at[same], sim[same], t[same], rows.size)
+    has_same = np.flatnonzero(same_to >= 0)
+    back = np.zeros(rows.size, dtype=np.int64)
+    back[has_same] = n_same[row[slots.of(same_to[has_same], ann[item[has_same]])]]
+    missed = 2 * (matched[item] + 1) >= slots.raters[unit[item]]
     kind = np.select(
-        [swap_to >= 0, (n_same == 1) & (back == 1), has_same, missed],
+        [swap_to >= 0, (n_same == 1) & (back == 1), same_to >= 0, missed],
         [2, 3, 4, 0],
         1,
-    )
+    ).astype(np.int64)
     counterpart = np.where(swap_to >= 0, swap_to, same_to)
-    swapped = np.flatnonzero(lab[f] != lab[s])  # label-free matching: matched across labels
-    item = np.concatenate([item, f[swapped], s[swapped]])
-    other = np.concatenate([other, ann[s[swapped]], ann[f[swapped]]])
-    kind = np.concatenate([kind, np.full(2 * swapped.size, 2)])
-    counterpart = np.concatenate([counterpart, s[swapped], f[swapped]])
-    order = sort_order(reg.unit[item], item, other)
-    return Disagreements(
-        reg.unit[item][order],
-        item[order],
-        other[order],
-        kind[order].astype(np.int64),
-        counterpart[order],
-    )
+    kind[row[swap_slots]] = 2
+    counterpart[row[swap_slots]] = np.concatenate([s[swapped], f[swapped]])
+    return Disagreements(unit[item], item, other, kind, counterpart)
 
 
-def _within_units(matching: RegionMatching, keep: BoolArray) -> Disagreements:
-    """:func:`disagreements` of the units ``keep`` marks (``(units,)``) only: on the matching
-    cut down to their regions."""
-    reg, ov = matching.regions, matching.overlaps
-    idx = np.flatnonzero(keep[reg.unit])
-    new = np.full(reg.n, -1, dtype=np.int64)
-    new[idx] = np.arange(idx.size)
-    sub = Regions(
-        reg.unit[idx],
-        reg.annotator[idx],
-        reg.label[idx],
-        reg.geometry[idx],
-        reg.rated & keep[:, None],
-        reg.kind,
-        reg.labels,
-        None if reg.points is None else tuple(reg.points[k] for k in idx.tolist()),
-    )
-    o = np.flatnonzero(keep[reg.unit[ov.first]])
-    m = np.flatnonzero(keep[reg.unit[matching.first]])
-    cut = RegionMatching(
-        sub,
-        new[matching.first[m]],
-        new[matching.second[m]],
-        matching.similarity[m],
-        Overlaps(new[ov.first[o]], new[ov.second[o]], ov.similarity[o], ov.exact[o]),
-        matching.mode,
-        matching.iou,
-        matching.labels,
-        matching.tolerance,
-    )
-    d = disagreements(cut)
-    counterpart = np.where(d.counterpart >= 0, idx[d.counterpart], -1)
-    return Disagreements(d.unit, idx[d.region], d.other, d.kind, counterpart)
+DENSE_PLACES = 4
+"""Entries of the dense (units × annotators) table of rater places per region or rated cell
+at most: beyond (many annotators, each rating few units), a place is searched among the rated
+cells instead of read from the table."""
 
 
-def _member(sorted_keys: Int64Array, x: Int64Array) -> BoolArray:
-    """``(k,)``: which of ``x`` occur in ``sorted_keys``."""
-    if sorted_keys.size == 0:
-        return np.zeros(x.shape, dtype=bool)
-    at = np.minimum(np.searchsorted(sorted_keys, x), sorted_keys.size - 1)
-    return np.asarray(sorted_keys[at] == x)
+class _Slots:
+    """Each region's slots, one per other rater of its unit (``(units,)`` ``chosen`` units
+    only), numbered in the order of the disagreements: by unit, region, other annotator. A
+    slot's number comes from counts and places, so no (region, annotator) key is sorted or
+    searched."""
+
+    def __init__(self, reg: Regions, chosen: BoolArray) -> None:
+        rated, unit = reg.rated, reg.unit
+        self.unit, self.annotator, self.n_ann = unit, reg.annotator, reg.annotators
+        self.raters: Int64Array = rated.sum(axis=1, dtype=np.int64)
+        u, self.who = (x.astype(np.int64) for x in np.nonzero(rated))  # each unit's raters
+        self.start: Int64Array = np.cumsum(self.raters) - self.raters  # unit u's in who
+        self.cells: Int64Array = u * self.n_ann + self.who  # sorted
+        self.table: npt.NDArray[np.int32] | None = None  # the place of each cell u·A + a
+        if rated.size <= DENSE_PLACES * (reg.n + self.cells.size) and self.n_ann < 2**31:
+            self.table = (np.cumsum(rated, axis=1, dtype=np.int32) - 1).reshape(-1)
+        self.others: Int64Array = np.where(chosen[unit], self.raters[unit] - 1, 0)
+        self.own = self.place(unit, reg.annotator)
+        self.order: Int64Array = np.arange(unit.size, dtype=np.int64)
+        if unit.size and np.any(unit[1:] < unit[:-1]):
+            self.order = np.argsort(unit, kind="stable").astype(np.int64)
+        self.count = self.others[self.order]
+        ends = np.cumsum(self.count)
+        self.off = np.empty(unit.size, dtype=np.int64)
+        self.off[self.order] = ends - self.count
+        self.size = int(ends[-1]) if ends.size else 0
+
+    def place(self, unit: Int64Array, annotator: Int64Array) -> Int64Array:
+        """Each annotator's place among the raters of its unit (each rated it)."""
+        cell = unit * self.n_ann + annotator
+        if self.table is not None:
+            read: Int64Array = self.table[cell].astype(np.int64)
+            return read
+        found: Int64Array = np.searchsorted(self.cells, cell).astype(np.int64)
+        return found - self.start[unit]
+
+    def spread(self, x: npt.NDArray[ScalarT]) -> npt.NDArray[ScalarT]:
+        """``(size,)``: each slot's region's ``x`` (``(regions,)``)."""
+        return np.repeat(x[self.order], self.count)
+
+    def of(self, region: Int64Array, annotator: Int64Array) -> Int64Array:
+        """The slot of each region facing another rater of its unit."""
+        p = self.place(self.unit[region], annotator)
+        p -= p > self.own[region]  # its own place is not a slot
+        p += self.off[region]
+        return p
+
+    def item_other(self, slots: Int64Array) -> tuple[Int64Array, Int64Array]:
+        """Each slot's region and other annotator (``slots``: ascending)."""
+        item = np.repeat(self.order, self.count)[slots]
+        j = slots - self.off[item]
+        j += j >= self.own[item]
+        return item, self.who[self.start[self.unit[item]] + j]
 
 
 def _best(
-    at: Int64Array, sim: FloatArray, target: Int64Array, rank: Int64Array, size: int
+    reg: Regions, at: Int64Array, sim: FloatArray, target: Int64Array, size: int
 ) -> Int64Array:
-    """Per row ``0 … size − 1``: the target of its most similar edge (ties: canonical rank),
-    -1 where it has none. Edges ``(e,)``: row ``at``, ``sim``, ``target``."""
+    """Per row ``0 … size − 1``: the target of its most similar edge, -1 where it has none.
+    Edges ``(e,)``: row ``at``, ``sim``, ``target``. Equal similarities break on the targets'
+    content (:func:`canonical_rank`), ranked only for the rows where they tie."""
     out = np.full(size, -1, dtype=np.int64)
-    if at.size:
-        order = np.lexsort((rank[target], -sim, at))
-        first = np.r_[True, np.diff(at[order]) != 0]
-        out[at[order][first]] = target[order][first]
+    if not at.size:
+        return out
+    order = np.lexsort((-sim, at))
+    a, x, t = at[order], sim[order], target[order]
+    first = np.r_[True, a[1:] != a[:-1]]
+    out[a[first]] = t[first]
+    lead = np.maximum.accumulate(np.where(first, np.arange(a.size), 0))
+    top = x == x[lead]  # as similar as its row's best
+    tied = np.zeros(size, dtype=bool)
+    tied[a[top & ~first]] = True
+    cand = np.flatnonzero(top & tied[a])
+    if cand.size:
+        sub = np.unique(t[cand])
+        rank = canonical_rank(reg, sub)[np.searchsorted(sub, t[cand])]
+        o = np.lexsort((rank, a[cand]))
+        c = cand[o]
+        head = np.r_[True, a[c][1:] != a[c][:-1]]
+        out[a[c][head]] = t[c][head]
     return out
