@@ -277,7 +277,8 @@ class Disputes:
         reg = m.regions
         self.m, self.cl, self.units, self.relations = m, cl, units, relations
         self.rows, counts = _task_rows(reg.unit, reg.units, units)
-        self.bounds: list[int] = np.concatenate(([0], np.cumsum(counts))).tolist()
+        self.starts = np.concatenate(([0], np.cumsum(counts)))
+        self.bounds: list[int] = self.starts.tolist()
         self.describer = Describer(m)
         in_lowest = cl.clusters.cluster == cl.lowest[reg.unit]  # (regions,): of its task's lowest
         self.member = in_lowest[self.rows]
@@ -355,7 +356,7 @@ class Disputes:
 
     def task_rows(self, ks: list[int]) -> np.ndarray[Any, Any]:
         """Positions in :attr:`rows` of tasks ``ks``' regions, one task after another."""
-        start = np.asarray(self.bounds, dtype=np.int64)
+        start = self.starts
         a, n = start[ks], start[np.asarray(ks, dtype=np.int64) + 1] - start[ks]
         ends = np.cumsum(n)
         out: np.ndarray[Any, Any] = np.arange(ends[-1] if len(ends) else 0)
