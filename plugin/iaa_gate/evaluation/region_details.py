@@ -207,9 +207,7 @@ def _task_rows(
         order = np.argsort(unit, kind="stable")
     per_unit = np.bincount(unit, minlength=n_units)
     starts, counts = (np.cumsum(per_unit) - per_unit)[units], per_unit[units]
-    ends = np.cumsum(counts)
-    rows = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
-    rows += np.repeat(starts - (ends - counts), counts)
+    rows = _ranges(starts, counts)
     return (rows if order is None else order[rows]), counts
 
 
@@ -227,6 +225,14 @@ def _patterns(rated: np.ndarray[Any, Any]) -> tuple[list[list[int]], np.ndarray[
     codes, which = np.unique(packed, return_inverse=True)
     bits = (codes[:, None] & weight) != 0
     return [np.flatnonzero(p).tolist() for p in bits], which.reshape(-1)
+
+
+def _ranges(start: np.ndarray[Any, Any], n: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``start[k]:start[k] + n[k]`` for each k, one range after another (``(sum(n),)``)."""
+    ends = np.cumsum(n)
+    out: np.ndarray[Any, Any] = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
+    out += np.repeat(start - (ends - n), n)
+    return out
 
 
 def _near_first(unit: np.ndarray[Any, Any], near: np.ndarray[Any, Any], n_units: int) -> Any:
@@ -291,6 +297,7 @@ class Disputes:
         dis = metrics.disagreements(m.matching, units)
         per_unit = np.bincount(dis.unit, minlength=reg.units)
         ends = np.cumsum(per_unit)
+        self.d_count = per_unit[units]  # each task's disagreements
         self.d_start: list[int] = (ends - per_unit)[units].tolist()
         self.d_end: list[int] = ends[units].tolist()
         near = in_lowest[dis.region] | ((dis.counterpart >= 0) & in_lowest[dis.counterpart])
@@ -357,11 +364,7 @@ class Disputes:
     def task_rows(self, ks: list[int]) -> np.ndarray[Any, Any]:
         """Positions in :attr:`rows` of tasks ``ks``' regions, one task after another."""
         start = self.starts
-        a, n = start[ks], start[np.asarray(ks, dtype=np.int64) + 1] - start[ks]
-        ends = np.cumsum(n)
-        out: np.ndarray[Any, Any] = np.arange(ends[-1] if len(ends) else 0)
-        out += np.repeat(a - (ends - n), n)
-        return out
+        return _ranges(start[ks], start[np.asarray(ks, dtype=np.int64) + 1] - start[ks])
 
     def details(self, ks: list[int]) -> list[tuple[Details, dict[str, list[str]]]]:
         """Tasks ``ks`` (entries): each one's details and each rater's regions as lines of text.
@@ -378,9 +381,22 @@ class Disputes:
         owner = list(map(names.__getitem__, m.regions.annotator[rows].tolist()))
         member = cast(list[bool], self.member[at].tolist())
         low_codes = self.low_codes[ks].tolist()
-        kinds, d_region, d_counterpart = metrics.KINDS, self.d_region, self.d_counterpart
+        # the tasks' disagreements, each column read once (no numpy scalar per disagreement)
+        n = self.d_count[ks]
+        d_at = _ranges(np.asarray(self.d_end, dtype=np.int64)[ks] - n, n)
+        disagreements = [
+            Disagreement(kind=kind, annotator=who, region=region, other=other, counterpart=cp)
+            for kind, who, region, other, cp in zip(
+                map(metrics.KINDS.__getitem__, self.d_kind[d_at].tolist()),
+                map(names.__getitem__, self.d_owner[d_at].tolist()),
+                map(by_row.__getitem__, self.d_region[d_at].tolist()),
+                map(names.__getitem__, self.d_other[d_at].tolist()),
+                map(by_row.get, self.d_counterpart[d_at].tolist()),
+                strict=True,
+            )
+        ]
         out = []
-        a = 0
+        a = da = 0
         for k, codes in zip(
             progress.estimated("describe disputed tasks", ks, "tasks"), low_codes, strict=True
         ):
@@ -394,16 +410,7 @@ class Disputes:
                 shown[name].append(line)
             entry = Details(
                 regions=regions,
-                disagreements=[
-                    Disagreement(
-                        kind=kinds[self.d_kind[i]],
-                        annotator=names[self.d_owner[i]],
-                        region=by_row[int(d_region[i])],
-                        other=names[self.d_other[i]],
-                        counterpart=by_row.get(int(d_counterpart[i])),
-                    )
-                    for i in range(self.d_start[k], self.d_end[k])
-                ],
+                disagreements=disagreements[da : da + self.d_end[k] - self.d_start[k]],
                 region=LowestRegion(
                     self.low_score[k],
                     {names[w]: self.values[x] for w, x in enumerate(codes) if x >= 0},
@@ -421,7 +428,7 @@ class Disputes:
             if f1 is not None:
                 entry.relations_f1 = f1
             out.append((entry, shown))
-            a = b
+            a, da = b, da + self.d_end[k] - self.d_start[k]
         return out
 
 
