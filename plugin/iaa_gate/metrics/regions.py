@@ -1091,8 +1091,12 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     """The disputed regions of a matching and why (see :class:`Disagreements`).
 
     With a label-free matching, matched pairs with two labels are listed as label swaps too.
-    ``units``: only these units' rows (each unit's rows depend on that unit alone; the cost
-    follows their regions and the field's matched and overlapping pairs).
+    ``units``: only these units' rows (each unit's rows depend on that unit alone; the other
+    units' regions and pairs are passed over, never matched against each other).
+
+    Each region has one slot per other rater of its unit, numbered from counts in the order of
+    the rows; a slot is a row when that rater matched nothing to the region. O(regions ·
+    raters + pairs), no sort but among tied counterparts.
 
     Parameters
     ----------
