@@ -1145,7 +1145,8 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     )
     listed = free.copy()
     listed[swap_slots] = True
-    row = np.cumsum(listed) - 1  # slot → its row of the result (where listed)
+    row = np.cumsum(listed, dtype=np.int64)  # slot → its row of the result (where listed)
+    row -= 1
     rows = np.flatnonzero(listed)
     item, other = slots.item_other(rows)
     # overlapping pairs of free regions, both directions: r facing t (a pair is free only if
@@ -1204,13 +1205,17 @@ class _Slots:
             self.table = (np.cumsum(rated, axis=1, dtype=np.int32) - 1).reshape(-1)
         self.others: Int64Array = np.where(chosen[unit], self.raters[unit] - 1, 0)
         self.own = self.place(unit, reg.annotator)
-        self.order: Int64Array = np.arange(unit.size, dtype=np.int64)
+        # the regions by unit: as stored, when they come stored by unit (the readers store a
+        # task's regions together), so that no order is applied
+        self.order: Int64Array | None = None
+        self.count = self.others
         if unit.size and np.any(unit[1:] < unit[:-1]):
             self.order = np.argsort(unit, kind="stable").astype(np.int64)
-        self.count = self.others[self.order]
+            self.count = self.others[self.order]
         ends = np.cumsum(self.count)
-        self.off = np.empty(unit.size, dtype=np.int64)
-        self.off[self.order] = ends - self.count
+        self.off = ends - self.count
+        if self.order is not None:
+            self.off[self.order] = self.off.copy()
         self.size = int(ends[-1]) if ends.size else 0
 
     def place(self, unit: Int64Array, annotator: Int64Array) -> Int64Array:
@@ -1224,7 +1229,7 @@ class _Slots:
 
     def spread(self, x: npt.NDArray[ScalarT]) -> npt.NDArray[ScalarT]:
         """``(size,)``: each slot's region's ``x`` (``(regions,)``)."""
-        return np.repeat(x[self.order], self.count)
+        return np.repeat(x if self.order is None else x[self.order], self.count)
 
     def of(self, region: Int64Array, annotator: Int64Array) -> Int64Array:
         """The slot of each region facing another rater of its unit."""
@@ -1235,7 +1240,10 @@ class _Slots:
 
     def item_other(self, slots: Int64Array) -> tuple[Int64Array, Int64Array]:
         """Each slot's region and other annotator (``slots``: ascending)."""
-        item = np.repeat(self.order, self.count)[slots]
+        ends = np.cumsum(self.count)
+        item = np.searchsorted(ends, slots, side="right")  # its region's place in the order
+        if self.order is not None:
+            item = self.order[item]
         j = slots - self.off[item]
         j += j >= self.own[item]
         return item, self.who[self.start[self.unit[item]] + j]
