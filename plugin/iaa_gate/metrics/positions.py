@@ -55,6 +55,20 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
     >>> length.tolist()
     [5, 5, 8, 2]
     """
+    columns, values, weight = _run_columns(regions, lengths)
+    return _coded(columns, values, weight.size), weight
+
+
+def _coded(columns: list[Int64Array], values: npt.NDArray[np.object_], runs: int) -> Coded:
+    codes = np.stack(columns) if columns else np.empty((0, runs), dtype=np.int64)
+    return Coded(codes.T.astype(code_dtype(len(values))), values)
+
+
+def _run_columns(
+    regions: Regions, lengths: npt.ArrayLike
+) -> tuple[list[Int64Array], npt.NDArray[np.object_], Int64Array]:
+    """Each annotator's codes ``(runs,)`` (as in :func:`position_runs`), the values, and the run
+    lengths ``(runs,)``: the columns :func:`position_alpha` scores without a ``(runs, A)`` copy."""
     task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
     size = np.asarray(lengths, dtype=np.int64)
     n_lab = len(labels)
@@ -64,15 +78,16 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
             parameter="regions",
         )
     offset = np.concatenate([[0], np.cumsum(size)])
-    g_lo, g_hi = lo + offset[task], hi + offset[task]
-    cuts = np.unique(np.concatenate([offset, g_lo, g_hi]))
-    start, weight = cuts[:-1], np.diff(cuts)
-    run_task = np.searchsorted(offset, start, side="right") - 1
-    at_lo, at_hi = np.searchsorted(cuts, g_lo), np.searchsorted(cuts, g_hi)
-    runs, n_ann = start.size, regions.annotators
+    n = lo.size
+    cuts, at = _ranks(np.concatenate([lo + offset[task], hi + offset[task], offset]))
+    at_lo, at_hi = at[:n], at[n : 2 * n]
+    weight = np.diff(cuts)
+    runs, n_ann = weight.size, regions.annotators
+    # the task edges are cuts, so task t owns the runs between its two edges
+    run_task = np.repeat(np.arange(size.size), np.diff(at[2 * n :]))
     width = _field_width(task, ann, n_ann, n_lab)
     top = width - 1  # label c covers a run when bit width·c + top of its state is set
-    codes = np.full((n_ann, runs), -1, dtype=np.int64)  # annotator-major: contiguous columns
+    columns: list[Int64Array] = []
     masks: list[Int64Array] = []
     for k in range(n_ann):
         mine = ann == k
@@ -82,11 +97,14 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
         col = np.where(state == 0, n_lab, (bit - top) // width)
         masks.append(state[many])
         col[many] = -2 - state[many]  # combinations: numbered below
-        codes[k] = np.where(regions.rated[run_task, k], col, -1)
+        rated = regions.rated[:, k]
+        if not rated.all():
+            col[~rated[run_task]] = -1
+        columns.append(col)
     combos = np.unique(np.concatenate(masks)) if masks else np.zeros(0, dtype=np.int64)
-    combo = codes <= -2  # numbered in the order of their labels' codes
-    codes[combo] = n_lab + 1 + np.searchsorted(combos, -2 - codes[combo])
-    codes = codes.T
+    for col in columns:  # combinations numbered in the order of their labels' codes
+        combo = col <= -2
+        col[combo] = n_lab + 1 + np.searchsorted(combos, -2 - col[combo])
     names = [*labels, OUTSIDE]
     names += [
         "+".join(labels[c] for c in range(n_lab) if mask >> (width * c + top) & 1)
@@ -94,7 +112,31 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
     ]
     values = np.empty(len(names), dtype=object)
     values[:] = names
-    return Coded(codes.astype(code_dtype(len(names))), values), weight
+    return columns, values, weight
+
+
+def _ranks(points: Int64Array) -> tuple[Int64Array, Int64Array]:
+    """The distinct ``points`` ``(N,)`` in order, and each point's index among them ``(N,)``:
+    ``np.unique`` with its inverse, by one sort of value and index packed into an int64. The sort
+    is a merge sort: the regions come task by task and mostly in order, which it runs through in
+    near-linear time (a quicksort does not)."""
+    count = points.size
+    bits = max(count - 1, 1).bit_length()
+    if count == 0 or int(points.max()) >= 1 << (62 - bits) or int(points.min()) < 0:
+        order = np.argsort(points, kind="stable")
+        value = points[order]
+    else:
+        key = np.left_shift(points, bits)
+        key |= np.arange(count, dtype=np.int64)
+        key.sort(kind="stable")
+        order = key & ((1 << bits) - 1)
+        value = np.right_shift(key, bits)
+    new = np.empty(count, dtype=bool)
+    new[:1] = True
+    np.not_equal(value[1:], value[:-1], out=new[1:])
+    at = np.empty(count, dtype=np.int64)
+    at[order] = np.cumsum(new) - 1
+    return value[new], at
 
 
 def _field_width(task: Int64Array, ann: Int64Array, n_ann: int, n_lab: int) -> int:
@@ -183,8 +225,11 @@ def position_alpha(regions: Regions, lengths: npt.ArrayLike) -> float:
     """
     from .alpha import alpha_from_sums
 
-    runs, weight = position_runs(regions, lengths)
-    o = weighted_coincidences(runs, weight.astype(np.float64))
+    columns, values, weight = _run_columns(regions, lengths)
+    if _by_pairs(len(columns), len(values)):
+        o = _pair_coincidences(columns, weight.astype(np.float64), len(values))
+    else:
+        o = weighted_coincidences(_coded(columns, values, weight.size), weight.astype(np.float64))
     n_v = np.rint(o.sum(axis=1))
     n = float(n_v.sum())
     d_o = float(o.sum() - np.trace(o))
@@ -200,23 +245,40 @@ def weighted_coincidences(coded: Coded, weight: FloatArray) -> FloatArray:
     else from the per-row value counts ``(rows, V)``."""
     rows, n_values = coded.codes.shape[0], coded.n_values
     codes = coded.codes.astype(np.int64)
+    n_ann = codes.shape[1]
+    if _by_pairs(n_ann, n_values):
+        return _pair_coincidences([codes[:, a] for a in range(n_ann)], weight, n_values)
     given = codes >= 0
     m = given.sum(axis=1).astype(np.float64)
     scale = np.divide(weight, m - 1.0, out=np.zeros(rows), where=m >= 2)
-    n_ann = codes.shape[1]
-    if n_ann * (n_ann - 1) // 2 <= n_values:
-        size = n_values * n_values
-        out = np.zeros(size)
-        for a in range(n_ann):
-            for b in range(a + 1, n_ann):
-                both = given[:, a] & given[:, b]
-                cell = codes[both, a] * n_values + codes[both, b]
-                out += np.bincount(cell, scale[both], minlength=size)
-        half = out.reshape(n_values, n_values)
-        return np.asarray(half + half.T)
     flat = (np.arange(rows)[:, None] * n_values + codes)[given]
     counts = np.bincount(flat, minlength=rows * n_values).reshape(rows, n_values)
     c = counts.astype(np.float64)
     full: FloatArray = (c * scale[:, None]).T @ c
     full[np.diag_indices(n_values)] -= scale @ c
     return full
+
+
+def _by_pairs(n_ann: int, n_values: int) -> bool:
+    """Whether the coincidences are counted per annotator pair (few annotators for the values)."""
+    return n_ann * (n_ann - 1) // 2 <= n_values
+
+
+def _pair_coincidences(columns: list[Int64Array], weight: FloatArray, n_values: int) -> FloatArray:
+    """:func:`weighted_coincidences` from each annotator's codes ``(rows,)``: one weighted count
+    of value pairs per annotator pair, in row order (the same sums, to the last bit)."""
+    given = [col >= 0 for col in columns]
+    m = np.sum(given, axis=0).astype(np.float64) if given else np.zeros(weight.size)
+    scale = np.divide(weight, m - 1.0, out=np.zeros(weight.size), where=m >= 2)
+    size = n_values * n_values
+    out = np.zeros(size)
+    for a, col_a in enumerate(columns):
+        for b in range(a + 1, len(columns)):
+            cell = col_a * n_values + columns[b]
+            w = scale
+            both = given[a] & given[b]
+            if not both.all():
+                cell, w = cell[both], scale[both]
+            out += np.bincount(cell, w, minlength=size)
+    half = out.reshape(n_values, n_values)
+    return np.asarray(half + half.T)

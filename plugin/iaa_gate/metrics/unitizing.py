@@ -254,19 +254,26 @@ def _tasks(
     raters = who.sum(axis=1)
     m = int(raters.max()) if raters.size else 0
     keep_task = raters == m
-    offset = np.concatenate([[0], np.cumsum(np.where(keep_task, size, 0))])
+    kept = np.where(keep_task, size, 0)
+    offset = np.concatenate([[0], np.cumsum(kept)])
     slot = np.cumsum(who, axis=1) - 1  # coder slot of each rater within a task
     keep = keep_task[task] & (hi > lo)
-    coder = slot[task[keep], ann[keep]]
-    pos = offset[task[keep]]
-    bounds = offset[np.r_[np.flatnonzero(keep_task), keep_task.size]] if m else offset[:1]
+    if not keep.all():
+        task, ann, lo, hi, lab = task[keep], ann[keep], lo[keep], hi[keep], lab[keep]
+    coder = slot.ravel()[task * who.shape[1] + ann]
+    pos = offset[task]
+    # the walls: the kept tasks' edges, each once; a segment's part: the stretch of the task
+    # holding it (a segment has a length, so its task is not empty)
+    walls = np.concatenate([[0], np.cumsum(kept[kept > 0])])
+    part = (np.cumsum(kept > 0) - 1)[task]
     excluded = int((~keep_task & (raters > 0)).sum())
     return _pooled(
         coder,
-        lo[keep] + pos,
-        hi[keep] + pos,
-        lab[keep],
-        np.unique(bounds),
+        lo + pos,
+        hi + pos,
+        lab,
+        part,
+        walls,
         m,
         names or labels,
         excluded,
@@ -284,6 +291,7 @@ def _pooled(
     lo: Int64Array,
     hi: Int64Array,
     lab: Int64Array,
+    part: Int64Array,
     walls: Int64Array,
     m: int,
     labels: tuple[Hashable, ...],
@@ -291,8 +299,13 @@ def _pooled(
     merge: bool,
     parameter: str,
 ) -> UnitizingAlpha:
-    """α_U per label and pooled, on one continuum ``[0, walls[-1])`` cut at ``walls``
-    (``merge``: a coder's overlapping segments of one label become their union)."""
+    """α_U per label and pooled, on one continuum ``[0, walls[-1])`` cut at ``walls``, each
+    segment in the stretch ``[walls[part], walls[part + 1])`` (``merge``: a coder's overlapping
+    segments of one label become their union).
+
+    Each label's segments of each coder in order of start: the regions come task by task, each
+    annotator's by start, so grouping them by label and coder (a stable radix sort of one small
+    key) keeps that order, and the general sort runs only when they came otherwise."""
     length = int(walls[-1])
     by_label: dict[Hashable, float] = {}
     observed: dict[Hashable, float] = {}
@@ -300,39 +313,38 @@ def _pooled(
     if m < 2 or length == 0:
         why = "fewer than two coders" if m < 2 else "the continuum is empty"
         return UnitizingAlpha(Undefined(why), {}, {}, {}, m, excluded)
-    order = sort_order(lab, coder, lo, hi - lo)  # a length: a small range to pack
-    coder, lo, hi, lab = coder[order], lo[order], hi[order], lab[order]
-    same = (np.diff(lab) == 0) & (np.diff(coder) == 0)
-    twice = np.r_[
-        np.zeros(min(lab.size, 1), dtype=bool), same & (np.diff(lo) == 0) & (np.diff(hi) == 0)
-    ]
-    coder, lo, hi, lab = coder[~twice], lo[~twice], hi[~twice], lab[~twice]
-    if merge and lab.size:  # a segment joins the previous one while it starts before its reach
-        group = np.r_[True, (np.diff(lab) != 0) | (np.diff(coder) != 0)]
-        base = np.cumsum(group) * (length + 1)  # keeps each running maximum inside its group
-        reach = np.maximum.accumulate(hi + base)
-        first = np.flatnonzero(group | (lo + base >= np.r_[0, reach[:-1]]))
-        hi = np.maximum.reduceat(hi + base, first) - base[first]
-        coder, lo, lab = coder[first], lo[first], lab[first]
-    clash = (np.diff(lab) == 0) & (np.diff(coder) == 0) & (lo[1:] < hi[:-1])
-    if clash.any():
-        k = int(np.flatnonzero(clash)[0])
-        raise UsageError(
-            f"coder {coder[k]} has overlapping segments [{lo[k]}, {hi[k]}) and "
-            f"[{lo[k + 1]}, {hi[k + 1]}) of label {labels[lab[k]]!r}: unitizing alpha needs "
-            "each coder's segments of one label to be disjoint",
-            parameter=parameter,
-        )
-    runs = np.r_[np.flatnonzero(np.r_[True, np.diff(lab) != 0]), lab.size] if lab.size else []
+    group = lab * m + coder
+    groups = len(labels) * m
+    counts = np.bincount(group, minlength=groups)
+    edges = np.concatenate([[0], np.cumsum(counts)])
+    order = np.argsort(group.astype(np.uint16 if groups <= 1 << 16 else np.int64), kind="stable")
+    s_lo, s_hi, s_part = lo[order], hi[order], part[order]
+    if not _in_order(s_lo, s_hi, edges):
+        order = sort_order(lab, coder, lo, hi - lo)  # a length: a small range to pack
+        s_lo, s_hi, s_part = lo[order], hi[order], part[order]
+    lo, hi, part = s_lo, s_hi, s_part
+    edges = edges.tolist()
     d_o_sum = d_e_sum = 0.0
-    for a, b in itertools.pairwise(runs):
-        name = labels[lab[a]]
-        units = [(lo[a:b][coder[a:b] == c], hi[a:b][coder[a:b] == c]) for c in range(m)]
-        gaps = [_gaps(u_lo, u_hi, walls) for u_lo, u_hi in units]
+    duplicates = 0
+    for code in range(len(labels)):
+        cut = edges[code * m : code * m + m + 1]
+        if cut[0] == cut[-1]:
+            continue
+        name = labels[code]
+        units: list[Units] = []
+        stretch: list[Int64Array] = []
+        for a, b in itertools.pairwise(cut):
+            c_lo, c_hi, c_part, repeats = _disjoint(
+                lo[a:b], hi[a:b], part[a:b], merge, len(units), name, parameter
+            )
+            units.append((c_lo, c_hi))
+            stretch.append(c_part)
+            duplicates += repeats
+        gaps = np.concatenate([_gaps(*u, p, walls) for u, p in zip(units, stretch, strict=True)])
         d_o = _observed(units, m, length)
         d_e = _expected(units, gaps, m, length)
         observed[name], expected[name] = d_o, d_e
-        if not any(g.size for g in gaps) and all(
+        if not (gaps > 0).any() and all(
             np.array_equal(u_lo, walls[:-1]) and np.array_equal(u_hi, walls[1:])
             for u_lo, u_hi in units
         ):
@@ -347,56 +359,127 @@ def _pooled(
         if d_e_sum > 0
         else Undefined("no segments" if not by_label else "no label has a defined alpha")
     )
-    return UnitizingAlpha(value, by_label, observed, expected, m, excluded, int(twice.sum()))
+    return UnitizingAlpha(value, by_label, observed, expected, m, excluded, duplicates)
+
+
+def _in_order(lo: Int64Array, hi: Int64Array, edges: Int64Array) -> bool:
+    """Whether each run ``[edges[k], edges[k + 1])`` of segments is sorted by start, then end."""
+    move = lo[1:] - lo[:-1]
+    inside = np.ones(move.size, dtype=bool)
+    inside[edges[1:-1][(edges[1:-1] > 0) & (edges[1:-1] <= move.size)] - 1] = False
+    if ((move < 0) & inside).any():
+        return False
+    tie = np.flatnonzero((move == 0) & inside)
+    return not (hi[tie + 1] < hi[tie]).any()
+
+
+def _disjoint(
+    lo: Int64Array,
+    hi: Int64Array,
+    part: Int64Array,
+    merge: bool,
+    coder: int,
+    name: Hashable,
+    parameter: str,
+) -> tuple[Int64Array, Int64Array, Int64Array, int]:
+    """One coder's segments of one label (in order of start, then length) without repeats,
+    merged when ``merge``, as ``(lo, hi, part, repeats)``; overlapping ones are refused."""
+    twice = np.zeros(lo.size, dtype=bool)
+    twice[1:] = (lo[1:] == lo[:-1]) & (hi[1:] == hi[:-1])
+    repeats = int(twice.sum())
+    if repeats:
+        lo, hi, part = lo[~twice], hi[~twice], part[~twice]
+    if merge and lo.size:  # a segment joins the previous one while it starts before its reach
+        reach = np.maximum.accumulate(hi)
+        first = np.flatnonzero(lo[1:] >= reach[:-1]) + 1
+        if first.size < lo.size - 1:
+            first = np.r_[0, first]
+            hi = np.maximum.reduceat(hi, first)
+            lo, part = lo[first], part[first]
+    clash = np.flatnonzero(lo[1:] < hi[:-1])
+    if clash.size:
+        k = int(clash[0])
+        raise UsageError(
+            f"coder {coder} has overlapping segments [{lo[k]}, {hi[k]}) and "
+            f"[{lo[k + 1]}, {hi[k + 1]}) of label {name!r}: unitizing alpha needs "
+            "each coder's segments of one label to be disjoint",
+            parameter=parameter,
+        )
+    return lo, hi, part, repeats
 
 
 Units = tuple[Int64Array, Int64Array]
 
 
-def _gaps(lo: Int64Array, hi: Int64Array, walls: Int64Array) -> Int64Array:
-    """Lengths ``(k,)`` of one coder's gaps: the stretches without a unit ``[lo, hi)`` (sorted,
-    disjoint, ``(u,)``), cut at the task ``walls`` ``(T + 1,)``."""
-    task = np.searchsorted(walls, lo, side="right") - 1
-    first = np.r_[True, task[1:] != task[:-1]] if task.size else np.zeros(0, dtype=bool)
-    last = np.r_[task[1:] != task[:-1], True] if task.size else np.zeros(0, dtype=bool)
-    inner = lo[1:][~first[1:]] - hi[:-1][~first[1:]]
-    lead = lo[first] - walls[task[first]]
-    tail = walls[task[last] + 1] - hi[last]
-    empty = np.diff(walls)[np.bincount(task, minlength=walls.size - 1) == 0]
-    out = np.concatenate([inner, lead, tail, empty])
-    return np.asarray(out[out > 0], dtype=np.int64)
+def _gaps(lo: Int64Array, hi: Int64Array, part: Int64Array, walls: Int64Array) -> Int64Array:
+    """Lengths of one coder's gaps, the stretches without one of their units ``[lo, hi)``
+    (sorted, disjoint, unit k in the stretch ``part[k]`` between two task ``walls``
+    ``(T + 1,)``), cut at the walls; 0 for a unit that starts where the previous one ends (or
+    at a wall)."""
+    first = np.ones(lo.size, dtype=bool)  # the first unit in its stretch
+    np.not_equal(part[1:], part[:-1], out=first[1:])
+    last = np.ones(lo.size, dtype=bool)
+    last[:-1] = first[1:]
+    inner = np.where(first[1:], 0, lo[1:] - hi[:-1])
+    lead = np.where(first, lo - walls[part], 0)
+    tail = np.where(last, walls[part + 1] - hi, 0)
+    empty = np.diff(walls)[np.bincount(part, minlength=walls.size - 1) == 0]
+    return np.concatenate([inner, lead, tail, empty])
 
 
 def _observed(units: list[Units], m: int, length: int) -> float:
     """D_o of one label over every coder pair: δ² of overlapping units, plus ℓ² of each unit
-    that no unit of the other coder overlaps (it lies inside one of their gaps)."""
+    that no unit of the other coder overlaps (it lies inside one of their gaps). Every term is
+    a whole number, so the sums are exact in any order."""
     total = 0.0
     for i in range(m):
         for j in range(i + 1, m):
             (lo_i, hi_i), (lo_j, hi_j) = units[i], units[j]
             first = np.searchsorted(hi_j, lo_i, side="right")  # j's first unit ending after lo_i
-            count = np.searchsorted(lo_j, hi_i, side="left") - first
-            g, h = group_pairs(first - 1, first + count)
+            end = np.searchsorted(lo_j, hi_i, side="left")
+            count = end - first
+            g = np.flatnonzero(count == 1)  # most units overlap one of the other coder's
+            h = first[g]
+            many = np.flatnonzero(count > 1)
+            if many.size:
+                k, h_many = group_pairs(first[many] - 1, end[many])
+                g, h = np.concatenate([g, many[k]]), np.concatenate([h, h_many])
             d2 = (lo_i[g] - lo_j[h]).astype(np.float64) ** 2 + (hi_i[g] - hi_j[h]) ** 2.0
+            len_i = (hi_i - lo_i).astype(np.float64)
+            len_j = (hi_j - lo_j).astype(np.float64)
             alone_i = count <= 0
             alone_j = np.bincount(h, minlength=lo_j.size) == 0
-            len_i = (hi_i - lo_i)[alone_i].astype(np.float64)
-            len_j = (hi_j - lo_j)[alone_j].astype(np.float64)
-            total += float(d2.sum() + (len_i**2).sum() + (len_j**2).sum())
+            total += float(
+                d2.sum() + np.sum(len_i**2, where=alone_i) + np.sum(len_j**2, where=alone_j)
+            )
     return 2.0 * total / (m * (m - 1) * float(length) ** 2)
 
 
-def _expected(units_: list[Units], gaps_: list[Int64Array], m: int, length: int) -> float:
-    """D_e of one label, from every coder's unit and gap lengths."""
-    units = np.concatenate([hi - lo for lo, hi in units_]).astype(np.float64)
-    gaps = np.sort(np.concatenate(gaps_).astype(np.float64))
-    n_c = units.size
+def _expected(units_: list[Units], gaps: Int64Array, m: int, length: int) -> float:
+    """D_e of one label, from every coder's units and all their gaps' lengths."""
+    sizes = np.concatenate([hi - lo for lo, hi in units_])
+    n_c = sizes.size
     if n_c == 0:
         return 0.0
+    units = sizes.astype(np.float64)
     within = (n_c - 1) * (2 * units**3 - 3 * units**2 + units) / 3.0
-    at = np.searchsorted(gaps, units, side="left")  # gaps at least as long as the unit
-    suffix = np.concatenate([np.cumsum(gaps[::-1])[::-1], [0.0]])
-    room = suffix[at] - (units - 1.0) * (gaps.size - at)  # Σ (ℓ_h − ℓ_g + 1)
+    room = _room(gaps, sizes).astype(np.float64)  # Σ (ℓ_h − ℓ_g + 1)
     num = 2.0 / length * float((within + units**2 * room).sum())
     den = m * float(length) * (m * float(length) - 1) - float((units * (units - 1)).sum())
     return num / den
+
+
+def _room(gaps: Int64Array, units: Int64Array) -> Int64Array:
+    """``(u,)`` for each unit length ℓ_g, Σ (ℓ_h − ℓ_g + 1) over the gaps ℓ_h ≥ ℓ_g, in whole
+    numbers (exact). Lengths are at most a task's: counted per length when that table is not
+    much longer than the lists, else from the sorted gaps."""
+    top = max(int(gaps.max()) if gaps.size else 0, int(units.max()) if units.size else 0) + 1
+    if top <= 4 * (gaps.size + units.size) + 4096:
+        count = np.bincount(gaps, minlength=top)
+        at_least = np.cumsum(count[::-1])[::-1]  # gaps ≥ ℓ
+        total = np.cumsum((count * np.arange(top))[::-1])[::-1]  # their summed length
+        return np.asarray(total[units] - (units - 1) * at_least[units])
+    ordered = np.sort(gaps)
+    at = np.searchsorted(ordered, units, side="left")  # gaps at least as long as the unit
+    suffix = np.concatenate([np.cumsum(ordered[::-1])[::-1], [0]])
+    return np.asarray(suffix[at] - (units - 1) * (ordered.size - at))
