@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -17,7 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iaa_gate.core.errors import UsageError
-from iaa_gate.metrics import Regions, position_alpha, position_runs, unitizing_alpha_tasks
+from iaa_gate.metrics import (
+    Regions,
+    position_alpha,
+    position_runs,
+    positions,
+    unitizing,
+    unitizing_alpha_tasks,
+)
 
 
 @st.composite
@@ -76,28 +84,36 @@ def _outcome(f: Any) -> Any:
         return f"UsageError: {exc}"
 
 
+blocks = st.sampled_from([1, 2, 3, 7, positions.BLOCK])  # regions per block of tasks
+
+
 @settings(max_examples=300, deadline=None)
-@given(rounds())
-def test_position_columns_equal_the_reference(drawn: tuple[Regions, np.ndarray]) -> None:
+@given(rounds(), blocks)
+def test_position_columns_equal_the_reference(
+    drawn: tuple[Regions, np.ndarray], block: int
+) -> None:
     regions, lengths = drawn
-    coded, weight = position_runs(regions, lengths)
+    with mock.patch.object(positions, "BLOCK", block):
+        coded, weight = position_runs(regions, lengths)
+        got = position_alpha(regions, lengths)
     want, want_weight = reference.position_runs(regions, lengths)
     assert coded.codes.dtype == want.codes.dtype
     assert np.array_equal(coded.codes, want.codes)
     assert coded.values.tolist() == want.values.tolist()
     assert np.array_equal(weight, want_weight)
-    got, expected = position_alpha(regions, lengths), reference.position_alpha(regions, lengths)
+    expected = reference.position_alpha(regions, lengths)
     assert repr(got) == repr(expected)
     assert got == expected or (math.isnan(got) and math.isnan(expected))
 
 
 @settings(max_examples=300, deadline=None)
-@given(rounds(), st.booleans())
+@given(rounds(), st.booleans(), blocks)
 def test_unitizing_columns_equal_the_reference(
-    drawn: tuple[Regions, np.ndarray], merge: bool
+    drawn: tuple[Regions, np.ndarray], merge: bool, block: int
 ) -> None:
     regions, lengths = drawn
-    got = _outcome(lambda: unitizing_alpha_tasks(regions, lengths, merge=merge))
+    with mock.patch.object(unitizing, "BLOCK", block):
+        got = _outcome(lambda: unitizing_alpha_tasks(regions, lengths, merge=merge))
     want = _outcome(lambda: reference.unitizing_alpha_tasks(regions, lengths, merge=merge))
     assert got == want
 
@@ -133,3 +149,22 @@ def test_the_first_overlap_named_is_the_reference_one(merge: bool) -> None:
     want = _outcome(lambda: reference.unitizing_alpha_tasks(spans, [8, 8], merge=merge))
     assert got == want
     assert merge or "coder 0 has overlapping segments [8, 11) and [9, 13)" in got
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(1, 3)), max_size=40),
+    st.lists(st.tuples(st.integers(0, 100), st.integers(1, 60)), max_size=30),
+)
+def test_stepping_to_the_last_overlap_is_a_search(
+    steps: list[tuple[int, int]], queries: list[tuple[int, int]]
+) -> None:
+    """Stepping from the first unit a query reaches (few steps, then a search) finds what
+    ``np.searchsorted`` finds, however many units one query overlaps."""
+    ends = np.cumsum([gap + width for gap, width in steps], dtype=np.int64)
+    lo = ends - np.array([width for _, width in steps], dtype=np.int64)
+    q_lo = np.sort(np.array([s for s, _ in queries], dtype=np.int64))
+    q_hi = q_lo + np.array([w for _, w in queries], dtype=np.int64)
+    first = np.searchsorted(ends, q_lo, side="right")
+    want = np.maximum(np.searchsorted(lo, q_hi, side="left"), first)
+    assert np.array_equal(unitizing._reach(first, lo, q_hi), want)

@@ -223,6 +223,8 @@ def _with_text(m: Matched) -> tuple[metrics.Regions, np.ndarray[Any, Any], int]:
     reg, texts = m.regions, m.table.texts
     known = np.array([t is not None for t in texts], dtype=bool)
     lengths = np.array([len(t) if t is not None else 0 for t in texts], dtype=np.int64)
+    if known.all():  # every text known: the field's spans as they are
+        return reg, lengths, 0
     keep = known[reg.unit]
     rated = reg.rated & known[:, None]
     missing = int(np.count_nonzero(reg.rated.any(axis=1) & ~known))

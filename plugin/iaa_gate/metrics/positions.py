@@ -55,20 +55,33 @@ def position_runs(regions: Regions, lengths: npt.ArrayLike) -> tuple[Coded, Int6
     >>> length.tolist()
     [5, 5, 8, 2]
     """
-    columns, values, weight = _run_columns(regions, lengths)
-    return _coded(columns, values, weight.size), weight
+    blocks, values = _run_blocks(regions, lengths)
+    return _stacked(blocks, values, regions.annotators)
 
 
-def _coded(columns: list[Int64Array], values: npt.NDArray[np.object_], runs: int) -> Coded:
-    codes = np.stack(columns) if columns else np.empty((0, runs), dtype=np.int64)
-    return Coded(codes.T.astype(code_dtype(len(values))), values)
+BLOCK = 1 << 17  # regions per block of tasks: each block's arrays stay a few MiB
+Block = tuple[Int64Array, list[Int64Array]]
 
 
-def _run_columns(
+def _stacked(
+    blocks: list[Block], values: npt.NDArray[np.object_], n_ann: int
+) -> tuple[Coded, Int64Array]:
+    """The blocks' runs as one :class:`Coded` ``(runs, annotators)`` and the run lengths."""
+    weight = np.concatenate([w for w, _ in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+    codes = np.empty((n_ann, weight.size), dtype=code_dtype(len(values)))
+    for k in range(n_ann):
+        np.concatenate([c[k] for _, c in blocks] or [codes[k]], out=codes[k], casting="unsafe")
+    return Coded(codes.T, values), weight
+
+
+def _run_blocks(
     regions: Regions, lengths: npt.ArrayLike
-) -> tuple[list[Int64Array], npt.NDArray[np.object_], Int64Array]:
-    """Each annotator's codes ``(runs,)`` (as in :func:`position_runs`), the values, and the run
-    lengths ``(runs,)``: the columns :func:`position_alpha` scores without a ``(runs, A)`` copy."""
+) -> tuple[list[Block], npt.NDArray[np.object_]]:
+    """The runs of consecutive blocks of tasks, in order: each block's run lengths and each
+    annotator's codes (as in :func:`position_runs`), and the values. Runs never cross a task, so
+    a block's runs are exactly the rounds' runs over its tasks; taking the tasks a block at a
+    time keeps every temporary small (fresh arrays of many MiB cost more in page faults than
+    the arithmetic on them)."""
     task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
     size = np.asarray(lengths, dtype=np.int64)
     n_lab = len(labels)
@@ -77,34 +90,46 @@ def _run_columns(
             f"regions: position alpha supports at most 61 labels, got {n_lab}",
             parameter="regions",
         )
-    offset = np.concatenate([[0], np.cumsum(size)])
-    n = lo.size
-    cuts, at = _ranks(np.concatenate([lo + offset[task], hi + offset[task], offset]))
-    at_lo, at_hi = at[:n], at[n : 2 * n]
-    weight = np.diff(cuts)
-    runs, n_ann = weight.size, regions.annotators
-    # the task edges are cuts, so task t owns the runs between its two edges
-    run_task = np.repeat(np.arange(size.size), np.diff(at[2 * n :]))
+    n_ann = regions.annotators
     width = _field_width(task, ann, n_ann, n_lab)
     top = width - 1  # label c covers a run when bit width·c + top of its state is set
-    columns: list[Int64Array] = []
+    if task.size and (task[1:] < task[:-1]).any():  # regions are usually read task by task
+        order = np.argsort(task, kind="stable")
+        task, ann, lo, hi, lab = task[order], ann[order], lo[order], hi[order], lab[order]
+    offset = np.concatenate([[0], np.cumsum(size)])
+    edges = np.unique(np.r_[0, task[::BLOCK], size.size])  # each block's first task
+    first = np.searchsorted(task, edges)  # and its first region
+    blocks: list[Block] = []
     masks: list[Int64Array] = []
-    for k in range(n_ann):
-        mine = ann == k
-        state = _states(at_lo[mine], at_hi[mine], lab[mine], runs, width)
-        many = (state & (state - 1)) != 0  # two labels or more
-        bit = np.frexp(state.astype(np.float64))[1].astype(np.int64) - 1  # exact: a power of 2
-        col = np.where(state == 0, n_lab, (bit - top) // width)
-        masks.append(state[many])
-        col[many] = -2 - state[many]  # combinations: numbered below
-        rated = regions.rated[:, k]
-        if not rated.all():
-            col[~rated[run_task]] = -1
-        columns.append(col)
+    for t0, t1, r0, r1 in zip(edges[:-1], edges[1:], first[:-1], first[1:], strict=True):
+        b_task, b_ann, b_lab = task[r0:r1], ann[r0:r1], lab[r0:r1]
+        at_task = offset[b_task]
+        n = b_task.size
+        cuts, at = _ranks(
+            np.concatenate([lo[r0:r1] + at_task, hi[r0:r1] + at_task, offset[t0 : t1 + 1]])
+        )
+        runs = cuts.size - 1
+        # the task edges are cuts, so task t owns the runs between its two edges
+        run_task = np.repeat(np.arange(t0, t1), np.diff(at[2 * n :]))
+        columns: list[Int64Array] = []
+        for k in range(n_ann):
+            mine = b_ann == k
+            state = _states(at[:n][mine], at[n : 2 * n][mine], b_lab[mine], runs, width)
+            many = (state & (state - 1)) != 0  # two labels or more
+            bit = np.frexp(state.astype(np.float64))[1].astype(np.int64) - 1  # exact: 2^bit
+            col = np.where(state == 0, n_lab, (bit - top) // width)
+            masks.append(state[many])
+            col[many] = -2 - state[many]  # combinations: numbered below
+            rated = regions.rated[run_task, k]
+            if not rated.all():
+                col[~rated] = -1
+            columns.append(col)
+        blocks.append((np.diff(cuts), columns))
     combos = np.unique(np.concatenate(masks)) if masks else np.zeros(0, dtype=np.int64)
-    for col in columns:  # combinations numbered in the order of their labels' codes
-        combo = col <= -2
-        col[combo] = n_lab + 1 + np.searchsorted(combos, -2 - col[combo])
+    for _, columns in blocks:  # combinations numbered in the order of their labels' codes
+        for col in columns:
+            combo = col <= -2
+            col[combo] = n_lab + 1 + np.searchsorted(combos, -2 - col[combo])
     names = [*labels, OUTSIDE]
     names += [
         "+".join(labels[c] for c in range(n_lab) if mask >> (width * c + top) & 1)
@@ -112,7 +137,7 @@ def _run_columns(
     ]
     values = np.empty(len(names), dtype=object)
     values[:] = names
-    return columns, values, weight
+    return blocks, values
 
 
 def _ranks(points: Int64Array) -> tuple[Int64Array, Int64Array]:
@@ -225,11 +250,12 @@ def position_alpha(regions: Regions, lengths: npt.ArrayLike) -> float:
     """
     from .alpha import alpha_from_sums
 
-    columns, values, weight = _run_columns(regions, lengths)
-    if _by_pairs(len(columns), len(values)):
-        o = _pair_coincidences(columns, weight.astype(np.float64), len(values))
+    blocks, values = _run_blocks(regions, lengths)
+    if _by_pairs(regions.annotators, len(values)):
+        o = _pair_coincidences([(c, w.astype(np.float64)) for w, c in blocks], len(values))
     else:
-        o = weighted_coincidences(_coded(columns, values, weight.size), weight.astype(np.float64))
+        runs, weight = _stacked(blocks, values, regions.annotators)
+        o = weighted_coincidences(runs, weight.astype(np.float64))
     n_v = np.rint(o.sum(axis=1))
     n = float(n_v.sum())
     d_o = float(o.sum() - np.trace(o))
@@ -247,7 +273,7 @@ def weighted_coincidences(coded: Coded, weight: FloatArray) -> FloatArray:
     codes = coded.codes.astype(np.int64)
     n_ann = codes.shape[1]
     if _by_pairs(n_ann, n_values):
-        return _pair_coincidences([codes[:, a] for a in range(n_ann)], weight, n_values)
+        return _pair_coincidences([([codes[:, a] for a in range(n_ann)], weight)], n_values)
     given = codes >= 0
     m = given.sum(axis=1).astype(np.float64)
     scale = np.divide(weight, m - 1.0, out=np.zeros(rows), where=m >= 2)
@@ -264,21 +290,29 @@ def _by_pairs(n_ann: int, n_values: int) -> bool:
     return n_ann * (n_ann - 1) // 2 <= n_values
 
 
-def _pair_coincidences(columns: list[Int64Array], weight: FloatArray, n_values: int) -> FloatArray:
-    """:func:`weighted_coincidences` from each annotator's codes ``(rows,)``: one weighted count
-    of value pairs per annotator pair, in row order (the same sums, to the last bit)."""
-    given = [col >= 0 for col in columns]
-    m = np.sum(given, axis=0).astype(np.float64) if given else np.zeros(weight.size)
-    scale = np.divide(weight, m - 1.0, out=np.zeros(weight.size), where=m >= 2)
+def _pair_coincidences(
+    blocks: list[tuple[list[Int64Array], FloatArray]], n_values: int
+) -> FloatArray:
+    """:func:`weighted_coincidences` from consecutive blocks of rows, each annotator's codes
+    ``(rows,)`` and the rows' weights: one weighted count of value pairs per annotator pair,
+    added row after row in order (``np.add.at`` block after block adds exactly as one
+    ``np.bincount`` over all rows: the same sums, to the last bit)."""
     size = n_values * n_values
-    out = np.zeros(size)
-    for a, col_a in enumerate(columns):
-        for b in range(a + 1, len(columns)):
-            cell = col_a * n_values + columns[b]
+    n_ann = len(blocks[0][0]) if blocks else 0
+    pairs = {(a, b): np.zeros(size) for a in range(n_ann) for b in range(a + 1, n_ann)}
+    for columns, weight in blocks:
+        given = [col >= 0 for col in columns]
+        m = np.sum(given, axis=0).astype(np.float64)
+        scale = np.divide(weight, m - 1.0, out=np.zeros(weight.size), where=m >= 2)
+        for (a, b), acc in pairs.items():
+            cell = columns[a] * n_values + columns[b]
             w = scale
             both = given[a] & given[b]
             if not both.all():
                 cell, w = cell[both], scale[both]
-            out += np.bincount(cell, w, minlength=size)
+            np.add.at(acc, cell, w)
+    out = np.zeros(size)
+    for acc in pairs.values():
+        out += acc
     half = out.reshape(n_values, n_values)
     return np.asarray(half + half.T)

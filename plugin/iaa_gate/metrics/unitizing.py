@@ -26,7 +26,6 @@ and tasks rated by fewer than the largest number of raters are left out and coun
 
 from __future__ import annotations
 
-import itertools
 import numbers
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -255,111 +254,150 @@ def _tasks(
     m = int(raters.max()) if raters.size else 0
     keep_task = raters == m
     kept = np.where(keep_task, size, 0)
-    offset = np.concatenate([[0], np.cumsum(kept)])
-    slot = np.cumsum(who, axis=1) - 1  # coder slot of each rater within a task
+    excluded = int((~keep_task & (raters > 0)).sum())
+    # the walls: the kept tasks' edges, each once, so the continuum is [0, walls[-1]); a task's
+    # part: its stretch between two walls (a segment has a length, so its task is not empty)
+    walls = np.concatenate([[0], np.cumsum(kept[kept > 0])])
+    length = int(walls[-1])
+    if m < 2 or length == 0:
+        why = "fewer than two coders" if m < 2 else "the continuum is empty"
+        return UnitizingAlpha(Undefined(why), {}, {}, {}, m, excluded)
     keep = keep_task[task] & (hi > lo)
     if not keep.all():
         task, ann, lo, hi, lab = task[keep], ann[keep], lo[keep], hi[keep], lab[keep]
-    coder = slot.ravel()[task * who.shape[1] + ann]
-    pos = offset[task]
-    # the walls: the kept tasks' edges, each once; a segment's part: the stretch of the task
-    # holding it (a segment has a length, so its task is not empty)
-    walls = np.concatenate([[0], np.cumsum(kept[kept > 0])])
-    part = (np.cumsum(kept > 0) - 1)[task]
-    excluded = int((~keep_task & (raters > 0)).sum())
-    return _pooled(
-        coder,
-        lo + pos,
-        hi + pos,
-        lab,
-        part,
-        walls,
-        m,
-        names or labels,
-        excluded,
-        merge,
-        parameter,
-    )
+    if task.size and (task[1:] < task[:-1]).any():  # regions are usually read task by task
+        order = np.argsort(task, kind="stable")
+        task, ann, lo, hi, lab = task[order], ann[order], lo[order], hi[order], lab[order]
+    slot = np.cumsum(who, axis=1) - 1  # coder slot of each rater within a task
+    part = np.cumsum(kept > 0) - 1
+    named = names or labels
+    sums = _Sums(len(named), m, walls)
+    edges = np.unique(np.r_[0, task[::BLOCK], size.size])  # each block's first task
+    first = np.searchsorted(task, edges)  # and its first segment
+    for t0, t1, r0, r1 in zip(edges[:-1], edges[1:], first[:-1], first[1:], strict=True):
+        b_task = task[r0:r1]
+        at = walls[part[b_task]]  # where the segment's task starts on the continuum
+        parts = (int(part[t0 - 1]) + 1 if t0 else 0, int(part[t1 - 1]) + 1 if t1 else 0)
+        sums.add(
+            slot.ravel()[b_task * who.shape[1] + ann[r0:r1]],
+            lo[r0:r1] + at,
+            hi[r0:r1] + at,
+            lab[r0:r1],
+            part[b_task],
+            parts,
+            merge,
+        )
+    return sums.result(named, excluded, parameter)
+
+
+BLOCK = 1 << 17  # segments per block of tasks: each block's arrays stay a few MiB
+
+
+class _Sums:
+    """α_U's sums over consecutive blocks of tasks. Segments never cross a task, so each task's
+    overlaps and gaps are within its block; D_o sums whole numbers (exact in any order); D_e
+    is summed over each label's units in the order of the whole field (coder, then start), as
+    one array: those sums are not exact."""
+
+    def __init__(self, n_lab: int, m: int, walls: Int64Array) -> None:
+        self.m, self.walls = m, walls
+        self.total = [0.0] * n_lab  # Σ δ² and ℓ² over coder pairs (whole numbers)
+        self.units: list[list[list[Int64Array]]] = [[[] for _ in range(m)] for _ in range(n_lab)]
+        self.gaps: list[list[Int64Array]] = [[] for _ in range(n_lab)]
+        self.clashes: list[tuple[int, int, int, str]] = []
+        self.duplicates = 0
+        self.none = np.zeros(0, dtype=np.int64)
+
+    def add(
+        self,
+        coder: Int64Array,
+        lo: Int64Array,
+        hi: Int64Array,
+        lab: Int64Array,
+        part: Int64Array,
+        parts: tuple[int, int],
+        merge: bool,
+    ) -> None:
+        """One block's segments, in reading order; ``parts``: the block's stretches
+        ``[first, end)``."""
+        m = self.m
+        groups = len(self.total) * m
+        group = lab * m + coder
+        edges = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=groups))])
+        # by label and coder, each in reading order: that is by start when the regions came
+        # task by task, each annotator's by start; else sorted
+        order = np.argsort(
+            group.astype(np.uint16 if groups <= 1 << 16 else np.int64), kind="stable"
+        )
+        s_lo, s_hi, s_part = lo[order], hi[order], part[order]
+        if not _in_order(s_lo, s_hi, edges):
+            order = sort_order(lab, coder, lo, hi - lo)  # a length: a small range to pack
+            s_lo, s_hi, s_part = lo[order], hi[order], part[order]
+        stretch = np.diff(self.walls[parts[0] : parts[1] + 1])
+        cut = edges.tolist()
+        for code in range(len(self.total)):
+            if cut[code * m] == cut[code * m + m]:  # every coder left the block's tasks empty
+                self.gaps[code] += [stretch] * m
+                continue
+            units: list[Units] = []
+            for c in range(m):
+                a, b = cut[code * m + c], cut[code * m + c + 1]
+                u_lo, u_hi, u_part, repeats = _disjoint(s_lo[a:b], s_hi[a:b], s_part[a:b], merge)
+                self.duplicates += repeats
+                clash = np.flatnonzero(u_lo[1:] < u_hi[:-1])
+                if clash.size:  # reported once every block is read: the first by label, coder
+                    k = int(clash[0])
+                    where = f"[{u_lo[k]}, {u_hi[k]}) and [{u_lo[k + 1]}, {u_hi[k + 1]})"
+                    self.clashes.append((code, c, len(self.clashes), where))
+                units.append((u_lo, u_hi))
+                self.units[code][c].append(u_hi - u_lo)
+                empty = np.bincount(u_part - parts[0], minlength=stretch.size) == 0
+                self.gaps[code].append(_gaps(u_lo, u_hi, u_part, self.walls))
+                self.gaps[code].append(stretch[empty])  # a stretch the coder left empty
+            if not self.clashes:
+                self.total[code] += _observed(units, m)
+
+    def result(self, labels: tuple[Hashable, ...], excluded: int, parameter: str) -> UnitizingAlpha:
+        """α_U per label and pooled, once every block is added."""
+        if self.clashes:
+            code, c, _, where = min(self.clashes)
+            raise UsageError(
+                f"coder {c} has overlapping segments {where} of label {labels[code]!r}: "
+                "unitizing alpha needs each coder's segments of one label to be disjoint",
+                parameter=parameter,
+            )
+        m, walls = self.m, self.walls
+        length = int(walls[-1])
+        by_label: dict[Hashable, float] = {}
+        observed: dict[Hashable, float] = {}
+        expected: dict[Hashable, float] = {}
+        d_o_sum = d_e_sum = 0.0
+        for code, name in enumerate(labels):
+            if not any(self.units[code][c] for c in range(m)):
+                continue
+            sizes = [np.concatenate([self.none, *self.units[code][c]]) for c in range(m)]
+            gaps = np.concatenate(self.gaps[code])
+            d_o = 2.0 * self.total[code] / (m * (m - 1) * float(length) ** 2)
+            d_e = _expected(np.concatenate(sizes), gaps, m, length)
+            observed[name], expected[name] = d_o, d_e
+            if not (gaps > 0).any() and all(s.size == walls.size - 1 for s in sizes):
+                why = f"every coder marks each task whole as {name!r}: no choice"
+                by_label[name] = Undefined(why)
+            elif d_e > 0:
+                by_label[name] = 1.0 - d_o / d_e
+                d_o_sum, d_e_sum = d_o_sum + d_o, d_e_sum + d_e
+            else:
+                by_label[name] = Undefined(f"label {name!r}: no expected disagreement")
+        value = (
+            1.0 - d_o_sum / d_e_sum
+            if d_e_sum > 0
+            else Undefined("no segments" if not by_label else "no label has a defined alpha")
+        )
+        return UnitizingAlpha(value, by_label, observed, expected, m, excluded, self.duplicates)
 
 
 def _int(a: npt.ArrayLike, parameter: str) -> Int64Array:
     return whole_numbers(a, parameter, "whole characters or tokens (span positions)")
-
-
-def _pooled(
-    coder: Int64Array,
-    lo: Int64Array,
-    hi: Int64Array,
-    lab: Int64Array,
-    part: Int64Array,
-    walls: Int64Array,
-    m: int,
-    labels: tuple[Hashable, ...],
-    excluded: int,
-    merge: bool,
-    parameter: str,
-) -> UnitizingAlpha:
-    """α_U per label and pooled, on one continuum ``[0, walls[-1])`` cut at ``walls``, each
-    segment in the stretch ``[walls[part], walls[part + 1])`` (``merge``: a coder's overlapping
-    segments of one label become their union).
-
-    Each label's segments of each coder in order of start: the regions come task by task, each
-    annotator's by start, so grouping them by label and coder (a stable radix sort of one small
-    key) keeps that order, and the general sort runs only when they came otherwise."""
-    length = int(walls[-1])
-    by_label: dict[Hashable, float] = {}
-    observed: dict[Hashable, float] = {}
-    expected: dict[Hashable, float] = {}
-    if m < 2 or length == 0:
-        why = "fewer than two coders" if m < 2 else "the continuum is empty"
-        return UnitizingAlpha(Undefined(why), {}, {}, {}, m, excluded)
-    group = lab * m + coder
-    groups = len(labels) * m
-    counts = np.bincount(group, minlength=groups)
-    edges = np.concatenate([[0], np.cumsum(counts)])
-    order = np.argsort(group.astype(np.uint16 if groups <= 1 << 16 else np.int64), kind="stable")
-    s_lo, s_hi, s_part = lo[order], hi[order], part[order]
-    if not _in_order(s_lo, s_hi, edges):
-        order = sort_order(lab, coder, lo, hi - lo)  # a length: a small range to pack
-        s_lo, s_hi, s_part = lo[order], hi[order], part[order]
-    lo, hi, part = s_lo, s_hi, s_part
-    edges = edges.tolist()
-    d_o_sum = d_e_sum = 0.0
-    duplicates = 0
-    for code in range(len(labels)):
-        cut = edges[code * m : code * m + m + 1]
-        if cut[0] == cut[-1]:
-            continue
-        name = labels[code]
-        units: list[Units] = []
-        stretch: list[Int64Array] = []
-        for a, b in itertools.pairwise(cut):
-            c_lo, c_hi, c_part, repeats = _disjoint(
-                lo[a:b], hi[a:b], part[a:b], merge, len(units), name, parameter
-            )
-            units.append((c_lo, c_hi))
-            stretch.append(c_part)
-            duplicates += repeats
-        gaps = np.concatenate([_gaps(*u, p, walls) for u, p in zip(units, stretch, strict=True)])
-        d_o = _observed(units, m, length)
-        d_e = _expected(units, gaps, m, length)
-        observed[name], expected[name] = d_o, d_e
-        if not (gaps > 0).any() and all(
-            np.array_equal(u_lo, walls[:-1]) and np.array_equal(u_hi, walls[1:])
-            for u_lo, u_hi in units
-        ):
-            by_label[name] = Undefined(f"every coder marks each task whole as {name!r}: no choice")
-        elif d_e > 0:
-            by_label[name] = 1.0 - d_o / d_e
-            d_o_sum, d_e_sum = d_o_sum + d_o, d_e_sum + d_e
-        else:
-            by_label[name] = Undefined(f"label {name!r}: no expected disagreement")
-    value = (
-        1.0 - d_o_sum / d_e_sum
-        if d_e_sum > 0
-        else Undefined("no segments" if not by_label else "no label has a defined alpha")
-    )
-    return UnitizingAlpha(value, by_label, observed, expected, m, excluded, duplicates)
 
 
 def _in_order(lo: Int64Array, hi: Int64Array, edges: Int64Array) -> bool:
@@ -374,16 +412,10 @@ def _in_order(lo: Int64Array, hi: Int64Array, edges: Int64Array) -> bool:
 
 
 def _disjoint(
-    lo: Int64Array,
-    hi: Int64Array,
-    part: Int64Array,
-    merge: bool,
-    coder: int,
-    name: Hashable,
-    parameter: str,
+    lo: Int64Array, hi: Int64Array, part: Int64Array, merge: bool
 ) -> tuple[Int64Array, Int64Array, Int64Array, int]:
     """One coder's segments of one label (in order of start, then length) without repeats,
-    merged when ``merge``, as ``(lo, hi, part, repeats)``; overlapping ones are refused."""
+    merged when ``merge``, as ``(lo, hi, part, repeats)``."""
     twice = np.zeros(lo.size, dtype=bool)
     twice[1:] = (lo[1:] == lo[:-1]) & (hi[1:] == hi[:-1])
     repeats = int(twice.sum())
@@ -396,15 +428,6 @@ def _disjoint(
             first = np.r_[0, first]
             hi = np.maximum.reduceat(hi, first)
             lo, part = lo[first], part[first]
-    clash = np.flatnonzero(lo[1:] < hi[:-1])
-    if clash.size:
-        k = int(clash[0])
-        raise UsageError(
-            f"coder {coder} has overlapping segments [{lo[k]}, {hi[k]}) and "
-            f"[{lo[k + 1]}, {hi[k + 1]}) of label {name!r}: unitizing alpha needs "
-            "each coder's segments of one label to be disjoint",
-            parameter=parameter,
-        )
     return lo, hi, part, repeats
 
 
@@ -412,10 +435,9 @@ Units = tuple[Int64Array, Int64Array]
 
 
 def _gaps(lo: Int64Array, hi: Int64Array, part: Int64Array, walls: Int64Array) -> Int64Array:
-    """Lengths of one coder's gaps, the stretches without one of their units ``[lo, hi)``
-    (sorted, disjoint, unit k in the stretch ``part[k]`` between two task ``walls``
-    ``(T + 1,)``), cut at the walls; 0 for a unit that starts where the previous one ends (or
-    at a wall)."""
+    """Lengths of one coder's gaps around their units ``[lo, hi)`` (sorted, disjoint, unit k in
+    the stretch ``part[k]`` between two task ``walls``), cut at the walls; 0 for a unit that
+    starts where the previous one ends (or at a wall). Stretches without a unit are not here."""
     first = np.ones(lo.size, dtype=bool)  # the first unit in its stretch
     np.not_equal(part[1:], part[:-1], out=first[1:])
     last = np.ones(lo.size, dtype=bool)
@@ -423,20 +445,19 @@ def _gaps(lo: Int64Array, hi: Int64Array, part: Int64Array, walls: Int64Array) -
     inner = np.where(first[1:], 0, lo[1:] - hi[:-1])
     lead = np.where(first, lo - walls[part], 0)
     tail = np.where(last, walls[part + 1] - hi, 0)
-    empty = np.diff(walls)[np.bincount(part, minlength=walls.size - 1) == 0]
-    return np.concatenate([inner, lead, tail, empty])
+    return np.concatenate([inner, lead, tail])
 
 
-def _observed(units: list[Units], m: int, length: int) -> float:
-    """D_o of one label over every coder pair: δ² of overlapping units, plus ℓ² of each unit
-    that no unit of the other coder overlaps (it lies inside one of their gaps). Every term is
-    a whole number, so the sums are exact in any order."""
+def _observed(units: list[Units], m: int) -> float:
+    """D_o of one label times m(m − 1)L²/2: over every coder pair, δ² of overlapping units, plus
+    ℓ² of each unit that no unit of the other coder overlaps (it lies inside one of their
+    gaps). Every term is a whole number, so the sums are exact in any order."""
     total = 0.0
     for i in range(m):
         for j in range(i + 1, m):
             (lo_i, hi_i), (lo_j, hi_j) = units[i], units[j]
             first = np.searchsorted(hi_j, lo_i, side="right")  # j's first unit ending after lo_i
-            end = np.searchsorted(lo_j, hi_i, side="left")
+            end = _reach(first, lo_j, hi_i)  # j's first unit starting at or after hi_i
             count = end - first
             g = np.flatnonzero(count == 1)  # most units overlap one of the other coder's
             h = first[g]
@@ -452,12 +473,29 @@ def _observed(units: list[Units], m: int, length: int) -> float:
             total += float(
                 d2.sum() + np.sum(len_i**2, where=alone_i) + np.sum(len_j**2, where=alone_j)
             )
-    return 2.0 * total / (m * (m - 1) * float(length) ** 2)
+    return total
 
 
-def _expected(units_: list[Units], gaps: Int64Array, m: int, length: int) -> float:
-    """D_e of one label, from every coder's units and all their gaps' lengths."""
-    sizes = np.concatenate([hi - lo for lo, hi in units_])
+def _reach(first: Int64Array, lo: Int64Array, hi: Int64Array) -> Int64Array:
+    """``np.searchsorted(lo, hi, side="left")`` for sorted disjoint units, given for each query
+    a ``first`` unit that does not start after it: stepping on from there while the next unit
+    starts before ``hi`` (a unit overlaps one or two of the other coder's, rarely more); the
+    few that overlap many are searched."""
+    end = first.copy()
+    active = np.flatnonzero(end < lo.size)
+    for _ in range(4):
+        if not active.size:
+            return end
+        active = active[lo[end[active]] < hi[active]]
+        end[active] += 1
+        active = active[end[active] < lo.size]
+    end[active] = np.searchsorted(lo, hi[active], side="left")
+    return end
+
+
+def _expected(sizes: Int64Array, gaps: Int64Array, m: int, length: int) -> float:
+    """D_e of one label, from every coder's unit lengths (coder after coder, each by start) and
+    all their gaps' lengths."""
     n_c = sizes.size
     if n_c == 0:
         return 0.0
