@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from itertools import chain
+from itertools import chain, compress
 from operator import attrgetter, lt
 from typing import Any, Literal
 
@@ -272,6 +272,7 @@ class _Line(msgspec.Struct, gc=False, kw_only=True):
 
 _LINE = msgspec.json.Decoder(_Line)
 
+
 _BINARY = {"accept": ("accept",), "reject": ("reject",)}
 _OPEN, _CLOSE, _NEWLINE = ord("{"), ord("}"), ord("\n")
 
@@ -379,16 +380,11 @@ def read_block(
             got = chosen[k]
             if unknown_option(got if type(got) is tuple else (), ids[raw]) is not None:
                 return None
-    spans: dict[int, list[_Span]] = {}
+    spans: _Answers | None = None
     regional = [k for k, got in enumerate(chosen) if got == ""]
     if regional:  # accepted text span answers: their spans, checked as the line reader does
-        at = np.flatnonzero(np.isin(kind, regional)).tolist()
-        try:
-            spans = {i: _SPANS.decode(exs[i].spans) if len(exs[i].spans) else [] for i in at}
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
-        flat = list(chain.from_iterable(spans.values()))
-        if any(map(lt, map(_END, flat), map(_START, flat))):
+        spans = _Answers.of(exs, np.flatnonzero(np.isin(kind, regional)))
+        if spans is None:
             return None
     hashes: list[int | str] = [e.input_hash for e in exs]
     task_hashes = [e.task_hash for e in exs]
@@ -432,39 +428,99 @@ def read_block(
     for f, view in enumerate(names):
         rows = np.flatnonzero(fields == f) if len(names) > 1 else np.flatnonzero(fields >= 0)
         col = cols.fields[view]
-        if spans and view in SPAN_VIEWS:
-            _append_answers(col.region_column(len(col.rows)), [spans[i] for i in rows.tolist()])
-            found: set[tuple[TaskId, str]] = set()
-            for i in reversed(rows.tolist()):  # the text of a unit's last line that gives one
-                key = (units[i], view)
-                if key in found or not len(raw := exs[i].text):
-                    continue
-                if type(text := _TEXT.decode(raw)) is str:
-                    texts[key] = text
-                    found.add(key)
+        if spans is not None and view in SPAN_VIEWS:
+            mine = spans if len(names) == 1 else spans.of_lines(fields[spans.at] == f)
+            mine.append_to(col.region_column(len(col.rows)))
+            _texts(exs, units, rows.tolist(), view, texts)
         col.rows.frombytes((rows + base).tobytes())
         col.codes.frombytes(value[kind[rows]].tobytes())
     return n
 
 
-def _append_answers(rc: RegionColumn, answers: list[list[_Span]]) -> None:
-    """Append text span ``answers`` (checked) to ``rc``, a column at a time."""
-    counts = np.fromiter(map(len, answers), np.int64, len(answers))
-    offsets = np.cumsum(counts) - counts
-    total = int(counts.sum())
-    flat = list(chain.from_iterable(answers))
-    rc.shape.frombytes(np.full(len(answers), intern_shape(rc.shapes, "span"), np.int8).tobytes())
-    rc.first.frombytes((offsets + len(rc.ids)).tobytes())
-    rc.cfirst.frombytes((2 * offsets + len(rc.coords)).tobytes())
-    rc.pfirst.frombytes(np.full(len(answers), len(rc.points), np.int64).tobytes())
-    rc.dropped.frombytes(bytes(8 * len(answers)))
-    ids = list(map(_ID, flat))
-    at = np.arange(total) - np.repeat(offsets, counts)  # each span's place in its answer
-    if ids.count(UNSET) == total and total and int(at.max()) < len(_INDEX_IDS):
-        rc.ids += map(_INDEX_IDS.__getitem__, at.tolist())  # the usual: no ids, their places
-    else:
-        rc.ids += [str(i if r is UNSET else r) for i, r in zip(at.tolist(), ids, strict=True)]
-    codes = intern_all(rc.label_index, rc.labels, list(map(_LABEL, flat)))
-    rc.label.frombytes(codes.tobytes())
-    # an int offset is stored as float(start), as the rules read it
-    rc.coords.extend(chain.from_iterable(map(_OFFSETS, flat)))
+class _Answers:
+    """The spans of a block's accepted text span answers (lines ``at``, in order), decoded and
+    checked as :meth:`LineReader._regions` checks them, with their offsets as columns."""
+
+    def __init__(self, at: Any, answers: list[list[_Span]], starts: Any, ends: Any) -> None:
+        self.at = at
+        self.counts = np.fromiter(map(len, answers), np.int64, len(answers))
+        self.flat = list(chain.from_iterable(answers))
+        self.starts, self.ends = starts, ends
+
+    @classmethod
+    def of(cls, exs: list[_Line], at: Any) -> _Answers | None:
+        """The answers of lines ``at`` of ``exs``; None when one is not spans of text."""
+        try:
+            answers = [_SPANS.decode(raw) if len(raw := exs[i].spans) else [] for i in at.tolist()]
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        flat = list(chain.from_iterable(answers))
+        try:  # an int offset is stored as float(start), as the rules read it
+            starts = np.fromiter(map(_START, flat), np.float64, len(flat))
+            ends = np.fromiter(map(_END, flat), np.float64, len(flat))
+        except OverflowError:
+            return None
+        if (ends < starts).any():
+            return None
+        rounded = len(flat) and max(abs(starts).max(), abs(ends).max()) >= _EXACT
+        if rounded and any(map(lt, map(_END, flat), map(_START, flat))):  # compared as read
+            return None
+        return cls(at, answers, starts, ends)
+
+    def of_lines(self, keep: Any) -> _Answers:
+        """The answers of the lines where ``keep`` (a bool per line of :attr:`at`) is true."""
+        spans = np.repeat(keep, self.counts)
+        answers, flat, first = [], list(compress(self.flat, spans)), 0
+        for n in self.counts[keep].tolist():
+            answers.append(flat[first : first + n])
+            first += n
+        return _Answers(self.at[keep], answers, self.starts[spans], self.ends[spans])
+
+    def append_to(self, rc: RegionColumn) -> None:
+        """Append the answers to ``rc``, a column at a time."""
+        counts, flat = self.counts, self.flat
+        n, total = len(counts), len(flat)
+        offsets = np.cumsum(counts) - counts
+        rc.shape.frombytes(np.full(n, intern_shape(rc.shapes, "span"), np.int8).tobytes())
+        rc.first.frombytes((offsets + len(rc.ids)).tobytes())
+        rc.cfirst.frombytes((2 * offsets + len(rc.coords)).tobytes())
+        rc.pfirst.frombytes(np.full(n, len(rc.points), np.int64).tobytes())
+        rc.dropped.frombytes(bytes(8 * n))
+        ids = list(map(_ID, flat))
+        at = np.arange(total) - np.repeat(offsets, counts)  # each span's place in its answer
+        if ids.count(UNSET) == total and total and int(at.max()) < len(_INDEX_IDS):
+            rc.ids += map(_INDEX_IDS.__getitem__, at.tolist())  # the usual: no ids, their places
+        else:
+            rc.ids += [str(i if r is UNSET else r) for i, r in zip(at.tolist(), ids, strict=True)]
+        codes = intern_all(rc.label_index, rc.labels, list(map(_LABEL, flat)))
+        rc.label.frombytes(codes.tobytes())
+        rc.coords.frombytes(np.column_stack((self.starts, self.ends)).tobytes())
+
+
+_EXACT = float(1 << 53)
+"""Offsets from this size on may round as floats: their order is checked as read."""
+
+
+def _texts(
+    exs: list[_Line],
+    units: list[TaskId],
+    rows: list[int],
+    view: str,
+    texts: dict[tuple[TaskId, str], str],
+) -> None:
+    """Keep the text of each unit's last line of ``rows`` that gives one (a str)."""
+    # the usual: a unit's last line gives it
+    last = dict(zip(map(units.__getitem__, rows), rows, strict=True))
+    found: set[TaskId] = set()
+    for unit, i in last.items():
+        if len(raw := exs[i].text) and type(text := _TEXT.decode(raw)) is str:
+            texts[unit, view] = text
+            found.add(unit)
+    if len(found) == len(last):
+        return
+    for i in reversed(rows):  # an earlier line of the unit that gives one
+        if (unit := units[i]) in found or not len(raw := exs[i].text):
+            continue
+        if type(text := _TEXT.decode(raw)) is str:
+            texts[unit, view] = text
+            found.add(unit)
