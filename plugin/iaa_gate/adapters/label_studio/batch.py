@@ -81,6 +81,7 @@ _KINDS: dict[str, Kind] = {t: registry()[t] for t in get_args(_Type)}
 """The kinds read here: where each answer is in a result's ``value``, and what it is."""
 _UTC = timezone.utc
 _CANCELLED, _TRUTH = attrgetter("was_cancelled"), attrgetter("ground_truth")
+_ANNOTATIONS, _RESULT = attrgetter("annotations"), attrgetter("result")
 _TZINFO = attrgetter("tzinfo")
 
 
@@ -151,16 +152,18 @@ class _Batch:
 
     def __init__(self, tasks: list[Any], include_ground_truth: bool) -> None:
         self.tasks = tasks
-        self.ids: list[TaskId] = [t.id for t in tasks]
-        self.keys = [str(i) for i in self.ids]
-        self.counts = [len(t.annotations) for t in tasks]
-        self.anns: list[Any] = list(chain.from_iterable(t.annotations for t in tasks))
+        self.ids: list[TaskId] = list(map(_ID, tasks))
+        self.keys = list(map(str, self.ids))
+        self.counts = list(map(len, map(_ANNOTATIONS, tasks)))
+        self.anns: list[Any] = list(chain.from_iterable(map(_ANNOTATIONS, tasks)))
         cancelled = list(map(_CANCELLED, self.anns))
         self.live = ~_flags(cancelled)
         self.truth = _flags(list(map(_TRUTH, self.anns)))
         self.excluded = self.live & self.truth & (not include_ground_truth)
         self.has_row = ~self.excluded
-        results: list[list[Any]] = [a.result or [] for a in self.anns]
+        results: list[list[Any]] = list(map(_RESULT, self.anns))
+        if None in results:  # no results: none given
+            results = [r or [] for r in results]
         if not self.live.all():  # a cancelled annotation's results are not read
             results = [[] if c else r for r, c in zip(results, cancelled, strict=True)]
         self.results = results
@@ -217,7 +220,7 @@ def read_tasks(
     nothing, when the first task needs them (a region of another shape, a prediction, an id
     seen before…)."""
     try:
-        tasks = [_TASK.decode(r) for r in raws]
+        tasks = list(map(_TASK.decode, raws))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return _regions(raws, start, cols, stats, first_seen, include_ground_truth, texts)
     b = _Batch(tasks, include_ground_truth)
@@ -292,11 +295,11 @@ def _region_chunk(
     """:func:`_regions` of one chunk, all or nothing (None: nothing changed)."""
     tasks: list[Any]
     try:
-        tasks = [_SPANS.decode(r) for r in raws]
+        tasks = list(map(_SPANS.decode, raws))
         kind = "labels"
     except (msgspec.ValidationError, msgspec.DecodeError):
         try:
-            tasks = [_BOXES.decode(r) for r in raws]
+            tasks = list(map(_BOXES.decode, raws))
             kind = "rectanglelabels"
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
@@ -405,16 +408,18 @@ def _texts(
     found: dict[tuple[TaskId, str], str] = {}
     data: Any = None
     last = -1
+    task_at, field_at, text_at = task_of.tolist(), field.tolist(), text_of.tolist()
     for i in spans[np.sort(first)].tolist():
-        task = b.tasks[task_of[i]]
-        name = names[field[i]]
+        t = task_at[i]
+        task = b.tasks[t]
+        name = names[field_at[i]]
         if (task.id, name) in texts:
             continue
-        if task_of[i] != last:  # the task's data, decoded once
+        if t != last:  # the task's data, decoded once
             data = msgspec.json.decode(task.data) if len(task.data) else None
             data = data if isinstance(data, dict) else {}
-            last = task_of[i]
-        text = data.get(tos[text_of[i]])
+            last = t
+        text = data.get(tos[text_at[i]])
         if not isinstance(text, str):
             return None
         found[task.id, name] = text
@@ -530,6 +535,8 @@ def _flags(values: list[bool | None]) -> Any:
 
 def _seconds(times: list[datetime | None]) -> Any:
     """Seconds since the epoch (a naive time is UTC; NaN: none) as a float64 array."""
+    if times.count(None) == len(times):  # no times (an export without `updated_at`)
+        return np.full(len(times), math.nan)
     if None not in times and None not in map(_TZINFO, times):  # each with its offset
         return np.fromiter(map(datetime.timestamp, times), np.float64, len(times))  # type: ignore[arg-type]
     return np.array(

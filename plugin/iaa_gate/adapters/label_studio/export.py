@@ -222,6 +222,9 @@ def _dataset(part: Part, source: str, live: bool) -> Dataset:
     )
 
 
+_RAW = {msgspec.Raw}
+"""The type of every element of an export read column-wise."""
+
 BATCH = 512
 """Tasks read column-wise at a time (:func:`.batch.read_tasks`): few enough that a batch's
 decoded structs stay in the CPU's cache while its columns are read (``bench/bench_blocks.py``;
@@ -261,7 +264,7 @@ def _read(
             batch = tasks[index:upto]
             ids = (
                 None
-                if first or not all(type(t) is msgspec.Raw for t in batch)
+                if first or set(map(type, batch)) != _RAW
                 else read_tasks(
                     batch,
                     base + index,
