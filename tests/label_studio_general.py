@@ -32,7 +32,7 @@ def one(
         part.first_seen,
     )
     stats.tasks += 1
-    mark, excluded = cols.mark(), stats.ground_truth_excluded
+    mark, counted = cols.mark(), lse._counts(stats)
     try:
         if index == 0 and lse._json_min(
             json.loads(bytes(task)) if type(task) is msgspec.Raw else task
@@ -58,7 +58,7 @@ def one(
     except TaskError as exc:
         # a twice-seen id: the fast path had added (or left out) its annotations
         cols.rollback(mark)
-        stats.ground_truth_excluded = excluded
+        lse._restore(stats, counted)  # a task not read counts no annotation
         if not skip_invalid:
             part.problems.append(exc.problem)
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -300,3 +301,21 @@ def test_large_export_streams(tmp_path: Path) -> None:
     finally:
         js.CHUNK = old
     assert len(ds.annotations) == 1500
+
+
+def test_a_skipped_task_counts_no_annotation(write_json) -> None:
+    """Under ``skip_invalid`` a task that breaks a rule is not read: its annotations before
+    the broken one (an empty answer here) are not counted either."""
+    tasks = [
+        {"id": 1, "annotations": [ls_annotation(1, 1, s=("choices", {"choices": ["A"]}))]},
+        {
+            "id": 2,
+            "annotations": [
+                ls_annotation(1, 2, s=("choices", {"choices": []})),
+                ls_annotation(2, 3, s=("choices", {"choices": "A", "x": math.nan})),
+            ],
+        },
+    ]
+    stats = LabelStudioExport(write_json(tasks), skip_invalid=True).load().stats
+    assert (stats.tasks, stats.invalid_skipped) == (2, 1)
+    assert (stats.annotations, stats.empty, stats.cancelled) == (1, 0, 0)

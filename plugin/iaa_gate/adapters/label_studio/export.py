@@ -303,7 +303,7 @@ def _one(
         part.first_seen,
     )
     stats.tasks += 1
-    mark, excluded = cols.mark(), stats.ground_truth_excluded
+    mark, counted = cols.mark(), _counts(stats)
     try:
         if index == 0 and _json_min(json.loads(bytes(task)) if type(task) is msgspec.Raw else task):
             raise InputError(
@@ -323,15 +323,39 @@ def _one(
             )
         first_seen[str(task_id)] = index
     except TaskError as exc:
-        # a twice-seen id: the fast path had added (or left out) its annotations
+        # a twice-seen id: the fast path had added (or left out) and counted its annotations;
+        # a refused task: the wording walk counted those before the broken one
         cols.rollback(mark)
-        stats.ground_truth_excluded = excluded
+        _restore(stats, counted)
         if not skip_invalid:
             part.problems.append(exc.problem)
             return
         stats.skip_invalid(exc.problem)
         return
     part.task_ids.append(task_id)
+
+
+_COUNTED = (
+    "annotations",
+    "cancelled",
+    "ignored",
+    "empty",
+    "ground_truth_excluded",
+    "outside_round",
+)
+"""The counts of :class:`~iaa_gate.model.SourceStats` that a task's annotations add to."""
+
+
+def _counts(stats: SourceStats) -> tuple[int, ...]:
+    """The :data:`_COUNTED` counts of ``stats``, for :func:`_restore` when a task is refused
+    (a task that is not read counts no annotation)."""
+    return tuple(getattr(stats, name) for name in _COUNTED)
+
+
+def _restore(stats: SourceStats, before: tuple[int, ...]) -> None:
+    """Set the :data:`_COUNTED` counts of ``stats`` back to ``before`` (:func:`_counts`)."""
+    for name, value in zip(_COUNTED, before, strict=True):
+        setattr(stats, name, value)
 
 
 def _raw(task: Any) -> msgspec.Raw:
