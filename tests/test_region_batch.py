@@ -286,3 +286,34 @@ def test_region_batches_take_no_per_task_reader(monkeypatch: pytest.MonkeyPatch)
         assert calls == [1]
         monkeypatch.undo()
         _same(read, _read(tasks, False))
+
+
+def test_region_chunks_with_new_names_read_as_task_by_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chunk is first decoded with the field, text and labels of the chunks before as
+    literals; a chunk with a new label, another field or another text fails that decode and
+    is read as before: the same columns as task by task, and the literal decode was used."""
+    tasks = json.loads(json.dumps(PLAIN))
+    for task in tasks:
+        for ann in task["annotations"]:
+            for r in ann["result"]:
+                if task["id"] in (5, 6):
+                    r["value"]["labels"] = ["LOC"]  # a label not seen before
+                if task["id"] == 8:
+                    r["from_name"] = "ner2"  # another field
+                if task["id"] == 10:
+                    r["to_name"] = "other"  # another text
+                    task["data"]["other"] = TEXT
+    used: list[bool] = []
+    decode = batch_reader._Named.decode
+
+    def counted(self: Any, raws: Any) -> Any:
+        got = decode(self, raws)
+        used.append(self.used)
+        return got
+
+    monkeypatch.setattr(batch_reader._Named, "decode", counted)
+    for chunk in (1, 2, 3):
+        _same(_read(tasks, True, 4096, chunk), _read(tasks, False))
+    assert True in used and False in used[1:]

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
+from functools import lru_cache
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Annotated, Any, Generic, Literal, TypeVar, get_args
 
 import msgspec
 import numpy as np
-from msgspec import UNSET, Meta, UnsetType
+from msgspec import NODEFAULT, UNSET, Meta, UnsetType, defstruct
 
 from ...kinds import REGION_SHAPES, AnswerError, Kind, registry
 from ...metrics.geometry import Shape, shape_of
@@ -274,9 +275,12 @@ def _regions(
     :data:`REGION_CHUNK` tasks at a time, up to the first chunk with any other task: the ids
     of the tasks read (a prefix of ``raws``), None when none was."""
     ids: list[TaskId] = []
+    named = _Named()
     for at in range(0, len(raws), REGION_CHUNK):
         chunk = raws[at : at + REGION_CHUNK]
-        got = _region_chunk(chunk, start + at, cols, stats, first_seen, include_ground_truth, texts)
+        got = _region_chunk(
+            chunk, start + at, cols, stats, first_seen, include_ground_truth, texts, named
+        )
         if got is None:
             break
         ids += got
@@ -291,18 +295,23 @@ def _region_chunk(
     first_seen: dict[str, int],
     include_ground_truth: bool,
     texts: dict[tuple[TaskId, str], str],
+    named: _Named,
 ) -> list[TaskId] | None:
-    """:func:`_regions` of one chunk, all or nothing (None: nothing changed)."""
-    tasks: list[Any]
-    try:
-        tasks = list(map(_SPANS.decode, raws))
-        kind = "labels"
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    """:func:`_regions` of one chunk, all or nothing (None: nothing changed). ``named``: the
+    field, text and labels of the chunks before, tried first (and updated)."""
+    tasks: list[Any] | None = named.decode(raws)
+    if tasks is not None:
+        kind = named.kind
+    else:
         try:
-            tasks = list(map(_BOXES.decode, raws))
-            kind = "rectanglelabels"
+            tasks = list(map(_SPANS.decode, raws))
+            kind = "labels"
         except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
+            try:
+                tasks = list(map(_BOXES.decode, raws))
+                kind = "rectanglelabels"
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                return None
     b = _Batch(tasks, include_ground_truth)
     if not b.fresh(first_seen):
         return None
@@ -311,7 +320,8 @@ def _region_chunk(
     answered = per > 0
     at = np.flatnonzero(answered)  # the annotations with results
     lead = (np.cumsum(per) - per)[at]  # each one's first result
-    names, name = _codes(list(map(_FROM, items)))
+    one = np.zeros(len(items), dtype=np.int64)
+    names, name = ([named.field], one) if named.used else _codes(list(map(_FROM, items)))
     field = np.full(n, -1, dtype=np.int64)
     field[at] = name[lead]
     if (field[owner] != name).any():
@@ -319,7 +329,7 @@ def _region_chunk(
     values: list[Any] = list(map(_VALUE, items))
     shape = _SHAPES[kind]
     if shape.linear:
-        tos, to = _codes(list(map(_TO, items)))
+        tos, to = ([named.text], one) if named.used else _codes(list(map(_TO, items)))
         if len(tos) > 1 and (to[lead][np.searchsorted(at, owner)] != to).any():
             return None  # the spans of one annotation in two texts: the general parser
         found = _texts(b, field, to[lead], at, names, tos, texts)
@@ -363,7 +373,75 @@ def _region_chunk(
             labels if whole else [labels[i] for i in sel.tolist()],
             coords[sel],
         )
+    if len(order) == 1 and (not shape.linear or len(tos) == 1):
+        named.expect(kind, names[0], tos[0] if shape.linear else "", rc.labels)
     return b.ids
+
+
+class _Named:
+    """The field (a span's text) and labels of the region chunks read so far, once they are
+    one: the next chunk is first decoded with these names as literals, so that no string is
+    made per region for them (and the field and text are known); a chunk with any other name
+    or label fails that decode and is decoded as before."""
+
+    def __init__(self) -> None:
+        self.decoder: msgspec.json.Decoder[Any] | None = None
+        self.kind, self.field, self.text = "", "", ""
+        self.used = False
+
+    def decode(self, raws: list[msgspec.Raw]) -> list[Any] | None:
+        """The tasks ``raws`` decoded with the names (None: not all have them)."""
+        self.used = False
+        if self.decoder is None:
+            return None
+        try:
+            tasks = list(map(self.decoder.decode, raws))
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        self.used = True
+        return tasks
+
+    def expect(self, kind: str, field: str, text: str, labels: list[str]) -> None:
+        """Decode the next chunk with these names (``labels``: the field's so far)."""
+        if not labels or len(labels) > _MAX_LITERALS:
+            self.decoder = None
+            return
+        self.decoder = _named(kind, field, text, tuple(labels))
+        self.kind, self.field, self.text = kind, field, text
+
+
+_PARTS: dict[str, tuple[Any, Any, str]] = {
+    "labels": (_SpanValue, _SpanResult, "labels"),
+    "rectanglelabels": (_BoxValue, _BoxResult, "rectanglelabels"),
+}
+"""Per region kind read here: the structs of its value and result, and its labels' key."""
+
+_MAX_LITERALS = 64
+"""Fields with more labels than this are decoded with a string per label (a decoder is made
+for each new set of labels)."""
+
+
+@lru_cache(maxsize=16)
+def _named(kind: str, field: str, text: str, labels: tuple[str, ...]) -> Any:
+    """A decoder of region tasks of ``kind`` whose results are all of ``field`` (spans: on
+    ``text``), each with one of ``labels``, these as literals (:class:`_Named`)."""
+    value, result, key = _PARTS[kind]
+    label = tuple[Literal[labels]]  # type: ignore[valid-type]
+    value = defstruct(f"_Named{value.__name__}", _fields(value, **{key: label}), gc=False)
+    names: dict[str, Any] = {"from_name": Literal[field], "to_name": Literal[text]}
+    result = defstruct(  # a box result has no to_name: only the fields it has are replaced
+        f"_Named{result.__name__}", _fields(result, value=value, **names), gc=False
+    )
+    task: Any = _RegionTask
+    return msgspec.json.Decoder(task[result])
+
+
+def _fields(struct: type[msgspec.Struct], **types: Any) -> list[tuple[Any, ...]]:
+    """The fields of ``struct`` (name, type[, default]) with ``types`` in place of theirs."""
+    return [
+        (f.name, types.get(f.name, f.type)) + (() if f.default is NODEFAULT else (f.default,))
+        for f in msgspec.structs.fields(struct)
+    ]
 
 
 def _answer_regions(
