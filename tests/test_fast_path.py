@@ -969,16 +969,19 @@ SPAN_LINES = st.fixed_dictionaries(
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(lines=st.lists(SPAN_LINES, min_size=1, max_size=6))
+@given(lines=st.lists(SPAN_LINES, min_size=1, max_size=6), block=st.sampled_from([1, 200, 1 << 24]))
 def test_prodigy_span_lines_read_as_the_general_parser_reads_them(
-    lines: list[Any], tmp_path_factory: pytest.TempPathFactory
+    lines: list[Any], block: int, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Manual span answers, read line by line by the typed path: the same span sets, texts,
-    counts and errors as the general parser."""
+    """Manual span answers, read by the typed path in blocks of any size (after the first,
+    a block's spans are decoded with the labels read so far as literals, a new label as
+    before): the same span sets, texts, counts and errors as the general parser."""
     path = tmp_path_factory.mktemp("p") / "db.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
-        _same(_prodigy(path, fast=True, monkeypatch=mp), _prodigy(path, fast=False, monkeypatch=mp))
+        general = _prodigy(path, fast=False, monkeypatch=mp)
+        mp.setattr(_prodigy_source, "BLOCK", block)
+        _same(_prodigy(path, fast=True, monkeypatch=mp), general)
 
 
 def test_a_prodigy_span_file_never_takes_the_general_parser(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 from itertools import chain, compress
 from operator import attrgetter, lt
 from typing import Any, Literal
@@ -383,7 +384,7 @@ def read_block(
     spans: _Answers | None = None
     regional = [k for k, got in enumerate(chosen) if got == ""]
     if regional:  # accepted text span answers: their spans, checked as the line reader does
-        spans = _Answers.of(exs, np.flatnonzero(np.isin(kind, regional)))
+        spans = _Answers.of(exs, np.flatnonzero(np.isin(kind, regional)), _span_labels(cols))
         if spans is None:
             return None
     hashes: list[int | str] = [e.input_hash for e in exs]
@@ -448,10 +449,20 @@ class _Answers:
         self.starts, self.ends = starts, ends
 
     @classmethod
-    def of(cls, exs: list[_Line], at: Any) -> _Answers | None:
-        """The answers of lines ``at`` of ``exs``; None when one is not spans of text."""
+    def of(cls, exs: list[_Line], at: Any, labels: tuple[str, ...]) -> _Answers | None:
+        """The answers of lines ``at`` of ``exs``; None when one is not spans of text.
+        ``labels``: the labels read so far, decoded as literals (:func:`_labelled`)."""
+        decode = _labelled(labels).decode if 0 < len(labels) <= _MAX_LITERALS else _SPANS.decode
+        answers: list[list[_Span]] = []
         try:
-            answers = [_SPANS.decode(raw) if len(raw := exs[i].spans) else [] for i in at.tolist()]
+            for i in at.tolist():
+                if not len(raw := exs[i].spans):
+                    answers.append([])
+                    continue
+                try:
+                    answers.append(decode(raw))
+                except msgspec.ValidationError:  # a new label, or not spans: as ever
+                    answers.append(_SPANS.decode(raw))
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
         flat = list(chain.from_iterable(answers))
@@ -495,6 +506,33 @@ class _Answers:
         codes = intern_all(rc.label_index, rc.labels, list(map(_LABEL, flat)))
         rc.label.frombytes(codes.tobytes())
         rc.coords.frombytes(np.column_stack((self.starts, self.ends)).tobytes())
+
+
+def _span_labels(cols: Columns) -> tuple[str, ...]:
+    """The labels of the text span answers in ``cols``."""
+    labels: list[str] = []
+    for view, col in cols.fields.items():
+        if view in SPAN_VIEWS and col.regions is not None:
+            labels += col.regions.labels
+    return tuple(dict.fromkeys(labels))
+
+
+_MAX_LITERALS = 64
+"""Up to this many labels are decoded as literals (a decoder is made for each new set)."""
+
+
+@lru_cache(maxsize=16)
+def _labelled(labels: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+    """A decoder of text spans whose label is one of ``labels``, these as literals: no string
+    made (and freed) per span; a span with another label fails it and is decoded as
+    :class:`_Span`, whose fields it has."""
+    fields: list[Any] = [
+        (f.name, Literal[labels] if f.name == "label" else f.type)
+        + (() if f.default is msgspec.NODEFAULT else (f.default,))
+        for f in msgspec.structs.fields(_Span)
+    ]
+    span: Any = msgspec.defstruct("_LabelledSpan", fields, gc=False)
+    return msgspec.json.Decoder(list[span])
 
 
 _EXACT = float(1 << 53)
