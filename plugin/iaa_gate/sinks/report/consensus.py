@@ -15,7 +15,8 @@ line. Lines come by field name, then task id; keys sorted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from ...evaluation.document import id_order
 from ...evaluation.region_details import RegionProposals
 from ...evaluation.results import STATUSES, FieldResult, Picked, UnitTable
 from ...evaluation.sections import plain
-from .columns import each, picked
+from .columns import picked
 
 FILENAME = "consensus.jsonl"
 
@@ -105,42 +106,50 @@ def render(
 ) -> bytes:
     """The file's content (``final``: see :func:`lines`); a region field's lines encoded from
     its columns (its lists of regions are not made), unless answers were adjudicated."""
+    return b"".join(chunks(results, final))
+
+
+def chunks(
+    results: dict[str, FieldResult], final: Mapping[str, Mapping[Any, Any]] | None = None
+) -> Iterator[bytes]:
+    """:func:`render`'s content, a block of lines at a time (written as made, never whole)."""
     if final:
-        return _ENCODER.encode_lines(lines(results, final))
-    return b"".join(_encoded(name, results[name]) for name in sorted(results))
+        yield _ENCODER.encode_lines(lines(results, final))
+        return
+    for name in sorted(results):
+        yield from _encoded(name, results[name])
 
 
-def _encoded(name: str, result: FieldResult) -> bytes:
-    """Field ``name``'s lines (see :func:`render`)."""
+LINES = 50_000
+"""Lines of a region field encoded at a time."""
+
+
+def _encoded(name: str, result: FieldResult) -> Iterator[bytes]:
+    """Field ``name``'s lines (see :func:`render`), a block at a time: a region field's each a
+    :class:`ConsensusLine` whose label is its proposed regions' JSON (:class:`msgspec.Raw`)."""
     units = result.units
     if isinstance(units, UnitTable):
         p = units.proposals(range(len(units)))
         if isinstance(p.value, Picked) and isinstance(p.value.values, RegionProposals):
-            label, _ = picked(p.value)
-            ids, posterior = each(units.ids), each(p.posterior)
+            label = list(map(msgspec.Raw, picked(p.value)[0]))
+            ids, posterior, tie = units.ids, p.posterior, p.tie
             disputed = (units.status == STATUSES.index("disputed")).tolist()
-            flag = {True: b"true", False: b"false"}
-            field = b',"field":' + _ENCODER.encode(name) + b',"id":'
-            method = b',"method":' + _ENCODER.encode(p.method) + b',"posterior":'
-            tie = {True: b',"tie":true}\n', False: b',"tie":false}\n'}
-            return b"".join(
-                b"".join(
-                    (
-                        b'{"disputed":',
-                        flag[disputed[k]],
-                        field,
-                        ids[k],
-                        b',"label":',
-                        label[k],
-                        method,
-                        posterior[k],
-                        tie[p.tie[k]],
-                    )
+            at = [k for k in id_order(ids) if p.has[k]]
+            for lo in range(0, len(at), LINES):
+                ks = at[lo : lo + LINES]
+                made = map(
+                    ConsensusLine,
+                    repeat(name),
+                    map(ids.__getitem__, ks),
+                    map(label.__getitem__, ks),
+                    map(posterior.__getitem__, ks),
+                    repeat(p.method),
+                    map(disputed.__getitem__, ks),
+                    map(tie.__getitem__, ks),
                 )
-                for k in id_order(units.ids)
-                if p.has[k]
-            )
-    return _ENCODER.encode_lines(_proposed({name: result}))
+                yield _ENCODER.encode_lines(list(made))
+            return
+    yield _ENCODER.encode_lines(_proposed({name: result}))
 
 
 def write(
@@ -151,5 +160,5 @@ def write(
     """Write :data:`FILENAME` into ``out_dir``; returns its path (``final``: see
     :func:`lines`)."""
     path = out_dir / FILENAME
-    write_atomic(path, render(results, final))
+    write_atomic(path, chunks(results, final))
     return path
