@@ -134,3 +134,84 @@ def test_the_span_cell_is_what_the_template_wrote(
 
     template = Environment(autoescape=True).from_string(SPANS_TEMPLATE)
     assert str(spans_html(lines, colors)) == template.render(lines=lines, colors=colors)
+
+
+ODD = "Ada \"L\" \\ 100% é\u200b\n'x' {y}: [z]"  # quotes, backslash, %, a newline, non-printable
+odd_label = st.sampled_from(["PER", "a%sb", 'q"t', "new\nline", "é", "x=1 y"])
+
+
+def _shape(kind: str, rid: str, x: int, length: int, label: str) -> dict[str, Any]:
+    """A region of ``kind`` (polygon, keypoint, box, span) at ``x``, sized by ``length``."""
+    value: dict[str, Any]
+    if kind == "span":
+        start, end = min(x, len(ODD) - 1), min(x + length, len(ODD))
+        value = {"start": start, "end": end, "text": ODD[start:end], "labels": [label]}
+        return {"id": rid, "from_name": "ner", "to_name": "text", "type": "labels", "value": value}
+    if kind == "polygon":
+        points = [[x, 0.5], [x + length + 1.25, 0.0], [x + 1, length + 2.5]]
+        value = {"points": points, "polygonlabels": [label]}
+    elif kind == "keypoint":
+        value = {"x": x + length / 7, "y": 1.5, "width": 0.5, "keypointlabels": [label]}
+    else:
+        value = {"x": x + length / 3, "y": 0, "width": 10, "height": 10, "rectanglelabels": [label]}
+    kinds = {"box": "rectanglelabels", "polygon": "polygonlabels", "keypoint": "keypointlabels"}
+    return {"id": rid, "from_name": "ner", "to_name": "img", "type": kinds[kind], "value": value}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["polygon", "keypoint", "box", "span"]),
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.none(),
+                st.lists(st.tuples(st.integers(0, 20), st.integers(0, 8), odd_label), max_size=4),
+            ),
+            min_size=3,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(1, 3),  # tasks encoded at a time
+)
+def test_every_shape_and_odd_labels_and_texts_encode_as_the_objects(
+    kind: str, drawn: list[list[Any]], block: int
+) -> None:
+    """Polygons, keypoints, boxes and spans, labels holding a newline, ``%`` or quotes and a
+    text with quotes, a backslash, a newline and a non-printable character: the lines from the
+    columns, written a block at a time in review order, are the described tasks encoded."""
+    drawn = [[[(0, 5, "PER")], [(0, 5, "LOC")], None], *drawn]  # the field occurs
+    tasks_ = []
+    for t, by_annotator in enumerate(drawn):
+        anns = [
+            ann(a, [_shape(kind, f"{t}-{a}-{k}", *r) for k, r in enumerate(regions)])
+            for a, regions in enumerate(by_annotator, start=1)
+            if regions is not None
+        ]
+        tasks_.append(task(t + 1, *anns, data={"text": ODD} if kind == "span" else {"img": "x"}))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "export.json"
+        path.write_text(json.dumps(tasks_))
+        dataset = LabelStudioExport(path).load()
+    config = parse_config(
+        {
+            "source": {"type": "label-studio-export", "path": str(path)},
+            "fields": {"ner": {"thresholds": {"disputed_below": 1.0}}},
+        }
+    )
+    result = evaluate(config, dataset).results["ner"]
+    tasks = document.disputed_tasks("ner", result)
+    assert isinstance(tasks, document.DisputedTable) and isinstance(tasks.units, RegionUnits)
+    writer = DisputedTasksWriter()
+    was, columns.BLOCK = columns.BLOCK, block
+    try:
+        chunks = list(writer.chunks({}, {"ner": tasks}))  # before any task is described
+        assert not tasks or columns.encodable(tasks.units)  # the column path
+    finally:
+        columns.BLOCK = was
+    assert len(chunks) == -(-len(tasks) // block) or not tasks  # a block at a time
+    assert b"".join(chunks) == writer.render({}, {"ner": list(tasks)})
+    proposed = consensus_file.render({"ner": result})
+    plain = FieldResult(**{**result.__dict__, "units": list(result.units)})
+    assert proposed == ENCODER.encode_lines(consensus_file.lines({"ner": plain}))

@@ -21,6 +21,7 @@ from builders import ls_annotation, read_disputed
 from iaa_gate.cli import ExitCode, main
 from iaa_gate.evaluation.document import DisputedTask
 from iaa_gate.sinks.report import json as report_json
+from iaa_gate.sinks.report import write_reports
 from iaa_gate.sinks.report.json import (
     DisputedTasksWriter,
     JsonWriter,
@@ -131,6 +132,18 @@ def test_a_non_finite_number_is_never_written(bad: float) -> None:
     task = DisputedTask(field="f", id=1, score=0.2, labels={"a": 1.0, "b": bad})
     with pytest.raises(ValueError, match=r"f\[0\]\.labels\.b is not a finite number"):
         DisputedTasksWriter().render({"fields": {}}, {"f": [task]})
+
+
+def test_a_non_finite_number_stops_the_file_written_as_made(tmp_path: Path) -> None:
+    """The disputed tasks are written a block at a time as they are made: a NaN found on the
+    way is the same error naming the file, and nothing is left of the file."""
+    good = DisputedTask(field="a", id=1, score=0.2, labels={"a": 1.0})
+    bad = DisputedTask(field="f", id=1, score=0.2, labels={"a": 1.0, "b": math.nan})
+    chunks = DisputedTasksWriter().chunks({"fields": {}}, {"a": [good], "f": [bad]})
+    assert next(iter(chunks)).startswith(b'{"field":"a"')  # the first field, before the NaN
+    with pytest.raises(ValueError, match=r"disputed-tasks.jsonl: f\[0\]\.labels\.b is not"):
+        write_reports({"fields": {}}, tmp_path, ["json"], {"a": [good], "f": [bad]})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]  # no partial file
 
 
 JSON_DATA = st.recursive(

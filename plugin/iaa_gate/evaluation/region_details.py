@@ -55,16 +55,17 @@ class Describer:
         geo = self.geometry[rows]
         if self.whole:
             geo = geo.astype(np.int64)
-        geos = cast(list[list[Any]], geo.tolist())
         texts: list[str | None] = []
         points: list[list[list[float]]] = []
         if self.shape.linear:
-            bounds = geos if self.whole else [[int(s), int(e)] for s, e in geos]
-            texts = under(t.texts, reg.unit[rows].tolist(), bounds)
+            start, end = geo[:, 0].tolist(), geo[:, 1].tolist()
+            if not self.whole:
+                start, end = list(map(int, start)), list(map(int, end))
+            texts = under(t.texts, reg.unit[rows].tolist(), start, end)
         elif self.polygon and reg.points is not None:
             points = [reg.points[r].round(4).tolist() for r in rows.tolist()]
         keys = self.keys(len(geo.T))
-        return RegionColumns(ids, labels, geos, texts, points, keys, geo)
+        return RegionColumns(ids, labels, texts, points, keys, geo)
 
     def keys(self, width: int) -> tuple[str, ...]:
         """The geometry keys of a region (``width``: its geometry's columns)."""
@@ -94,19 +95,23 @@ class Describer:
 @dataclass(frozen=True)
 class RegionColumns:
     """Some regions as the report shows them, column-wise: ``ids``, ``labels`` (None: no
-    label), ``geos`` (each region's geometry: a span's ``[start, end]``, a box's ``[x, y,
-    width, height[, rotation]]``), ``texts`` (spans: the text under each, None where unknown;
+    label), ``texts`` (spans: the text under each, None where unknown;
     other shapes: empty), ``points`` (polygons with points: each one's; else empty),
-    ``keys``, the geometry's keys in ``geos`` order (``("points",)`` for a polygon); ``geo``:
-    ``geos`` as an array ``(R, d)``."""
+    ``keys``, the geometry's keys in ``geo`` order (``("points",)`` for a polygon); ``geo``:
+    each region's geometry, ``(R, d)`` (a span's start and end, a box's ``x, y, width,
+    height[, rotation]``; :attr:`geos` as lists)."""
 
     ids: list[Any]
     labels: list[str | None]
-    geos: list[list[Any]]
     texts: list[str | None]
     points: list[list[list[float]]]
     keys: tuple[str, ...]
     geo: np.ndarray[Any, Any]
+
+    @cached_property
+    def geos(self) -> list[list[Any]]:
+        """Each region's geometry as a list (made when asked: a block's lines need none)."""
+        return cast(list[list[Any]], self.geo.tolist())
 
     def dicts(self) -> list[dict[str, Any]]:
         """Each region as a dict ``{id, label, <geometry>[, text]}``."""
@@ -134,29 +139,33 @@ class RegionColumns:
         ``LABEL x=… y=… width=… height=…`` for a box and the
         like, ``LABEL polygon of N points at [x, y]`` for a polygon."""
         shown = [label or "(no label)" for label in self.labels]
-        if self.texts:
-            return [
-                f"{label} [{s}, {e})" if x is None else f"{label} [{s}, {e}) {x!r}"
-                for label, (s, e), x in zip(shown, self.geos, self.texts, strict=True)
-            ]
         if self.points:
             return [
                 f"{label} polygon of {len(p)} points at {p[0]}"
                 for label, p in zip(shown, self.points, strict=True)
             ]
-        keys = self.keys
-        return [
-            f"{label} " + " ".join(f"{k}={v:g}" for k, v in zip(keys, g, strict=False))
-            for label, g in zip(shown, self.geos, strict=True)
-        ]
+        if self.texts:
+            start, end = self.geo[:, 0].tolist(), self.geo[:, 1].tolist()
+            return [
+                f"{label} [{s}, {e})" if x is None else f"{label} [{s}, {e}) {x!r}"
+                for label, s, e, x in zip(shown, start, end, self.texts, strict=True)
+            ]
+        # one format of all values, not a join of an f-string per value (%g of a float is
+        # f"{x:g}"); a key beyond the geometry's width is left out, and a value beyond the keys
+        keys = self.keys[: len(self.geo.T)]
+        row = "%s " + " ".join(k.replace("%", "%%") + "=%g" for k in keys)
+        geos = self.geos if len(keys) == len(self.geo.T) else self.geo[:, : len(keys)].tolist()
+        return [row % (label, *g) for label, g in zip(shown, geos, strict=True)]
 
 
-def under(texts: list[str | None], units: list[int], spans: list[list[int]]) -> list[str | None]:
-    """The text under each span (``spans``: ``[start, end]`` character offsets, in task
+def under(
+    texts: list[str | None], units: list[int], start: list[int], end: list[int]
+) -> list[str | None]:
+    """The text under each span (``start``, ``end``: its character offsets, in task
     ``units``'s text); None where that text is unknown."""
     return [
         None if (text := texts[u]) is None else text[a:b]
-        for u, (a, b) in zip(units, spans, strict=True)
+        for u, a, b in zip(units, start, end, strict=True)
     ]
 
 
@@ -592,7 +601,9 @@ def proposed(
     c = cast(list[int], shown.tolist())
     labels = [None if best[x] == NO_LABEL else best[x] for x in c]
     geos = cast(list[list[Any]], geo.tolist())
-    texts = under(m.table.texts, at.tolist(), geos) if reg.shape.linear else []
+    texts = []
+    if reg.shape.linear:
+        texts = under(m.table.texts, at.tolist(), geo[:, 0].tolist(), geo[:, 1].tolist())
     points: list[list[list[float]] | None] = []
     if describer.polygon and reg.points is not None:
         points = [

@@ -5,9 +5,10 @@ Adding a format is one module with a :class:`Writer` and an entry in :data:`WRIT
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib import import_module
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ...core.files import write_atomic
 from ...evaluation.document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, Report, build_document
@@ -21,6 +22,14 @@ class Writer(Protocol):
     filename: str
 
     def render(self, report: Report, disputed: Disputed | None = None) -> str | bytes: ...
+
+
+@runtime_checkable
+class Chunked(Protocol):
+    """A writer whose file is written as it is made, a chunk at a time (:meth:`chunks`: what
+    :meth:`Writer.render` returns, in pieces), so a large file is never held whole."""
+
+    def chunks(self, report: Report, disputed: Disputed | None = None) -> Iterable[bytes]: ...
 
 
 WRITERS = {
@@ -47,7 +56,10 @@ def write_reports(
     for name in formats:
         for w in writers(name):
             path = out_dir / w.filename
-            write_atomic(path, w.render(report, disputed))
+            if isinstance(w, Chunked):  # written as made
+                write_atomic(path, w.chunks(report, disputed))
+            else:
+                write_atomic(path, w.render(report, disputed))
             paths.append(path)
     return paths
 
@@ -55,6 +67,7 @@ def write_reports(
 __all__ = [
     "DISPUTED_FILE",
     "SCHEMA_VERSION",
+    "Chunked",
     "Disputed",
     "Report",
     "Writer",

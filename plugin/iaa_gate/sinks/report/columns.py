@@ -1,6 +1,7 @@
 """JSON text encoded from columns, as the report's encoder writes the same values in objects:
-each value of a list (:func:`each`), and a region field's disputed tasks (:func:`region_lines`),
-each region's JSON made once and each task's pieces joined, with no dict per region.
+each value of a list (:func:`each`), and a region field's disputed tasks (:func:`region_lines`):
+each region's JSON made once (a struct per row, made in C) and each task a :class:`Details`
+of structs holding it as :class:`msgspec.Raw`, with no dict per region.
 
 The tests hold both to encoding the objects (``tests/test_region_lines.py``,
 ``tests/test_unit_table.py``): keys sorted, byte for byte.
@@ -10,16 +11,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from itertools import compress, pairwise, repeat
-from typing import Any
+from itertools import compress
+from typing import Any, cast
 
 import msgspec
 import numpy as np
+from msgspec import UNSET
 
 from ...core import progress
 from ...evaluation.region_details import Disputes, RegionColumns, RegionProposals, RegionUnits
 from ...evaluation.results import Picked
-from ...evaluation.sections import RelationDecision, plain
+from ...evaluation.sections import Details, Disagreement, LowestRegion, RelationDecision, plain
 from ...metrics import KINDS
 
 _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
@@ -54,22 +56,32 @@ def _record(keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> type[msgsp
     return msgspec.defstruct("Record", fields, omit_defaults=True, gc=False)
 
 
-def _objects(columns: dict[str, list[Any]], optional: dict[str, list[Any]]) -> list[bytes]:
-    """One JSON object per row of ``columns`` (key → each row's value) and ``optional`` (the
-    same, a None left out), keys sorted, as encoding the rows as dicts gives them."""
+def _rows(columns: dict[str, list[Any]], optional: dict[str, list[Any]]) -> list[Any]:
+    """One struct per row of ``columns`` (key → each row's value) and ``optional`` (the same,
+    a None left out), made in C, which msgspec encodes as the row's dict: keys sorted."""
     record = _record(tuple(columns), tuple(optional))
-    return each(list(map(record, *columns.values(), *optional.values())))
+    return list(map(record, *columns.values(), *optional.values()))
 
 
-def regions(c: RegionColumns) -> list[bytes]:
-    """Each region's JSON, as encoding :meth:`RegionColumns.dicts` gives it."""
+def region_rows(c: RegionColumns) -> list[Any]:
+    """Each region as a struct that encodes as :meth:`RegionColumns.dicts` gives it."""
     columns: dict[str, list[Any]] = {"id": c.ids, "label": c.labels}
     if c.points:
         columns["points"] = c.points
     else:
         for j, key in enumerate(c.keys):
             columns[key] = c.geo[:, j].tolist()
-    return _objects(columns, {"text": c.texts} if c.texts else {})
+    return _rows(columns, {"text": c.texts} if c.texts else {})
+
+
+def regions(c: RegionColumns) -> list[bytes]:
+    """Each region's JSON, as encoding :meth:`RegionColumns.dicts` gives it."""
+    return each(region_rows(c))
+
+
+def _slices(items: list[Any], bounds: list[int]) -> list[Any]:
+    """``items[bounds[i]:bounds[i + 1]]`` for each ``i`` (sliced in C)."""
+    return list(map(items.__getitem__, map(slice, bounds[:-1], bounds[1:])))
 
 
 def proposals(p: RegionProposals) -> list[bytes]:
@@ -82,8 +94,7 @@ def proposals(p: RegionProposals) -> list[bytes]:
     else:
         for j, key in enumerate(r.keys):
             columns[key] = [g[j] for g in r.geos]
-    piece = _objects(columns, optional)
-    return [b"[" + b",".join(piece[a:b]) + b"]" for a, b in pairwise(p.start)]
+    return each(_slices(_rows(columns, optional), p.start))  # a list of structs per unit
 
 
 def picked(values: Picked) -> tuple[list[bytes], bool]:
@@ -98,8 +109,8 @@ def picked(values: Picked) -> tuple[list[bytes], bool]:
 
 
 BLOCK = 2048
-"""Disputed tasks encoded at a time: a block's pieces (a few per region) are dropped before the
-next block's are made, so the pieces add little to the lines' own size."""
+"""Disputed tasks encoded at a time, in review order: a block's lines are written before the
+next block's are made, so neither its pieces nor the file are held whole."""
 
 
 def encodable(units: RegionUnits) -> bool:
@@ -118,16 +129,33 @@ def encodable(units: RegionUnits) -> bool:
     return not (d.describer.polygon and points and not all(np.isfinite(p).all() for p in points))
 
 
-def region_lines(units: RegionUnits) -> Iterator[tuple[list[bytes], list[bytes]]]:
-    """Each disputed unit's details and labels as JSON, labels without their braces, a block
-    of units at a time (entry ``k`` of them all: unit ``units.where("disputed")[k]``), as
-    encoding its :class:`~.sections.Details` and labels gives them (``units`` must be
-    :func:`encodable`)."""
+def region_lines(
+    units: RegionUnits, order: list[int]
+) -> Iterator[tuple[list[int], list[Details], list[dict[str, list[str]]]]]:
+    """Each disputed unit's :class:`~.sections.Details` and labels (each rater's regions as
+    lines of text), made from the columns and encoded by msgspec as the described tasks' are
+    (``units`` must be :func:`encodable`): a block of entries at a time, in ``order`` (entry
+    ``k``: unit ``units.where("disputed")[k]``), each block with its entries. A block's lines
+    are written before the next block is made, so the file is never held whole."""
     d = units.disputes
     block = _Block(d)
     starts = list(range(0, len(d), BLOCK))  # a long round says how long, as describing did
     for lo in progress.estimated("describe disputed tasks", starts, "blocks of tasks", sample=1):
-        yield block.lines(lo, min(lo + BLOCK, len(d)))
+        ks = order[lo : lo + BLOCK]
+        yield (ks, *block.lines(ks))
+
+
+def _ranges(start: np.ndarray[Any, Any], end: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The indices ``start[i]:end[i]`` of every ``i``, one range after another."""
+    n = end - start
+    out: np.ndarray[Any, Any] = np.arange(int(n.sum()))
+    out += np.repeat(start - (np.cumsum(n) - n), n)
+    return out
+
+
+def _bounds(counts: np.ndarray[Any, Any]) -> list[int]:
+    """Where consecutive groups of ``counts`` items start, and the end of the last."""
+    return cast(list[int], np.concatenate(([0], np.cumsum(counts))).tolist())
 
 
 class _Block:
@@ -140,126 +168,93 @@ class _Block:
         self.order = sorted(range(n_ann), key=names.__getitem__)  # the encoder sorts dict keys
         self.rank = np.empty(n_ann, dtype=np.int64)
         self.rank[self.order] = np.arange(n_ann)
-        self.name = each(names)
-        self.key = [self.name[a] + b":" for a in self.order]  # by rank
-        self.kind = each(list(KINDS))
-        self.value = each(d.values)
+        self.name = [names[a] for a in self.order]  # by rank
         self.pos = np.zeros(d.m.regions.n, dtype=np.int64)  # a region's row in its block
+        self.bounds = np.asarray(d.bounds, dtype=np.int64)
+        self.d_start = np.asarray(d.d_start, dtype=np.int64)
+        self.d_end = np.asarray(d.d_end, dtype=np.int64)
 
-    def lines(self, lo: int, hi: int) -> tuple[list[bytes], list[bytes]]:
-        """Tasks ``lo:hi``'s details and labels (see :func:`region_lines`)."""
-        d, reg, key, n_ann = self.d, self.d.m.regions, self.key, len(self.order)
-        first, last = d.bounds[lo], d.bounds[hi]
-        rows = d.rows[first:last]
-        n = len(rows)
+    def lines(self, ks: list[int]) -> tuple[list[Details], list[dict[str, list[str]]]]:
+        """Entries ``ks``' details and labels (see :func:`region_lines`): each region a struct
+        made in C and shared by the lists that hold it, so msgspec encodes each task whole."""
+        d, reg, n_ann = self.d, self.d.m.regions, len(self.order)
+        at = d.task_rows(ks)
+        rows = d.rows[at]
+        n, kk = len(rows), np.asarray(ks, dtype=np.int64)
         c = d.describer.columns(rows)
-        piece = regions(c)
-        line = each(c.lines())
+        region: list[Any] = list(map(msgspec.Raw, regions(c)))  # each region's JSON made once
+        line = c.lines()
         del c
         # each rater's regions, by name (those they rated without a region: an empty list)
-        counts = np.diff(np.asarray(d.bounds[lo : hi + 1], dtype=np.int64))
-        group = np.repeat(np.arange(hi - lo), counts) * n_ann + self.rank[reg.annotator[rows]]
+        counts = self.bounds[kk + 1] - self.bounds[kk]
+        group = np.repeat(np.arange(len(ks)), counts) * n_ann + self.rank[reg.annotator[rows]]
         perm = np.lexsort((np.arange(n), group))
         group = group[perm]
-        rated = reg.rated[d.units[lo:hi]][:, self.order]
-        kk, jj = np.nonzero(rated)
-        wanted = kk * n_ann + jj
-        s = np.searchsorted(group, wanted).tolist()
-        e = np.searchsorted(group, wanted, side="right").tolist()
-        at = perm.tolist()
-        piece_perm = list(map(piece.__getitem__, at))
-        line_perm = list(map(line.__getitem__, at))
+        rated = reg.rated[d.units[kk]][:, self.order]
+        ii, jj = np.nonzero(rated)
+        wanted = ii * n_ann + jj
+        first = np.searchsorted(group, wanted).tolist()
+        end = np.searchsorted(group, wanted, side="right").tolist()
+        names = list(map(self.name.__getitem__, jj.tolist()))
+        at_perm, by_task = perm.tolist(), _bounds(rated.sum(axis=1))
+
+        def by_rater(items: list[Any]) -> list[Any]:  # per task: rater name → their items
+            groups = map(list(map(items.__getitem__, at_perm)).__getitem__, map(slice, first, end))
+            return list(map(dict, _slices(list(zip(names, groups, strict=True)), by_task)))
+
+        regions_of, lines_of = by_rater(region), by_rater(line)
         del line
-        js = jj.tolist()
-        by_rater = [
-            key[j] + b"[" + b",".join(piece_perm[a:b]) + b"]"
-            for j, a, b in zip(js, s, e, strict=True)
-        ]
-        lines_by_rater = [
-            key[j] + b"[" + b",".join(line_perm[a:b]) + b"]"
-            for j, a, b in zip(js, s, e, strict=True)
-        ]
-        del piece_perm, line_perm
-        spans = list(pairwise(np.concatenate(([0], np.cumsum(rated.sum(axis=1)))).tolist()))
-        labels = [b",".join(lines_by_rater[a:b]) for a, b in spans]
-        per_rater = [b",".join(by_rater[a:b]) for a, b in spans]
-        del by_rater, lines_by_rater
-        # the disagreements: each region's JSON and its counterpart's (null: none)
-        pos, with_null = self.pos, [*piece, b"null"]
+        # the disagreements: each region and its counterpart (None: none)
+        pos, with_none = self.pos, [*region, None]
         pos[rows] = np.arange(n)
-        ds, de = d.d_start[lo], d.d_end[hi - 1]
-        other_end = d.d_counterpart[ds:de]
+        which = _ranges(self.d_start[kk], self.d_end[kk])
+        other_end = d.d_counterpart[which]
         counterpart = np.where(other_end >= 0, pos[other_end], n)
-        name = self.name
+        every = d.m.names
         disagreement = list(
             map(
-                b"".join,
-                zip(
-                    repeat(b'{"annotator":'), map(name.__getitem__, d.d_owner[ds:de].tolist()),
-                    repeat(b',"counterpart":'), map(with_null.__getitem__, counterpart.tolist()),
-                    repeat(b',"kind":'), map(self.kind.__getitem__, d.d_kind[ds:de].tolist()),
-                    repeat(b',"other":'), map(name.__getitem__, d.d_other[ds:de].tolist()),
-                    repeat(b',"region":'),
-                    map(with_null.__getitem__, pos[d.d_region[ds:de]].tolist()),
-                    repeat(b"}"),
-                ),
+                Disagreement,
+                map(KINDS.__getitem__, d.d_kind[which].tolist()),
+                map(every.__getitem__, d.d_owner[which].tolist()),
+                map(with_none.__getitem__, pos[d.d_region[which]].tolist()),
+                map(every.__getitem__, d.d_other[which].tolist()),
+                map(with_none.__getitem__, counterpart.tolist()),
             )
-        )  # fmt: skip
+        )
+        disagreements = _slices(disagreement, _bounds(self.d_end[kk] - self.d_start[kk]))
+        del disagreement
         # the lowest region: each rater's label in it (by name), its regions, its score
-        value = self.value
-        patterns, which = np.unique(d.low_codes[lo:hi][:, self.order], axis=0, return_inverse=True)
+        values = d.values
+        patterns, by = np.unique(d.low_codes[kk][:, self.order], axis=0, return_inverse=True)
         low_labels = [
-            b",".join(key[j] + value[x] for j, x in enumerate(p) if x >= 0)
-            for p in patterns.tolist()
+            {self.name[j]: values[x] for j, x in enumerate(p) if x >= 0} for p in patterns.tolist()
         ]
-        member = d.member[first:last].tolist()
-        low_score = each(d.low_score[lo:hi])
-        after = self.after(lo, hi)
-        details = []
-        for k, w in enumerate(which.reshape(-1).tolist()):
-            a, b = d.bounds[lo + k] - first, d.bounds[lo + k + 1] - first
-            details.append(
-                b"".join(
-                    (
-                        b'{"disagreements":[',
-                        b",".join(disagreement[d.d_start[lo + k] - ds : d.d_end[lo + k] - ds]),
-                        b'],"region":{"labels":{',
-                        low_labels[w],
-                        b'},"regions":[',
-                        b",".join(compress(piece[a:b], member[a:b])),
-                        b'],"score":',
-                        low_score[k],
-                        b'},"regions":{',
-                        per_rater[k],
-                        b"}",
-                        after[k],
-                        b"}",
-                    )
-                )
-            )
-        return details, labels
+        kept = d.member[at]
+        in_lowest = np.concatenate(([0], np.cumsum(kept)))[_bounds(counts)]
+        lowest = map(
+            LowestRegion,
+            map(d.low_score.__getitem__, ks),
+            map(low_labels.__getitem__, by.reshape(-1).tolist()),
+            _slices(list(compress(region, kept.tolist())), in_lowest.tolist()),
+        )
+        details = list(map(Details, regions_of, disagreements, lowest, *self.after(ks)))
+        return details, lines_of
 
-    def after(self, lo: int, hi: int) -> list[bytes]:
-        """Tasks ``lo:hi``'s details after their regions: the lowest relation, the relations' F1
-        and the text excerpt, each where the task has one."""
+    def after(self, ks: list[int]) -> tuple[list[Any], list[Any], list[Any]]:
+        """Entries ``ks``' text excerpt, lowest relation and relations' F1, each UNSET where the
+        task has none (spans with a known text; with relations, where it is the lowest
+        decision; defined)."""
         d = self.d
-        out = [b""] * (hi - lo)
+        unset: list[Any] = [UNSET] * len(ks)
+        text, relation, f1 = unset, list(unset), unset
         rel = d.cl.relations
-        for k in range(lo, hi):
+        for i, k in enumerate(ks):
             j = d.relation[k]
             if j >= 0 and rel is not None:
-                decision = RelationDecision(round(float(rel.score[j]), 6), d.relation_labels(j))
-                out[k - lo] = b',"relation":' + _ENCODER.encode(decision)
+                score = round(float(rel.score[j]), 6)
+                relation[i] = RelationDecision(score, d.relation_labels(j))
         if d.relations is not None:
-            f1 = [d.relations_f1(k) for k in range(lo, hi)]
-            out = [
-                r if x is None else r + b',"relations_f1":' + e
-                for r, x, e in zip(out, f1, each(f1), strict=True)
-            ]
+            f1 = [UNSET if (x := d.relations_f1(k)) is None else x for k in ks]
         if d.m.regions.shape.linear:
-            excerpts = [d.excerpt(k) for k in range(lo, hi)]
-            out = [
-                r if x is None else r + b',"text":' + e
-                for r, x, e in zip(out, excerpts, each(excerpts), strict=True)
-            ]
-        return out
+            text = [UNSET if (e := d.excerpt(k)) is None else e for k in ks]
+        return text, relation, f1

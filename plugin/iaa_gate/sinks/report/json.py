@@ -101,47 +101,57 @@ class DisputedTasksWriter:
     """One line per disputed task, ``{field, id, score, labels[, details, priority,
     consensus, state, final, note]}``, by field name then in review order (priority, highest
     first); keys sorted. It needs ``disputed`` (:func:`~.document.disputed_tasks` by field):
-    the document holds only the first ones."""
+    the document holds only the first ones. :meth:`chunks` gives the file a block of lines at a
+    time, for writing as they are made (a region round's file is hundreds of MB)."""
 
     filename = DISPUTED_FILE
 
     def render(self, report: Report, disputed: Disputed | None = None) -> bytes:
+        return b"".join(self.chunks(report, disputed))
+
+    def chunks(self, report: Report, disputed: Disputed | None = None) -> Iterator[bytes]:
+        """The file's content, a block of lines at a time (see :meth:`render`)."""
         if disputed is None:
             raise ValueError(f"{DISPUTED_FILE} needs every disputed task, not the document alone")
-        out = []
+        return self._chunks(disputed)
+
+    def _chunks(self, disputed: Disputed) -> Iterator[bytes]:
         for name in sorted(disputed):
-            lines, checked = _lines(disputed[name])
-            # a NaN would be written as null: look for one (else there is none)
-            if not checked and b"null" in lines:
-                check_finite({name: disputed[name]}, DISPUTED_FILE)
-            out.append(lines)
-        return b"".join(out)
+            chunks, checked = _lines(disputed[name])
+            for chunk in chunks:
+                # a NaN would be written as null: look for one (else there is none)
+                if not checked and b"null" in chunk:
+                    check_finite({name: disputed[name]}, DISPUTED_FILE)
+                    checked = True  # the whole field was checked
+                yield chunk
 
 
-def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
-    """The lines of ``tasks`` and whether their numbers were checked to be finite on the
-    columns (a region field's). A :class:`DisputedTable`'s from its columns (what encoding its
-    tasks one by one gives, without making them), unless two annotators share a name or the
-    tasks carry their states (``adjudication:``)."""
+def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
+    """The lines of ``tasks``, a block at a time in review order, and whether their numbers
+    were checked to be finite on the columns (a region field's). A :class:`DisputedTable`'s
+    from its columns (what encoding its tasks one by one gives, without making them), unless
+    two annotators share a name or the tasks carry their states (``adjudication:``)."""
     if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
-        return _ENCODER.encode_lines(list(tasks)), False
+        return iter([_ENCODER.encode_lines(list(tasks))]), False
     units = tasks.units
     region = isinstance(units, RegionUnits)
-    blocks: Iterator[tuple[list[bytes] | None, list[bytes]]]
+    blocks: Iterator[tuple[list[int], list[Any] | None, list[Any]]]
     if isinstance(units, RegionUnits):
         if not encodable(units):
-            return _ENCODER.encode_lines(list(tasks)), False
-        blocks = region_lines(units)  # a block at a time: its pieces go once its lines are made
+            return iter([_ENCODER.encode_lines(list(tasks))]), False
+        blocks = region_lines(units, tasks.order)  # a block's pieces go once its lines are made
     elif len(set(units.names)) < len(units.names):  # two annotators of one name: one label
-        return _ENCODER.encode_lines(list(tasks)), False
+        return iter([_ENCODER.encode_lines(list(tasks))]), False
     else:
-        blocks = iter([(None, _labels(units, tasks.at))])
+        order = tasks.order
+        labels = [msgspec.Raw(b"{" + x + b"}") for x in _labels(units, tasks.at)]
+        blocks = iter([(order, None, list(map(labels.__getitem__, order)))])
     p = tasks.proposals
     values, finite = picked(p.value) if isinstance(p.value, Picked) else (each(p.value), False)
-    head = b'"consensus":{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
+    head = b'{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
     bool_ = {True: b',"tie":true,"value":', False: b',"tie":false,"value":'}
     consensus = [
-        head + q + bool_[t] + v + b"}," if h else b""
+        msgspec.Raw(head + q + bool_[t] + v + b"}") if h else None
         for h, q, t, v in zip(p.has, each(p.posterior), p.tie, values, strict=True)
     ]
     # a region field's numbers are checked on its arrays, its proposals' too
@@ -151,22 +161,43 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[bytes, bool]:
         and all(math.isfinite(x) for x, h in zip(p.posterior, p.has, strict=True) if h)
     )
     del values
-    priority = [b"" if x is None else b',"priority":' + x for x in each(p.priority)]
-    field = b'"field":' + _ENCODER.encode(tasks.name) + b',"id":'
-    ids, scores = each(tasks.ids), each(tasks.score)
-    lines: list[bytes] = []
-    for details, labels in blocks:
-        a, b = len(lines), len(lines) + len(labels)
-        detailed = repeat(b"") if details is None else (b'"details":' + x + b"," for x in details)
-        lines += map(
-            b"".join,
-            zip(
-                repeat(b"{"), consensus[a:b], detailed, repeat(field), ids[a:b],
-                repeat(b',"labels":{'), labels, repeat(b"}"), priority[a:b],
-                repeat(b',"score":'), scores[a:b], repeat(b"}\n"),
-            ),
-        )  # fmt: skip
-    return b"".join(map(lines.__getitem__, tasks.order)), checked  # in review order
+    ids, score, priority = tasks.ids, tasks.score, p.priority
+    field = repeat(tasks.name)
+
+    def made() -> Iterator[bytes]:
+        for ks, details, labels in blocks:
+            lines = map(
+                _LINE,
+                map(ids.__getitem__, ks),
+                labels,
+                map(score.__getitem__, ks),
+                field,
+                repeat(None) if details is None else details,
+                map(priority.__getitem__, ks),
+                map(consensus.__getitem__, ks),
+            )
+            yield _ENCODER.encode_lines(list(lines))
+
+    return made(), checked
+
+
+_LINE = msgspec.defstruct(
+    "Line",
+    [
+        ("id", Any),
+        ("labels", Any),
+        ("score", Any),
+        ("field", str),
+        ("details", Any, None),
+        ("priority", Any, None),
+        ("consensus", Any, None),
+    ],
+    omit_defaults=True,
+    gc=False,
+)
+"""A line of the file as a struct whose pieces are made (a region task's :class:`Details`) or
+encoded (its labels, its proposal: :class:`msgspec.Raw`) from the columns; msgspec writes it,
+keys sorted, as the :class:`DisputedTask` of the same values."""
 
 
 def _labels(units: UnitTable, at: list[int]) -> list[bytes]:
