@@ -440,6 +440,15 @@ class Disputes:
             a, da = b, da + self.d_end[k] - self.d_start[k]
         return out
 
+    def disagreement_rows(self, ks: list[int]) -> np.ndarray[Any, Any]:
+        """Positions in the ``d_*`` columns of tasks ``ks``' disagreements, one task after
+        another (the JSON sink's blocks of tasks)."""
+        return _ranges(self._d_starts[ks], self.d_count[ks])
+
+    @cached_property
+    def _d_starts(self) -> np.ndarray[Any, Any]:
+        return np.asarray(self.d_start, dtype=np.int64)
+
 
 class RegionUnits(UnitTable):
     """The units of a region field, column-wise (a :class:`UnitTable` without label columns):

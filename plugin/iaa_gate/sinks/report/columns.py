@@ -145,14 +145,6 @@ def region_lines(
         yield (ks, *block.lines(ks))
 
 
-def _ranges(start: np.ndarray[Any, Any], end: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The indices ``start[i]:end[i]`` of every ``i``, one range after another."""
-    n = end - start
-    out: np.ndarray[Any, Any] = np.arange(int(n.sum()))
-    out += np.repeat(start - (np.cumsum(n) - n), n)
-    return out
-
-
 def _bounds(counts: np.ndarray[Any, Any]) -> list[int]:
     """Where consecutive groups of ``counts`` items start, and the end of the last."""
     return cast(list[int], np.concatenate(([0], np.cumsum(counts))).tolist())
@@ -170,9 +162,6 @@ class _Block:
         self.rank[self.order] = np.arange(n_ann)
         self.name = [names[a] for a in self.order]  # by rank
         self.pos = np.zeros(d.m.regions.n, dtype=np.int64)  # a region's row in its block
-        self.bounds = np.asarray(d.bounds, dtype=np.int64)
-        self.d_start = np.asarray(d.d_start, dtype=np.int64)
-        self.d_end = np.asarray(d.d_end, dtype=np.int64)
 
     def lines(self, ks: list[int]) -> tuple[list[Details], list[dict[str, list[str]]]]:
         """Entries ``ks``' details and labels (see :func:`region_lines`): each region a struct
@@ -186,7 +175,7 @@ class _Block:
         line = c.lines()
         del c
         # each rater's regions, by name (those they rated without a region: an empty list)
-        counts = self.bounds[kk + 1] - self.bounds[kk]
+        counts = d.starts[kk + 1] - d.starts[kk]
         group = np.repeat(np.arange(len(ks)), counts) * n_ann + self.rank[reg.annotator[rows]]
         perm = np.lexsort((np.arange(n), group))
         group = group[perm]
@@ -207,7 +196,7 @@ class _Block:
         # the disagreements: each region and its counterpart (None: none)
         pos, with_none = self.pos, [*region, None]
         pos[rows] = np.arange(n)
-        which = _ranges(self.d_start[kk], self.d_end[kk])
+        which = d.disagreement_rows(ks)
         other_end = d.d_counterpart[which]
         counterpart = np.where(other_end >= 0, pos[other_end], n)
         every = d.m.names
@@ -221,7 +210,7 @@ class _Block:
                 map(with_none.__getitem__, counterpart.tolist()),
             )
         )
-        disagreements = _slices(disagreement, _bounds(self.d_end[kk] - self.d_start[kk]))
+        disagreements = _slices(disagreement, _bounds(d.d_count[kk]))
         del disagreement
         # the lowest region: each rater's label in it (by name), its regions, its score
         values = d.values
