@@ -14,6 +14,7 @@ from iaa_gate.evaluation import document, results
 from iaa_gate.evaluation.scalar import analyse_field
 from iaa_gate.model import Annotation, Dataset, FieldValue
 from iaa_gate.sinks.report import consensus as consensus_file
+from iaa_gate.sinks.report import json as report_json
 from iaa_gate.sinks.report.json import DisputedTasksWriter
 
 rows = st.lists(
@@ -62,6 +63,13 @@ def test_the_unit_table_says_what_its_objects_say(
     assert table_disputed[:3] == plain_disputed[:3] and len(table_disputed) == len(plain_disputed)
     write = DisputedTasksWriter().render  # the file from the columns, byte for byte
     assert write({}, {"f": table_disputed}) == write({}, {"f": plain_disputed})
+    was, report_json.LINES = report_json.LINES, 2  # written a few lines at a time
+    try:
+        chunks = list(DisputedTasksWriter().chunks({}, {"f": table_disputed}))
+    finally:
+        report_json.LINES = was
+    assert b"".join(chunks) == write({}, {"f": plain_disputed})
+    assert len(chunks) == max(1, -(-len(table_disputed) // 2))
     assert consensus_file.lines({"f": plain}) == proposals
     for u in objects:  # every answered task, with each annotator's label, in name order
         assert list(u.labels) == sorted(u.labels)

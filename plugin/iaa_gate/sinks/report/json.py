@@ -145,7 +145,11 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
     else:
         order = tasks.order
         labels = [msgspec.Raw(b"{" + x + b"}") for x in _labels(units, tasks.at)]
-        blocks = iter([(order, None, list(map(labels.__getitem__, order)))])
+        in_order = list(map(labels.__getitem__, order))
+        blocks = (
+            (order[a : a + LINES], None, in_order[a : a + LINES])
+            for a in range(0, len(order), LINES)
+        )
     p = tasks.proposals
     values, finite = picked(p.value) if isinstance(p.value, Picked) else (each(p.value), False)
     head = b'{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
@@ -180,6 +184,9 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
 
     return made(), checked
 
+
+LINES = 50_000
+"""Lines of a field without regions encoded at a time."""
 
 _LINE = msgspec.defstruct(
     "Line",
