@@ -135,3 +135,27 @@ def test_a_forked_writer_writes_the_same_file(
         assert len(forks) == workers - 1  # the child wrote it (the example is read in one)
         outs[workers] = ([p.name for p in done.written], (out / "consensus.jsonl").read_bytes())
     assert outs[1] == outs[2] and outs[1][1]
+
+
+def test_a_region_round_writes_its_consensus_file_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round with a region field writes ``consensus.jsonl`` in this process even with two
+    workers and a large round: its parent writes the disputed regions meanwhile, and the pages
+    both processes touched were copied (more CPU than the child saved, issue 31)."""
+    import os
+
+    from iaa_gate import pipeline
+    from iaa_gate.config import load_config
+
+    root = Path(__file__).resolve().parents[1]
+    config = load_config(root / "examples" / "label-studio-ner" / "iaa-gate.yaml")
+    forks: list[int] = []
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or pytest.fail("forked"))
+    monkeypatch.setattr(pipeline, "PARALLEL_UNITS", 1)
+    monkeypatch.setattr(pipeline, "can_fork", lambda: True)
+    out = tmp_path / "out"
+    cfg = config.model_copy(update={"report": config.report.model_copy(update={"dir": out})})
+    done = pipeline.run(cfg, workers=2)
+    assert not forks and (out / "consensus.jsonl").read_bytes()
+    assert out / "consensus.jsonl" in done.written
