@@ -192,6 +192,9 @@ def test_sort_order_is_lexsort_order() -> None:
         assert np.array_equal(sort_order(*keys), np.lexsort(keys[::-1]))
         for odd in (rng.random(n), rng.integers(0, 2**40, n), rng.integers(0, 2**55, n)):
             assert np.array_equal(sort_order(*keys, odd), np.lexsort([odd, *keys[::-1]]))
+        # stored by task: in order but within short stretches (the timsort path)
+        near = np.arange(n) // 7 * 7 + rng.integers(0, 7, n)
+        assert np.array_equal(sort_order(near, keys[2]), np.lexsort([keys[2], near]))
 
 
 @settings(max_examples=150, deadline=None)

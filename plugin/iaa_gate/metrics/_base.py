@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -404,6 +404,27 @@ def sort_order(*keys: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
         return np.asarray(np.argsort(packed, kind="stable"), dtype=np.int64)
     packed *= max(n, 1)
     packed += np.arange(n, dtype=np.int64)
-    packed.sort()
+    packed.sort(kind=fastest_sort(packed))  # the keys are distinct: any sort gives this order
     packed %= max(n, 1)
     return packed
+
+
+def fastest_sort(values: npt.NDArray[Any]) -> Literal["stable"] | None:
+    """The ``kind`` of sort that orders ``values`` ``(n,)`` fastest: ``"stable"`` (timsort)
+    when they are in order already but for local disorder, else None (numpy's default, a
+    quicksort).
+
+    A round's regions come stored by task, so keys derived from them are in order but within a
+    task: timsort sorts short stretches and then joins stretches already in order in one pass,
+    several times faster than quicksort, and is a little slower than quicksort on shuffled
+    values. Every 64th value in order (timsort's stretches are 32 to 64 long) tells them apart
+    in a pass over a 64th of them.
+
+    Examples
+    --------
+    >>> fastest_sort(np.arange(1000) ^ 1), fastest_sort(np.arange(1000)[::-1])
+    ('stable', None)
+    """
+    coarse = values[::64]
+    descents = int(np.count_nonzero(coarse[1:] < coarse[:-1]))
+    return "stable" if 16 * descents <= coarse.shape[0] else None
