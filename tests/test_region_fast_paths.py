@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iaa_gate.evaluation.consensus import group_median
+from iaa_gate.metrics import Regions, cluster_ratings, match_regions, region_clusters
+from iaa_gate.metrics._base import distinct
 
 
 def _median_per_column(group: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> Any:
@@ -51,3 +53,60 @@ def test_group_median_equals_one_sort_per_column(rows: list[tuple[int, float, fl
     assert got.shape == want.shape
     assert np.array_equal(np.signbit(got), np.signbit(want))
     np.testing.assert_array_equal(got, want)
+
+
+def _cluster_cells(matching: Any, values: np.ndarray[Any, Any]) -> tuple[Any, Any]:
+    """Each (cluster, annotator) cell's value and the conflicts per cluster as computed before:
+    the largest and smallest value per cell by ``ufunc.at`` over the whole table."""
+    reg = matching.regions
+    cl = region_clusters(matching)
+    n_ann = reg.annotators
+    codes = np.full((cl.n, n_ann), -1, dtype=np.int64)
+    flat = codes.reshape(-1)
+    key = cl.cluster * n_ann + reg.annotator
+    hi = np.full(flat.size, -1, dtype=np.int64)
+    lo = np.full(flat.size, np.iinfo(np.int64).max, dtype=np.int64)
+    np.maximum.at(hi, key, values)
+    np.minimum.at(lo, key, values)
+    present = np.unique(key)
+    agree = lo[present] == hi[present]
+    flat[present] = np.where(agree, hi[present], -1)
+    return codes, np.bincount(present[~agree] // max(n_ann, 1), minlength=cl.n)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 3),  # unit
+            st.integers(0, 2),  # annotator
+            st.integers(0, 12),  # start
+            st.integers(1, 5),  # width
+            st.integers(-1, 2),  # value code (-1: not given)
+        ),
+        max_size=40,
+    ),
+    iou=st.sampled_from([0.1, 0.5, 1.0]),
+)
+def test_cluster_cells_equal_the_whole_table_computation(
+    rows: list[tuple[int, int, int, int, int]], iou: float
+) -> None:
+    """Per-region values over clusters (conflicting cells missing and counted) and the labels'
+    cells equal what the whole-table computation gave, whatever the storage order."""
+    n = len(rows)
+    arr = np.array(rows, dtype=np.int64).reshape(n, 5)
+    regions = Regions(
+        unit=arr[:, 0],
+        annotator=arr[:, 1],
+        label=np.maximum(arr[:, 4], 0) % 2,
+        geometry=np.column_stack([arr[:, 2], arr[:, 2] + arr[:, 3]]),
+        rated=np.ones((4, 3), dtype=bool),
+        kind="span",
+        labels=("A", "B"),
+    )
+    matching = match_regions(regions, iou=iou, labels=False)
+    got = cluster_ratings(matching, arr[:, 4], ("x", "y", "z"))
+    codes, conflicts = _cluster_cells(matching, arr[:, 4])
+    np.testing.assert_array_equal(got.codes, codes)
+    np.testing.assert_array_equal(got.conflicts, conflicts)
+    assert distinct(arr[:, 2]).tolist() == np.unique(arr[:, 2]).tolist()

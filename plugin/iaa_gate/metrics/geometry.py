@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.extras import needed
-from ._base import FloatArray
+from ._base import FloatArray, fastest_sort
 
 Kind = Literal["span", "box", "polygon", "keypoint", "mask"]
 Int64Array = npt.NDArray[np.int64]
@@ -105,7 +105,7 @@ def candidate_pairs(
     shift = float(x1.max()) - lo + 1.0
     base = unit * shift - lo
     key = base + x0  # units apart by more than any window: x1 − lo < shift
-    order = np.argsort(key)
+    order = np.argsort(key, kind=fastest_sort(key))
     key = key[order]
     end = np.searchsorted(key, (base + x1)[order], side="right")
     a, b = group_pairs(np.arange(n, dtype=np.int64), end.astype(np.int64))
@@ -121,12 +121,25 @@ def candidate_pairs(
     return np.minimum(i, j), np.maximum(i, j)
 
 
-def span_iou(a: FloatArray, b: FloatArray) -> FloatArray:
-    """IoU of spans ``(p, 2)`` ``[start, end)``; two identical empty spans have IoU 1."""
-    inter = np.clip(np.minimum(a[:, 1], b[:, 1]) - np.maximum(a[:, 0], b[:, 0]), 0.0, None)
-    union = (a[:, 1] - a[:, 0]) + (b[:, 1] - b[:, 0]) - inter
-    same = np.all(a == b, axis=1)
-    return np.where(union > 0, inter / np.where(union > 0, union, 1.0), same.astype(np.float64))
+def _interval_iou(
+    a0: FloatArray, a1: FloatArray, b0: FloatArray, b1: FloatArray
+) -> tuple[FloatArray, BoolArray]:
+    """IoU ``(p,)`` of spans ``[a0, a1)`` and ``[b0, b1)``, and whether they are equal (two
+    identical empty spans have IoU 1)."""
+    inter = np.minimum(a1, b1)
+    inter -= np.maximum(a0, b0)
+    np.clip(inter, 0.0, None, out=inter)
+    union = (a1 - a0) + (b1 - b0) - inter
+    same = (a0 == b0) & (a1 == b1)
+    positive = union > 0
+    iou = np.where(positive, inter / np.where(positive, union, 1.0), same.astype(np.float64))
+    return iou, same
+
+
+def _span_pairs(geometry: FloatArray, _: Points, i: Int64Array, j: Int64Array, tol: float) -> Pairs:
+    """:data:`Similarity` of spans, from the start and end columns (no ``(p, 2)`` copies)."""
+    start, end = geometry[:, 0], geometry[:, 1]
+    return _interval_iou(start[i], end[i], start[j], end[j])
 
 
 def mask_iou(runs: Sequence[FloatArray], i: Int64Array, j: Int64Array) -> FloatArray:
@@ -404,7 +417,7 @@ SHAPES: dict[str, Shape] = {
             2,
             ("start", "end"),
             _span_bounds,
-            _rows(lambda a, b, _: span_iou(a, b)),
+            _span_pairs,
             drawn=_draw_span,
             linear=True,
             whole=True,

@@ -28,7 +28,7 @@ from ..core import progress
 from ..core.arguments import choice, instance, number
 from ..core.errors import UsageError
 from ..core.extras import needed
-from ._base import FloatArray, Undefined, sort_order
+from ._base import FloatArray, Undefined, distinct, fastest_sort, sort_order
 from .geometry import (
     SHAPES,
     BoolArray,
@@ -747,7 +747,7 @@ def region_clusters(matching: RegionMatching) -> Clusters:
     renumber[order] = np.arange(size)
     new = renumber[comp]
     unit = unit[order]
-    cells = np.unique(new * reg.annotators + reg.annotator)
+    cells = distinct(new * reg.annotators + reg.annotator)
     per_cluster = np.bincount(new, minlength=size) - np.bincount(
         cells // max(reg.annotators, 1), minlength=size
     )
@@ -859,14 +859,15 @@ def cluster_ratings(
         codes = np.full((cl.n, n_ann), -1, dtype=np.int64)
     flat = codes.reshape(-1)
     key = cl.cluster * n_ann + reg.annotator
-    hi = np.full(flat.size, -1, dtype=np.int64)
-    lo = np.full(flat.size, np.iinfo(np.int64).max, dtype=np.int64)
-    np.maximum.at(hi, key, vals)
-    np.minimum.at(lo, key, vals)
-    present = np.unique(key)
-    agree = lo[present] == hi[present]
-    flat[present] = np.where(agree, hi[present], -1)
-    conflicts = np.bincount(present[~agree] // max(n_ann, 1), minlength=cl.n).astype(np.int64)
+    conflicts: Int64Array = np.zeros(cl.n, dtype=np.int64)
+    if key.size:  # each (cluster, annotator) cell's regions together: do their values agree?
+        order = np.argsort(key, kind=fastest_sort(key))
+        key, vals = key[order], vals[order]
+        start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        hi = np.maximum.reduceat(vals, start)
+        agree = np.minimum.reduceat(vals, start) == hi
+        flat[key[start]] = np.where(agree, hi, -1)
+        conflicts = np.bincount(key[start][~agree] // n_ann, minlength=cl.n).astype(np.int64)
     return ClusterRatings(codes, names, cl.unit, conflicts)
 
 
