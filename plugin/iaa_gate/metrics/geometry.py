@@ -159,27 +159,36 @@ def mask_iou(runs: Sequence[FloatArray], i: Int64Array, j: Int64Array) -> FloatA
     return out
 
 
-def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
-    """IoU of boxes ``(p, 5)``; closed form when neither is rotated, else shapely polygons.
+def _box_pairs(geometry: FloatArray, _: Points, i: Int64Array, j: Int64Array, tol: float) -> Pairs:
+    """:data:`Similarity` of boxes ``[x, y, width, height, rotation]``: IoU in closed form
+    when neither box is rotated, else of shapely polygons; from the columns, with no ``(p, 5)``
+    copies of the pairs' rows.
 
     Coordinates need the same scale on x and y when a box is rotated (pixels: Label Studio's
     percentages times ``original_width``/``original_height`` / 100); unrotated IoU does not care.
     """
-    ax, ay, aw, ah = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
-    bx, by, bw, bh = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+    a = [column[i] for column in geometry.T]
+    b = [column[j] for column in geometry.T]
+    ax, ay, aw, ah = a[:4]
+    bx, by, bw, bh = b[:4]
+    same = np.ones(i.shape, dtype=bool)
+    for p, q in zip(a, b, strict=True):
+        same &= p == q
     iw = np.clip(np.minimum(ax + aw, bx + bw) - np.maximum(ax, bx), 0.0, None)
     ih = np.clip(np.minimum(ay + ah, by + bh) - np.maximum(ay, by), 0.0, None)
     inter = iw * ih
     union = aw * ah + bw * bh - inter
     out = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
     empty = np.flatnonzero(union <= 0)  # zero-area boxes: IoU 1 when identical
-    out[empty] = np.all(a[empty] == b[empty], axis=1)
-    rotated = np.flatnonzero((a[:, 4] % 360 != 0) | (b[:, 4] % 360 != 0))
+    out[empty] = same[empty]
+    turned = geometry[:, 4] % 360 != 0  # per region: fewer than the pairs
+    rotated = np.flatnonzero(turned[i] | turned[j])
     if rotated.size:
         out[rotated] = _shape_iou(
-            _polygons(_box_corners(a[rotated])), _polygons(_box_corners(b[rotated]))
+            _polygons(_box_corners(geometry[i[rotated]])),
+            _polygons(_box_corners(geometry[j[rotated]])),
         )
-    return np.asarray(out, dtype=np.float64)
+    return np.asarray(out, dtype=np.float64), same
 
 
 def _polygons(corners: FloatArray) -> Any:
@@ -428,7 +437,7 @@ SHAPES: dict[str, Shape] = {
             5,
             (*_BOX, "rotation"),
             _box_bounds,
-            _rows(lambda a, b, _: box_iou(a, b)),
+            _box_pairs,
             drawn=_draw_box,
             rotates=True,
             widens_to="polygon",

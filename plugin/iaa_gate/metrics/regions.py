@@ -432,7 +432,7 @@ def _assign(
     cols = np.zeros(n_comp, dtype=np.int64)
     np.maximum.at(rows, edge_comp, row + 1)
     np.maximum.at(cols, edge_comp, col + 1)
-    chosen = [np.flatnonzero(trivial)]
+    chosen = trivial.copy()  # the unambiguous edges, and each component's choice
     shape = rows * (int(cols.max()) + 1) + cols
     shown = n_comp >= PROGRESS_GROUPS
     done = progress.step("match regions", n_comp, "groups") if shown else None
@@ -450,14 +450,14 @@ def _assign(
         for k in range(of.size):
             r, c = linear_sum_assignment(matrix[k])
             got = at[k, r, c]
-            chosen.append(got[got >= 0])
+            chosen[got[got >= 0]] = True
             if done is not None and k % 4096 == 4095:
                 done.advance(4096)
         if done is not None:
             done.advance(of.size % 4096)
     if done is not None:
         done.close()
-    return np.sort(np.concatenate(chosen))
+    return np.flatnonzero(chosen)
 
 
 PROGRESS_GROUPS = 500_000
