@@ -71,11 +71,12 @@ def match(dataset: Dataset, name: str, cfg: FieldConfig) -> Matched:
     points = None
     if table.points is not None:
         points = tuple(p for p, k in zip(table.points, keep, strict=True) if k)
+    kept = slice(None) if keep.all() else keep  # most rounds drop none: no copies
     regions = metrics.Regions(
-        unit=table.unit[keep],
-        annotator=table.annotator[keep],
-        label=table.label[keep],
-        geometry=table.geometry[keep],
+        unit=table.unit[kept],
+        annotator=table.annotator[kept],
+        label=table.label[kept],
+        geometry=table.geometry[kept],
         rated=rated,
         kind=table.shape,  # type: ignore[arg-type]
         labels=table.labels,
@@ -127,14 +128,18 @@ def cluster(m: Matched) -> Clustered:
     score = metrics.item_scores(coded, "nominal") if clusters.n else np.zeros(0)
     n_units = m.regions.rated.shape[0]
     task = np.full(n_units, np.inf)
-    np.fmin.at(task, ratings.unit, score)  # fmin: a NaN cluster does not count
+    lowest = np.full(n_units, -1, dtype=np.int64)
+    if clusters.n:  # clusters are numbered by unit: each unit's are one run
+        key = np.where(np.isnan(score), np.inf, score)  # a NaN cluster does not count
+        start = np.flatnonzero(np.diff(ratings.unit, prepend=-1))
+        low = np.minimum.reduceat(key, start)
+        task[ratings.unit[start]] = low
+        at = np.flatnonzero(key == np.repeat(low, np.diff(start, append=key.size)))
+        first = at[np.diff(ratings.unit[at], prepend=-1) != 0]  # its first lowest cluster
+        lowest[ratings.unit[first]] = first
     pairable = m.regions.rated.sum(axis=1) >= 2
     task[np.isinf(task)] = 1.0
     task[~pairable] = np.nan
-    lowest = np.full(n_units, -1, dtype=np.int64)
-    order = np.lexsort((np.where(np.isnan(score), np.inf, score), ratings.unit))
-    first = order[np.flatnonzero(np.diff(ratings.unit[order], prepend=-1))]
-    lowest[ratings.unit[first]] = first
     relations = _relation_clusters(m, clusters.cluster)
     if relations is not None:  # a relation is a decision too: the task scores its lowest
         rel_task = np.full(n_units, np.inf)

@@ -144,7 +144,8 @@ def _propose(m: Matched, cl: Clustered, units: RegionUnits) -> Skill:
     median = median.round(4)
     if reg.shape.whole:  # whole offsets (a median between two is rounded down)
         median = np.floor(median).astype(np.int64)
-    shown = np.flatnonzero(np.array([b != UNMATCHED for b in best], dtype=bool))
+    unmatched = np.array([c == UNMATCHED for c in classes], dtype=bool)
+    shown = np.flatnonzero(~unmatched[fit.best])  # the clusters that propose a region
     example = _examples(m, cl, shown.tolist(), best)
     value = proposed(m, cl.unit, shown, best, median, example, posterior, tie)
     consensus.assign(
