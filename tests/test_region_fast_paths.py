@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from iaa_gate.evaluation.consensus import group_median
 from iaa_gate.metrics import Regions, cluster_ratings, match_regions, region_clusters
 from iaa_gate.metrics._base import distinct
+from iaa_gate.metrics.geometry import group_pairs
 
 
 def _median_per_column(group: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> Any:
@@ -110,3 +111,21 @@ def test_cluster_cells_equal_the_whole_table_computation(
     np.testing.assert_array_equal(got.codes, codes)
     np.testing.assert_array_equal(got.conflicts, conflicts)
     assert distinct(arr[:, 2]).tolist() == np.unique(arr[:, 2]).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    windows=st.lists(st.tuples(st.integers(-3, 20), st.integers(-3, 8)), max_size=30),
+)
+def test_group_pairs_lists_every_position_inside_each_window(
+    windows: list[tuple[int, int]],
+) -> None:
+    """Every (k, j) with ``starts[k] < j < ends[k]``, by window then position, counted out."""
+    starts = np.array([s for s, _ in windows], dtype=np.int64)
+    ends = starts + np.array([w for _, w in windows], dtype=np.int64)
+    k, j = group_pairs(starts, ends)
+    want = [
+        (w, q) for w, (s, e) in enumerate(zip(starts, ends, strict=True)) for q in range(s + 1, e)
+    ]
+    assert list(zip(k.tolist(), j.tolist(), strict=True)) == want
+    assert k.dtype == j.dtype == np.int64

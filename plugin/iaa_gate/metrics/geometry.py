@@ -40,10 +40,10 @@ def group_pairs(starts: Int64Array, ends: Int64Array) -> tuple[Int64Array, Int64
     in O(p) numpy with no Python loop (e.g. every later member of a sorted run)."""
     count = np.maximum(ends - starts - 1, 0)
     k = np.repeat(np.arange(starts.size, dtype=np.int64), count)
-    offset = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(
-        np.cumsum(count) - count, count
-    )
-    return k, starts[k] + 1 + offset
+    shift = starts + 1 - (np.cumsum(count) - count)  # pair q of window k is shift[k] + q
+    j = np.arange(k.size, dtype=np.int64)
+    j += shift[k]
+    return k, j
 
 
 def _span_bounds(geometry: FloatArray, points: Points) -> FloatArray:
