@@ -14,6 +14,7 @@ from iaa_gate.evaluation.consensus import group_median
 from iaa_gate.metrics import Regions, cluster_ratings, match_regions, region_clusters
 from iaa_gate.metrics._base import distinct
 from iaa_gate.metrics.geometry import group_pairs
+from iaa_gate.metrics.regions import canonical_rank
 
 
 def _median_per_column(group: np.ndarray[Any, Any], values: np.ndarray[Any, Any]) -> Any:
@@ -129,3 +130,41 @@ def test_group_pairs_lists_every_position_inside_each_window(
     ]
     assert list(zip(k.tolist(), j.tolist(), strict=True)) == want
     assert k.dtype == j.dtype == np.int64
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 3),  # unit
+            st.integers(0, 2),  # annotator
+            st.integers(-1, 1),  # label
+            st.sampled_from([0.0, 1.0, 2.0, 2.5, 7.0, 1e6]),  # start
+            st.sampled_from([0.0, 1.0, 3.0, 0.25]),  # width
+        ),
+        max_size=40,
+    ),
+    whole=st.booleans(),
+)
+def test_canonical_rank_is_the_lexsort_rank(
+    rows: list[tuple[int, int, int, float, float]], whole: bool
+) -> None:
+    """The content rank (one packed integer sort for whole-number geometry, lexsort for
+    fractions) equals ranking by lexsort of unit, annotator, label, start, end."""
+    n = len(rows)
+    arr = np.array(rows, dtype=np.float64).reshape(n, 5)
+    start = np.floor(arr[:, 3]) if whole else arr[:, 3]
+    end = start + (np.floor(arr[:, 4]) if whole else arr[:, 4])
+    regions = Regions(
+        unit=arr[:, 0],
+        annotator=arr[:, 1],
+        label=arr[:, 2],
+        geometry=np.column_stack([start, end]),
+        rated=np.ones((4, 3), dtype=bool),
+        kind="span",
+        labels=("A", "B"),
+    )
+    order = np.lexsort((end, start, regions.label, regions.annotator, regions.unit))
+    want = np.empty(n, dtype=np.int64)
+    want[order] = np.arange(n)
+    np.testing.assert_array_equal(canonical_rank(regions), want)

@@ -383,8 +383,8 @@ def canonical_rank(regions: Regions, idx: Int64Array | None = None) -> Int64Arra
                 [float((p * p).sum()) for p in pts],
             ]
         ).reshape(sel.size, -1)
-    keys = [geo[:, k] for k in range(geo.shape[1] - 1, -1, -1)]
-    order = np.lexsort((*keys, regions.label[sel], regions.annotator[sel], regions.unit[sel]))
+    # whole-number geometry (spans' offsets) packs into one integer sort; fractions: lexsort
+    order = sort_order(regions.unit[sel], regions.annotator[sel], regions.label[sel], *geo.T)
     rank = np.empty(sel.size, dtype=np.int64)
     rank[order] = np.arange(sel.size)
     return rank
