@@ -168,3 +168,27 @@ def test_canonical_rank_is_the_lexsort_rank(
     want = np.empty(n, dtype=np.int64)
     want[order] = np.arange(n)
     np.testing.assert_array_equal(canonical_rank(regions), want)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rated=st.integers(1, 5).flatmap(
+        lambda a: st.lists(st.lists(st.booleans(), min_size=a, max_size=a), max_size=12)
+    ),
+)
+def test_rated_cells_and_pairs_are_found_as_by_binary_search(rated: list[list[bool]]) -> None:
+    """A rated cell's index (from a table over every key) and a pair's index (its first
+    cell's first pair plus the step) equal searching the sorted keys, for every rated cell and
+    every pair of them."""
+    from iaa_gate.metrics.regions import RatedPairs
+
+    grid = np.array(rated, dtype=bool).reshape(len(rated), -1 if rated else 1)
+    pairs = RatedPairs.of(grid)
+    unit, annotator = np.nonzero(grid)
+    want = np.searchsorted(pairs.cells, unit * pairs.annotators + annotator)
+    np.testing.assert_array_equal(pairs.cell(unit, annotator), want)
+    k = pairs.cells.size
+    keys = pairs.a_cell * k + pairs.b_cell
+    found = np.searchsorted(keys, pairs.a_cell * k + pairs.b_cell)
+    np.testing.assert_array_equal(pairs.pair(pairs.a_cell, pairs.b_cell), found)
+    np.testing.assert_array_equal(found, np.arange(keys.size))

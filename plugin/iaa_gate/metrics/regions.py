@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -504,15 +505,31 @@ class RatedPairs:
         x, y = group_pairs(np.arange(u.size, dtype=np.int64), run_end)
         return cls(u * n_ann + a, u[x], a[x], a[y], x, y, raters, n_ann)
 
+    @cached_property
+    def _cell_of(self) -> Int64Array | None:
+        """``(units · A,)`` the cell index of every key (None where that table would be many
+        times the cells: few annotators rated each unit)."""
+        size = self.raters.shape[0] * self.annotators
+        if size > 4 * self.cells.size + 4096:
+            return None
+        return np.searchsorted(self.cells, np.arange(size, dtype=np.int64)).astype(np.int64)
+
+    @cached_property
+    def _first_pair(self) -> Int64Array:
+        """``(k,)`` each cell's first pair as its ``a_cell`` (pairs are listed by ``a_cell``,
+        then ``b_cell``, each cell with every later cell of its unit)."""
+        at = np.arange(self.cells.size, dtype=np.int64)
+        return np.searchsorted(self.a_cell, at).astype(np.int64)
+
     def cell(self, unit: Int64Array, annotator: Int64Array) -> Int64Array:
         """Cell index ``(…,)`` of rated (unit, annotator) cells."""
-        return np.searchsorted(self.cells, unit * self.annotators + annotator).astype(np.int64)
+        key = unit * self.annotators + annotator
+        table = self._cell_of  # one gather per cell, not a binary search
+        return np.searchsorted(self.cells, key).astype(np.int64) if table is None else table[key]
 
     def pair(self, a_cell: Int64Array, b_cell: Int64Array) -> Int64Array:
         """Pair index of rated cell pairs, ``a_cell < b_cell`` (same unit)."""
-        k = self.cells.size
-        keys = self.a_cell * k + self.b_cell
-        return np.searchsorted(keys, a_cell * k + b_cell).astype(np.int64)
+        return self._first_pair[a_cell] + (b_cell - a_cell - 1)
 
 
 @dataclass(frozen=True)
