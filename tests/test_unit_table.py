@@ -3,6 +3,7 @@ what is read from its arrays (counts, scores, the disputed tasks) is what the ob
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -97,3 +98,19 @@ def test_disputed_tasks_make_no_unit_object() -> None:
     )
     assert len(consensus_file.lines({"f": result})) == 1000  # consensus.jsonl neither
     assert isinstance(result.units, results.UnitTable) and result.units._made == {}
+
+
+def test_a_multi_label_field_nobody_labelled_scores_without_a_numpy_warning() -> None:
+    """Found by the test above: one empty answer on a multi-label field left Dawid–Skene
+    without a fit, and averaging no confusion matrix warned "Mean of empty slice"."""
+    ds = Dataset("x.json", [Annotation(1, "a", {"f": FieldValue("choices", ())}, None, None)], [1])
+    cfg = parse_config(
+        {
+            "source": {"type": "label-studio-export", "path": "x.json"},
+            "fields": {"f": {"multiple": True}},
+        }
+    ).fields["f"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = analyse_field(ds, "f", cfg)
+    assert result.skill is None or all(a.confusion == [] for a in result.skill.annotators)

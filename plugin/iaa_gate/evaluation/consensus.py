@@ -68,7 +68,8 @@ def skill(
     """The :class:`Skill` of one fit (or several, averaged: one per label), ``codes`` the
     ``(units, annotators)`` each was fitted on; ``ids``, ``names``: the annotators'. Classes
     nobody gave (e.g. "(no label)" when every region has one) are left out of the matrices."""
-    confusion = np.mean([f.confusion for f in fits], axis=0)
+    # no fit (a multi-label field nobody gave a label on): no matrix, and no numpy warning
+    confusion = np.mean([f.confusion for f in fits], axis=0) if fits else np.zeros((len(ids), 0, 0))
     given = np.zeros(len(classes), dtype=bool)  # classes nobody gave are left out
     for c in codes:
         given |= np.bincount(c[c >= 0].astype(np.int64), minlength=len(classes)) > 0
