@@ -82,7 +82,9 @@ def test_split_equals_the_rule_per_annotation(
     expected_refs = [
         a for a in dataset.annotations if ground_truth.is_reference(a, dataset, config)
     ]
-    assert refs == expected_refs
+    assert list(refs) == expected_refs
+    assert refs.task_ids() == [a.task_id for a in expected_refs]
+    assert refs.keys() == {(a.task_id, a.annotator, a.annotation_id) for a in expected_refs}
     expected_kept = [a for a in dataset.annotations if include or a not in expected_refs]
     assert list(kept.annotations) == expected_kept
 
@@ -148,7 +150,8 @@ def test_gold_ids_are_built_once_and_objects_made_only_for_references(
     monkeypatch.setattr(columns.Columns, "annotations", counted_annotations)
     kept, refs = ground_truth.split(dataset, config)
     assert len(refs) == 1000 and len(kept.columns()) == 5000
-    assert calls == {"ids": 1, "annotations": 1000}  # not one per annotation
+    assert calls == {"ids": 1, "annotations": 0}  # the references stay rows until asked for
+    assert len(list(refs)) == 1000 and calls == {"ids": 1, "annotations": 1000}
 
 
 def _per_answer(
@@ -240,6 +243,8 @@ def test_each_annotator_against_ground_truth_by_column_equals_the_loop_over_answ
             }
         ).fields[name]
         got = ground_truth.field_truth(name, kind, level, cfg, kept, refs)
+        # the references' column gives what their objects give
+        assert got == ground_truth.field_truth(name, kind, level, cfg, kept, list(refs))
         expected = _per_answer(name, cfg, level, kind, kept, refs)
         if got is None:
             assert expected == []

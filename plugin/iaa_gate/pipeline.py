@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -126,7 +125,7 @@ def _round_summary(config: Config) -> Round | None:
     )
 
 
-def _truth_summary(config: Config, refs: list[Any]) -> TruthSetup | None:
+def _truth_summary(config: Config, refs: ground_truth.References) -> TruthSetup | None:
     gt = config.ground_truth
     if not refs and gt is None:
         return None
@@ -134,7 +133,7 @@ def _truth_summary(config: Config, refs: list[Any]) -> TruthSetup | None:
         annotator=gt.annotator if gt else None,
         tasks=[str(t) for t in gt.tasks] if gt and gt.tasks is not None else None,
         references=len(refs),
-        gold_tasks=len({r.task_id for r in refs}),
+        gold_tasks=len(set(refs.task_ids())),
         in_agreement=getattr(config.source, "include_ground_truth", True),
     )
 
@@ -162,7 +161,7 @@ def evaluate(
     rf = round_filter(config)
     dataset, adjudications = lifecycle.split(dataset, config)  # never a rating, nor a reference
     dataset, refs = ground_truth.split(dataset, config)
-    refs = [r for r in refs if rf.keeps_task(r.task_id)]  # gold answers may predate the round
+    refs = refs.on_tasks(rf.keeps_task)  # gold answers may predate the round
     adjudications = [a for a in adjudications if rf.keeps_task(a.task_id)]
     dataset = split_models(apply_round(dataset, rf), config)  # a model is never a rating
     named = config.names()

@@ -8,11 +8,11 @@ own comparison through :func:`register_comparison`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from functools import partial
+from functools import cached_property, partial
 from itertools import repeat
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from ..kinds import registry
 from ..metrics.distance import NAMED, SET_DISTANCES
 from ..model import (
     Annotation,
+    Columns,
     Dataset,
     FieldColumn,
     FieldValue,
@@ -147,17 +148,64 @@ def reference_rows(dataset: Dataset, config: Config) -> Any:
     return flagged & task_mask(cols, gt.ids() if gt else None)
 
 
-def split(dataset: Dataset, config: Config) -> tuple[Dataset, list[Annotation]]:
+class References(Sequence[Annotation]):
+    """The reference annotations as rows of the source's columns (``cols``). A field of values
+    is compared with them column by column (:func:`field_truth`); :class:`Annotation` objects
+    are made only when one is asked for (a region field, a model's section), so a gold
+    annotator on every task of a large round costs no object per answer."""
+
+    def __init__(self, cols: Columns) -> None:
+        self.cols = cols
+
+    def __len__(self) -> int:
+        return len(self.cols)
+
+    @cached_property
+    def objects(self) -> list[Annotation]:
+        """One :class:`Annotation` per reference, in the source's order."""
+        return self.cols.annotations()
+
+    @overload
+    def __getitem__(self, i: int) -> Annotation: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Annotation]: ...
+    def __getitem__(self, i: int | slice) -> Annotation | list[Annotation]:
+        return self.objects[i]
+
+    def __iter__(self) -> Iterator[Annotation]:
+        return iter(self.objects)
+
+    def task_ids(self) -> list[TaskId]:
+        """Each reference's task, in order."""
+        tasks = self.cols.tasks
+        return [tasks[t] for t in self.cols.array("task").tolist()]
+
+    def keys(self) -> set[tuple[TaskId, str, Any]]:
+        """Each reference's (task, annotator, annotation id)."""
+        c = self.cols
+        annotators = [c.annotators[a] for a in c.array("annotator").tolist()]
+        return set(zip(self.task_ids(), annotators, c.annotation_ids, strict=True))
+
+    def on_tasks(self, keep: Callable[[TaskId], bool]) -> References:
+        """The references on the tasks ``keep`` keeps (asked once per task)."""
+        task = self.cols.array("task")
+        kept = np.zeros(len(self.cols.tasks), dtype=bool)
+        distinct = np.unique(task)
+        kept[distinct] = [keep(self.cols.tasks[t]) for t in distinct.tolist()]
+        return References(self.cols.select(kept[task]))
+
+
+def split(dataset: Dataset, config: Config) -> tuple[Dataset, References]:
     """The dataset for inter-annotator agreement and the reference annotations; references are
-    left out of the former when ``source.include_ground_truth`` is false (and counted). Only the
-    references become :class:`Annotation` objects."""
+    left out of the former when ``source.include_ground_truth`` is false (and counted). The
+    references are rows of the source's columns (:class:`References`)."""
     cols = dataset.columns()
     if (config.ground_truth is None or config.ground_truth.annotator is None) and not any(
         cols.ground_truth
-    ):
-        return dataset, []  # nothing marked, no gold annotator: no references
+    ):  # nothing marked, no gold annotator: no references
+        return dataset, References(cols.select(np.zeros(len(cols), dtype=bool)))
     is_ref = reference_rows(dataset, config)
-    refs = cols.select(is_ref).annotations() if is_ref.any() else []
+    refs = References(cols.select(is_ref))
     if not refs or getattr(config.source, "include_ground_truth", True):
         return dataset, refs
     excluded = dataset.stats.ground_truth_excluded + len(refs)
@@ -171,19 +219,17 @@ def field_truth(
     level: str,
     cfg: FieldConfig,
     dataset: Dataset,
-    refs: list[Annotation],
+    refs: Sequence[Annotation],
 ) -> FieldTruth | None:
     """Each annotator of field ``name`` against the references (None: no reference answers it)."""
     factory = COMPARISONS.get(kind)
     compare, how = factory(level, cfg) if factory is not None else (_exact, "")
     truth: dict[TaskId, Any] = {}
     conflicting: set[TaskId] = set()
-    for r in refs:
-        if name in r.fields:
-            v = _answer(r.fields[name])
-            if r.task_id in truth and compare(truth[r.task_id], v) < 1:
-                conflicting.add(r.task_id)
-            truth.setdefault(r.task_id, v)
+    for task, v in _reference_answers(name, refs):
+        if task in truth and compare(truth[task], v) < 1:
+            conflicting.add(task)
+        truth.setdefault(task, v)
     for t in conflicting:
         del truth[t]
     if not truth and not conflicting:
@@ -191,7 +237,11 @@ def field_truth(
     if factory is None:  # never compare with a rule made for another kind of answer
         how = f"not evaluated: no ground-truth comparison for {kind} fields yet"
         return FieldTruth(how, len(truth), sorted(conflicting, key=str))
-    ref_keys = {(r.task_id, r.annotator, r.annotation_id) for r in refs}
+    ref_keys = (
+        refs.keys()
+        if isinstance(refs, References)
+        else {(r.task_id, r.annotator, r.annotation_id) for r in refs}
+    )
     cols = dataset.columns()
     column = cols.fields.get(name)
     if column is not None and column.regions is None:  # answers are values: by column
@@ -291,6 +341,24 @@ def _by_column(
     return out
 
 
+def _reference_answers(name: str, refs: Sequence[Annotation]) -> Iterator[tuple[TaskId, Any]]:
+    """Each reference's (task, answer) on field ``name``, in the references' order: of
+    :class:`References` on a field of values, from its column (no object per reference)."""
+    column = refs.cols.fields.get(name) if isinstance(refs, References) else None
+    if isinstance(refs, References) and (column is None or column.regions is None):
+        if column is None:
+            return iter(())
+        tasks, task, values = refs.cols.tasks, refs.cols.array("task"), column.values
+        rows, codes = column.row_array(), column.code_array()
+        order = np.argsort(rows, kind="stable")  # the references' order, as the objects come
+        return zip(
+            map(tasks.__getitem__, task[rows[order]].tolist()),
+            map(values.__getitem__, codes[order].tolist()),
+            strict=True,
+        )
+    return ((r.task_id, _answer(r.fields[name])) for r in refs if name in r.fields)
+
+
 def _answer(fv: FieldValue) -> Any:
     """What a field's answer is compared by: its regions for a region field, else its value."""
     return fv.regions if fv.regions is not None else fv.value
@@ -309,6 +377,7 @@ def lowest(t: FieldTruth) -> AnnotatorTruth | None:
 __all__ = [
     "Compare",
     "FieldTruth",
+    "References",
     "field_truth",
     "is_reference",
     "lowest",
