@@ -384,8 +384,7 @@ class Disputes:
         m, names = self.m, self.m.names
         at = self.task_rows(ks)
         rows = self.rows[at]
-        c = self.describer.columns(rows)
-        described, lines = c.dicts(), c.lines()
+        described, lines = self.describer.many(rows)
         by_row = dict(zip(rows.tolist(), described, strict=True))
         owner = list(map(names.__getitem__, m.regions.annotator[rows].tolist()))
         member = cast(list[bool], self.member[at].tolist())
