@@ -40,11 +40,19 @@ class Describer:
     def __init__(self, m: Matched) -> None:
         reg = m.regions
         self.m, self.shape = m, reg.shape
-        self.geometry = reg.geometry.round(4)
-        self.whole = reg.shape.whole and bool(  # span offsets as ints
-            np.all(self.geometry == np.floor(self.geometry))
-        )
         self.polygon = reg.shape.vertices and reg.points is not None  # shown by its vertices
+
+    @cached_property
+    def geometry(self) -> np.ndarray[Any, Any]:
+        """Every region's geometry as the report shows it (4 decimals); made when first asked
+        (the proposals' describer asks only for :meth:`keys`)."""
+        return self.m.regions.geometry.round(4)
+
+    @cached_property
+    def whole(self) -> bool:
+        """Whether every geometry value is a whole number of a shape with whole offsets (spans
+        shown with int offsets)."""
+        return self.shape.whole and bool(np.all(self.geometry == np.floor(self.geometry)))
 
     def columns(self, rows: np.ndarray[Any, Any]) -> RegionColumns:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as columns."""
