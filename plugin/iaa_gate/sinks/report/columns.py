@@ -10,6 +10,7 @@ The tests hold both to encoding the objects (``tests/test_region_lines.py``,
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterator
 from itertools import compress
 from typing import Any, cast
@@ -123,7 +124,7 @@ def encodable(units: RegionUnits) -> bool:
     names = d.m.names
     if len(set(names)) < len(names):
         return False
-    if not np.isfinite(d.describer.geometry).all() or not all(map(np.isfinite, d.low_score)):
+    if not np.isfinite(d.describer.geometry).all() or not all(map(math.isfinite, d.low_score)):
         return False
     points = d.m.regions.points
     return not (d.describer.polygon and points and not all(np.isfinite(p).all() for p in points))
