@@ -50,6 +50,10 @@ class State:
     note: str | None = None
 
 
+_OPEN = State("open")
+"""An open dispute without a note (frozen: shared by every such task)."""
+
+
 @dataclass
 class FieldLifecycle:
     """The disputes of one field by state.
@@ -183,10 +187,19 @@ def field_lifecycle(
         for t, fv in answers.items()
     }
     units = result.units
-    disputed = _disputed(units)
-    proposal = _proposals(units, [i for i, _ in disputed])
+    at, tasks = _disputed(units)
+    # a disputed task neither adjudicated nor routed is open (most of a round, every task of
+    # one without adjudication): one shared State, its proposal never read
+    out.states = dict.fromkeys(tasks, _OPEN)
+    routed = routed or {}
+    decide = (
+        [k for k, t in enumerate(tasks) if t in answers or t in routed] if answers or routed else []
+    )
+    proposal = _proposals(units, [at[k] for k in decide])
     settle_at = config.adjudication.settle_at if config.adjudication else math.inf
-    for (_, task), (proposed, posterior, tie, n) in zip(disputed, proposal, strict=True):
+    for task, (proposed, posterior, tie, n) in zip(
+        map(tasks.__getitem__, decide), proposal, strict=True
+    ):
         if task in answers:
             final = out.adjudicated[task]
             out.states[task] = State("resolved", final)
@@ -194,17 +207,13 @@ def field_lifecycle(
                 out.compared += 1
                 out.confirmed += final == value
             continue
-        asked = routed.get(task) if routed else None
-        if asked is None:
-            out.states[task] = State("open")
-        elif n < asked:
+        asked = routed[task]
+        if n < asked:
             out.states[task] = State("routed")
         elif not tie and posterior >= settle_at and (value := proposed()) is not None:
             out.states[task] = State("settled", value)
         elif max_annotations is not None and n >= max_annotations:
             out.states[task] = State("open", None, f"needs a person: {n} annotations, no majority")
-        else:
-            out.states[task] = State("open")
     if answers and not regions:
         out.agreement = field_truth(
             name,
@@ -217,11 +226,13 @@ def field_lifecycle(
     return out
 
 
-def _disputed(units: Sequence[Any]) -> list[tuple[int, TaskId]]:
-    """(index, task) of each disputed unit."""
+def _disputed(units: Sequence[Any]) -> tuple[list[int], list[TaskId]]:
+    """The index and the task of each disputed unit."""
     if isinstance(units, UnitTable):
-        return [(i, units.ids[i]) for i in units.where("disputed")]
-    return [(i, u.id) for i, u in enumerate(units) if u.status == "disputed"]
+        at = units.where("disputed")
+        return at, list(map(units.ids.__getitem__, at))
+    at = [i for i, u in enumerate(units) if u.status == "disputed"]
+    return at, [units[i].id for i in at]
 
 
 def _proposals(
