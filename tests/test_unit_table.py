@@ -30,12 +30,17 @@ rows = st.lists(
 
 
 @settings(max_examples=150, deadline=None)
-@given(rows=rows, bar=st.sampled_from([0.5, 0.8, 1.0]), multiple=st.booleans())
+@given(
+    rows=rows,
+    bar=st.sampled_from([0.5, 0.8, 1.0]),
+    multiple=st.booleans(),
+    name=st.sampled_from(["f", '100% "sure"']),  # a field's name is JSON in a bytes format
+)
 def test_the_unit_table_says_what_its_objects_say(
-    rows: list[tuple[Any, str, str | None]], bar: float, multiple: bool
+    rows: list[tuple[Any, str, str | None]], bar: float, multiple: bool, name: str
 ) -> None:
     anns = [
-        Annotation(task, who, {"f": FieldValue("choices", () if v is None else (v,))}, None, None)
+        Annotation(task, who, {name: FieldValue("choices", () if v is None else (v,))}, None, None)
         for task, who, v in rows
     ]
     if not anns:
@@ -44,34 +49,34 @@ def test_the_unit_table_says_what_its_objects_say(
     cfg = parse_config(
         {
             "source": {"type": "label-studio-export", "path": "x.json"},
-            "fields": {"f": {"multiple": multiple, "thresholds": {"disputed_below": bar}}},
+            "fields": {name: {"multiple": multiple, "thresholds": {"disputed_below": bar}}},
         }
-    ).fields["f"]
-    result = analyse_field(ds, "f", cfg)
+    ).fields[name]
+    result = analyse_field(ds, name, cfg)
     table = result.units
     assert isinstance(table, results.UnitTable)
-    proposals = consensus_file.lines({"f": result})  # from the columns, before any object
+    proposals = consensus_file.lines({name: result})  # from the columns, before any object
     objects = list(table)  # the straightforward reading: one object per unit
     for status in results.STATUSES:
         assert results.status_count(table, status) == results.status_count(objects, status)
         assert table.with_status(status) == [u for u in objects if u.status == status]
     np.testing.assert_array_equal(results.unit_scores(table), results.unit_scores(objects))
     plain = results.FieldResult(**{**result.__dict__, "units": objects})
-    table_disputed = document.disputed_tasks("f", result)
+    table_disputed = document.disputed_tasks(name, result)
     assert isinstance(table_disputed, document.DisputedTable)
-    plain_disputed = document.disputed_tasks("f", plain)
+    plain_disputed = document.disputed_tasks(name, plain)
     assert list(table_disputed) == plain_disputed
     assert table_disputed[:3] == plain_disputed[:3] and len(table_disputed) == len(plain_disputed)
     write = DisputedTasksWriter().render  # the file from the columns, byte for byte
-    assert write({}, {"f": table_disputed}) == write({}, {"f": plain_disputed})
+    assert write({}, {name: table_disputed}) == write({}, {name: plain_disputed})
     was, report_json.LINES = report_json.LINES, 2  # written a few lines at a time
     try:
-        chunks = list(DisputedTasksWriter().chunks({}, {"f": table_disputed}))
+        chunks = list(DisputedTasksWriter().chunks({}, {name: table_disputed}))
     finally:
         report_json.LINES = was
-    assert b"".join(chunks) == write({}, {"f": plain_disputed})
+    assert b"".join(chunks) == write({}, {name: plain_disputed})
     assert len(chunks) == max(1, -(-len(table_disputed) // 2))
-    assert consensus_file.lines({"f": plain}) == proposals
+    assert consensus_file.lines({name: plain}) == proposals
     for u in objects:  # every answered task, with each annotator's label, in name order
         assert list(u.labels) == sorted(u.labels)
         given_ = {w: v for t, w, v in rows if t == u.id and v is not None}
