@@ -119,3 +119,23 @@ def test_a_multi_label_field_nobody_labelled_scores_without_a_numpy_warning() ->
         warnings.simplefilter("error")
         result = analyse_field(ds, "f", cfg)
     assert result.skill is None or all(a.confusion == [] for a in result.skill.annotators)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.floats(-2.0, 2.0),  # posteriors and priorities
+            st.integers(-(10**9), 10**9).map(lambda k: (k + 0.5) / 1e6),  # halves, or near
+            st.integers(-(10**7), 10**7).map(lambda k: k / 1e6),
+        ),
+        max_size=40,
+    )
+)
+def test_proposals_are_rounded_as_python_rounds(values: list[float]) -> None:
+    """A proposal's posterior and priority are rounded as ``round(v, 6)`` rounds each value,
+    bit for bit (the sign of a zero too), though most of them by numpy."""
+    got = results._round6(np.array(values, dtype=np.float64))
+    want = [round(v, 6) for v in values]
+    assert np.array(got).tobytes() == np.array(want, dtype=np.float64).tobytes()

@@ -460,11 +460,26 @@ class UnitTable(Sequence[UnitResult]):
 
 
 def _round6(x: FloatArray) -> list[float]:
-    """``round(v, 6)`` of each value of ``x`` (Python's exact rounding), once per distinct value."""
-    distinct, at = np.unique(x, return_inverse=True)
-    rounded = np.array([round(v, 6) for v in distinct.tolist()], dtype=np.float64)
-    out: list[float] = rounded[at].tolist()
-    return out
+    """``round(v, 6)`` of each value of ``x`` (Python's exact rounding: the nearest float to
+    the value rounded to 6 decimals, half to even).
+
+    ``x·10⁶`` to the nearest integer, divided back (a correctly rounded division: the nearest
+    float to that decimal), is Python's answer wherever the product's own rounding error (at
+    most ``|x·10⁶|·2⁻⁵³``; the margin left is ``(|x·10⁶| + 1)·2⁻⁵⁰``) cannot have moved it
+    across a half. Python's ``round`` decides the few values that close to a half (ties among
+    them) and those too large or not finite."""
+    v = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # those are decided by Python below
+        y = v * 1e6
+        out = np.rint(y) / 1e6
+        unsure = ~(np.abs(y) < 2.0**52) | (
+            np.abs(y - np.floor(y) - 0.5) <= (np.abs(y) + 1.0) * 2.0**-50
+        )
+    if unsure.any():
+        at = np.flatnonzero(unsure)
+        out[at] = [round(u, 6) for u in v[at].tolist()]
+    rounded: list[float] = out.tolist()
+    return rounded
 
 
 def status_count(units: Sequence[UnitResult], status: str) -> int:
