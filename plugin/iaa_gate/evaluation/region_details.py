@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress
 from typing import Any, cast, overload
@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import metrics
 from ..core import progress
+from ..metrics._base import sort_order
 from ..metrics.regions import NO_LABEL
 from ..model import TaskId
 from .region_columns import Clustered, Matched
@@ -58,22 +59,28 @@ class Describer:
         """Regions ``rows`` (``(R,)`` region indices), in their order, as columns."""
         reg, t = self.m.regions, self.m.table
         names = [*reg.labels, None]  # label -1: None
-        labels = list(map(names.__getitem__, reg.label[rows].tolist()))
+        label = reg.label[rows]
         ids = list(map(t.region_ids.__getitem__, self.m.kept[rows].tolist()))
         geo = self.geometry[rows]
         if self.whole:
             geo = geo.astype(np.int64)
-        texts: list[str | None] = []
-        points: list[list[list[float]]] = []
-        if self.shape.linear:
-            start, end = geo[:, 0].tolist(), geo[:, 1].tolist()
-            if not self.whole:
-                start, end = list(map(int, start)), list(map(int, end))
-            texts = under(t.texts, reg.unit[rows].tolist(), start, end)
-        elif self.polygon and reg.points is not None:
-            points = [reg.points[r].round(4).tolist() for r in rows.tolist()]
         keys = self.keys(len(geo.T))
-        return RegionColumns(ids, labels, texts, points, keys, geo)
+        if self.shape.linear:  # spans drawn alike (a task's, same offsets and label): once
+            unit = reg.unit[rows]
+            bits = geo if self.whole else geo.view(np.int64)  # 0.0 and -0.0 are shown apart
+            first, which = alike(unit, bits[:, 0], bits[:, 1], label)
+            start, end = geo[first, 0].tolist(), geo[first, 1].tolist()
+            labels = take(names, label[first])
+            cut = (start, end) if self.whole else (list(map(int, start)), list(map(int, end)))
+            texts = under(t.texts, unit[first].tolist(), *cut)
+            shown = span_lines(labels, start, end, texts)
+            return RegionColumns(
+                ids, take(labels, which), take(texts, which), [], keys, geo, take(shown, which)
+            )
+        points: list[list[list[float]]] = []
+        if self.polygon and reg.points is not None:
+            points = [reg.points[r].round(4).tolist() for r in rows.tolist()]
+        return RegionColumns(ids, take(names, label), [], points, keys, geo)
 
     def keys(self, width: int) -> tuple[str, ...]:
         """The geometry keys of a region (``width``: its geometry's columns)."""
@@ -107,7 +114,8 @@ class RegionColumns:
     other shapes: empty), ``points`` (polygons with points: each one's; else empty),
     ``keys``, the geometry's keys in ``geo`` order (``("points",)`` for a polygon); ``geo``:
     each region's geometry, ``(R, d)`` (a span's start and end, a box's ``x, y, width,
-    height[, rotation]``; :attr:`geos` as lists)."""
+    height[, rotation]``; :attr:`geos` as lists); ``shown``: spans' lines (:meth:`lines`).
+    Spans drawn alike share their label, text and line objects."""
 
     ids: list[Any]
     labels: list[str | None]
@@ -115,6 +123,7 @@ class RegionColumns:
     points: list[list[list[float]]]
     keys: tuple[str, ...]
     geo: np.ndarray[Any, Any]
+    shown: list[str] = field(default_factory=list)  # other shapes: made when asked
 
     @cached_property
     def geos(self) -> list[list[Any]]:
@@ -145,18 +154,14 @@ class RegionColumns:
     def lines(self) -> list[str]:
         """Each region as one line of text: ``LABEL [start, end) 'text'`` for a span,
         ``LABEL x=… y=… width=… height=…`` for a box and the
-        like, ``LABEL polygon of N points at [x, y]`` for a polygon."""
+        like, ``LABEL polygon of N points at [x, y]`` for a polygon (spans: :attr:`shown`)."""
+        if self.texts:
+            return self.shown
         shown = [label or "(no label)" for label in self.labels]
         if self.points:
             return [
                 f"{label} polygon of {len(p)} points at {p[0]}"
                 for label, p in zip(shown, self.points, strict=True)
-            ]
-        if self.texts:
-            start, end = self.geo[:, 0].tolist(), self.geo[:, 1].tolist()
-            return [
-                f"{label} [{s}, {e})" if x is None else f"{label} [{s}, {e}) {x!r}"
-                for label, s, e, x in zip(shown, start, end, self.texts, strict=True)
             ]
         # one format of all values, not a join of an f-string per value (%g of a float is
         # f"{x:g}"); a key beyond the geometry's width is left out, and a value beyond the keys
@@ -164,6 +169,71 @@ class RegionColumns:
         row = "%s " + " ".join(k.replace("%", "%%") + "=%g" for k in keys)
         geos = self.geos if len(keys) == len(self.geo.T) else self.geo[:, : len(keys)].tolist()
         return [row % (label, *g) for label, g in zip(shown, geos, strict=True)]
+
+
+def span_lines(
+    labels: list[str | None], start: list[Any], end: list[Any], texts: list[str | None]
+) -> list[str]:
+    """Each span as one line of text, ``LABEL [start, end) 'text'`` (``(no label)`` for None;
+    without the text where it is unknown).
+
+    Parameters
+    ----------
+    labels, start, end, texts : list
+        Each span's label, offsets and the text under it (None: unknown).
+
+    Returns
+    -------
+    list of str
+        One line per span.
+
+    Examples
+    --------
+    >>> span_lines(["PER", None], [0, 4], [3, 6], ["Ada", None])
+    ["PER [0, 3) 'Ada'", '(no label) [4, 6)']
+    """
+    return [
+        f"{label or '(no label)'} [{s}, {e})"
+        if x is None
+        else f"{label or '(no label)'} [{s}, {e}) {x!r}"
+        for label, s, e, x in zip(labels, start, end, texts, strict=True)
+    ]
+
+
+def take(items: list[Any], at: np.ndarray[Any, Any]) -> list[Any]:
+    """``[items[i] for i in at]``, gathered in C (``items`` as an array of objects): no Python
+    call per item.
+
+    Examples
+    --------
+    >>> take(["a", None, "c"], np.array([2, 2, 1]))
+    ['c', 'c', None]
+    """
+    return cast(list[Any], np.fromiter(items, object, len(items))[at].tolist())
+
+
+def alike(*keys: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Rows alike in every one of ``keys`` (``(n,)`` each), so that what depends on the keys
+    only is made once: the first row of each distinct combination, in row order (what is made
+    from them then lies in memory in the order the rows read it), and which of those each row
+    is (``(n,)``).
+
+    Examples
+    --------
+    >>> first, which = alike(np.array([1, 0, 1, 0]), np.array([5, 5, 5, 6]))
+    >>> first.tolist(), which.tolist()
+    ([0, 1, 3], [0, 1, 0, 2])
+    """
+    order = sort_order(*keys)  # ties in row order: each group's first row leads it
+    new = np.zeros(order.size, dtype=bool)
+    new[:1] = True
+    for key in keys:
+        k = key[order]
+        new[1:] |= k[1:] != k[:-1]
+    lead = np.empty_like(order)
+    lead[order] = order[new][np.cumsum(new) - 1]  # each row's group's first row
+    is_first = lead == np.arange(order.size)
+    return np.flatnonzero(is_first), (np.cumsum(is_first) - 1)[lead]
 
 
 def under(
