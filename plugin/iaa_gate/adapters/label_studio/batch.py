@@ -12,6 +12,7 @@ parser, which give the same answer or the precise error (the paths are tested to
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from itertools import chain
@@ -140,6 +141,39 @@ class _RegionTask(msgspec.Struct, Generic[_R], gc=False):
     data: msgspec.Raw = msgspec.Raw()  # decoded only for the texts spans index into
 
 
+@dataclass(frozen=True)
+class Reading:
+    """Where a run of an export's tasks is read into, and how (what :func:`read_tasks` and
+    the region chunks share, built once per run).
+
+    Parameters
+    ----------
+    cols : Columns
+        The columns the rows are appended to.
+    stats : SourceStats
+        The counts of what was read.
+    first_seen : dict
+        Each task id read (as text) → its index in the export.
+    texts : dict
+        (task id, field) → the text the field's spans index into.
+    include_ground_truth : bool
+        Whether an annotation marked ground truth is a row.
+
+    Examples
+    --------
+    >>> from iaa_gate.model import Columns, SourceStats
+    >>> into = Reading(Columns(), SourceStats(), {}, {}, include_ground_truth=True)
+    >>> len(into.cols), into.include_ground_truth
+    (0, True)
+    """
+
+    cols: Columns
+    stats: SourceStats
+    first_seen: dict[str, int]
+    texts: dict[tuple[TaskId, str], str]
+    include_ground_truth: bool
+
+
 _SPANS = msgspec.json.Decoder(_RegionTask[_SpanResult])
 _BOXES = msgspec.json.Decoder(_RegionTask[_BoxResult])
 _SHAPES = {kind: shape_of(REGION_SHAPES[kind]) for kind in ("labels", "rectanglelabels")}
@@ -177,12 +211,11 @@ class _Batch:
         keys = self.keys
         return len(set(keys)) == len(keys) and first_seen.keys().isdisjoint(keys)
 
-    def append(
-        self, start: int, cols: Columns, stats: SourceStats, first_seen: dict[str, int], empty: int
-    ) -> Any:
-        """Append the rows to ``cols`` (the tasks being elements ``start``… of the export) and
-        count them in ``stats``; returns each annotation's row (of those with one)."""
+    def append(self, start: int, into: Reading, empty: int) -> Any:
+        """Append the rows to ``into`` (the tasks being elements ``start``… of the export) and
+        count them; returns each annotation's row (of those with one)."""
         anns, has_row, live, n = self.anns, self.has_row, self.live, len(self.anns)
+        cols, stats, first_seen = into.cols, into.stats, into.first_seen
         first_seen.update(zip(self.keys, range(start, start + len(self.keys)), strict=True))
         row = len(cols) + np.cumsum(has_row) - 1
         stats.annotations += n
@@ -204,28 +237,20 @@ class _Batch:
         return row
 
 
-def read_tasks(
-    raws: list[msgspec.Raw],
-    start: int,
-    cols: Columns,
-    stats: SourceStats,
-    first_seen: dict[str, int],
-    include_ground_truth: bool,
-    texts: dict[tuple[TaskId, str], str],
-) -> list[TaskId] | None:
+def read_tasks(raws: list[msgspec.Raw], start: int, into: Reading) -> list[TaskId] | None:
     """Append the annotations of tasks ``raws`` (elements ``start``… of the export) to
-    ``cols`` as :func:`.typed.read_task` would task by task, their ids (as text) to
-    ``first_seen`` and the texts their spans index into to ``texts``; returns the ids of the
-    tasks read: all of them, or (region answers, read a chunk at a time) those before the
-    first chunk with a task that needs the task-by-task readers. None, having changed
-    nothing, when the first task needs them (a region of another shape, a prediction, an id
-    seen before…)."""
+    ``into.cols`` as :func:`.typed.read_task` would task by task, their ids (as text) to
+    ``into.first_seen`` and the texts their spans index into to ``into.texts``; returns the
+    ids of the tasks read: all of them, or (region answers, read a chunk at a time) those
+    before the first chunk with a task that needs the task-by-task readers. None, having
+    changed nothing, when the first task needs them (a region of another shape, a
+    prediction, an id seen before…)."""
     try:
         tasks = list(map(_TASK.decode, raws))
     except (msgspec.ValidationError, msgspec.DecodeError):
-        return _regions(raws, start, cols, stats, first_seen, include_ground_truth, texts)
-    b = _Batch(tasks, include_ground_truth)
-    if not b.fresh(first_seen):
+        return _regions(raws, start, into)
+    b = _Batch(tasks, into.include_ground_truth)
+    if not b.fresh(into.first_seen):
         return None  # an id seen twice: the task-by-task readers name both places
     per, items, owner = b.per, b.items, b.owner
     names: list[str] = []
@@ -237,7 +262,8 @@ def read_tasks(
     if answers is None:
         return None
     # every rule holds: append
-    row = b.append(start, cols, stats, first_seen, answers.empty)
+    row = b.append(start, into, answers.empty)
+    cols = into.cols
     for f, at, codes, values, in_order in answers.fields:
         col = cols.fields.get(names[f])
         if col is None:
@@ -260,15 +286,7 @@ task) stay in the CPU's cache while its regions are gathered; a batch of 512 mad
 slower than task by task."""
 
 
-def _regions(
-    raws: list[msgspec.Raw],
-    start: int,
-    cols: Columns,
-    stats: SourceStats,
-    first_seen: dict[str, int],
-    include_ground_truth: bool,
-    texts: dict[tuple[TaskId, str], str],
-) -> list[TaskId] | None:
+def _regions(raws: list[msgspec.Raw], start: int, into: Reading) -> list[TaskId] | None:
     """:func:`read_tasks` of tasks whose every result is a span (or every one a box) with an
     id and one label, each annotation's of one field (and, spans, of one text): the common
     region answer, which :func:`.typed.read_task` reads a field at a time. Read
@@ -278,9 +296,7 @@ def _regions(
     named = _Named()
     for at in range(0, len(raws), REGION_CHUNK):
         chunk = raws[at : at + REGION_CHUNK]
-        got = _region_chunk(
-            chunk, start + at, cols, stats, first_seen, include_ground_truth, texts, named
-        )
+        got = _region_chunk(chunk, start + at, into, named)
         if got is None:
             break
         ids += got
@@ -288,14 +304,7 @@ def _regions(
 
 
 def _region_chunk(
-    raws: list[msgspec.Raw],
-    start: int,
-    cols: Columns,
-    stats: SourceStats,
-    first_seen: dict[str, int],
-    include_ground_truth: bool,
-    texts: dict[tuple[TaskId, str], str],
-    named: _Named,
+    raws: list[msgspec.Raw], start: int, into: Reading, named: _Named
 ) -> list[TaskId] | None:
     """:func:`_regions` of one chunk, all or nothing (None: nothing changed). ``named``: the
     field, text and labels of the chunks before, tried first (and updated)."""
@@ -312,8 +321,8 @@ def _region_chunk(
                 kind = "rectanglelabels"
             except (msgspec.ValidationError, msgspec.DecodeError):
                 return None
-    b = _Batch(tasks, include_ground_truth)
-    if not b.fresh(first_seen):
+    b = _Batch(tasks, into.include_ground_truth)
+    if not b.fresh(into.first_seen):
         return None
     items, owner, n = b.items, b.owner, len(b.anns)
     per = np.array(b.per, dtype=np.int64)
@@ -332,7 +341,7 @@ def _region_chunk(
         tos, to = ([named.text], one) if named.used else _codes(list(map(_TO, items)))
         if len(tos) > 1 and (to[lead][np.searchsorted(at, owner)] != to).any():
             return None  # the spans of one annotation in two texts: the general parser
-        found = _texts(b, field, to[lead], at, names, tos, texts)
+        found = _texts(b, field, to[lead], at, names, tos, into.texts)
         if found is None:
             return None
         try:
@@ -349,8 +358,9 @@ def _region_chunk(
         coords = _box_coords(items, values)
         labels = list(map(_FIRST, map(_BOX_LABELS, values)))
     # every rule holds: append
-    row = b.append(start, cols, stats, first_seen, 0)
-    texts.update(found)
+    row = b.append(start, into, 0)
+    into.texts.update(found)
+    cols = into.cols
     kept = answered & b.has_row  # the annotations whose regions are an answer
     fields = field[kept]
     order = dict.fromkeys(fields.tolist())  # fields in order of first answer

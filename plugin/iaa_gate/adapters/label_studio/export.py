@@ -35,7 +35,7 @@ from ...kinds.messages import kind_of as message_kind
 from ...kinds.unscored import NOT_REGIONS, RELATION
 from ...metrics.geometry import Shape, shape_of
 from ...model import Annotation, Dataset, FieldValue, RegionSet, SourceStats, TaskId
-from .batch import read_tasks
+from .batch import Reading, read_tasks
 from .brush import BrushError, bounds, mask_runs
 from .halves import MAX_PROBLEMS, Part, read_in_halves, read_split, split_at
 from .jsonstream import JSONStreamError, check_utf8, iter_array, line_of
@@ -255,6 +255,7 @@ def _read(
             _one(part, index, task, *how)
         return part
     end = len(tasks) if end is None else end
+    into = Reading(part.cols, part.stats, part.first_seen, part.texts, include_ground_truth)
     done = progress.step("read tasks", end - start, "tasks")
     try:
         index = start
@@ -265,15 +266,7 @@ def _read(
             ids = (
                 None
                 if first or set(map(type, batch)) != _RAW
-                else read_tasks(
-                    batch,
-                    base + index,
-                    part.cols,
-                    part.stats,
-                    part.first_seen,
-                    include_ground_truth,
-                    part.texts,
-                )
+                else read_tasks(batch, base + index, into)
             )
             if ids is not None:  # the batch, or the first of its tasks (see read_tasks)
                 part.stats.tasks += len(ids)
