@@ -4,6 +4,7 @@ the table the loop over one ``RegionSet`` per answer gave (kept here as the refe
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +18,7 @@ from iaa_gate.evaluation.matrix import _natural, region_table
 from iaa_gate.kinds import REGION_SHAPES
 from iaa_gate.kinds import kind as registered
 from iaa_gate.metrics.geometry import shape_of
-from iaa_gate.model import Annotation, Columns, Dataset, FieldValue, RegionSet
+from iaa_gate.model import Annotation, Columns, Dataset, FieldValue, RegionColumn, RegionSet
 
 IDS = st.sampled_from(["a", "b", "c", "7"])
 LABELS = st.sampled_from(["", "A", "B", "C"])
@@ -103,6 +104,7 @@ def test_region_sets_come_back_as_they_went_in(
     sets = [rs for _, _, rs in given]
     cols = Columns.of(_annotations(kind, given))
     assert _sets(cols) == sets
+    assert _sets(pickle.loads(pickle.dumps(cols))) == sets  # as a forked reader sends them
     mask = np.array(keep[: len(given)], dtype=bool)
     assert _sets(cols.select(mask)) == [rs for rs, k in zip(sets, mask, strict=True) if k]
     first, later = (
@@ -117,6 +119,25 @@ def test_region_sets_come_back_as_they_went_in(
         rolled.add(ann)
     rolled.rollback(mark)
     assert _sets(rolled) == sets[:cut]
+
+
+SHARED = "r" + str(10)  # one object, made at run time (not a constant of the module)
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [[], [""], ["", ""], ["r1", "", "r2"], ["a\x00b", "c"], ["\x00"], ["r1", 7], [SHARED] * 3],
+)
+def test_region_ids_come_back_from_a_pickle_as_they_were(ids: list[Any]) -> None:
+    """A region column's ids, pickled as one string, come back as the same list: empty ids,
+    one holding the separator, one that is no string; ids sharing one object still do (as
+    Prodigy's ids by place, which would take memory per region otherwise)."""
+    rc = RegionColumn()
+    rc.answer("span")
+    rc.ids += ids
+    back = pickle.loads(pickle.dumps(rc))
+    assert back.ids == ids and list(map(type, back.ids)) == list(map(type, ids))
+    assert len(set(map(id, back.ids))) == len(set(map(id, ids)))
 
 
 def _reference_table(dataset: Dataset, name: str, labels: Sequence[str] | None) -> dict[str, Any]:
