@@ -185,7 +185,9 @@ def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
     short: in a long document (here 200,000 characters, PER agreed at the start, LOC at the end
     drawn by two of three) it is cut around the lowest region and holds at most
     ``EXCERPT_MAX`` characters, where it used to copy the whole text into the report."""
+    from iaa_gate.evaluation import document
     from iaa_gate.evaluation.region_details import EXCERPT_MAX
+    from iaa_gate.sinks.report.json import DisputedTasksWriter
 
     text = "Ada Lovelace" + "." * 200_000 + "London"
     end = len(text)
@@ -202,7 +204,10 @@ def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
         ann(3, [at("3a", 0, 12, "PER")]),
         data={"text": text},
     )
-    unit = outcome(write_json, {"ner": {}}, [long]).results["ner"].units[0]
+    result = outcome(write_json, {"ner": {}}, [long]).results["ner"]
+    write, tasks = DisputedTasksWriter().render, document.disputed_tasks("ner", result)
+    assert write({}, {"ner": tasks}) == write({}, {"ner": list(tasks)})  # from the columns too
+    unit = result.units[0]
     assert unit.status == "disputed" and unit.details is not None
     shown = unit.details.text
     assert shown and shown.length == end and len(shown.excerpt) <= EXCERPT_MAX

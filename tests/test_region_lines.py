@@ -215,3 +215,45 @@ def test_every_shape_and_odd_labels_and_texts_encode_as_the_objects(
     proposed = consensus_file.render({"ner": result})
     plain = FieldResult(**{**result.__dict__, "units": list(result.units)})
     assert proposed == ENCODER.encode_lines(consensus_file.lines({"ner": plain}))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 3).flatmap(  # sections; per group, per section: its items of 2 pieces
+        lambda n: st.lists(
+            st.lists(
+                st.lists(st.lists(st.integers(0, 99), min_size=2, max_size=2), max_size=4),
+                min_size=n,
+                max_size=n,
+            ),
+            min_size=1,
+            max_size=6,
+        )
+    ),
+)
+def test_pieces_laid_out_by_counts_as_listed_one_by_one(groups: list[list[list[Any]]]) -> None:
+    """A block's pieces are placed by counts, not sorted: each group (a task) has its part of
+    each section in turn, each item followed by a separator (the last of its group: another
+    piece), as laying them out group by group gives."""
+    import numpy as np
+
+    sep, last = 100, 101
+    sections = []
+    for s in range(len(groups[0])):
+        items = [item for g in groups for item in g[s]]
+        sizes = np.array([len(g[s]) for g in groups], dtype=np.int64)
+        sections.append(
+            columns._listed(np.array(items, dtype=np.int64).reshape(-1, 2), sizes, sep, last)
+        )
+    got, counts = columns._interleave(sections)
+    want: list[list[int]] = [
+        [
+            x
+            for part in g
+            for i, item in enumerate(part)
+            for x in [*item, sep if i < len(part) - 1 else last]
+        ]
+        for g in groups
+    ]
+    assert got.tolist() == [x for g in want for x in g]
+    assert counts.tolist() == [len(g) for g in want]

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator
-from itertools import compress
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import msgspec
 import numpy as np
-from msgspec import UNSET
 
 from ...core import progress
 from ...evaluation.region_details import Disputes, RegionColumns, RegionProposals, RegionUnits
 from ...evaluation.results import Picked
-from ...evaluation.sections import Details, Disagreement, LowestRegion, RelationDecision, plain
+from ...evaluation.sections import RelationDecision, plain
 from ...metrics import KINDS
 
 _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
@@ -131,19 +129,21 @@ def encodable(units: RegionUnits) -> bool:
 
 
 def region_lines(
-    units: RegionUnits, order: list[int]
-) -> Iterator[tuple[list[int], list[Details], list[dict[str, list[str]]]]]:
-    """Each disputed unit's :class:`~.sections.Details` and labels (each rater's regions as
-    lines of text), made from the columns and encoded by msgspec as the described tasks' are
-    (``units`` must be :func:`encodable`): a block of entries at a time, in ``order`` (entry
-    ``k``: unit ``units.where("disputed")[k]``), each block with its entries. A block's lines
-    are written before the next block is made, so the file is never held whole."""
-    d = units.disputes
-    block = _Block(d)
-    starts = list(range(0, len(d), BLOCK))  # a long round says how long, as describing did
+    units: RegionUnits, order: list[int], frame: Callable[[list[int]], list[bytes]]
+) -> Iterator[bytes]:
+    """The lines of ``units``' disputed tasks (``units`` must be :func:`encodable`), a block at
+    a time, in ``order`` (entry ``k``: unit ``units.where("disputed")[k]``): each one's
+    :class:`~.sections.Details` and labels (each rater's regions as lines of text) made from
+    the columns as msgspec encodes the described tasks', set in the line's ``frame``.
+    ``frame(ks)``: the text of entries ``ks``' lines around their details and labels, ``2 *
+    len(ks) + 1`` pieces: before the first details, then per entry between its details and its
+    labels, and after its labels (to the next entry's details). A block's lines are written
+    before the next block is made, so the file is never held whole."""
+    block = _Block(units.disputes)
+    starts = list(range(0, len(order), BLOCK))  # a long round says how long, as describing did
     for lo in progress.estimated("describe disputed tasks", starts, "blocks of tasks", sample=1):
         ks = order[lo : lo + BLOCK]
-        yield (ks, *block.lines(ks))
+        yield block.lines(ks, frame(ks))
 
 
 def _bounds(counts: np.ndarray[Any, Any]) -> list[int]:
@@ -151,9 +151,46 @@ def _bounds(counts: np.ndarray[Any, Any]) -> list[int]:
     return cast(list[int], np.concatenate(([0], np.cumsum(counts))).tolist())
 
 
+def _interleave(
+    sections: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]],
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Each group's pieces: its part of each section in turn. A section is its ``pieces``, group
+    0's first, one group after another, and ``counts``, how many each group has (``(G,)``).
+    Returns the pieces so laid out and how many each group has; a piece's place comes from
+    counts, so nothing is sorted."""
+    counts = np.stack([c for _, c in sections], axis=1)  # (G, S)
+    start = (np.cumsum(counts) - counts.ravel()).reshape(counts.shape)  # group g's section s
+    out = np.empty(int(counts.sum()), dtype=np.int64)
+    for s, (pieces, c) in enumerate(sections):  # a piece: its group's start, then its rank
+        out[np.repeat(start[:, s] - (np.cumsum(c) - c), c) + np.arange(len(pieces))] = pieces
+    return out, counts.sum(axis=1)
+
+
+def _listed(
+    items: np.ndarray[Any, Any], sizes: np.ndarray[Any, Any], sep: int, last: int
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Groups of ``sizes`` items (``items``: ``(M, w)``, each item's pieces, one group after
+    another), each item followed by piece ``sep``, the last of its group by ``last``: the
+    pieces and how many each group has (a section of :func:`_interleave`)."""
+    after = np.full(len(items), sep, dtype=np.int64)
+    after[(np.cumsum(sizes) - 1)[sizes > 0]] = last
+    return np.column_stack((items, after)).ravel(), sizes * (items.shape[1] + 1)
+
+
+def _one(pieces: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """A section of one piece per group (``pieces``: each group's)."""
+    return pieces, np.ones(len(pieces), dtype=np.int64)
+
+
+_FIXED = [b"", b",", b"null", b"]", b"},", b"}", b'{"disagreements":[', b"{", b"}"]
+_EMPTY, _COMMA, _NULL, _CLOSE, _NEXT, _LAST, _DETAILS, _OPEN, _SHUT = range(len(_FIXED))
+"""Pieces every block has, and their places in its pieces."""
+
+
 class _Block:
-    """Encodes the disputed tasks of :class:`Disputes` ``d`` a block at a time (:meth:`lines`);
-    what all blocks share is made once."""
+    """Encodes the disputed tasks of :class:`Disputes` ``d`` a block at a time (:meth:`lines`)
+    as one join of pieces: each region's JSON, each line of text's, and the keys, names and
+    brackets between them, made once for all blocks."""
 
     def __init__(self, d: Disputes) -> None:
         self.d, names = d, d.m.names
@@ -163,10 +200,19 @@ class _Block:
         self.rank[self.order] = np.arange(n_ann)
         self.name = [names[a] for a in self.order]  # by rank
         self.pos = np.zeros(d.m.regions.n, dtype=np.int64)  # a region's row in its block
+        # a disagreement: {"annotator":A,"counterpart":C,"kind":K,"other":O,"region":R}
+        named, kinds = each(names), each(list(KINDS))
+        owner = [b'{"annotator":' + a + b',"counterpart":' for a in named]
+        other = [b',"kind":' + k + b',"other":' + o + b',"region":' for k in kinds for o in named]
+        # a rater's list of regions (or lines): "name":[ (after the first: ,"name":[)
+        keys = [k + b":[" for k in each(self.name)]
+        self.fixed = [*_FIXED, *owner, *other, *keys, *(b"," + k for k in keys)]
+        self.owner, self.other = len(_FIXED), len(_FIXED) + n_ann
+        self.key = self.other + len(other)
 
-    def lines(self, ks: list[int]) -> tuple[list[Details], list[dict[str, list[str]]]]:
-        """Entries ``ks``' details and labels (see :func:`region_lines`): each region a struct
-        made in C and shared by the lists that hold it, so msgspec encodes each task whole."""
+    def lines(self, ks: list[int], frame: list[bytes]) -> bytes:
+        """Entries ``ks``' lines in their ``frame`` (see :func:`region_lines`): the pieces of
+        each, laid out by :func:`_interleave` and joined once."""
         d, reg, n_ann = self.d, self.d.m.regions, len(self.order)
         at = d.task_rows(ks)
         rows = d.rows[at]
@@ -175,44 +221,46 @@ class _Block:
         region: list[Any] = list(map(msgspec.Raw, regions(c)))  # each region's JSON made once
         line = c.lines()
         del c
+        pieces: list[Any] = [*self.fixed, *frame, *region, *each(line)]
+        at_frame, at_region = len(self.fixed), len(self.fixed) + len(frame)
+        at_line = at_region + n
+        del region, line
         # each rater's regions, by name (those they rated without a region: an empty list)
         counts = d.starts[kk + 1] - d.starts[kk]
         group = np.repeat(np.arange(len(ks)), counts) * n_ann + self.rank[reg.annotator[rows]]
         perm = np.lexsort((np.arange(n), group))
-        group = group[perm]
         rated = reg.rated[d.units[kk]][:, self.order]
         ii, jj = np.nonzero(rated)
-        wanted = ii * n_ann + jj
-        first = np.searchsorted(group, wanted).tolist()
-        end = np.searchsorted(group, wanted, side="right").tolist()
-        names = list(map(self.name.__getitem__, jj.tolist()))
-        at_perm, by_task = perm.tolist(), _bounds(rated.sum(axis=1))
+        first = np.searchsorted(group[perm], ii * n_ann + jj)
+        size = np.searchsorted(group[perm], ii * n_ann + jj, side="right") - first
+        head = np.r_[True, ii[1:] != ii[:-1]] if len(ii) else np.zeros(0, dtype=bool)
+        keys = _one(self.key + jj + np.where(head, 0, n_ann))
+        close = _one(np.full(len(ii), _CLOSE))
+        in_groups = perm  # every region's rater rated its task (no other region is kept)
 
-        def by_rater(items: list[Any]) -> list[Any]:  # per task: rater name → their items
-            groups = map(list(map(items.__getitem__, at_perm)).__getitem__, map(slice, first, end))
-            return list(map(dict, _slices(list(zip(names, groups, strict=True)), by_task)))
+        def by_rater(at: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+            listed = _listed((at + in_groups)[:, None], size, _COMMA, _EMPTY)
+            out, per_group = _interleave([keys, listed, close])
+            return out, np.bincount(ii, weights=per_group, minlength=len(ks)).astype(np.int64)
 
-        regions_of, lines_of = by_rater(region), by_rater(line)
-        del line
-        # the disagreements: each region and its counterpart (None: none)
-        pos, with_none = self.pos, [*region, None]
-        pos[rows] = np.arange(n)
+        # the disagreements: each region and its counterpart (null: none)
+        pos = self.pos
+        pos[rows] = at_region + np.arange(n)
         which = d.disagreement_rows(ks)
         other_end = d.d_counterpart[which]
-        counterpart = np.where(other_end >= 0, pos[other_end], n)
-        every = d.m.names
-        disagreement = list(
-            map(
-                Disagreement,
-                map(KINDS.__getitem__, d.d_kind[which].tolist()),
-                map(every.__getitem__, d.d_owner[which].tolist()),
-                map(with_none.__getitem__, pos[d.d_region[which]].tolist()),
-                map(every.__getitem__, d.d_other[which].tolist()),
-                map(with_none.__getitem__, counterpart.tolist()),
-            )
+        disagreements = _listed(
+            np.column_stack(
+                (
+                    self.owner + d.d_owner[which],
+                    np.where(other_end >= 0, pos[other_end], _NULL),
+                    self.other + d.d_kind[which] * n_ann + d.d_other[which],
+                    pos[d.d_region[which]],
+                )
+            ),
+            d.d_count[kk],
+            _NEXT,
+            _LAST,
         )
-        disagreements = _slices(disagreement, _bounds(d.d_count[kk]))
-        del disagreement
         # the lowest region: each rater's label in it (by name), its regions, its score
         values = d.values
         patterns, by = np.unique(d.low_codes[kk][:, self.order], axis=0, return_inverse=True)
@@ -220,23 +268,45 @@ class _Block:
             {self.name[j]: values[x] for j, x in enumerate(p) if x >= 0} for p in patterns.tolist()
         ]
         kept = d.member[at]
-        in_lowest = np.concatenate(([0], np.cumsum(kept)))[_bounds(counts)]
-        lowest = map(
-            LowestRegion,
-            map(d.low_score.__getitem__, ks),
-            map(low_labels.__getitem__, by.reshape(-1).tolist()),
-            _slices(list(compress(region, kept.tolist())), in_lowest.tolist()),
+        low_rows = np.flatnonzero(kept)
+        in_lowest = np.bincount(np.repeat(np.arange(len(ks)), counts)[low_rows], minlength=len(ks))
+        lowest = _listed((at_region + low_rows)[:, None], in_lowest, _COMMA, _EMPTY)
+        at_low = len(pieces)
+        pieces += [b'],"region":{"labels":' + x + b',"regions":[' for x in each(low_labels)]
+        at_score = len(pieces)
+        scores = each(list(map(d.low_score.__getitem__, ks)))
+        pieces += [b'],"score":' + x + b'},"regions":{' for x in scores]
+        at_after = len(pieces)
+        pieces += [b"}}" if x == b"{}" else b"}," + x[1:] for x in self.after(ks)]
+        k = np.arange(len(ks))
+        start = np.zeros(len(ks), dtype=np.int64)
+        start[:1] = 1
+        out, _ = _interleave(
+            [
+                (np.full(int(start.sum()), at_frame), start),  # the first line's start
+                _one(np.full(len(ks), _DETAILS)),
+                disagreements,
+                _one(at_low + by.reshape(-1)),
+                lowest,
+                _one(at_score + k),
+                by_rater(at_region),
+                _one(at_after + k),
+                _one(at_frame + 1 + 2 * k),  # between the details and the labels
+                _one(np.full(len(ks), _OPEN)),
+                by_rater(at_line),
+                _one(np.full(len(ks), _SHUT)),
+                _one(at_frame + 2 + 2 * k),  # after the labels
+            ]
         )
-        details = list(map(Details, regions_of, disagreements, lowest, *self.after(ks)))
-        return details, lines_of
+        return b"".join(np.fromiter(pieces, dtype=object, count=len(pieces))[out].tolist())
 
-    def after(self, ks: list[int]) -> tuple[list[Any], list[Any], list[Any]]:
-        """Entries ``ks``' text excerpt, lowest relation and relations' F1, each UNSET where the
-        task has none (spans with a known text; with relations, where it is the lowest
-        decision; defined)."""
+    def after(self, ks: list[int]) -> list[bytes]:
+        """Entries ``ks``' text excerpt, lowest relation and relations' F1 as JSON, an object
+        of those each task has (spans with a known text; with relations, where it is the
+        lowest decision; defined)."""
         d = self.d
-        unset: list[Any] = [UNSET] * len(ks)
-        text, relation, f1 = unset, list(unset), unset
+        none: list[Any] = [None] * len(ks)
+        text, relation, f1 = none, list(none), none
         rel = d.cl.relations
         for i, k in enumerate(ks):
             j = d.relation[k]
@@ -244,7 +314,7 @@ class _Block:
                 score = round(float(rel.score[j]), 6)
                 relation[i] = RelationDecision(score, d.relation_labels(j))
         if d.relations is not None:
-            f1 = [UNSET if (x := d.relations_f1(k)) is None else x for k in ks]
+            f1 = list(map(d.relations_f1, ks))
         if d.m.regions.shape.linear:
-            text = [UNSET if (e := d.excerpt(k)) is None else e for k in ks]
-        return text, relation, f1
+            text = d.excerpts(ks)
+        return each(_rows({}, {"relation": relation, "relations_f1": f1, "text": text}))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from typing import Any
 
 import msgspec
@@ -134,12 +134,9 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
     if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
         return iter([_ENCODER.encode_lines(list(tasks))]), False
     units = tasks.units
-    region = isinstance(units, RegionUnits)
-    blocks: Iterator[tuple[list[int], list[Any] | None, list[Any]]]
     if isinstance(units, RegionUnits):
         if not encodable(units):
             return iter([_ENCODER.encode_lines(list(tasks))]), False
-        blocks = region_lines(units, tasks.order)  # a block's pieces go once its lines are made
     elif len(set(units.names)) < len(units.names):  # two annotators of one name: one label
         return iter([_ENCODER.encode_lines(list(tasks))]), False
     else:
@@ -153,30 +150,32 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
         for h, q, t, v in zip(p.has, each(p.posterior), p.tie, values, strict=True)
     ]
     # a region field's numbers are checked on its arrays, its proposals' too
-    checked = (
-        region
-        and (finite or not any(b"null" in v for v in values))
-        and all(math.isfinite(x) for x, h in zip(p.posterior, p.has, strict=True) if h)
+    checked = (finite or not any(b"null" in v for v in values)) and all(
+        map(math.isfinite, compress(p.posterior, p.has))
     )
     del values
     ids, score, priority = tasks.ids, tasks.score, p.priority
     field = repeat(tasks.name)
 
-    def made() -> Iterator[bytes]:
-        for ks, details, labels in blocks:
-            lines = map(
-                _LINE,
-                map(ids.__getitem__, ks),
-                labels,
-                map(score.__getitem__, ks),
-                field,
-                repeat(None) if details is None else details,
-                map(priority.__getitem__, ks),
-                map(consensus.__getitem__, ks),
-            )
-            yield _ENCODER.encode_lines(list(lines))
+    def frame(ks: list[int]) -> list[bytes]:
+        # each line with a mark where its details and where its labels go, cut there (JSON
+        # text holds no NUL byte: msgspec escapes control characters in strings)
+        lines = map(
+            _LINE,
+            map(ids.__getitem__, ks),
+            repeat(_MARK),
+            map(score.__getitem__, ks),
+            field,
+            repeat(_MARK),
+            map(priority.__getitem__, ks),
+            map(consensus.__getitem__, ks),
+        )
+        return _ENCODER.encode_lines(list(lines)).split(b"\x00")
 
-    return made(), checked
+    return region_lines(units, tasks.order, frame), checked
+
+
+_MARK = msgspec.Raw(b"\x00")
 
 
 LINES = 50_000
