@@ -90,13 +90,14 @@ def test_region_lines_from_columns_are_the_described_tasks_encoded(
     tasks = document.disputed_tasks("ner", result)
     assert isinstance(tasks, document.DisputedTable) and isinstance(tasks.units, RegionUnits)
     write = DisputedTasksWriter().render
-    was, columns.BLOCK = columns.BLOCK, block
+    was = columns.BLOCK, columns.UNITS, consensus_file.LINES
+    columns.BLOCK = columns.UNITS = consensus_file.LINES = block  # a part at a time
     try:
         from_columns = write({}, {"ner": tasks})  # before any task is described
         assert not tasks or columns.encodable(tasks.units)  # the column path
+        proposed = consensus_file.render({"ner": result})  # consensus.jsonl from the columns
     finally:
-        columns.BLOCK = was
-    proposed = consensus_file.render({"ner": result})  # consensus.jsonl from the columns
+        columns.BLOCK, columns.UNITS, consensus_file.LINES = was
     described = list(tasks)  # the objects a report shows, made one by one
     assert from_columns == write({}, {"ner": described})
     assert from_columns.count(b"\n") == result.units.count_status("disputed")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from typing import Any, cast
 
 import msgspec
@@ -84,16 +85,31 @@ def _slices(items: list[Any], bounds: list[int]) -> list[Any]:
 
 
 def proposals(p: RegionProposals) -> list[bytes]:
-    """Each unit's proposed regions as JSON (a list), as encoding ``p[u]`` gives it."""
-    r = p.regions
-    columns: dict[str, list[Any]] = {"label": r.labels, "posterior": r.posterior, "tie": r.tie}
-    optional: dict[str, list[Any]] = {"text": r.texts} if r.texts else {}
-    if r.points:
-        optional["points"] = r.points
-    else:
-        for j, key in enumerate(r.keys):
-            columns[key] = [g[j] for g in r.geos]
-    return each(_slices(_rows(columns, optional), p.start))  # a list of structs per unit
+    """Each unit's proposed regions as JSON (a list), as encoding ``p[u]`` gives it: a part of
+    :data:`UNITS` units at a time, so only one part's structs and text are held besides."""
+    r, out = p.regions, []
+    for a in range(0, len(p), UNITS):
+        bounds = p.start[a : a + UNITS + 1]
+        lo, hi = bounds[0], bounds[-1]
+        columns: dict[str, list[Any]] = {
+            "label": r.labels[lo:hi],
+            "posterior": r.posterior[lo:hi],
+            "tie": r.tie[lo:hi],
+        }
+        optional: dict[str, list[Any]] = {"text": r.texts[lo:hi]} if r.texts else {}
+        if r.points:
+            optional["points"] = r.points[lo:hi]
+        else:
+            for j, key in enumerate(r.keys):
+                columns[key] = list(map(itemgetter(j), r.geos[lo:hi]))
+        structs = _rows(columns, optional)
+        out += each(_slices(structs, [x - lo for x in bounds]))  # a list of structs per unit
+    return out
+
+
+UNITS = 8192
+"""Units whose proposed regions are encoded at a time (a part's structs and JSON text go
+before the next part's are made)."""
 
 
 def picked(values: Picked) -> tuple[list[bytes], bool]:
@@ -110,6 +126,9 @@ def picked(values: Picked) -> tuple[list[bytes], bool]:
 BLOCK = 2048
 """Disputed tasks encoded at a time, in review order: a block's lines are written before the
 next block's are made, so neither its pieces nor the file are held whole."""
+JOINED = 256
+"""Lines of a block joined into one chunk of the file: ``bytes.join`` holds a buffer
+descriptor (80 bytes) per piece while it joins, 37 MB for a block of NER texts at once."""
 
 
 def encodable(units: RegionUnits) -> bool:
@@ -138,12 +157,13 @@ def region_lines(
     ``frame(ks)``: the text of entries ``ks``' lines around their details and labels, ``2 *
     len(ks) + 1`` pieces: before the first details, then per entry between its details and its
     labels, and after its labels (to the next entry's details). A block's lines are written
-    before the next block is made, so the file is never held whole."""
+    (in chunks of :data:`JOINED` lines) before the next block is made, so the file is never
+    held whole."""
     block = _Block(units.disputes)
     starts = list(range(0, len(order), BLOCK))  # a long round says how long, as describing did
     for lo in progress.estimated("describe disputed tasks", starts, "blocks of tasks", sample=1):
         ks = order[lo : lo + BLOCK]
-        yield block.lines(ks, frame(ks))
+        yield from block.lines(ks, frame(ks))
 
 
 def _bounds(counts: np.ndarray[Any, Any]) -> list[int]:
@@ -210,9 +230,9 @@ class _Block:
         self.owner, self.other = len(_FIXED), len(_FIXED) + n_ann
         self.key = self.other + len(other)
 
-    def lines(self, ks: list[int], frame: list[bytes]) -> bytes:
+    def lines(self, ks: list[int], frame: list[bytes]) -> Iterator[bytes]:
         """Entries ``ks``' lines in their ``frame`` (see :func:`region_lines`): the pieces of
-        each, laid out by :func:`_interleave` and joined once."""
+        each, laid out by :func:`_interleave` and joined :data:`JOINED` lines at a time."""
         d, reg, n_ann = self.d, self.d.m.regions, len(self.order)
         at = d.task_rows(ks)
         rows = d.rows[at]
@@ -281,7 +301,7 @@ class _Block:
         k = np.arange(len(ks))
         start = np.zeros(len(ks), dtype=np.int64)
         start[:1] = 1
-        out, _ = _interleave(
+        out, per_task = _interleave(
             [
                 (np.full(int(start.sum()), at_frame), start),  # the first line's start
                 _one(np.full(len(ks), _DETAILS)),
@@ -298,7 +318,10 @@ class _Block:
                 _one(at_frame + 2 + 2 * k),  # after the labels
             ]
         )
-        return b"".join(np.fromiter(pieces, dtype=object, count=len(pieces))[out].tolist())
+        every = np.fromiter(pieces, dtype=object, count=len(pieces))[out].tolist()
+        del pieces, out
+        ends = _bounds(per_task)[:-1][::JOINED]  # where each chunk's first line starts
+        return map(b"".join, map(every.__getitem__, map(slice, ends, [*ends[1:], len(every)])))
 
     def after(self, ks: list[int]) -> list[bytes]:
         """Entries ``ks``' text excerpt, lowest relation and relations' F1 as JSON, an object

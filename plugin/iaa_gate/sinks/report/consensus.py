@@ -120,8 +120,9 @@ def chunks(
         yield from _encoded(name, results[name])
 
 
-LINES = 50_000
-"""Lines of a region field encoded at a time."""
+LINES = 8192
+"""Lines of a region field encoded at a time (each holds its proposed regions, ~1 KB for a
+NER text: the text of a block at a time is a few MB)."""
 
 
 def _encoded(name: str, result: FieldResult) -> Iterator[bytes]:
