@@ -1,7 +1,8 @@
 """JSON text encoded from columns, as the report's encoder writes the same values in objects:
 each value of a list (:func:`each`), and a region field's disputed tasks (:func:`region_lines`):
-each region's JSON made once (a struct per row, made in C) and each task a :class:`Details`
-of structs holding it as :class:`msgspec.Raw`, with no dict per region.
+each region's JSON made once (a struct per row, made in C), and a block of tasks' lines one
+join of pieces (the regions' JSON and the keys, names and brackets between them), placed by
+counts from the columns, with no struct or dict per region, disagreement or rater.
 
 The tests hold both to encoding the objects (``tests/test_region_lines.py``,
 ``tests/test_unit_table.py``): keys sorted, byte for byte.
@@ -251,12 +252,13 @@ class _Block:
         perm = np.lexsort((np.arange(n), group))
         rated = reg.rated[d.units[kk]][:, self.order]
         ii, jj = np.nonzero(rated)
-        first = np.searchsorted(group[perm], ii * n_ann + jj)
-        size = np.searchsorted(group[perm], ii * n_ann + jj, side="right") - first
+        group, wanted = group[perm], ii * n_ann + jj
+        size = np.searchsorted(group, wanted, side="right") - np.searchsorted(group, wanted)
         head = np.r_[True, ii[1:] != ii[:-1]] if len(ii) else np.zeros(0, dtype=bool)
         keys = _one(self.key + jj + np.where(head, 0, n_ann))
         close = _one(np.full(len(ii), _CLOSE))
-        in_groups = perm  # every region's rater rated its task (no other region is kept)
+        # every region's rater rated its task (no other region is kept); if not, it is left out
+        in_groups = perm if int(size.sum()) == n else perm[np.isin(group, wanted)]
 
         def by_rater(at: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
             listed = _listed((at + in_groups)[:, None], size, _COMMA, _EMPTY)

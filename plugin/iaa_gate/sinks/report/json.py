@@ -195,9 +195,10 @@ _LINE = msgspec.defstruct(
     omit_defaults=True,
     gc=False,
 )
-"""A line of the file as a struct whose pieces are made (a region task's :class:`Details`) or
-encoded (its labels, its proposal: :class:`msgspec.Raw`) from the columns; msgspec writes it,
-keys sorted, as the :class:`DisputedTask` of the same values."""
+"""A line of the file as a struct whose pieces are encoded from the columns (its labels, its
+proposal: :class:`msgspec.Raw`; a region task's details and labels: a mark where
+:func:`~.columns.region_lines` sets them); msgspec writes it, keys sorted, as the
+:class:`DisputedTask` of the same values."""
 
 
 def _table_lines(tasks: DisputedTable) -> Iterator[bytes]:
