@@ -195,10 +195,9 @@ _LINE = msgspec.defstruct(
     omit_defaults=True,
     gc=False,
 )
-"""A line of the file as a struct whose pieces are encoded from the columns (its labels, its
-proposal: :class:`msgspec.Raw`; a region task's details and labels: a mark where
-:func:`~.columns.region_lines` sets them); msgspec writes it, keys sorted, as the
-:class:`DisputedTask` of the same values."""
+"""A region task's line as a struct: its proposal encoded from the columns
+(:class:`msgspec.Raw`), a mark where :func:`~.columns.region_lines` sets its details and its
+labels; msgspec writes it, keys sorted, as the :class:`DisputedTask` of the same values."""
 
 
 def _table_lines(tasks: DisputedTable) -> Iterator[bytes]:
