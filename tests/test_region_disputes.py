@@ -204,7 +204,10 @@ def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
         ann(3, [at("3a", 0, 12, "PER")]),
         data={"text": text},
     )
-    result = outcome(write_json, {"ner": {}}, [long]).results["ner"]
+    short = task(2, ann(1, people[:1]), ann(2, []), ann(3, people[:1]), data={"text": text[:40]})
+    result = outcome(write_json, {"ner": {}}, [long, short]).results["ner"]
+    d = result.units.disputes  # the JSON sink's excerpts, by column, as each task's is made alone
+    assert len(d) == 2 and d.excerpts([1, 0, 1]) == [d.excerpt(1), d.excerpt(0), d.excerpt(1)]
     write, tasks = DisputedTasksWriter().render, document.disputed_tasks("ner", result)
     assert write({}, {"ner": tasks}) == write({}, {"ner": list(tasks)})  # from the columns too
     unit = result.units[0]

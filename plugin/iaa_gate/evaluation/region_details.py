@@ -269,9 +269,13 @@ def _excerpt(
     return Excerpt(lo, text[lo:hi], len(text))
 
 
+_EXACT = float(1 << 53)
+"""Offsets below this size are whole numbers as int64 and as floats alike."""
+
+
 def _reach(
     geometry: np.ndarray[Any, Any], counts: np.ndarray[Any, Any]
-) -> tuple[list[float], list[float]]:
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Per group of consecutive spans (``counts``: ``(K,)`` their sizes; ``geometry``: ``(R,
     2)``), the first start and the last end (0 and 0 for a group without spans)."""
     first, last = np.zeros(len(counts)), np.zeros(len(counts))
@@ -280,7 +284,7 @@ def _reach(
         at = (np.cumsum(counts) - counts)[some]
         first[some] = np.minimum.reduceat(geometry[:, 0], at)
         last[some] = np.maximum.reduceat(geometry[:, 1], at)
-    return first.tolist(), last.tolist()
+    return first, last
 
 
 def _task_rows(
@@ -328,7 +332,8 @@ def _near_first(unit: np.ndarray[Any, Any], near: np.ndarray[Any, Any], n_units:
     sort: each row's place comes from counts)."""
     per_unit = np.bincount(unit, minlength=n_units)
     start = (np.cumsum(per_unit) - per_unit)[unit]
-    before = np.concatenate(([0], np.cumsum(near)))  # near rows before each row
+    before = np.zeros(unit.size + 1, dtype=np.int64)  # near rows before each row
+    np.cumsum(near.view(np.int8), dtype=np.int64, out=before[1:])  # int8: a fast accumulate
     n = unit.size
     near_before = before[:n] - before[start]
     n_near = before[start + per_unit[unit]] - before[start]
@@ -392,7 +397,7 @@ class Disputes:
         self.d_region, self.d_other = dis.region[first], dis.other[first]
         self.d_counterpart, self.d_kind = dis.counterpart[first], dis.kind[first]
         self.d_owner = reg.annotator[self.d_region]
-        self.reach: tuple[list[float], list[float]] = ([], [])  # spans: for each excerpt
+        self.reach = (np.zeros(0), np.zeros(0))  # spans: for each excerpt
         if reg.shape.linear:
             self.reach = _reach(self.describer.geometry[self.rows], counts)
         self.relation = self._relations(lowest)
@@ -438,7 +443,31 @@ class Disputes:
         text = self.m.table.texts[int(self.units[k])]
         if not self.m.regions.shape.linear or text is None:
             return None
-        return _excerpt(text, (self.reach[0][k], self.reach[1][k]), lambda: self.lowest_reach(k))
+        reach = (float(self.reach[0][k]), float(self.reach[1][k]))
+        return _excerpt(text, reach, lambda: self.lowest_reach(k))
+
+    def excerpts(self, ks: list[int]) -> list[Excerpt | None]:
+        """Tasks ``ks``' text excerpts, as :meth:`excerpt` gives each, made by column: the
+        JSON sink asks for every disputed task's. A task whose excerpt would pass
+        :data:`EXCERPT_MAX`, or whose offsets are too large for int64, goes by :meth:`excerpt`."""
+        if not self.m.regions.shape.linear:
+            return [None] * len(ks)
+        texts = list(map(self.m.table.texts.__getitem__, self.units[ks].tolist()))
+        known = [t is not None for t in texts]
+        plain = [t or "" for t in texts]  # an unknown text: its excerpt is None
+        length = np.fromiter(map(len, plain), np.int64, len(plain))
+        first, last = self.reach[0][ks], self.reach[1][ks]
+        if not (np.abs(first) < _EXACT).all() or not (np.abs(last) < _EXACT).all():
+            return list(map(self.excerpt, ks))
+        # int() of each offset (toward zero), then as _excerpt's around()
+        lo = np.maximum(first.astype(np.int64) - EXCERPT // 2, 0).tolist()
+        hi = np.minimum(last.astype(np.int64) + EXCERPT // 2, length).tolist()
+        cut = map(str.__getitem__, plain, map(slice, lo, hi))
+        out: list[Excerpt | None] = list(map(Excerpt, lo, cut, length.tolist()))
+        wide = np.flatnonzero(np.subtract(hi, lo) > EXCERPT_MAX)  # cut around the lowest region
+        for i in wide.tolist():
+            out[i] = self.excerpt(ks[i])
+        return [e if ok else None for e, ok in zip(out, known, strict=True)]
 
     def lowest_reach(self, k: int) -> tuple[float, float] | None:
         """Task ``k``'s lowest region's first start and last end (spans; None: it has none)."""
@@ -525,23 +554,6 @@ class Disputes:
     @cached_property
     def _d_starts(self) -> np.ndarray[Any, Any]:
         return np.asarray(self.d_start, dtype=np.int64)
-
-    def excerpts(self, ks: list[int]) -> list[Excerpt | None]:
-        """Tasks ``ks``' :meth:`excerpt` each, their bounds found at once (a JSON sink's block);
-        one longer than :data:`EXCERPT_MAX` by :meth:`excerpt` itself."""
-        if not self.m.regions.shape.linear:
-            return [None] * len(ks)
-        text = list(map(self.m.table.texts.__getitem__, self.units[ks].tolist()))
-        length = np.array([0 if t is None else len(t) for t in text], dtype=np.int64)
-        first, last = (np.array(list(map(r.__getitem__, ks))) for r in self.reach)
-        lo = np.maximum(0, first.astype(np.int64) - EXCERPT // 2)  # as int(): toward zero
-        hi = np.minimum(length, last.astype(np.int64) + EXCERPT // 2)
-        long = (hi - lo > EXCERPT_MAX).tolist()
-        return [
-            None if t is None else self.excerpt(k) if x else Excerpt(a, t[a:b], len(t))
-            for k, t, a, b, x in zip(ks, text, lo.tolist(), hi.tolist(), long, strict=True)
-        ]
-
 
 class RegionUnits(UnitTable):
     """The units of a region field, column-wise (a :class:`UnitTable` without label columns):

@@ -1163,7 +1163,9 @@ def disagreements(matching: RegionMatching, units: npt.ArrayLike | None = None) 
     )
     listed = free.copy()
     listed[swap_slots] = True
-    row = np.cumsum(listed, dtype=np.int64)  # slot → its row of the result (where listed)
+    # slot → its row of the result (where listed); summed as int8, as numpy's bool → int64
+    # accumulate is several times slower (millions of slots)
+    row = np.cumsum(listed.view(np.int8), dtype=np.int64)
     row -= 1
     rows = np.flatnonzero(listed)
     item, other = slots.item_other(rows)
