@@ -709,8 +709,8 @@ def proposed(
     keys = describer.keys(median.shape[1])
     at = unit[shown]
     reading = reg.shape.reading  # the keys that order a unit's regions, first first
-    by = [geo[:, reg.shape.keys.index(k)] for k in reversed(reading)]
-    order = np.lexsort((np.arange(len(shown)), *by, at))
+    by = [geo[:, reg.shape.keys.index(k)] for k in reading]
+    order = sort_order(at, *by)  # ties as they come; whole offsets packed into one sort
     shown, geo, at = shown[order], geo[order], at[order]
     c = cast(list[int], shown.tolist())
     labels = [None if best[x] == NO_LABEL else best[x] for x in c]
