@@ -140,7 +140,7 @@ def _propose(m: Matched, cl: Clustered, units: RegionUnits) -> Skill:
     best, posterior, tie = consensus.proposals(fit, classes)
     n_units = reg.rated.shape[0]
     low, ties = consensus.least(cl.unit, posterior, tie, n_units)
-    median = consensus.group_median(cl.clusters.cluster, reg.geometry.astype(np.float64))
+    median = consensus.group_median(cl.clusters.cluster, np.asarray(reg.geometry, np.float64))
     median = median.round(4)
     if reg.shape.whole:  # whole offsets (a median between two is rounded down)
         median = np.floor(median).astype(np.int64)
