@@ -555,6 +555,7 @@ class Disputes:
     def _d_starts(self) -> np.ndarray[Any, Any]:
         return np.asarray(self.d_start, dtype=np.int64)
 
+
 class RegionUnits(UnitTable):
     """The units of a region field, column-wise (a :class:`UnitTable` without label columns):
     unit ``i`` is task ``ids[i]``, unit ``unit[i]`` of the matched field. Its labels (each
