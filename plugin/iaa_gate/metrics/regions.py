@@ -361,12 +361,14 @@ def match_regions(
         regions, ov.first[:0], ov.second[:0], ov.similarity[:0], ov, mode, iou, labels, tolerance
     )
     ok = matching.admissible
-    i, j, sim = ov.first[ok], ov.second[ok], ov.similarity[ok]
-    swap = regions.label[i] != regions.label[j]
-    pick = _assign(regions, i, j, sim, swap)
-    order = sort_order(regions.unit[i[pick]], i[pick])
-    pick = pick[order]
-    return RegionMatching(regions, i[pick], j[pick], sim[pick], ov, mode, iou, labels, tolerance)
+    i, j, sim = ov.first, ov.second, ov.similarity
+    if not ok.all():  # label-free overlap matching admits every overlapping pair: no copies
+        i, j, sim = i[ok], j[ok], sim[ok]
+    pick = _assign(regions, i, j, sim)
+    if pick.size < i.size:  # some competing regions were not matched
+        i, j, sim = i[pick], j[pick], sim[pick]
+    order = sort_order(regions.unit[i], i)
+    return RegionMatching(regions, i[order], j[order], sim[order], ov, mode, iou, labels, tolerance)
 
 
 def canonical_rank(regions: Regions, idx: Int64Array | None = None) -> Int64Array:
@@ -402,9 +404,7 @@ def _ranks_of(regions: Regions, *members: Int64Array) -> Int64Array:
     return rank
 
 
-def _assign(
-    regions: Regions, i: Int64Array, j: Int64Array, sim: FloatArray, swap: BoolArray
-) -> Int64Array:
+def _assign(regions: Regions, i: Int64Array, j: Int64Array, sim: FloatArray) -> Int64Array:
     """Indices into the admissible edges ``(e,)`` that form the optimal one-to-one matching."""
     if i.size == 0:
         return np.empty(0, dtype=np.int64)
@@ -424,7 +424,8 @@ def _assign(
     nodes = n_left + int(ri.max()) + 1
     comp = components(nodes, li, n_left + ri)
     rank = _ranks_of(regions, i[hard], j[hard])
-    cost = (1.0 - sim + 1e-9 * swap)[hard]  # label-free: prefer the same label on a tie
+    swap = regions.label[i[hard]] != regions.label[j[hard]]
+    cost = 1.0 - sim[hard] + 1e-9 * swap  # label-free: prefer the same label on a tie
     edge_comp = comp[li]
     row = _dense_within(edge_comp, rank[i[hard]])  # rows, columns: in canonical order
     col = _dense_within(edge_comp, rank[j[hard]])
