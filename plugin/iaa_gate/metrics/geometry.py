@@ -109,13 +109,14 @@ def candidate_pairs(
     key = key[order]
     end = np.searchsorted(key, (base + x1)[order], side="right")
     a, b = group_pairs(np.arange(n, dtype=np.int64), end.astype(np.int64))
+    # each test's kept pairs as one index for both sides (a boolean mask is counted per array)
     if group is not None:
         g = group[order]
-        keep = g[a] != g[b]
+        keep = np.flatnonzero(g[a] != g[b])
         a, b = a[keep], b[keep]
     if bounds.shape[1] == 4:  # a y test
         y0, y1 = bounds[order, 2], bounds[order, 3] + reach
-        keep = (y0[a] <= y1[b]) & (y0[b] <= y1[a])
+        keep = np.flatnonzero((y0[a] <= y1[b]) & (y0[b] <= y1[a]))
         a, b = a[keep], b[keep]
     i, j = order[a], order[b]
     return np.minimum(i, j), np.maximum(i, j)

@@ -290,7 +290,7 @@ def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
     flip = ann[i] > ann[j]
     i, j = np.where(flip, j, i), np.where(flip, i, j)
     sim, exact = shape.similarity(regions.geometry, regions.points, i, j, tolerance)
-    keep = (sim > 0) | exact | (shape.tolerance & at_least(sim, 0.0))
+    keep = np.flatnonzero((sim > 0) | exact | (shape.tolerance & at_least(sim, 0.0)))
     return Overlaps(i[keep], j[keep], np.maximum(sim[keep], 0.0), exact[keep])
 
 
@@ -360,9 +360,9 @@ def match_regions(
     matching = RegionMatching(
         regions, ov.first[:0], ov.second[:0], ov.similarity[:0], ov, mode, iou, labels, tolerance
     )
-    ok = matching.admissible
+    ok = np.flatnonzero(matching.admissible)
     i, j, sim = ov.first, ov.second, ov.similarity
-    if not ok.all():  # label-free overlap matching admits every overlapping pair: no copies
+    if ok.size < i.size:  # label-free overlap matching admits every overlapping pair: no copies
         i, j, sim = i[ok], j[ok], sim[ok]
     pick = _assign(regions, i, j, sim)
     if pick.size < i.size:  # some competing regions were not matched
