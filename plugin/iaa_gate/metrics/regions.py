@@ -412,9 +412,7 @@ def _assign(regions: Regions, i: Int64Array, j: Int64Array, sim: FloatArray) -> 
     ann = regions.annotator
     left = i * n_ann + ann[j]  # region i facing annotator ann[j]: a node of that pair's graph
     right = j * n_ann + ann[i]
-    size = regions.n * n_ann
-    lc, rc = np.bincount(left, minlength=size), np.bincount(right, minlength=size)
-    trivial = (lc[left] == 1) & (rc[right] == 1)
+    trivial = _single(left, regions.n * n_ann) & _single(right, regions.n * n_ann)
     hard = np.flatnonzero(~trivial)
     if hard.size == 0:
         return np.flatnonzero(trivial)
@@ -546,6 +544,28 @@ def smallest_assignments(
     near = total <= (total[each, best] + TIE)[:, None]
     other = (kept != kept[each, best][:, None, :]).any(axis=2)
     return ~(near & other).any(axis=1), np.broadcast_to(line, (k, n_r)), tries[best]
+
+
+DENSE_COUNTS = 16
+"""Keys per edge at most for which :func:`_single` counts in a table of every key (a span or
+box round of three annotators: 4); beyond (many annotators), it sorts the edges' keys."""
+
+
+def _single(keys: Int64Array, size: int) -> BoolArray:
+    """``(e,)``: whether each of ``keys`` (whole numbers ``0 … size − 1``) occurs only once.
+
+    A region faces ``annotators`` nodes, so a table of every node's count would be regions ×
+    annotators entries: fine for a few annotators, gigabytes for a crowd of hundreds, where
+    sorting the keys costs less."""
+    if size <= DENSE_COUNTS * keys.size:
+        return np.asarray(np.bincount(keys, minlength=size)[keys] == 1)
+    order = np.argsort(keys, kind=fastest_sort(keys))
+    ordered = keys[order]
+    new = np.ones(keys.size + 1, dtype=bool)  # new[k]: sorted key k differs from key k − 1
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:-1])
+    out = np.empty(keys.size, dtype=bool)
+    out[order] = new[:-1] & new[1:]
+    return out
 
 
 def _dense_within(group: Int64Array, key: Int64Array) -> Int64Array:

@@ -1,5 +1,6 @@
-"""Small groups of competing regions solved in numpy: the same edges as scipy's
-``linear_sum_assignment`` on every input, scipy asked only for ties and large groups."""
+"""The assignment inside region matching: small groups of competing regions solved in numpy
+(the same edges as scipy's ``linear_sum_assignment`` on every input, scipy asked only for ties
+and large groups), and the unambiguous pairs found by counting or by sorting."""
 
 from __future__ import annotations
 
@@ -126,3 +127,22 @@ def test_scipy_is_asked_only_for_ties(monkeypatch: pytest.MonkeyPatch) -> None:
     assert clear.first.tolist() == [0, 1] and clear.second.tolist() == [2, 3]
     with pytest.raises(MissingExtraError, match="regions"):
         match_regions(spans([(0, 0, 10), (0, 0, 10), (1, 0, 10), (1, 0, 10)]))
+
+
+@pytest.mark.parametrize("how", [{}, {"labels": False}, {"mode": "exact"}])
+def test_unambiguous_pairs_by_sorting_equal_them_by_counting(
+    how: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With many annotators the nodes (region, other annotator) are counted by sorting the
+    edges' keys, not in a table of every node: the same matching."""
+    r = _boxes(4)
+    many = Regions(r.unit, r.annotator * 100, r.label, r.geometry, np.ones((60, 300), bool),
+                   "box", r.labels)  # fmt: skip
+    for regions in (r, many):
+        monkeypatch.setattr(regions_module, "DENSE_COUNTS", 10**9)  # always a table
+        table = match_regions(regions, **how)
+        monkeypatch.setattr(regions_module, "DENSE_COUNTS", 0)  # always sorted
+        sorted_ = match_regions(regions, **how)
+        assert table.first.size > 0
+        for name in ("first", "second", "similarity"):
+            assert np.array_equal(getattr(table, name), getattr(sorted_, name))
