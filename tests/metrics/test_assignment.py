@@ -129,20 +129,27 @@ def test_scipy_is_asked_only_for_ties(monkeypatch: pytest.MonkeyPatch) -> None:
         match_regions(spans([(0, 0, 10), (0, 0, 10), (1, 0, 10), (1, 0, 10)]))
 
 
+def _single_by_counting(keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Whether each key occurs once, from a table of counts of every key (the earlier way)."""
+    return np.bincount(keys)[keys] == 1
+
+
 @pytest.mark.parametrize("how", [{}, {"labels": False}, {"mode": "exact"}])
 def test_unambiguous_pairs_by_sorting_equal_them_by_counting(
     how: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With many annotators the nodes (region, other annotator) are counted by sorting the
-    edges' keys, not in a table of every node: the same matching."""
+    """The unambiguous pairs (each node (region, other annotator) on one edge) are found by
+    sorting the nodes' keys: the same matching as counting them in a table, with 3 annotators
+    or spread over 300."""
     r = _boxes(4)
     many = Regions(r.unit, r.annotator * 100, r.label, r.geometry, np.ones((60, 300), bool),
                    "box", r.labels)  # fmt: skip
     for regions in (r, many):
-        monkeypatch.setattr(regions_module, "DENSE_COUNTS", 10**9)  # always a table
-        table = match_regions(regions, **how)
-        monkeypatch.setattr(regions_module, "DENSE_COUNTS", 0)  # always sorted
-        sorted_ = match_regions(regions, **how)
-        assert table.first.size > 0
+        got = match_regions(regions, **how)
+        with monkeypatch.context() as patched:
+            patched.setattr(regions_module, "_single", _single_by_counting)
+            want = match_regions(regions, **how)
+        assert got.first.size > 0
         for name in ("first", "second", "similarity"):
-            assert np.array_equal(getattr(table, name), getattr(sorted_, name))
+            assert np.array_equal(getattr(got, name), getattr(want, name))
+            assert np.array_equal(getattr(got, name), getattr(match_regions(r, **how), name))

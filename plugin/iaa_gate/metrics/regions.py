@@ -412,7 +412,7 @@ def _assign(regions: Regions, i: Int64Array, j: Int64Array, sim: FloatArray) -> 
     ann = regions.annotator
     left = i * n_ann + ann[j]  # region i facing annotator ann[j]: a node of that pair's graph
     right = j * n_ann + ann[i]
-    trivial = _single(left, regions.n * n_ann) & _single(right, regions.n * n_ann)
+    trivial = _single(left) & _single(right)
     hard = np.flatnonzero(~trivial)
     if hard.size == 0:
         return np.flatnonzero(trivial)
@@ -546,19 +546,13 @@ def smallest_assignments(
     return ~(near & other).any(axis=1), np.broadcast_to(line, (k, n_r)), tries[best]
 
 
-DENSE_COUNTS = 16
-"""Keys per edge at most for which :func:`_single` counts in a table of every key (a span or
-box round of three annotators: 4); beyond (many annotators), it sorts the edges' keys."""
+def _single(keys: Int64Array) -> BoolArray:
+    """``(e,)``: whether each of ``keys`` occurs only once, by sorting them.
 
-
-def _single(keys: Int64Array, size: int) -> BoolArray:
-    """``(e,)``: whether each of ``keys`` (whole numbers ``0 … size − 1``) occurs only once.
-
-    A region faces ``annotators`` nodes, so a table of every node's count would be regions ×
-    annotators entries: fine for a few annotators, gigabytes for a crowd of hundreds, where
-    sorting the keys costs less."""
-    if size <= DENSE_COUNTS * keys.size:
-        return np.asarray(np.bincount(keys, minlength=size)[keys] == 1)
+    A table of counts of every (region, other annotator) key would hold regions × annotators
+    entries: 4× the edges of a three-annotator span round, gigabytes for a crowd of hundreds;
+    filled in a large process, its fresh pages cost more than the sort (the edges come nearly
+    in key order)."""
     order = np.argsort(keys, kind=fastest_sort(keys))
     ordered = keys[order]
     new = np.ones(keys.size + 1, dtype=bool)  # new[k]: sorted key k differs from key k − 1
