@@ -108,7 +108,7 @@ def candidate_pairs(
     order = np.argsort(key, kind=fastest_sort(key))
     key = key[order]
     end = np.searchsorted(key, (base + x1)[order], side="right")
-    a, b = group_pairs(np.arange(n, dtype=np.int64), end.astype(np.int64))
+    a, b = group_pairs(np.arange(n, dtype=np.int64), end.astype(np.int64, copy=False))
     # each test's kept pairs as one index for both sides (a boolean mask is counted per array)
     if group is not None:
         g = group[order]
