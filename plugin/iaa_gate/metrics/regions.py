@@ -291,7 +291,9 @@ def overlaps(regions: Regions, *, tolerance: float = 0.0) -> Overlaps:
     i, j = np.where(flip, j, i), np.where(flip, i, j)
     sim, exact = shape.similarity(regions.geometry, regions.points, i, j, tolerance)
     keep = np.flatnonzero((sim > 0) | exact | (shape.tolerance & at_least(sim, 0.0)))
-    return Overlaps(i[keep], j[keep], np.maximum(sim[keep], 0.0), exact[keep])
+    if keep.size < i.size:  # copies only when some do not overlap (a span round: all do)
+        i, j, sim, exact = i[keep], j[keep], sim[keep], exact[keep]
+    return Overlaps(i, j, np.maximum(sim, 0.0), exact)
 
 
 def match_regions(
