@@ -25,8 +25,9 @@ COSTS = [0.0, 0.25, 0.5, 0.5 + 1e-9, 1 / 3, 2 / 3, 0.75, 1.0 - 1e-9]
 
 @st.composite
 def stacks(draw: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """A stack ``(k, n_r, n_c)`` of cost matrices with non-edges at matching's "big" cost."""
-    k, n_r, n_c = draw(st.integers(1, 5)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    """A stack ``(k, n_r, n_c)`` of cost matrices up to 5×5 (the largest square matching solves
+    in numpy), non-edges at matching's "big" cost."""
+    k, n_r, n_c = draw(st.integers(1, 5)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
     cells = st.sampled_from(COSTS) | st.floats(0.0, 1.0)
     cost = np.array(draw(st.lists(cells, min_size=k * n_r * n_c, max_size=k * n_r * n_c)))
     edge = np.array(draw(st.lists(st.booleans(), min_size=cost.size, max_size=cost.size)))
