@@ -130,6 +130,12 @@ class RegionColumns:
         """Each region's geometry as a list (made when asked: a block's lines need none)."""
         return cast(list[list[Any]], self.geo.tolist())
 
+    @cached_property
+    def geo_columns(self) -> list[list[Any]]:
+        """Each geometry column as a list (a box's ``x`` values, then its ``y`` …): what a
+        region's JSON and its one-line form are made from, without a list per region."""
+        return cast(list[list[Any]], self.geo.T.tolist())
+
     def dicts(self) -> list[dict[str, Any]]:
         """Each region as a dict ``{id, label, <geometry>[, text]}``."""
         ids, labels = self.ids, self.labels
@@ -167,8 +173,8 @@ class RegionColumns:
         # f"{x:g}"); a key beyond the geometry's width is left out, and a value beyond the keys
         keys = self.keys[: len(self.geo.T)]
         row = "%s " + " ".join(k.replace("%", "%%") + "=%g" for k in keys)
-        geos = self.geos if len(keys) == len(self.geo.T) else self.geo[:, : len(keys)].tolist()
-        return [row % (label, *g) for label, g in zip(shown, geos, strict=True)]
+        values = self.geo_columns[: len(keys)]  # one tuple per region, made by zip in C
+        return list(map(row.__mod__, zip(shown, *values, strict=True)))
 
 
 def span_lines(

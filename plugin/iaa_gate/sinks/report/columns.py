@@ -70,8 +70,7 @@ def region_rows(c: RegionColumns) -> list[Any]:
     if c.points:
         columns["points"] = c.points
     else:
-        for j, key in enumerate(c.keys):
-            columns[key] = c.geo[:, j].tolist()
+        columns.update(zip(c.keys, c.geo_columns, strict=False))
     return _rows(columns, {"text": c.texts} if c.texts else {})
 
 
