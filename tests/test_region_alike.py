@@ -5,9 +5,6 @@ characters, unknown texts and fractional offsets."""
 
 from __future__ import annotations
 
-import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -15,12 +12,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iaa_gate.adapters.label_studio.export import LabelStudioExport
-from iaa_gate.config import parse_config
-from iaa_gate.evaluation.region_columns import match
 from iaa_gate.evaluation.region_details import Describer, alike
 from iaa_gate.sinks.report import columns
-from test_regions_reading import ann, task
+from test_regions_reading import ann, matched_ner, task
 
 ENCODER = msgspec.json.Encoder(order="sorted")
 TEXTS = ["Ada \"L\" \\ 100% é\u200b\n'x' {y}: [z]", "a'b\"c\\d\x00\x1f\x7f€😀 tab\there", None]
@@ -96,14 +90,7 @@ def test_spans_drawn_alike_are_described_as_each_alone(
                 )
             anns.append(ann(a, results))
         tasks.append(task(t + 1, *anns, data={"text": text} if text else {"html": "x"}))
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "export.json"
-        path.write_text(json.dumps(tasks))
-        dataset = LabelStudioExport(path).load()
-    cfg = parse_config(
-        {"source": {"type": "label-studio-export", "path": "x"}, "fields": {"ner": {}}}
-    )
-    m = match(dataset, "ner", cfg.fields["ner"])
+    m = matched_ner(tasks)
     reg, table = m.regions, m.table
     rows = np.arange(reg.n)
     rng.shuffle(rows)

@@ -9,7 +9,6 @@ and checked again with the results and annotations in shuffled orders.
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
@@ -18,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from test_regions_pipeline import NER, box, outcome
-from test_regions_reading import TEXT, ann, relation, span, task
+from test_regions_reading import TEXT, ann, matched_ner, relation, span, task
 
 
 def three(*third: dict[str, Any], first: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -241,14 +240,8 @@ def test_regions_described_column_wise_as_one_by_one(
     and line as describing it alone does (a box through ``Describer.place`` and ``_shown``):
     ids, labels, geometry (whole offsets as ints), the text under a span, none without a
     text."""
-    import tempfile
-    from pathlib import Path
-
     import numpy as np
 
-    from iaa_gate.adapters.label_studio.export import LabelStudioExport
-    from iaa_gate.config import parse_config
-    from iaa_gate.evaluation.region_columns import match
     from iaa_gate.evaluation.region_details import Describer
 
     def region(k: int, start: int, length: int, label: str) -> dict[str, Any]:
@@ -266,14 +259,7 @@ def test_regions_described_column_wise_as_one_by_one(
             for t, data in ((1, {"text": TEXT}), (2, {"image" if boxes else "html": "x"}))
         ),
     ]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "export.json"
-        path.write_text(json.dumps(tasks))
-        dataset = LabelStudioExport(path).load()
-    cfg = parse_config(
-        {"source": {"type": "label-studio-export", "path": "x"}, "fields": {"ner": {}}}
-    )
-    m = match(dataset, "ner", cfg.fields["ner"])
+    m = matched_ner(tasks)
     describe = Describer(m)
     reg, t = m.regions, m.table
     rows = np.random.default_rng(len(drawn)).permutation(reg.n)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,25 @@ from builders import load_export as load
 from builders import ls_task
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.adapters.prodigy.source import ProdigyJSONL
+from iaa_gate.config import parse_config
 from iaa_gate.core.errors import InputError
 from iaa_gate.evaluation.matrix import region_table
+from iaa_gate.evaluation.region_columns import Matched, match
 
 TEXT = "Ada Lovelace met Charles Babbage in London."
 task = partial(ls_task, data={"text": TEXT})
+
+
+def matched_ner(tasks: list[dict[str, Any]]) -> Matched:
+    """The ``ner`` field of a Label Studio export of ``tasks``, read and matched."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "export.json"
+        path.write_text(json.dumps(tasks))
+        dataset = LabelStudioExport(path).load()
+    cfg = parse_config(
+        {"source": {"type": "label-studio-export", "path": "x"}, "fields": {"ner": {}}}
+    )
+    return match(dataset, "ner", cfg.fields["ner"])
 
 
 def span(rid: str, start: int, end: int, label: str, name: str = "ner") -> dict[str, Any]:
