@@ -20,7 +20,13 @@ import msgspec
 import numpy as np
 
 from ...core import progress
-from ...evaluation.region_details import Disputes, RegionColumns, RegionProposals, RegionUnits
+from ...evaluation.region_details import (
+    Disputes,
+    RegionColumns,
+    RegionProposals,
+    RegionUnits,
+    take,
+)
 from ...evaluation.results import Picked
 from ...evaluation.sections import RelationDecision, plain
 from ...metrics import KINDS
@@ -319,7 +325,7 @@ class _Block:
                 _one(at_frame + 2 + 2 * k),  # after the labels
             ]
         )
-        every = np.fromiter(pieces, dtype=object, count=len(pieces))[out].tolist()
+        every = take(pieces, out)
         del pieces, out
         ends = _bounds(per_task)[:-1][::JOINED]  # where each chunk's first line starts
         return map(b"".join, map(every.__getitem__, map(slice, ends, [*ends[1:], len(every)])))
