@@ -1,7 +1,8 @@
 """The position and unitizing alpha of spans as first written (one ``np.unique`` of every
 boundary, per-coder ``searchsorted`` of the task walls, one packed sort by label and coder): the
 reference the columns of ``iaa_gate.metrics.positions`` and ``unitizing`` are held to, to the last
-bit (issue 31)."""
+bit (issue 31). The helpers the columns kept as they were (a run's label states, the width of
+their fields, whole-number offsets) are the modules' own."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from iaa_gate.core.errors import UsageError
-from iaa_gate.metrics import Coded, Regions, Undefined, UnitizingAlpha
-from iaa_gate.metrics._base import code_dtype, sort_order, whole_numbers
+from iaa_gate.metrics import Coded, Regions, Undefined, UnitizingAlpha, positions, unitizing
+from iaa_gate.metrics._base import code_dtype, sort_order
 from iaa_gate.metrics.alpha import alpha_from_sums
 from iaa_gate.metrics.geometry import group_pairs
 from iaa_gate.metrics.positions import OUTSIDE
@@ -40,13 +41,13 @@ def position_runs(regions: Regions, lengths: Any) -> tuple[Coded, Int64Array]:
     run_task = np.searchsorted(offset, start, side="right") - 1
     at_lo, at_hi = np.searchsorted(cuts, g_lo), np.searchsorted(cuts, g_hi)
     runs, n_ann = start.size, regions.annotators
-    width = _field_width(task, ann, n_ann, n_lab)
+    width = positions._field_width(task, ann, n_ann, n_lab)
     top = width - 1  # label c covers a run when bit width·c + top of its state is set
     codes = np.full((n_ann, runs), -1, dtype=np.int64)  # annotator-major: contiguous columns
     masks: list[Int64Array] = []
     for k in range(n_ann):
         mine = ann == k
-        state = _states(at_lo[mine], at_hi[mine], lab[mine], runs, width)
+        state = positions._states(at_lo[mine], at_hi[mine], lab[mine], runs, width)
         many = (state & (state - 1)) != 0  # two labels or more
         bit = np.frexp(state.astype(np.float64))[1].astype(np.int64) - 1  # exact: a power of 2
         col = np.where(state == 0, n_lab, (bit - top) // width)
@@ -65,38 +66,6 @@ def position_runs(regions: Regions, lengths: Any) -> tuple[Coded, Int64Array]:
     values = np.empty(len(names), dtype=object)
     values[:] = names
     return Coded(codes.astype(code_dtype(len(names))), values), weight
-
-
-def _field_width(task: Int64Array, ann: Int64Array, n_ann: int, n_lab: int) -> int:
-    """Bits per label in a run's state: one label's cover count per field of ``width`` bits when
-    every count fits below the field's top bit (at most the spans of one annotator on one unit),
-    else 1 (a plain bit set, built label by label)."""
-    width = 63 // max(n_lab, 1)
-    most = int(np.bincount(task * n_ann + ann).max()) if task.size else 0
-    return width if width >= 2 and most < 1 << (width - 1) else 1
-
-
-def _states(
-    at_lo: Int64Array, at_hi: Int64Array, lab: Int64Array, runs: int, width: int
-) -> Int64Array:
-    """``(runs,)`` the labels covering each run, one annotator's spans ``[at_lo, at_hi)`` in runs:
-    bit ``width·c + width − 1`` set when label c covers it. With ``width`` ≥ 2, per label a cover
-    count in its field (one running sum of all labels at once), then its top bit set when the
-    count is non-zero (adding 2^(width−1) − 1 to each field never carries over)."""
-    if width >= 2:
-        step = np.left_shift(np.int64(1), width * lab)
-        edges = np.zeros(runs + 1, dtype=np.int64)
-        np.add.at(edges, at_lo, step)
-        np.add.at(edges, at_hi, -step)
-        half = sum(1 << (width * c + width - 1) for c in range(63 // width))
-        return np.asarray((np.cumsum(edges[:runs]) + (half - (half >> (width - 1)))) & half)
-    bits = np.zeros(runs, dtype=np.int64)
-    for code in np.unique(lab).tolist():
-        sel = lab == code
-        cover = np.bincount(at_lo[sel], minlength=runs + 1)
-        cover -= np.bincount(at_hi[sel], minlength=runs + 1)
-        bits |= (np.cumsum(cover[:runs]) > 0).astype(np.int64) << code
-    return bits
 
 
 def position_alpha(regions: Regions, lengths: Any) -> float:
@@ -152,7 +121,7 @@ def _tasks(
 ) -> UnitizingAlpha:
     """α_U of ``regions``; ``parameter``: the caller's argument the segments came in."""
     task, ann, lo, hi, lab, labels = span_columns(regions, lengths)
-    size, who = _int(lengths, "lengths"), regions.rated
+    size, who = unitizing._int(lengths, "lengths"), regions.rated
     raters = who.sum(axis=1)
     m = int(raters.max()) if raters.size else 0
     keep_task = raters == m
@@ -175,10 +144,6 @@ def _tasks(
         merge,
         parameter,
     )
-
-
-def _int(a: Any, parameter: str) -> Int64Array:
-    return whole_numbers(a, parameter, "whole characters or tokens (span positions)")
 
 
 def _pooled(
