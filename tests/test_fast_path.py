@@ -1497,7 +1497,26 @@ ROLLED_BACK = [
 cannot compare): the choice "A" it had coded must not stay in the field's values."""
 
 
+_B, _A = (_result("choices", "c", "r1", {"choices": [x]}) for x in "BA")
+CANCELLED_FIRST = [
+    {"id": 1, "annotations": []},  # the first task is read alone
+    {
+        "id": 3,
+        "annotations": [
+            {"id": 1, "completed_by": 1, "was_cancelled": True, "result": [_B, _B]},
+            {"id": 2, "completed_by": 2, "result": [_A]},
+            {"id": 3, "completed_by": 3, "result": [_B]},
+        ],
+    },
+    {"id": 2, "annotations": [{"id": 4, "completed_by": 1, "result": [_B]}]},
+]
+"""Result lists written alike are decoded once: the first of them is a cancelled
+annotation's (whose results are not read, so it answers the field twice unrefused), and the
+values are still coded in the order the rows first give them ("A", then "B")."""
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(tasks=CANCELLED_FIRST, skip=False, truth=True, batch=4096)
 @example(tasks=ROLLED_BACK, skip=True, truth=False, batch=1)
 @example(tasks=MIXED, skip=False, truth=True, batch=4096)
 @example(tasks=MIXED, skip=False, truth=False, batch=4096)

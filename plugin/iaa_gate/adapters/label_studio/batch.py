@@ -64,7 +64,7 @@ class _Result(msgspec.Struct, gc=False):
 class _Annotation(msgspec.Struct, gc=False):
     completed_by: int | str
     id: Any = None
-    result: list[_Result] | None = None
+    result: msgspec.Raw = msgspec.Raw()  # most repeat another's: decoded once (_Results)
     was_cancelled: bool | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
@@ -79,6 +79,7 @@ class _Task(msgspec.Struct, gc=False):
 
 
 _TASK = msgspec.json.Decoder(_Task)
+_RESULTS = msgspec.json.Decoder(list[_Result] | None)
 _KINDS: dict[str, Kind] = {t: registry()[t] for t in get_args(_Type)}
 """The kinds read here: where each answer is in a result's ``value``, and what it is."""
 _UTC = timezone.utc
@@ -183,7 +184,8 @@ _SHAPES = {kind: shape_of(REGION_SHAPES[kind]) for kind in ("labels", "rectangle
 class _Batch:
     """The rows of a batch of decoded tasks: ``anns`` in order, whether each is ``live`` (not
     cancelled), ground truth (``truth``), left out as ground truth (``excluded``) or a row
-    (``has_row``), and each annotation's ``results`` (none read of a cancelled one)."""
+    (``has_row``); with :meth:`read`, each annotation's ``results`` (none read of a cancelled
+    one)."""
 
     def __init__(self, tasks: list[Any], include_ground_truth: bool) -> None:
         self.tasks = tasks
@@ -191,16 +193,19 @@ class _Batch:
         self.keys = list(map(str, self.ids))
         self.counts = list(map(len, map(_ANNOTATIONS, tasks)))
         self.anns: list[Any] = list(chain.from_iterable(map(_ANNOTATIONS, tasks)))
-        cancelled = list(map(_CANCELLED, self.anns))
-        self.live = ~_flags(cancelled)
+        self.live = ~_flags(list(map(_CANCELLED, self.anns)))
         self.truth = _flags(list(map(_TRUTH, self.anns)))
         self.excluded = self.live & self.truth & (not include_ground_truth)
         self.has_row = ~self.excluded
+
+    def read(self) -> None:
+        """Read the annotations' decoded ``results``: ``per`` annotation, the ``items`` in
+        order and each one's annotation (``owner``)."""
         results: list[list[Any]] = list(map(_RESULT, self.anns))
         if None in results:  # no results: none given
             results = [r or [] for r in results]
         if not self.live.all():  # a cancelled annotation's results are not read
-            results = [[] if c else r for r, c in zip(results, cancelled, strict=True)]
+            results = [r if live else [] for r, live in zip(results, self.live, strict=True)]
         self.results = results
         self.per = list(map(len, results))
         self.items: list[Any] = list(chain.from_iterable(results))
@@ -246,38 +251,66 @@ def read_tasks(raws: list[msgspec.Raw], start: int, into: Reading) -> list[TaskI
     changed nothing, when the first task needs them (a region of another shape, a
     prediction, an id seen before…)."""
     try:
-        tasks = list(map(_TASK.decode, raws))
+        b = _Batch(list(map(_TASK.decode, raws)), into.include_ground_truth)
+        lists = _Lists(b)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return _regions(raws, start, into)
-    b = _Batch(tasks, into.include_ground_truth)
     if not b.fresh(into.first_seen):
         return None  # an id seen twice: the task-by-task readers name both places
-    per, items, owner = b.per, b.items, b.owner
     names: list[str] = []
-    name = intern_all({}, names, [r.from_name for r in items])
-    if max(per, default=0) > 1 and len(np.unique(owner * len(names) + name)) < len(items):
+    name = intern_all({}, names, [r.from_name for r in lists.items])
+    if lists.twice(name, len(names)):
         return None  # two answers to one field in one annotation
-    kinds: list[str] = [r.type for r in items]
-    answers = _answers(items, kinds, name, b.has_row[owner])
+    kinds: list[str] = [r.type for r in lists.items]
+    answers = _answers(lists.items, kinds, name, lists.item, b.has_row[lists.owner])
     if answers is None:
         return None
     # every rule holds: append
     row = b.append(start, into, answers.empty)
     cols = into.cols
-    for f, at, codes, values, in_order in answers.fields:
+    for f, at, codes, values in answers.fields:
         col = cols.fields.get(names[f])
         if col is None:
-            col = cols.fields[names[f]] = FieldColumn(kinds[at[0]])
-        # the values in order of first use, so that codes are those row-by-row appends give
-        if in_order:
-            mine = np.array([col.code(v) for v in values], dtype=np.int64)
-        else:
-            used, first = np.unique(codes, return_index=True)
-            mine = np.zeros(len(values), dtype=np.int64)
-            mine[used[np.argsort(first)]] = [col.code(values[c]) for c in used[np.argsort(first)]]
-        col.rows.frombytes(row[owner[at]].tobytes())
+            col = cols.fields[names[f]] = FieldColumn(kinds[lists.item[at[0]]])
+        # the values coded in order of first use, so that codes are those row-by-row appends give
+        used, first = np.unique(codes, return_index=True)
+        used = used[np.argsort(first)]
+        mine = np.zeros(len(values), dtype=np.int64)
+        mine[used] = [col.code(values[c]) for c in used.tolist()]
+        col.rows.frombytes(row[lists.owner[at]].tobytes())
         col.codes.frombytes(mine[codes].tobytes())
     return b.ids
+
+
+class _Lists:
+    """The results of a batch's annotations of scalar answers. Most annotations' ``result``
+    lists are written alike, byte for byte (one field, a few choices), so each distinct list
+    is decoded once: ``items`` are the distinct lists' results in turn; the results read
+    (those of live annotations, in order) are given by their place in ``items`` (``item``)
+    and their annotation (``owner``). Raises msgspec's error when a list is not one of
+    scalar answers (the batch then goes to the region reader, as a task that fails to decode
+    does)."""
+
+    def __init__(self, b: _Batch) -> None:
+        table: list[bytes] = []
+        self.code = intern_all({}, table, list(map(bytes, map(_RESULT, b.anns))))
+        lists = [(_RESULTS.decode(t) if t else None) or [] for t in table]  # b"": no results
+        self.size = np.array(list(map(len, lists)), dtype=np.int64)
+        self.items: list[_Result] = list(chain.from_iterable(lists))
+        per = self.size[self.code] * b.live  # a cancelled annotation's results are not read
+        self.owner = np.repeat(np.arange(len(b.anns)), per)
+        first = (np.cumsum(self.size) - self.size)[self.code] - (np.cumsum(per) - per)
+        self.item = first[self.owner] + np.arange(len(self.owner))
+        self.live = b.live
+
+    def twice(self, name: Any, names: int) -> bool:
+        """Whether a read result answers a field (``name``: each item's, of ``names``) that
+        another result of its annotation answers."""
+        if not len(self.size) or self.size.max() < 2:
+            return False
+        key = np.sort(np.repeat(np.arange(len(self.size)), self.size) * names + name)
+        twice = key[1:][key[1:] == key[:-1]] // names  # the lists that answer a field twice
+        return bool(self.live[np.isin(self.code, twice)].any())
 
 
 REGION_CHUNK = 64
@@ -324,6 +357,7 @@ def _region_chunk(
     b = _Batch(tasks, into.include_ground_truth)
     if not b.fresh(into.first_seen):
         return None
+    b.read()
     items, owner, n = b.items, b.owner, len(b.anns)
     per = np.array(b.per, dtype=np.int64)
     answered = per > 0
@@ -547,33 +581,35 @@ _FIRST = itemgetter(0)
 
 class _Answers:
     """The answers of a batch's results, by field: ``fields`` holds (field, its rated results
-    of rows in order, their codes, the values the codes index, whether the codes are first
-    used in the values' order) in the order fields are first answered; ``empty`` counts empty
-    selections (of rows or not)."""
+    of rows in order, their codes, the values the codes index) in the order fields are first
+    answered; ``empty`` counts empty selections (of rows or not)."""
 
     def __init__(self) -> None:
-        self.fields: list[tuple[int, Any, Any, list[tuple[str, ...] | float | str], bool]] = []
+        self.fields: list[tuple[int, Any, Any, list[tuple[str, ...] | float | str]]] = []
         self.empty = 0
 
 
-def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _Answers | None:
-    """The answers of ``items``, each distinct value of a field and kind read once by its
-    kind's reader (None: no rating given); None when one is not an answer (a choices or text
-    key missing, a number too large: the task-by-task readers name it). ``name``: each
-    result's field; ``kept``: whether its annotation is a row (ground truth left out is not;
-    its answers still count)."""
+def _answers(
+    items: list[_Result], kinds: list[str], name: Any, item: Any, kept: Any
+) -> _Answers | None:
+    """The answers of the results read, each distinct value of a field and kind read once by
+    its kind's reader (None: no rating given); None when one is not an answer (a choices or
+    text key missing, a number too large: the task-by-task readers name it). ``items``: the
+    distinct results (``kinds``, ``name``: each one's type and field, :class:`_Lists`);
+    ``item``: each result read's place in them; ``kept``: whether its annotation is a row
+    (ground truth left out is not; its answers still count)."""
     out = _Answers()
     sorts: list[str] = []
-    group = name * 4 + intern_all({}, sorts, kinds)
+    group = (name * 4 + intern_all({}, sorts, kinds))[item]
     whole = len(set(group.tolist())) == 1
-    parts: dict[int, list[tuple[Any, Any, list[Any], bool]]] = {}
+    parts: dict[int, list[tuple[Any, Any, list[Any]]]] = {}
     for g in dict.fromkeys(group.tolist()):
-        at = np.arange(len(items)) if whole else np.flatnonzero(group == g)
-        kind = kinds[int(at[0])]
+        at = np.arange(len(item)) if whole else np.flatnonzero(group == g)
+        used, of = np.unique(item[at], return_inverse=True)  # its distinct results
+        k = _KINDS[kinds[int(used[0])]]
         raw: list[Any] = []
-        k = _KINDS[kind]
-        these = items if whole else [items[i] for i in at.tolist()]
-        code = intern_all({}, raw, list(map(attrgetter(f"value.{k.value_key}"), these)))
+        get = attrgetter(f"value.{k.value_key}")
+        code = intern_all({}, raw, [get(items[i]) for i in used.tolist()])[of]
         values = _read(k, raw)
         if values is None:
             return None
@@ -581,19 +617,19 @@ def _answers(items: list[_Result], kinds: list[str], name: Any, kept: Any) -> _A
         if empty.any():
             out.empty += int(np.bincount(code, minlength=len(raw))[empty].sum())
         rated = np.array([v is not None for v in values], dtype=bool)[code] & kept[at]
-        parts.setdefault(g // 4, []).append((at[rated], code[rated], values, bool(rated.all())))
+        parts.setdefault(g // 4, []).append((at[rated], code[rated], values))
     for f, mine in parts.items():
-        if len(mine) == 1 and mine[0][3]:  # one kind, every result rated: codes in first use
-            out.fields.append((f, mine[0][0], mine[0][1], mine[0][2], True))
-            continue
         at = np.concatenate([p[0] for p in mine])
         if not len(at):
+            continue
+        if len(mine) == 1:  # one kind
+            out.fields.append((f, *mine[0]))
             continue
         offsets = np.cumsum(np.array([0] + [len(p[2]) for p in mine[:-1]], dtype=np.int64))
         codes = np.concatenate([p[1] + o for p, o in zip(mine, offsets, strict=True)])
         order = np.argsort(at, kind="stable")
         values = [v for p in mine for v in p[2]]
-        out.fields.append((f, at[order], codes[order], values, False))
+        out.fields.append((f, at[order], codes[order], values))
     out.fields.sort(key=lambda x: int(x[1][0]))
     return out
 
