@@ -245,9 +245,14 @@ def test_region_batches_read_as_task_by_task(
     _same(_read(tasks, True, size, chunk, **kw), _read(tasks, False, **kw))
 
 
+def _never(*a: Any) -> None:
+    raise AssertionError("a region batch's result lists decoded as scalar answers")
+
+
 def test_region_batches_take_no_per_task_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     """The common span and box answers are read a batch at a time: no task-by-task reader
-    after the first task (read alone, so that a JSON-MIN export is named)."""
+    after the first task (read alone, so that a JSON-MIN export is named), and no batch of
+    them is decoded as scalar answers first (refused at its first task's results)."""
     boxes = [
         {
             "id": t,
@@ -282,6 +287,7 @@ def test_region_batches_take_no_per_task_reader(monkeypatch: pytest.MonkeyPatch)
     for tasks in (PLAIN, boxes):
         calls: list[int] = []
         monkeypatch.setattr(lse, "read_task", lambda *a, c=calls: c.append(1) or typed(*a))
+        monkeypatch.setattr(batch_reader, "_Lists", _never)
         read = _read(tasks, True)
         assert calls == [1]
         monkeypatch.undo()
