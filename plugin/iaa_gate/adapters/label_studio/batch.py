@@ -4,9 +4,11 @@ boxes of one field, each with an id and one label), read with no Python call per
 
 msgspec decodes each task into structs strict enough that the type check does most of the
 reading rules (an int or str task id and annotator, no predictions, no region geometry in a
-value); the rest are checks over the batch's columns. A batch with any other task is left
-alone (None): the caller reads it task by task with :func:`.typed.read_task` and the general
-parser, which give the same answer or the precise error (the paths are tested to agree).
+value; of scalar answers, each distinct list of results is decoded once, most annotations
+writing theirs alike); the rest are checks over the batch's columns. A batch with any other
+task is left alone (None): the caller reads it task by task with :func:`.typed.read_task` and
+the general parser, which give the same answer or the precise error (the paths are tested to
+agree).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ class _Result(msgspec.Struct, gc=False):
 class _Annotation(msgspec.Struct, gc=False):
     completed_by: int | str
     id: Any = None
-    result: msgspec.Raw = msgspec.Raw()  # most repeat another's: decoded once (_Results)
+    result: msgspec.Raw = msgspec.Raw()  # most repeat another's: decoded once (_Lists)
     was_cancelled: bool | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
