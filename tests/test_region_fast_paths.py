@@ -192,3 +192,13 @@ def test_rated_cells_and_pairs_are_found_as_by_binary_search(rated: list[list[bo
     found = np.searchsorted(keys, pairs.a_cell * k + pairs.b_cell)
     np.testing.assert_array_equal(pairs.pair(pairs.a_cell, pairs.b_cell), found)
     np.testing.assert_array_equal(found, np.arange(keys.size))
+
+
+@settings(max_examples=200, deadline=None)
+@given(codes=st.lists(st.integers(-1, 40), max_size=80))
+def test_distinct_label_codes_are_np_unique(codes: list[int]) -> None:
+    """A region table's label codes in use, counted, are those ``np.unique`` sorts out."""
+    from iaa_gate.evaluation.matrix import _distinct_codes
+
+    x = np.array(codes, dtype=np.int64)
+    assert _distinct_codes(x) == np.unique(x).tolist()

@@ -361,7 +361,7 @@ def region_table(
     if labels is not None:
         _check_region_labels(dataset, name, rc, labels, answer_row, n)
     table = list(labels or [])
-    used = [rc.labels[c] for c in np.unique(label_codes).tolist()]
+    used = [rc.labels[c] for c in _distinct_codes(label_codes)]
     table += sorted(set(used) - set(table) - {""})
     index = {lab: i for i, lab in enumerate(table)}
     index[""] = -1
@@ -399,7 +399,7 @@ def region_table(
         region_ids=list(rc.ids),
         points=points,
         rated=rated,
-        texts=[dataset.texts.get((t, name)) for t in unit_ids],
+        texts=_texts(dataset.texts, unit_ids, name),
         rel_from=np.asarray([f for f, _, _ in rel], dtype=np.int64),
         rel_to=np.asarray([t for _, t, _ in rel], dtype=np.int64),
         rel_label=rel_codes,
@@ -413,6 +413,26 @@ def region_table(
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+
+
+def _texts(
+    texts: dict[tuple[TaskId, str], str], unit_ids: list[TaskId], name: str
+) -> list[str | None]:
+    """The text of field ``name`` of each unit (None: none), looked up in a loop in C (boxes
+    have none: no lookup at all)."""
+    if not texts:
+        return [None] * len(unit_ids)
+    return list(map(texts.get, zip(unit_ids, repeat(name))))
+
+
+def _distinct_codes(codes: IntArray) -> list[int]:
+    """The distinct ``codes`` (small whole numbers, -1 among them), ascending, as ``np.unique``
+    gives them: counted, not sorted (millions of regions, a few labels)."""
+    if not codes.size:
+        return []
+    lo = min(int(codes.min()), 0)
+    found: list[int] = (np.flatnonzero(np.bincount(codes - lo)) + lo).tolist()
+    return found
 
 
 def _units(unit_ids: list[TaskId], tasks: list[TaskId], cells: IntArray) -> IntArray:

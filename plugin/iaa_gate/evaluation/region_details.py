@@ -720,7 +720,9 @@ def proposed(
     order = sort_order(at, *by)  # ties as they come; whole offsets packed into one sort
     shown, geo, at = shown[order], geo[order], at[order]
     c = cast(list[int], shown.tolist())
-    labels = [None if best[x] == NO_LABEL else best[x] for x in c]
+    labels: list[str | None] = list(map(best.__getitem__, c))  # a loop in C: a million clusters
+    if NO_LABEL in labels:  # a cluster of regions drawn without a label proposes none
+        labels = [None if x == NO_LABEL else x for x in labels]
     geos = cast(list[list[Any]], geo.tolist())
     texts = []
     if reg.shape.linear:

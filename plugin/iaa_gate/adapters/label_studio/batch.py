@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Annotated, Any, Generic, Literal, TypeVar, get_args
 
 import msgspec
@@ -388,7 +388,8 @@ def _region_chunk(
     field[at] = name[lead]
     if (field[owner] != name).any():
         return None  # an annotation's results in two fields: read item by item
-    values: list[Any] = list(map(_VALUE, items))
+    # attribute reads in comprehensions: quicker than map's attrgetter, once per region
+    values: list[Any] = [r.value for r in items]
     shape = _SHAPES[kind]
     if shape.linear:
         tos, to = ([named.text], one) if named.used else _codes(list(map(_TO, items)))
@@ -406,11 +407,11 @@ def _region_chunk(
         if len(values) and (starts.min() < 0 or (starts > ends).any()):
             return None
         coords = np.column_stack((starts, ends)).astype(np.float64)
-        labels = list(map(_FIRST, map(_SPAN_LABELS, values)))
+        labels = [v.labels[0] for v in values]
     else:
         found = {}
         coords = _box_coords(items, values)
-        labels = list(map(_FIRST, map(_BOX_LABELS, values)))
+        labels = [v.rectanglelabels[0] for v in values]
     # every rule holds: append
     row = b.append(start, into, 0)
     into.texts.update(found)
@@ -418,7 +419,7 @@ def _region_chunk(
     kept = answered & b.has_row  # the annotations whose regions are an answer
     fields = field[kept]
     order = dict.fromkeys(fields.tolist())  # fields in order of first answer
-    ids: list[str] = list(map(_ID, items))
+    ids: list[str] = [r.id for r in items]
     whole = len(order) == 1 and bool(kept[answered].all())
     for f in order:
         mine = np.flatnonzero(kept & (field == f))  # its answers' annotations
@@ -584,18 +585,16 @@ def _box_coords(items: list[_BoxResult], values: list[_BoxValue]) -> Any:
     slower."""
     boxes = [(v.x, v.y, v.width, v.height, v.rotation or 0.0) for v in values]
     geometry = np.fromiter(chain.from_iterable(boxes), np.float64, 5 * len(boxes)).reshape(-1, 5)
-    widths = list(map(_WIDTH, items))
+    widths = [r.original_width for r in items]
     if widths.count(None) < len(widths):  # percent of the image → pixels
-        sizes = np.array([widths, list(map(_HEIGHT, items))], dtype=np.float64)  # None: NaN
+        heights = [r.original_height for r in items]
+        sizes = np.array([widths, heights], dtype=np.float64)  # None: NaN
         known = (sizes > 0).all(axis=0)
         geometry[known, 0:4] *= (sizes[:, known].T / 100.0)[:, [0, 1, 0, 1]]
     return geometry
 
 
-_FROM, _TO, _VALUE, _ID = map(attrgetter, ("from_name", "to_name", "value", "id"))
-_SPAN_LABELS, _BOX_LABELS = attrgetter("labels"), attrgetter("rectanglelabels")
-_WIDTH, _HEIGHT = attrgetter("original_width"), attrgetter("original_height")
-_FIRST = itemgetter(0)
+_FROM, _TO, _ID = map(attrgetter, ("from_name", "to_name", "id"))
 
 
 class _Answers:

@@ -89,7 +89,6 @@ def _option_ids(raw: bytes) -> set[str] | None:
 
 
 _OFFSETS, _START, _END = attrgetter("start", "end"), attrgetter("start"), attrgetter("end")
-_ID, _LABEL = attrgetter("id"), attrgetter("label")
 _TEXT = msgspec.json.Decoder()
 _INDEX_IDS = [str(i) for i in range(256)]
 """The ids of spans without one (their place in the answer), made once: not one string per
@@ -466,9 +465,10 @@ class _Answers:
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
         flat = list(chain.from_iterable(answers))
-        try:  # an int offset is stored as float(start), as the rules read it
-            starts = np.fromiter(map(_START, flat), np.float64, len(flat))
-            ends = np.fromiter(map(_END, flat), np.float64, len(flat))
+        try:  # an int offset is stored as float(start), as the rules read it; an attribute
+            # read in a comprehension is quicker than map's attrgetter (millions of spans)
+            starts = np.fromiter([s.start for s in flat], np.float64, len(flat))
+            ends = np.fromiter([s.end for s in flat], np.float64, len(flat))
         except OverflowError:
             return None
         if (ends < starts).any():
@@ -497,13 +497,13 @@ class _Answers:
         rc.cfirst.frombytes((2 * offsets + len(rc.coords)).tobytes())
         rc.pfirst.frombytes(np.full(n, len(rc.points), np.int64).tobytes())
         rc.dropped.frombytes(bytes(8 * n))
-        ids = list(map(_ID, flat))
+        ids = [s.id for s in flat]
         at = np.arange(total) - np.repeat(offsets, counts)  # each span's place in its answer
         if ids.count(UNSET) == total and total and int(at.max()) < len(_INDEX_IDS):
             rc.ids += map(_INDEX_IDS.__getitem__, at.tolist())  # the usual: no ids, their places
         else:
             rc.ids += [str(i if r is UNSET else r) for i, r in zip(at.tolist(), ids, strict=True)]
-        codes = intern_all(rc.label_index, rc.labels, list(map(_LABEL, flat)))
+        codes = intern_all(rc.label_index, rc.labels, [s.label for s in flat])
         rc.label.frombytes(codes.tobytes())
         rc.coords.frombytes(np.column_stack((self.starts, self.ends)).tobytes())
 
