@@ -941,6 +941,10 @@ def test_prodigy_fast_path_agrees_with_the_general_parser(
         general = _prodigy(path, fast=False, monkeypatch=mp)
         _same(_prodigy(path, fast=True, monkeypatch=mp), general)
         _same(_prodigy(path, fast=True, monkeypatch=mp, blocks=False), general)
+        # a line a block: after the first span answer, each block's spans are decoded with
+        # its line, as text spans of the labels read so far (any other spans: as raw JSON)
+        mp.setattr(_prodigy_source, "BLOCK", 1)
+        _same(_prodigy(path, fast=True, monkeypatch=mp), general)
 
 
 SPANS = st.fixed_dictionaries(
@@ -982,6 +986,47 @@ def test_prodigy_span_lines_read_as_the_general_parser_reads_them(
         general = _prodigy(path, fast=False, monkeypatch=mp)
         mp.setattr(_prodigy_source, "BLOCK", block)
         _same(_prodigy(path, fast=True, monkeypatch=mp), general)
+
+
+def test_span_lines_decoded_with_their_spans_read_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a span label is known, a block's spans are decoded with its lines: blocks whose
+    spans are not text spans of the known labels (a new label, an image's points, no spans,
+    null) are decoded as before, and the file reads as the general parser reads it."""
+    head = {"_input_hash": 1, "_annotator_id": "a", "answer": "accept", "text": "abcdef"}
+    lines = [
+        head | {"_view_id": "ner_manual", "spans": [{"start": 0, "end": 2, "label": "A"}]},
+        head | {"_view_id": "ner_manual", "spans": [{"start": 1, "end": 3, "label": "C"}]},
+        head | {"_view_id": "choice", "accept": ["X"], "spans": [{"points": [[0, 0]]}]},
+        head | {"_view_id": "ner_manual", "_annotator_id": "b", "spans": None},
+        head | {"_view_id": "spans_manual", "_input_hash": 2, "answer": "reject"},
+        head | {"_view_id": "ner_manual", "_input_hash": 2, "spans": []},
+        head | {"_view_id": "ner_manual", "_input_hash": 3, "spans": [{"start": 2, "end": 4}]},
+    ]
+    path = tmp_path / "db.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    decoded: list[bool] = []
+    with_spans = _prodigy_typed._with_spans
+
+    def spy(labels: tuple[str, ...]) -> Any:
+        class Spy:
+            def decode_lines(self, block: bytes) -> Any:
+                try:
+                    out = with_spans(labels).decode_lines(block)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    decoded.append(False)
+                    raise
+                decoded.append(True)
+                return out
+
+        return Spy()
+
+    general = _prodigy(path, fast=False, monkeypatch=monkeypatch)
+    monkeypatch.setattr(_prodigy_source, "BLOCK", 1)
+    monkeypatch.setattr(_prodigy_typed, "_with_spans", spy)
+    _same(_prodigy(path, fast=True, monkeypatch=monkeypatch), general)
+    assert True in decoded and False in decoded  # both ways taken
 
 
 def test_a_prodigy_span_file_never_takes_the_general_parser(

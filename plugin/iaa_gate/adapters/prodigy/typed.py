@@ -11,7 +11,7 @@ caller then words its error.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, compress
 from operator import attrgetter, lt
@@ -277,22 +277,36 @@ _BINARY = {"accept": ("accept",), "reject": ("reject",)}
 _OPEN, _CLOSE, _NEWLINE = ord("{"), ord("}"), ord("\n")
 
 
-def decode_block(block: bytes) -> list[_Line] | None:
+def decode_block(block: bytes, labels: tuple[str, ...] = ()) -> list[_Line] | None:
     """The lines of ``block`` as :class:`_Line` structs, one per line as ``bytes.splitlines``
     splits them; None when a line is not one.
 
     One ``decode_lines`` call when every line starts with ``{`` and ends with ``}``
     (:func:`_one_object_per_line`), else line by line (CRLF endings, blank lines, spaces
-    around an object)."""
+    around an object). ``labels``: the text span labels read so far; given, the lines' spans
+    are first decoded with them in that same call (:func:`_with_spans`)."""
     try:
         lines = _one_object_per_line(block)
         if lines:
-            exs = _LINE.decode_lines(block)
+            exs = _decode_lines(block, labels)
             if len(exs) == lines:
                 return exs
         return [_LINE.decode(x) for x in block.splitlines()]
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
+
+
+def _decode_lines(block: bytes, labels: tuple[str, ...]) -> list[_Line]:
+    """``decode_lines`` of ``block``: with the spans decoded as text spans of ``labels``
+    where every line's are (a span file once its labels are known: no raw value and no
+    decode per line), else with the spans as raw JSON."""
+    if 0 < len(labels) <= _MAX_LITERALS:
+        try:
+            lines: list[_Line] = _with_spans(labels).decode_lines(block)
+            return lines
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass  # a new label, spans of another shape (an image), or not JSON: as before
+    return _LINE.decode_lines(block)
 
 
 def _one_object_per_line(block: bytes) -> int:
@@ -325,7 +339,8 @@ def read_block(
     block). Per line this does only msgspec's decode, a few attribute reads and one lookup of
     the line's kind (view, answer, annotator, accepted ids, choice style, options or not); the
     rules of :mod:`.rules` run once per distinct kind."""
-    exs = decode_block(block)
+    labels = _span_labels(cols)
+    exs = decode_block(block, labels)
     if exs is None:
         return None
     n = len(exs)
@@ -383,7 +398,7 @@ def read_block(
     spans: _Answers | None = None
     regional = [k for k, got in enumerate(chosen) if got == ""]
     if regional:  # accepted text span answers: their spans, checked as the line reader does
-        spans = _Answers.of(exs, np.flatnonzero(np.isin(kind, regional)), _span_labels(cols))
+        spans = _Answers.of(exs, np.flatnonzero(np.isin(kind, regional)), labels)
         if spans is None:
             return None
     hashes: list[int | str] = [e.input_hash for e in exs]
@@ -441,7 +456,7 @@ class _Answers:
     """The spans of a block's accepted text span answers (lines ``at``, in order), decoded and
     checked as :meth:`LineReader._regions` checks them, with their offsets as columns."""
 
-    def __init__(self, at: Any, answers: list[list[_Span]], starts: Any, ends: Any) -> None:
+    def __init__(self, at: Any, answers: Sequence[Sequence[_Span]], starts: Any, ends: Any) -> None:
         self.at = at
         self.counts = np.fromiter(map(len, answers), np.int64, len(answers))
         self.flat = list(chain.from_iterable(answers))
@@ -452,10 +467,14 @@ class _Answers:
         """The answers of lines ``at`` of ``exs``; None when one is not spans of text.
         ``labels``: the labels read so far, decoded as literals (:func:`_labelled`)."""
         decode = _labelled(labels).decode if 0 < len(labels) <= _MAX_LITERALS else _SPANS.decode
-        answers: list[list[_Span]] = []
+        answers: list[Sequence[_Span]] = []
         try:
             for i in at.tolist():
-                if not len(raw := exs[i].spans):
+                raw = exs[i].spans
+                if type(raw) is tuple:  # decoded with the line (:func:`_with_spans`)
+                    answers.append(raw)
+                    continue
+                if not len(raw):
                     answers.append([])
                     continue
                 try:
@@ -522,17 +541,50 @@ _MAX_LITERALS = 64
 
 
 @lru_cache(maxsize=16)
-def _labelled(labels: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
-    """A decoder of text spans whose label is one of ``labels``, these as literals: no string
+def _labelled_span(labels: tuple[str, ...]) -> Any:
+    """:class:`_Span` with a label that is one of ``labels``, these as literals: no string
     made (and freed) per span; a span with another label fails it and is decoded as
     :class:`_Span`, whose fields it has."""
-    fields: list[Any] = [
-        (f.name, Literal[labels] if f.name == "label" else f.type)
-        + (() if f.default is msgspec.NODEFAULT else (f.default,))
-        for f in msgspec.structs.fields(_Span)
-    ]
-    span: Any = msgspec.defstruct("_LabelledSpan", fields, gc=False)
+    return msgspec.defstruct("_LabelledSpan", _fields(_Span, label=Literal[labels]), gc=False)
+
+
+@lru_cache(maxsize=16)
+def _labelled(labels: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+    """A decoder of a list of :func:`_labelled_span` spans."""
+    span: Any = _labelled_span(labels)
     return msgspec.json.Decoder(list[span])
+
+
+@lru_cache(maxsize=16)
+def _with_spans(labels: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+    """A decoder of :class:`_Line` with its ``spans`` decoded (a tuple of
+    :func:`_labelled_span`, empty without the key) rather than kept as raw JSON: a line
+    whose spans are not text spans of ``labels`` fails it."""
+    span: Any = _labelled_span(labels)
+    spans: Any = tuple[span, ...]
+    line = msgspec.defstruct(
+        "_LineWithSpans",
+        _fields(_Line, spans=spans),
+        kw_only=True,
+        gc=False,
+        rename={f.name: f.encode_name for f in msgspec.structs.fields(_Line)},
+    )
+    return msgspec.json.Decoder(line)
+
+
+def _fields(struct: type[msgspec.Struct], **types: Any) -> list[tuple[Any, ...]]:
+    """The fields of ``struct`` (name, type[, default]) with ``types`` in place of theirs (a
+    field given a new type and a raw default gets an empty tuple)."""
+    out: list[tuple[Any, ...]] = []
+    for f in msgspec.structs.fields(struct):
+        default = f.default
+        if f.name in types and isinstance(default, msgspec.Raw):
+            default = ()
+        out.append(
+            (f.name, types.get(f.name, f.type))
+            + (() if default is msgspec.NODEFAULT else (default,))
+        )
+    return out
 
 
 _EXACT = float(1 << 53)
