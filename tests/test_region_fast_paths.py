@@ -262,3 +262,33 @@ def test_best_edge_per_row_equals_the_lexsort(
     target = np.array([e[2] for e in edges], dtype=np.int64)
     got = _best(reg, at, sim, target, 7)
     np.testing.assert_array_equal(got, _best_by_lexsort(reg, at, sim, target, 7))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from([0.0, -0.0, 0.1234, 12.5, 99.9999, -3.0001, 1e9, math.nan, math.inf]),
+            st.floats(-1e6, 1e6, allow_nan=False),
+        ),
+        max_size=40,
+    ),
+    rounded=st.booleans(),
+)
+def test_proposals_ordered_in_steps_as_by_lexsort(
+    rows: list[tuple[int, float, float]], rounded: bool
+) -> None:
+    """Median coordinates rounded to 4 places, sorted as whole steps packed into one sort,
+    come in the order ``lexsort`` gives the floats (ties, signed zeros); any other values are
+    left as they are."""
+    from iaa_gate.evaluation.region_details import _in_steps
+    from iaa_gate.metrics._base import sort_order
+
+    unit = np.array([r[0] for r in rows], dtype=np.int64)
+    y = np.array([r[1] for r in rows], dtype=np.float64)
+    x = np.array([r[2] for r in rows], dtype=np.float64)
+    if rounded:
+        x = x.round(4)
+    got = sort_order(unit, _in_steps(y, 4), _in_steps(x, 4))
+    np.testing.assert_array_equal(got, np.lexsort((x, y, unit)))

@@ -696,6 +696,21 @@ class RegionProposals(Sequence[list[dict[str, Any]]]):
         return self.regions.dicts(self.start[u], self.start[u + 1])
 
 
+def _in_steps(x: np.ndarray[Any, Any], places: int) -> np.ndarray[Any, Any]:
+    """``x`` in whole steps of ``10**-places`` when each value is one (a median rounded to
+    that many places: the same order and ties, so :func:`sort_order` packs it with the other
+    keys into one sort of integers, not a ``lexsort`` of floats), else ``x`` as it is (whole
+    numbers too: scaled, their range would no longer pack)."""
+    if x.dtype.kind != "f" or np.array_equal(x, np.floor(x)):
+        return x
+    scale = 10.0**places
+    k = np.rint(x * scale)
+    # below 2**40 steps, k / scale is one float per step, in the steps' order
+    if (np.abs(k) < 2.0**40).all() and np.array_equal(k / scale, x):
+        return k
+    return x
+
+
 def proposed(
     m: Matched,
     unit: np.ndarray[Any, Any],
@@ -716,8 +731,8 @@ def proposed(
     keys = describer.keys(median.shape[1])
     at = unit[shown]
     reading = reg.shape.reading  # the keys that order a unit's regions, first first
-    by = [geo[:, reg.shape.keys.index(k)] for k in reading]
-    order = sort_order(at, *by)  # ties as they come; whole offsets packed into one sort
+    by = [_in_steps(geo[:, reg.shape.keys.index(k)], 4) for k in reading]
+    order = sort_order(at, *by)  # ties as they come; whole numbers packed into one sort
     shown, geo, at = shown[order], geo[order], at[order]
     c = cast(list[int], shown.tolist())
     labels: list[str | None] = list(map(best.__getitem__, c))  # a loop in C: a million clusters

@@ -395,7 +395,7 @@ def sort_order(*keys: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
         lo, hi = key.min(), key.max()
         room *= float(hi) - float(lo) + 1
         whole = key.dtype.kind in "iub" or bool(np.array_equal(key, np.floor(key)))
-        if room >= 2.0**62 or not whole:
+        if not room < 2.0**62 or not whole:  # NaN: an infinite key (inf − inf)
             return np.asarray(np.lexsort(keys[::-1]), dtype=np.int64)
         packed *= int(hi) - int(lo) + 1  # in place: no array per key
         packed += key if key.dtype == np.int64 else key.astype(np.int64)
