@@ -204,66 +204,6 @@ def test_distinct_label_codes_are_np_unique(codes: list[int]) -> None:
     assert _distinct_codes(x) == np.unique(x).tolist()
 
 
-def _best_by_lexsort(reg: Regions, at: Any, sim: Any, target: Any, size: int) -> Any:
-    """``metrics.regions._best`` as it was: one ``lexsort`` by row, then similarity."""
-    out = np.full(size, -1, dtype=np.int64)
-    if not at.size:
-        return out
-    order = np.lexsort((-sim, at))
-    a, x, t = at[order], sim[order], target[order]
-    first = np.r_[True, a[1:] != a[:-1]]
-    out[a[first]] = t[first]
-    lead = np.maximum.accumulate(np.where(first, np.arange(a.size), 0))
-    top = x == x[lead]
-    tied = np.zeros(size, dtype=bool)
-    tied[a[top & ~first]] = True
-    cand = np.flatnonzero(top & tied[a])
-    if cand.size:
-        sub = np.unique(t[cand])
-        rank = canonical_rank(reg, sub)[np.searchsorted(sub, t[cand])]
-        o = np.lexsort((rank, a[cand]))
-        c = cand[o]
-        head = np.r_[True, a[c][1:] != a[c][:-1]]
-        out[a[c][head]] = t[c][head]
-    return out
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    edges=st.lists(
-        st.tuples(
-            st.integers(0, 6),
-            st.sampled_from([0.0, -0.0, 0.25, 0.5, 1.0, math.nan]),
-            st.integers(0, 7),
-        ),
-        max_size=40,
-    ),
-    spans=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=8, max_size=8),
-)
-def test_best_edge_per_row_equals_the_lexsort(
-    edges: list[tuple[int, float, int]], spans: list[tuple[int, int]]
-) -> None:
-    """Each row's most similar edge, found by a reduction over rows in order, is the one the
-    lexsort by (row, similarity) found: ties broken on the targets' content, NaN never best
-    unless all are, signed zeros alike."""
-    from iaa_gate.metrics.regions import _best
-
-    reg = Regions(
-        unit=np.zeros(8, dtype=np.int64),
-        annotator=np.array([k % 2 for k in range(8)]),
-        label=np.array([s[0] % 2 for s in spans]),
-        geometry=np.array([[s[1], s[1] + s[0]] for s in spans]),
-        rated=np.ones((1, 2), dtype=bool),
-        kind="span",
-        labels=("A", "B"),
-    )
-    at = np.array([e[0] for e in edges], dtype=np.int64)
-    sim = np.array([e[1] for e in edges], dtype=np.float64)
-    target = np.array([e[2] for e in edges], dtype=np.int64)
-    got = _best(reg, at, sim, target, 7)
-    np.testing.assert_array_equal(got, _best_by_lexsort(reg, at, sim, target, 7))
-
-
 @settings(max_examples=300, deadline=None)
 @given(
     rows=st.lists(

@@ -1376,17 +1376,15 @@ def _best(
     out = np.full(size, -1, dtype=np.int64)
     if not at.size:
         return out
-    # each row's edges together, in their order (timsort: the edges come in two runs nearly
-    # in row order), then each row's most similar by a reduction, not a sort on similarity
-    order = np.argsort(at, kind="stable")
+    order = np.lexsort((-sim, at))
     a, x, t = at[order], sim[order], target[order]
-    head = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])  # each row's first edge
-    row = np.repeat(np.arange(head.size), np.diff(np.r_[head, a.size]))
-    top = x == np.fmax.reduceat(x, head)[row]  # as similar as its row's best (NaN: never)
-    n_top = np.add.reduceat(top.view(np.int8), head, dtype=np.int64)
-    first = np.minimum.reduceat(np.where(top, np.arange(a.size), a.size), head)
-    out[a[head]] = t[np.where(n_top > 0, first, head)]  # no best but NaN: the first edge
-    cand = np.flatnonzero(top & (n_top >= 2)[row])
+    first = np.r_[True, a[1:] != a[:-1]]
+    out[a[first]] = t[first]
+    lead = np.maximum.accumulate(np.where(first, np.arange(a.size), 0))
+    top = x == x[lead]  # as similar as its row's best
+    tied = np.zeros(size, dtype=bool)
+    tied[a[top & ~first]] = True
+    cand = np.flatnonzero(top & tied[a])
     if cand.size:
         sub = np.unique(t[cand])
         rank = canonical_rank(reg, sub)[np.searchsorted(sub, t[cand])]
