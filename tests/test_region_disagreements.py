@@ -150,6 +150,20 @@ def test_task_rows_list_each_units_regions_in_storage_order(
     want = [r for u in units.tolist() for r in np.flatnonzero(unit == u).tolist()]
     assert rows.tolist() == want
     assert counts.tolist() == [int((unit == u).sum()) for u in units.tolist()]
+    # each task's reach, read where its spans are stored when they are together: as from a
+    # copy of its rows (signed zeros and NaN in the same order)
+    values = [0.0, -0.0, 2.5, 7.0, np.nan]
+    geometry = np.array([[rnd.choice(values), rnd.choice(values)] for _ in unit_of]).reshape(-1, 2)
+    first, last = region_details._reach(geometry, rows, counts)
+    some = np.flatnonzero(counts)
+    at = (np.cumsum(counts) - counts)[some]
+    want_first, want_last = np.zeros(len(counts)), np.zeros(len(counts))
+    if some.size:
+        want_first[some] = np.minimum.reduceat(geometry[rows, 0], at)
+        want_last[some] = np.maximum.reduceat(geometry[rows, 1], at)
+    for got, expected in ((first, want_first), (last, want_last)):
+        np.testing.assert_array_equal(got, expected)
+        assert np.array_equal(np.signbit(got), np.signbit(expected))
 
 
 @settings(max_examples=100, deadline=None)

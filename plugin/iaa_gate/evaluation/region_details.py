@@ -280,16 +280,29 @@ _EXACT = float(1 << 53)
 
 
 def _reach(
-    geometry: np.ndarray[Any, Any], counts: np.ndarray[Any, Any]
+    geometry: np.ndarray[Any, Any], rows: np.ndarray[Any, Any], counts: np.ndarray[Any, Any]
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Per group of consecutive spans (``counts``: ``(K,)`` their sizes; ``geometry``: ``(R,
-    2)``), the first start and the last end (0 and 0 for a group without spans)."""
+    """Per group of spans (``rows``: ``(R,)`` region indices, each group's ascending, one group
+    after another; ``counts``: ``(K,)`` their sizes; ``geometry``: every region's ``(n, 2)``),
+    the first start and the last end (0 and 0 for a group without spans)."""
     first, last = np.zeros(len(counts)), np.zeros(len(counts))
     some = np.flatnonzero(counts)
-    if some.size:
-        at = (np.cumsum(counts) - counts)[some]
-        first[some] = np.minimum.reduceat(geometry[:, 0], at)
-        last[some] = np.maximum.reduceat(geometry[:, 1], at)
+    if not some.size:
+        return first, last
+    at = (np.cumsum(counts) - counts)[some]
+    n = counts[some]
+    lead = rows[at]
+    if np.array_equal(rows[at + n - 1] - lead, n - 1) and bool(np.all(lead[1:] > lead[:-1])):
+        # each group a stretch of the regions, in order (stored by task): reduced where they
+        # are, not from an (R, 2) copy of a round's every disputed span
+        cut = np.empty(2 * lead.size, dtype=np.int64)
+        cut[0::2], cut[1::2] = lead, lead + n
+        cut = cut[:-1] if cut[-1] == len(geometry) else cut  # the last runs to the end
+        first[some] = np.minimum.reduceat(geometry[:, 0], cut)[0::2]
+        last[some] = np.maximum.reduceat(geometry[:, 1], cut)[0::2]
+        return first, last
+    first[some] = np.minimum.reduceat(geometry[rows, 0], at)
+    last[some] = np.maximum.reduceat(geometry[rows, 1], at)
     return first, last
 
 
@@ -405,7 +418,7 @@ class Disputes:
         self.d_owner = reg.annotator[self.d_region]
         self.reach = (np.zeros(0), np.zeros(0))  # spans: for each excerpt
         if reg.shape.linear:
-            self.reach = _reach(self.describer.geometry[self.rows], counts)
+            self.reach = _reach(self.describer.geometry, self.rows, counts)
         self.relation = self._relations(lowest)
 
     def __len__(self) -> int:
