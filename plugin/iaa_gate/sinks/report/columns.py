@@ -1,8 +1,9 @@
 """JSON text encoded from columns, as the report's encoder writes the same values in objects:
 each value of a list (:func:`each`), and a region field's disputed tasks (:func:`region_lines`):
 each region's JSON made once (a struct per row, made in C), and a block of tasks' lines one
-join of pieces (the regions' JSON and the keys, names and brackets between them), placed by
-counts from the columns, with no struct or dict per region, disagreement or rater.
+join of pieces (each rater's list of regions one slice of their JSON text, the regions' JSON
+and the keys, names and brackets between them), placed by counts from the columns, with no
+struct or dict per region, disagreement or rater.
 
 The tests hold both to encoding the objects (``tests/test_region_lines.py``,
 ``tests/test_unit_table.py``): keys sorted, byte for byte.
@@ -203,19 +204,30 @@ def _listed(
     return np.column_stack((items, after)).ravel(), sizes * (items.shape[1] + 1)
 
 
+def _runs(text: bytes, lo: np.ndarray[Any, Any], hi: np.ndarray[Any, Any]) -> list[bytes]:
+    """The JSON lists (without brackets) of items ``lo[i]:hi[i]`` of ``text``, one JSON text a
+    line: each run a slice of the text with commas for its line ends (JSON text holds no
+    newline: msgspec escapes control characters in strings)."""
+    start = np.r_[0, np.flatnonzero(np.frombuffer(text, np.uint8) == ord("\n")) + 1]
+    end = np.where(hi > lo, start[hi] - 1, start[lo])  # the last item's line end left out
+    joined = text.replace(b"\n", b",")
+    return list(map(joined.__getitem__, map(slice, start[lo].tolist(), end.tolist())))
+
+
 def _one(pieces: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """A section of one piece per group (``pieces``: each group's)."""
     return pieces, np.ones(len(pieces), dtype=np.int64)
 
 
-_FIXED = [b"", b",", b"null", b"]", b"},", b"}", b'{"disagreements":[', b"{", b"}"]
-_EMPTY, _COMMA, _NULL, _CLOSE, _NEXT, _LAST, _DETAILS, _OPEN, _SHUT = range(len(_FIXED))
+_FIXED = [b"", b",", b"null", b"}", b"]}", b'{"disagreements":[', b"{"]
+_EMPTY, _COMMA, _NULL, _SHUT, _SHUT_LIST, _DETAILS, _OPEN = range(len(_FIXED))
 """Pieces every block has, and their places in its pieces."""
 
 
 class _Block:
     """Encodes the disputed tasks of :class:`Disputes` ``d`` a block at a time (:meth:`lines`)
-    as one join of pieces: each region's JSON, each line of text's, and the keys, names and
+    as one join of pieces: each rater's list of regions (and of lines of text) as one piece,
+    each region's JSON for the disagreements and the lowest region, and the keys, names and
     brackets between them, made once for all blocks."""
 
     def __init__(self, d: Disputes) -> None:
@@ -225,16 +237,20 @@ class _Block:
         self.rank = np.empty(n_ann, dtype=np.int64)
         self.rank[self.order] = np.arange(n_ann)
         self.name = [names[a] for a in self.order]  # by rank
-        self.pos = np.zeros(d.m.regions.n, dtype=np.int64)  # a region's row in its block
-        # a disagreement: {"annotator":A,"counterpart":C,"kind":K,"other":O,"region":R}
+        self.pos = np.zeros(d.m.regions.n, dtype=np.int64)  # a region's piece in its block
+        # a disagreement: {"annotator":A,"counterpart":C,"kind":K,"other":O,"region":R}, the
+        # one before it closed by its start (after the first: },{"annotator":A …)
         named, kinds = each(names), each(list(KINDS))
         owner = [b'{"annotator":' + a + b',"counterpart":' for a in named]
-        other = [b',"kind":' + k + b',"other":' + o + b',"region":' for k in kinds for o in named]
-        # a rater's list of regions (or lines): "name":[ (after the first: ,"name":[)
+        self.heads = owner + [b"}," + h for h in owner]
+        self.others = [
+            b',"kind":' + k + b',"other":' + o + b',"region":' for k in kinds for o in named
+        ]
+        # a rater's list of regions (or lines): "name":[ (after the first: ],"name":[)
         keys = [k + b":[" for k in each(self.name)]
-        self.fixed = [*_FIXED, *owner, *other, *keys, *(b"," + k for k in keys)]
-        self.owner, self.other = len(_FIXED), len(_FIXED) + n_ann
-        self.key = self.other + len(other)
+        self.fixed = [*_FIXED, *self.heads, *self.others, *keys, *(b"]," + k for k in keys)]
+        self.head, self.other = len(_FIXED), len(_FIXED) + len(self.heads)
+        self.key = self.other + len(self.others)
 
     def lines(self, ks: list[int], frame: list[bytes]) -> Iterator[bytes]:
         """Entries ``ks``' lines in their ``frame`` (see :func:`region_lines`): the pieces of
@@ -242,51 +258,68 @@ class _Block:
         d, reg, n_ann = self.d, self.d.m.regions, len(self.order)
         at = d.task_rows(ks)
         rows = d.rows[at]
-        n, kk = len(rows), np.asarray(ks, dtype=np.int64)
-        c = d.describer.columns(rows)
-        region: list[Any] = list(map(msgspec.Raw, regions(c)))  # each region's JSON made once
-        line = c.lines()
-        del c
-        pieces: list[Any] = [*self.fixed, *frame, *region, *each(line)]
-        at_frame, at_region = len(self.fixed), len(self.fixed) + len(frame)
-        at_line = at_region + n
-        del region, line
-        # each rater's regions, by name (those they rated without a region: an empty list)
+        n, kk, k = len(rows), np.asarray(ks, dtype=np.int64), np.arange(len(ks))
         counts = d.starts[kk + 1] - d.starts[kk]
-        group = np.repeat(np.arange(len(ks)), counts) * n_ann + self.rank[reg.annotator[rows]]
+        # the regions by rater (by name), each rater's in the task's order: a rater's list is
+        # then one run of them, its JSON one slice of their text
+        group = np.repeat(k, counts) * n_ann + self.rank[reg.annotator[rows]]
         perm = np.lexsort((np.arange(n), group))
+        group = group[perm]
+        c = d.describer.columns(rows[perm])
+        text, shown = _ENCODER.encode_lines(region_rows(c)), _ENCODER.encode_lines(c.lines())
+        del c
+        region = text.split(b"\n")[:-1]  # each region's JSON, for the disagreements and lowest
+        # each rater's list (those who rated a task without a region: an empty one); a region
+        # whose rater did not rate its task is in none (every kept region's rater did)
         rated = reg.rated[d.units[kk]][:, self.order]
         ii, jj = np.nonzero(rated)
-        group, wanted = group[perm], ii * n_ann + jj
-        size = np.searchsorted(group, wanted, side="right") - np.searchsorted(group, wanted)
-        head = np.r_[True, ii[1:] != ii[:-1]] if len(ii) else np.zeros(0, dtype=bool)
-        keys = _one(self.key + jj + np.where(head, 0, n_ann))
-        close = _one(np.full(len(ii), _CLOSE))
-        # every region's rater rated its task (no other region is kept); if not, it is left out
-        in_groups = perm if int(size.sum()) == n else perm[np.isin(group, wanted)]
+        wanted = ii * n_ann + jj
+        lo, hi = np.searchsorted(group, wanted), np.searchsorted(group, wanted, side="right")
+        listed = rated.any(axis=1)
+        pieces: list[Any] = [*self.fixed, *frame, *region, *_runs(text, lo, hi)]
+        at_frame, at_region = len(self.fixed), len(self.fixed) + len(frame)
+        at_runs = at_region + n
+        pieces += _runs(shown, lo, hi)
+        del region, text, shown
+        keys = self.key + jj + np.where(np.r_[True, ii[1:] != ii[:-1]][: len(ii)], 0, n_ann)
+        per_rater = np.bincount(ii, minlength=len(ks)) * 2
 
         def by_rater(at: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-            listed = _listed((at + in_groups)[:, None], size, _COMMA, _EMPTY)
-            out, per_group = _interleave([keys, listed, close])
-            return out, np.bincount(ii, weights=per_group, minlength=len(ks)).astype(np.int64)
+            return np.column_stack((keys, at + np.arange(len(ii)))).ravel(), per_rater
 
-        # the disagreements: each region and its counterpart (null: none)
+        # the disagreements: each region and its counterpart; without one, a piece of all
+        # before the region (the few its owner, kind and other make in a block)
         pos = self.pos
-        pos[rows] = at_region + np.arange(n)
+        pos[rows[perm]] = at_region + np.arange(n)
         which = d.disagreement_rows(ks)
-        other_end = d.d_counterpart[which]
-        disagreements = _listed(
-            np.column_stack(
-                (
-                    self.owner + d.d_owner[which],
-                    np.where(other_end >= 0, pos[other_end], _NULL),
-                    self.other + d.d_kind[which] * n_ann + d.d_other[which],
-                    pos[d.d_region[which]],
-                )
-            ),
-            d.d_count[kk],
-            _NEXT,
-            _LAST,
+        n_dis = d.d_count[kk]
+        later = np.ones(len(which), dtype=np.int64)
+        later[(np.cumsum(n_dis) - n_dis)[n_dis > 0]] = 0
+        head = d.d_owner[which] + later * n_ann
+        other = d.d_kind[which] * n_ann + d.d_other[which]
+        counterpart = d.d_counterpart[which]
+        alone = counterpart < 0
+        made, made_at = np.unique((head * len(self.others) + other)[alone], return_inverse=True)
+        at_alone = len(pieces)
+        pieces += [
+            self.heads[h // len(self.others)] + b"null" + self.others[h % len(self.others)]
+            for h in made.tolist()
+        ]
+        items = np.column_stack(
+            (
+                np.where(alone, -1, self.head + head),
+                np.where(alone, -1, pos[counterpart]),
+                np.where(alone, -1, self.other + other),
+                pos[d.d_region[which]],
+            )
+        )
+        items[alone, 0] = at_alone + made_at.reshape(-1)
+        flat = items.ravel()
+        disagreements = (
+            flat[flat >= 0],
+            np.bincount(
+                np.repeat(k, n_dis), weights=np.where(alone, 2, 4), minlength=len(ks)
+            ).astype(np.int64),
         )
         # the lowest region: each rater's label in it (by name), its regions, its score
         values = d.values
@@ -294,18 +327,18 @@ class _Block:
         low_labels = [
             {self.name[j]: values[x] for j, x in enumerate(p) if x >= 0} for p in patterns.tolist()
         ]
-        kept = d.member[at]
-        low_rows = np.flatnonzero(kept)
-        in_lowest = np.bincount(np.repeat(np.arange(len(ks)), counts)[low_rows], minlength=len(ks))
-        lowest = _listed((at_region + low_rows)[:, None], in_lowest, _COMMA, _EMPTY)
+        low_rows = np.flatnonzero(d.member[at])
+        in_lowest = np.bincount(np.repeat(k, counts)[low_rows], minlength=len(ks))
+        lowest = _listed(pos[rows[low_rows]][:, None], in_lowest, _COMMA, _EMPTY)
         at_low = len(pieces)
-        pieces += [b'],"region":{"labels":' + x + b',"regions":[' for x in each(low_labels)]
+        low = [b'],"region":{"labels":' + x + b',"regions":[' for x in each(low_labels)]
+        pieces += low + [b"}" + x for x in low]  # after a disagreement: closes it too
         at_score = len(pieces)
         scores = each(list(map(d.low_score.__getitem__, ks)))
         pieces += [b'],"score":' + x + b'},"regions":{' for x in scores]
         at_after = len(pieces)
-        pieces += [b"}}" if x == b"{}" else b"}," + x[1:] for x in self.after(ks)]
-        k = np.arange(len(ks))
+        after = [b"}}" if x == b"{}" else b"}," + x[1:] for x in self.after(ks)]
+        pieces += [b"]" + x if h else x for x, h in zip(after, listed.tolist(), strict=True)]
         start = np.zeros(len(ks), dtype=np.int64)
         start[:1] = 1
         out, per_task = _interleave(
@@ -313,15 +346,15 @@ class _Block:
                 (np.full(int(start.sum()), at_frame), start),  # the first line's start
                 _one(np.full(len(ks), _DETAILS)),
                 disagreements,
-                _one(at_low + by.reshape(-1)),
+                _one(at_low + by.reshape(-1) + len(low) * (n_dis > 0)),
                 lowest,
                 _one(at_score + k),
-                by_rater(at_region),
+                by_rater(at_runs),
                 _one(at_after + k),
                 _one(at_frame + 1 + 2 * k),  # between the details and the labels
                 _one(np.full(len(ks), _OPEN)),
-                by_rater(at_line),
-                _one(np.full(len(ks), _SHUT)),
+                by_rater(at_runs + len(ii)),
+                _one(np.where(listed, _SHUT_LIST, _SHUT)),
                 _one(at_frame + 2 + 2 * k),  # after the labels
             ]
         )
