@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from iaa_gate.adapters.label_studio.export import LabelStudioExport
 from iaa_gate.config import parse_config
 from iaa_gate.evaluation import document
-from iaa_gate.evaluation.region_details import RegionUnits
-from iaa_gate.evaluation.results import FieldResult
+from iaa_gate.evaluation.region_details import RegionProposals, RegionUnits
+from iaa_gate.evaluation.results import FieldResult, Picked
 from iaa_gate.pipeline import evaluate
 from iaa_gate.sinks.report import columns
 from iaa_gate.sinks.report import consensus as consensus_file
@@ -96,6 +96,14 @@ def test_region_lines_from_columns_are_the_described_tasks_encoded(
         from_columns = write({}, {"ner": tasks})  # before any task is described
         assert not tasks or columns.encodable(tasks.units)  # the column path
         proposed = consensus_file.render({"ner": result})  # consensus.jsonl from the columns
+        # the proposals' JSON, made once for both files, is not held once both took it; made
+        # again (consensus.jsonl first this time), both files are as they were
+        value = tasks.proposals.value
+        assert isinstance(value, Picked) and isinstance(value.values, RegionProposals)
+        assert value.values.encoded is None
+        assert consensus_file.render({"ner": result}) == proposed
+        assert write({}, {"ner": tasks}) == from_columns
+        assert value.values.encoded is None
     finally:
         columns.BLOCK, columns.UNITS, consensus_file.LINES = was
     described = list(tasks)  # the objects a report shows, made one by one

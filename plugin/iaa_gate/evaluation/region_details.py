@@ -695,6 +695,9 @@ class RegionProposals(Sequence[list[dict[str, Any]]]):
 
     def __init__(self, start: list[int], regions: ProposedRegions) -> None:
         self.start, self.regions = start, regions
+        self.encoded: list[bytes] | None = None
+        """Each unit's list as JSON, while one of the two files that write them has it and the
+        other has not yet taken it (the JSON sink's; None: not held)."""
 
     def __len__(self) -> int:
         return len(self.start) - 1

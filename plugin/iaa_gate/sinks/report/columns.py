@@ -92,8 +92,20 @@ def _slices(items: list[Any], bounds: list[int]) -> list[Any]:
 
 
 def proposals(p: RegionProposals) -> list[bytes]:
-    """Each unit's proposed regions as JSON (a list), as encoding ``p[u]`` gives it: a part of
-    :data:`UNITS` units at a time, so only one part's structs and text are held besides."""
+    """Each unit's proposed regions as JSON (a list), as encoding ``p[u]`` gives it. Both files
+    that write them (``disputed-tasks.jsonl``, ``consensus.jsonl``) ask: what the first asks
+    for is kept on ``p`` (:attr:`~.RegionProposals.encoded`) and the second takes it, so they
+    are made once and not held after both are written."""
+    if (made := p.encoded) is not None:
+        p.encoded = None
+        return made
+    p.encoded = made = _proposals(p)
+    return made
+
+
+def _proposals(p: RegionProposals) -> list[bytes]:
+    """:func:`proposals`, made: a part of :data:`UNITS` units at a time, so only one part's
+    structs and text are held besides."""
     r, out = p.regions, []
     for a in range(0, len(p), UNITS):
         bounds = p.start[a : a + UNITS + 1]

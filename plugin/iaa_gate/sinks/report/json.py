@@ -20,7 +20,7 @@ import numpy as np
 
 from ...evaluation.document import DISPUTED_FILE, Disputed, DisputedTable, DisputedTask, Report
 from ...evaluation.region_details import RegionUnits
-from ...evaluation.results import Picked, UnitTable
+from ...evaluation.results import Consensus, Picked, UnitTable
 from ...evaluation.sections import plain
 from .columns import each, encodable, picked, region_lines
 
@@ -143,11 +143,9 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
         return _table_lines(tasks), False
     p = tasks.proposals
     values, finite = picked(p.value) if isinstance(p.value, Picked) else (each(p.value), False)
-    head = b'{"method":' + _ENCODER.encode(p.method) + b',"posterior":'
-    bool_ = {True: b',"tie":true,"value":', False: b',"tie":false,"value":'}
     consensus = [
-        msgspec.Raw(head + q + bool_[t] + v + b"}") if h else None
-        for h, q, t, v in zip(p.has, each(p.posterior), p.tie, values, strict=True)
+        Consensus(msgspec.Raw(v), q, p.method, t) if h else None  # the regions' JSON, not copied
+        for h, q, t, v in zip(p.has, p.posterior, p.tie, values, strict=True)
     ]
     # a region field's numbers are checked on its arrays, its proposals' too
     checked = (finite or not any(b"null" in v for v in values)) and all(
@@ -195,8 +193,8 @@ _LINE = msgspec.defstruct(
     omit_defaults=True,
     gc=False,
 )
-"""A region task's line as a struct: its proposal encoded from the columns
-(:class:`msgspec.Raw`), a mark where :func:`~.columns.region_lines` sets its details and its
+"""A region task's line as a struct: its proposal (its regions' JSON made from the columns,
+as :class:`msgspec.Raw`), a mark where :func:`~.columns.region_lines` sets its details and its
 labels; msgspec writes it, keys sorted, as the :class:`DisputedTask` of the same values."""
 
 
