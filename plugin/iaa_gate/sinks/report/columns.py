@@ -275,7 +275,7 @@ class _Block:
         # the regions by rater (by name), each rater's in the task's order: a rater's list is
         # then one run of them, its JSON one slice of their text
         group = np.repeat(k, counts) * n_ann + self.rank[reg.annotator[rows]]
-        perm = np.lexsort((np.arange(n), group))
+        perm = np.argsort(group, kind="stable")
         group = group[perm]
         c = d.describer.columns(rows[perm])
         text, shown = _ENCODER.encode_lines(region_rows(c)), _ENCODER.encode_lines(c.lines())
@@ -349,8 +349,11 @@ class _Block:
         scores = each(list(map(d.low_score.__getitem__, ks)))
         pieces += [b'],"score":' + x + b'},"regions":{' for x in scores]
         at_after = len(pieces)
-        after = [b"}}" if x == b"{}" else b"}," + x[1:] for x in self.after(ks)]
-        pieces += [b"]" + x if h else x for x, h in zip(after, listed.tolist(), strict=True)]
+        close = {True: (b"]}}", b"]},"), False: (b"}}", b"},")}  # a rater's list too, if any
+        pieces += [
+            close[h][0] if x == b"{}" else close[h][1] + x[1:]
+            for x, h in zip(self.after(ks), listed.tolist(), strict=True)
+        ]
         start = np.zeros(len(ks), dtype=np.int64)
         start[:1] = 1
         out, per_task = _interleave(
