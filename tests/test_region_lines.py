@@ -42,12 +42,16 @@ rounds = st.lists(  # tasks: per annotator (or not rating it), their regions
 )
 
 
-def _tasks(drawn: list[tuple[list[Any], bool]], boxes: bool, related: bool) -> list[Any]:
+def _tasks(
+    drawn: list[tuple[list[Any], bool]], boxes: bool, related: bool, users: list[int]
+) -> list[Any]:
+    """The export of ``drawn`` tasks, annotator ``a``'s user ``users[a]``; an odd task lists
+    its annotations last first (names sort apart from the order they come in)."""
     drawn = [([[(0, 5, "PER")], [(0, 5, "LOC")], None], True), *drawn]  # the field occurs
     out = []
     for t, (by_annotator, with_text) in enumerate(drawn):
         anns = []
-        for a, regions in enumerate(by_annotator, start=1):
+        for a, regions in sorted(zip(users, by_annotator, strict=True), reverse=t % 2 == 1):
             if regions is None:
                 continue
             results: list[dict[str, Any]] = []
@@ -72,13 +76,19 @@ def _tasks(drawn: list[tuple[list[Any], bool]], boxes: bool, related: bool) -> l
     st.booleans(),  # relations
     st.sampled_from([0.5, 0.8, 1.0]),  # disputed below
     st.integers(1, 3),  # tasks encoded at a time
+    st.permutations([1, 9, 10]),  # users: "10" sorts before "9"
 )
 def test_region_lines_from_columns_are_the_described_tasks_encoded(
-    drawn: list[tuple[list[Any], bool]], boxes: bool, related: bool, bar: float, block: int
+    drawn: list[tuple[list[Any], bool]],
+    boxes: bool,
+    related: bool,
+    bar: float,
+    block: int,
+    users: list[int],
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "export.json"
-        path.write_text(json.dumps(_tasks(drawn, boxes, related)))
+        path.write_text(json.dumps(_tasks(drawn, boxes, related, users)))
         dataset = LabelStudioExport(path).load()
     config = parse_config(
         {
