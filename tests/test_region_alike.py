@@ -111,4 +111,4 @@ def test_spans_drawn_alike_are_described_as_each_alone(
 
     each = [alone(r) for r in rows.tolist()]
     assert c.dicts() == each and c.lines() == list(map(line, each))
-    assert columns.regions(c) == [ENCODER.encode(d) for d in each]
+    assert columns.regions(c) == ENCODER.encode_lines(each)

@@ -81,9 +81,9 @@ def region_rows(c: RegionColumns) -> list[Any]:
     return _rows(columns, {"text": c.texts} if c.texts else {})
 
 
-def regions(c: RegionColumns) -> list[bytes]:
-    """Each region's JSON, as encoding :meth:`RegionColumns.dicts` gives it."""
-    return each(region_rows(c))
+def regions(c: RegionColumns) -> bytes:
+    """Each region's JSON, a line each, as encoding :meth:`RegionColumns.dicts` gives it."""
+    return _ENCODER.encode_lines(region_rows(c))
 
 
 def _slices(items: list[Any], bounds: list[int]) -> list[Any]:
@@ -278,7 +278,7 @@ class _Block:
         perm = np.argsort(group, kind="stable")
         group = group[perm]
         c = d.describer.columns(rows[perm])
-        text, shown = _ENCODER.encode_lines(region_rows(c)), _ENCODER.encode_lines(c.lines())
+        text, shown = regions(c), _ENCODER.encode_lines(c.lines())
         del c
         region = text.split(b"\n")[:-1]  # each region's JSON, for the disagreements and lowest
         # each rater's list (those who rated a task without a region: an empty one); a region
