@@ -215,6 +215,14 @@ def _cohen_parts(counts: FloatArray, w: FloatArray) -> _CohenParts | Undefined:
     return _CohenParts(n, p, w, po, pe)
 
 
+def _cohen(
+    ratings: npt.ArrayLike | Coded, weights: Weights, categories: Categories
+) -> _CohenParts | Undefined:
+    """Cohen's kappa's parts for two annotators' ``ratings`` under agreement ``weights``."""
+    counts = _table(ratings, categories, "Cohen's kappa")
+    return _cohen_parts(counts, _agreement_weights(weights, counts.shape[0]))
+
+
 def _kappa(parts: _CohenParts) -> float:
     return float(min((parts.po - parts.pe) / (1.0 - parts.pe), 1.0))
 
@@ -262,12 +270,7 @@ def cohen_kappa(
     >>> round(cohen_kappa([[1, 1], [2, 3], [3, 3], [1, 2]], weights='quadratic'), 4)
     0.6923
     """
-    coded = _coded(ratings, categories)
-    _two_columns(coded, "Cohen's kappa")
-    k = coded.n_values
-    parts = _cohen_parts(
-        _pair_counts(coded.codes[:, 0], coded.codes[:, 1], k), _agreement_weights(weights, k)
-    )
+    parts = _cohen(ratings, weights, categories)
     return parts if isinstance(parts, Undefined) else _kappa(parts)
 
 
@@ -318,12 +321,7 @@ def cohen_kappa_ci(
     (0.5, 0.375)
     """
     check_confidence(confidence)
-    coded = _coded(ratings, categories)
-    _two_columns(coded, "Cohen's kappa")
-    k = coded.n_values
-    parts = _cohen_parts(
-        _pair_counts(coded.codes[:, 0], coded.codes[:, 1], k), _agreement_weights(weights, k)
-    )
+    parts = _cohen(ratings, weights, categories)
     if isinstance(parts, Undefined):
         return KappaEstimate.undefined(parts.reason)
     kappa = _kappa(parts)
