@@ -10,7 +10,6 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from ..core.errors import InputError
 from ..kinds import REGION_SHAPES, Answer
@@ -178,24 +177,8 @@ def ratings_matrix(
     row_task = cols.array("task")[rows]
     row_ann = cols.array("annotator")[rows]
     unit_ids = list(dataset.task_ids)
-    if unit_ids == cols.tasks:  # the usual: the units are the task slots, in order
-        unit_of: npt.NDArray[np.int64] = np.arange(len(unit_ids), dtype=np.int64)
-    else:
-        unit_index = dict(zip(unit_ids, range(len(unit_ids)), strict=True))
-        unit_of = np.fromiter(
-            map(unit_index.get, cols.tasks, repeat(-1)), np.int64, len(cols.tasks)
-        )
-        first = np.unique(row_task, return_index=True)[1]
-        new = row_task[np.sort(first)]
-        new = new[unit_of[new] < 0]  # tasks without a task_ids entry: in cell order
-        unit_of[new] = len(unit_ids) + np.arange(len(new))
-        unit_ids += [cols.tasks[t] for t in new.tolist()]
-    present = np.unique(row_ann).tolist()
-    annotators = sorted((cols.annotators[a] for a in present), key=_natural)
-    ann_index = {a: i for i, a in enumerate(annotators)}
-    col_of = np.full(len(cols.annotators), -1, dtype=np.int64)
-    for a in present:
-        col_of[a] = ann_index[cols.annotators[a]]
+    unit_of = _units(unit_ids, cols.tasks, row_task)
+    annotators, col_of = _columns(cols.annotators, row_ann)
 
     def norm(v: tuple[str, ...] | float | str) -> Value:
         if isinstance(v, tuple):
@@ -347,12 +330,7 @@ def region_table(
         answered = answer_row[has_set]
     unit_ids = list(dataset.task_ids)
     unit_of = _units(unit_ids, cols.tasks, task_of[answered])
-    present = np.unique(who_of[answered]).tolist()
-    annotators = sorted((cols.annotators[a] for a in present), key=_natural)
-    ann_index = {a: i for i, a in enumerate(annotators)}
-    col_of = np.full(len(cols.annotators), -1, dtype=np.int64)
-    for a in present:
-        col_of[a] = ann_index[cols.annotators[a]]
+    annotators, col_of = _columns(cols.annotators, who_of[answered])
     rated = np.zeros((len(unit_ids), len(annotators)), dtype=bool)
     rated[unit_of[task_of[answered]], col_of[who_of[answered]]] = True
     n, nc, _ = rc.counts()
@@ -444,10 +422,22 @@ def _units(unit_ids: list[TaskId], tasks: list[TaskId], cells: IntArray) -> IntA
     unit_of = np.fromiter(map(unit_index.get, tasks, repeat(-1)), np.int64, len(tasks))
     first = np.unique(cells, return_index=True)[1]
     new = cells[np.sort(first)]
-    new = new[unit_of[new] < 0]
+    new = new[unit_of[new] < 0]  # tasks without a task_ids entry: in cell order
     unit_of[new] = len(unit_ids) + np.arange(len(new))
     unit_ids += [tasks[t] for t in new.tolist()]
     return unit_of
+
+
+def _columns(names: list[str], cells: IntArray) -> tuple[list[str], IntArray]:
+    """The annotators of ``cells`` (indices into ``names``) in natural order, and each name
+    index's column among them (-1: none of ``cells``)."""
+    present = np.unique(cells).tolist()
+    annotators = sorted((names[a] for a in present), key=_natural)
+    ann_index = {a: i for i, a in enumerate(annotators)}
+    col_of = np.full(len(names), -1, dtype=np.int64)
+    for a in present:
+        col_of[a] = ann_index[names[a]]
+    return annotators, col_of
 
 
 def _relations(rc: RegionColumn) -> list[tuple[int, int, str]]:
