@@ -119,12 +119,17 @@ def _hierarchical(x: str, y: str) -> float:
     (0.33333333333333337, 0.5)
     """
     a, b = str(x).split(PATH_SEPARATOR), str(y).split(PATH_SEPARATOR)
+    return 1.0 - 2 * _shared_depth(a, b) / (len(a) + len(b))
+
+
+def _shared_depth(a: list[str], b: list[str]) -> int:
+    """How many nodes two paths share from the root."""
     shared = 0
     for p, q in zip(a, b, strict=False):
         if p != q:
             break
         shared += 1
-    return 1.0 - 2 * shared / (len(a) + len(b))
+    return shared
 
 
 def _levenshtein(x: str, y: str) -> float:
@@ -275,13 +280,7 @@ def hierarchical_table(paths: list[str]) -> npt.NDArray[np.floating[Any]]:
     nodes = [split[i] for i in order]
     lcp = np.zeros(n, dtype=np.float64)  # lcp[k]: nodes shared by sorted paths k − 1 and k
     for k in range(1, n):
-        a, b = nodes[k - 1], nodes[k]
-        shared = 0
-        for p, q in zip(a, b, strict=False):
-            if p != q:
-                break
-            shared += 1
-        lcp[k] = shared
+        lcp[k] = _shared_depth(nodes[k - 1], nodes[k])
     lengths = np.array([len(x) for x in nodes], dtype=np.float64)
     dtype = np.float32 if n >= FLOAT32_FROM else np.float64
     ranked = np.zeros((n, n), dtype=dtype)  # in sorted order, then mirrored and reordered
