@@ -139,41 +139,22 @@ def _width_check(result: FieldResult, bar: WidthThreshold, on_undefined: str) ->
     width = interval_width(result)
     conf = round((result.coefficients["alpha"].confidence or 0.95) * 100)
     what = f"alpha's {conf}% interval width"
+    value: float | None = width
     if math.isnan(width):
-        reason = undefined_reason(width) or "undefined"
-        return Check(
-            result.name,
-            "interval_width",
-            None,
-            bar.fail,
-            bar.warn,
-            Verdict(on_undefined),
-            f"{what} is undefined: {reason}",
+        value, verdict = None, Verdict(on_undefined)
+        msg = f"{what} is undefined: {undefined_reason(width) or 'undefined'}"
+    elif width <= goal:
+        verdict, msg = Verdict.PASS, f"{what} {width:.3f} meets {goal:g}"
+    else:
+        failed = bar.fail is not None and width > bar.fail
+        verdict = Verdict.FAIL if failed else Verdict.WARN
+        more = more_units(result.n_pairable, width, goal)
+        msg = (
+            f"{what} {width:.3f} is wider than the {'fail' if failed else 'warn'} threshold "
+            f"{bar.fail if failed else bar.warn:g}: about {more:,} more tasks with two or more "
+            f"ratings would narrow it to {goal:g}"
         )
-    if width <= goal:
-        return Check(
-            result.name,
-            "interval_width",
-            width,
-            bar.fail,
-            bar.warn,
-            Verdict.PASS,
-            f"{what} {width:.3f} meets {goal:g}",
-        )
-    failed = bar.fail is not None and width > bar.fail
-    which = "fail" if failed else "warn"
-    more = more_units(result.n_pairable, width, goal)
-    return Check(
-        result.name,
-        "interval_width",
-        width,
-        bar.fail,
-        bar.warn,
-        Verdict.FAIL if failed else Verdict.WARN,
-        f"{what} {width:.3f} is wider than the {which} threshold "
-        f"{bar.fail if failed else bar.warn:g}: about {more:,} more tasks with two or more "
-        f"ratings would narrow it to {goal:g}",
-    )
+    return Check(result.name, "interval_width", value, bar.fail, bar.warn, verdict, msg)
 
 
 def field_checks(result: FieldResult, cfg: FieldConfig) -> list[Check]:
