@@ -109,9 +109,21 @@ def test_interval_width_is_a_check_with_more_tasks(dataset: Any) -> None:
         "more_tasks": more,
     }
     wide = evaluate(config(thresholds={"interval_width": {"warn": 0.05, "fail": 0.08}}), dataset)
+    assert c.message == (
+        f"alpha's 95% interval width {width:.3f} is wider than the warn threshold 0.05: about "
+        f"{more:,} more tasks with two or more ratings would narrow it to 0.05"
+    )
     assert checks(wide)["interval_width"].verdict.value == "fail"
+    assert checks(wide)["interval_width"].message == (
+        f"alpha's 95% interval width {width:.3f} is wider than the fail threshold 0.08: about "
+        f"{more:,} more tasks with two or more ratings would narrow it to 0.05"
+    )
     fine = evaluate(config(thresholds={"interval_width": {"warn": 0.5}}), dataset)
     assert checks(fine)["interval_width"].verdict.value == "pass"
+    assert (
+        checks(fine)["interval_width"].message
+        == f"alpha's 95% interval width {width:.3f} meets 0.5"
+    )
     assert fine.document["fields"]["sentiment"]["interval_width"]["more_tasks"] is None
     plain = evaluate(config(), dataset)  # no goal: no check, the width still beside alpha
     assert "interval_width" not in checks(plain)
