@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...evaluation.document import (
@@ -62,6 +63,15 @@ def md(v: Any) -> str:
     ``<script>`` stays visible text, ``A|B`` does not split the cell."""
     text = ", ".join(map(str, v)) if isinstance(v, list) else str(v)
     return text.translate(_ESCAPES)
+
+
+def _table(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    """A Markdown table: the ``columns`` header as written, then ``rows`` escaped."""
+    return [
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
+        *("| " + " | ".join(md(c) for c in row) + " |" for row in rows),
+    ]
 
 
 def _value(check: CheckReport) -> str:
@@ -149,17 +159,14 @@ def _models(models: Models | None) -> list[str]:
         "above. *Started from it*: agreement with the prediction of annotations that started "
         "from it, against those on the same tasks that did not.",
         "",
-        "| " + " | ".join(MODEL_COLUMNS) + " |",
-        "|" + "---|" * len(MODEL_COLUMNS),
+        *_table(MODEL_COLUMNS, rows),
     ]
-    out += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows]
     if note:
         out += ["", f"Not evaluated: {md(note)}."]
     labels = model_label_rows(models)
     if labels:
-        out += ["", "| field | model version | consensus label | tasks | agreement |"]
-        out += ["|---|---|---|---|---|"]
-        out += ["| " + " | ".join(md(c) for c in row) + " |" for row in labels]
+        columns = ("field", "model version", "consensus label", "tasks", "agreement")
+        out += ["", *_table(columns, labels)]
     return out
 
 
@@ -179,20 +186,13 @@ def _alt_test(alt: AltTestReport | None) -> list[str]:
         "the model wins against; it passes at ω ≥ 0.5. ρ (advantage probability): how often the "
         "model is as good as or better than a human; it ranks model versions.",
         "",
-        "| " + " | ".join(ALT_TEST_COLUMNS) + " |",
-        "|" + "---|" * len(ALT_TEST_COLUMNS),
+        *_table(ALT_TEST_COLUMNS, rows),
     ]
-    out += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows]
     for name, v in alt_test_versions(alt):
         out += ["", f"### {md(alt_test_line(name, v))}"]
         humans = alt_test_human_rows(v)
         if humans:
-            out += [
-                "",
-                "| " + " | ".join(ALT_TEST_HUMAN_COLUMNS) + " |",
-                "|" + "---|" * len(ALT_TEST_HUMAN_COLUMNS),
-            ]
-            out += ["| " + " | ".join(md(c) for c in row) + " |" for row in humans]
+            out += ["", *_table(ALT_TEST_HUMAN_COLUMNS, humans)]
         details = alt_test_details(v)
         if details:
             out += [""] + [f"- {md(d)}" for d in details]
