@@ -32,9 +32,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.arguments import instance
-from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, ratings_array, row_blocks
+from ._base import CHUNK_CELLS, Coded, FloatArray, encode, ratings_array, row_blocks
 from .alpha import COUNTS_MAX, LevelArg, alpha_from_sums, check_level, delta_table
-from .categories import value_count_blocks
+from .categories import category_rates, value_count_blocks
 
 Int64Array = npt.NDArray[np.int64]
 
@@ -197,22 +197,13 @@ class AlphaAccumulator:
         potential = 2 * with_m - (diag + 2 * n_v)  # 2·Σ [c·m − c(c + 1)/2]
         return AccumulatedAgreement(
             alpha=alpha,
-            categories=_rates(self.values, diag, potential),
-            specific=_rates(self.values, diag, rows),
+            categories=category_rates(self.values, diag, potential),
+            specific=category_rates(self.values, diag, rows),
             coincidence=o,
             values=self.values,
             units=self.units,
             pairable_units=pairable,
         )
-
-
-def _rates(values: npt.NDArray[Any], num: Int64Array, den: Int64Array) -> dict[Any, float]:
-    return {
-        value: float(num[j] / den[j])
-        if den[j] > 0
-        else Undefined("the category never occurs in a unit with two or more ratings")
-        for j, value in enumerate(values.tolist())
-    }
 
 
 def _pairs_by_counts(coded: Coded) -> dict[int, Int64Array]:

@@ -131,11 +131,36 @@ def _per_category(
     a, p = terms(c, ck)
     num = np.bincount(counts.category[keep], weights=a, minlength=coded.n_values)
     den = np.bincount(counts.category[keep], weights=p, minlength=coded.n_values)
+    return category_rates(coded.values, num, den)
+
+
+def category_rates(
+    values: npt.NDArray[Any], num: npt.NDArray[Any], den: npt.NDArray[Any]
+) -> dict[Any, float]:
+    """``{value: num / den}`` per category in ``values`` order; Undefined where ``den`` is 0.
+
+    Parameters
+    ----------
+    values : ndarray
+        The categories, in code order.
+    num, den : ndarray
+        Each category's numerator and denominator, over units with two or more ratings.
+
+    Returns
+    -------
+    dict
+        ``{category: rate}``, keyed by the values as given.
+
+    Examples
+    --------
+    >>> category_rates(np.array(["a", "b"]), np.array([1, 0]), np.array([2, 0]))["a"]
+    0.5
+    """
     return {
         value: float(num[j] / den[j])
         if den[j] > 0
         else Undefined("the category never occurs in a unit with two or more ratings")
-        for j, value in enumerate(coded.values.tolist())
+        for j, value in enumerate(values.tolist())
     }
 
 
