@@ -53,6 +53,14 @@ class Matched:
         index = np.where(self.keep, np.cumsum(self.keep) - 1, -1)
         return np.asarray(index[rows])
 
+    def relations(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """The relations between regions of :attr:`regions`: source rows, target rows and label
+        codes (into ``table.rel_labels``); those with a dropped end are left out."""
+        t = self.table
+        src, dst = self.rows(t.rel_from), self.rows(t.rel_to)
+        ok = (src >= 0) & (dst >= 0)
+        return src[ok], dst[ok], t.rel_label[ok]
+
 
 def settings(cfg: FieldConfig, shape: str) -> dict[str, Any]:
     """``cfg.matching`` as :func:`~iaa_gate.metrics.match_regions` takes it (a tolerance for
@@ -173,11 +181,10 @@ def _relation_clusters(
     t, reg = m.table, m.regions
     if not t.rel_from.size:
         return None
-    src, dst = m.rows(t.rel_from), m.rows(t.rel_to)
-    ok = (src >= 0) & (dst >= 0)
-    if not ok.any():
+    src, dst, label = m.relations()
+    if not src.size:
         return None
-    src, dst, label = src[ok], dst[ok], t.rel_label[ok].astype(np.int64)
+    label = label.astype(np.int64)
     ends, k = np.unique(np.column_stack([cluster[src], cluster[dst]]), axis=0, return_inverse=True)
     k = k.reshape(-1)
     unit = reg.unit[src][np.unique(k, return_index=True)[1]]

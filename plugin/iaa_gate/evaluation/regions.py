@@ -245,9 +245,7 @@ def _relations(m: Matched) -> metrics.PairwiseF1 | None:
     t = m.table
     if not t.rel_from.size:
         return None
-    src, dst = m.rows(t.rel_from), m.rows(t.rel_to)
-    ok = (src >= 0) & (dst >= 0)
-    rel = metrics.Relations(src[ok], dst[ok], t.rel_label[ok], t.rel_labels)
+    rel = metrics.Relations(*m.relations(), t.rel_labels)
     return metrics.relation_scores(rel, m.matching)
 
 
