@@ -361,6 +361,12 @@ class _Estimator:
     pairable: npt.NDArray[np.bool_]
     n_units: int
 
+    def _keep(self, coded: Coded, pairable: npt.NDArray[np.bool_]) -> None:
+        """Keep ``pairable`` and the codes of those units (``codes``, ``n_units`` of them)."""
+        self.pairable = pairable
+        self.codes = coded.codes[pairable]
+        self.n_units = self.codes.shape[0]
+
     def __call__(self, w: FloatArray) -> FloatArray:
         raise NotImplementedError
 
@@ -515,9 +521,7 @@ class _FixedDelta(_Linear):
         per_unit: FloatArray,
         fn: Callable[..., Any] | None,
     ) -> None:
-        self.pairable = pairable
-        self.codes = coded.codes[pairable]
-        self.n_units = self.codes.shape[0]
+        self._keep(coded, pairable)
         self.n_values = coded.n_values
         self.per_unit = per_unit
         self.delta: npt.NDArray[np.floating[Any]] | None = None  # None: nominal (n² − Σ n_v²)
@@ -565,9 +569,7 @@ class _Ordinal(_Linear):
     """Ordinal δ²: features [N_u, 2 N_uv N_uv' / (m_u − 1) for co-occurring pairs v < v']."""
 
     def __init__(self, coded: Coded, pairable: npt.NDArray[np.bool_]) -> None:
-        self.pairable = pairable
-        self.codes = coded.codes[pairable]
-        self.n_units = self.codes.shape[0]
+        self._keep(coded, pairable)
         self.n_values = coded.n_values
         together = np.zeros((self.n_values, self.n_values), dtype=bool)
         for s in row_blocks(self.n_units, max(self.n_values, 1)):
@@ -634,10 +636,8 @@ class _Resampled(_Estimator):
     """Fallback: alpha recomputed on the resampled units for every replicate."""
 
     def __init__(self, coded: Coded, pairable: npt.NDArray[np.bool_], level: LevelArg) -> None:
-        self.pairable = pairable
-        self.codes = coded.codes[pairable]
+        self._keep(coded, pairable)
         self.values = coded.values
-        self.n_units = self.codes.shape[0]
         self.level = level
 
     def __call__(self, w: FloatArray) -> FloatArray:
