@@ -53,6 +53,7 @@ from .rules import (
     plain_id,
     region_id,
     region_labels,
+    text_holding,
     time_of,
 )
 from .typed import Unusual, read_task
@@ -870,12 +871,7 @@ def _task_text(data: dict[str, Any], result: list[dict[str, Any]], name: str) ->
         and isinstance(v.get("end"), int)
         and isinstance(v.get("text"), str)
     ]
-    found = [
-        s
-        for s in data.values()
-        if isinstance(s, str) and checks and all(s[a:b] == t for a, b, t in checks)
-    ]
-    return found[0] if len(found) == 1 else None
+    return text_holding(data, checks)
 
 
 def _field_value(kind: str, value: dict[str, Any], where: Where) -> FieldValue | None:

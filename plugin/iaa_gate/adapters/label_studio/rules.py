@@ -120,6 +120,36 @@ def region_id(annotation_id: Any, index: int) -> str:
     return f"{annotation_id}:{index}"
 
 
+def text_holding(data: Mapping[str, object], spans: list[tuple[int, int, str]]) -> str | None:
+    """The one string of a task's ``data`` in which every ``(start, end, text)`` of ``spans``
+    sits at its offsets: the text spans index into when their ``to_name`` names no data key.
+    None when no string, or more than one, holds them all (or there is no span to check).
+
+    Parameters
+    ----------
+    data : mapping
+        The task's ``data``.
+    spans : list of tuple
+        ``(start, end, text)`` of the spans that carry their ``text``.
+
+    Returns
+    -------
+    str or None
+        The text, or None.
+
+    Examples
+    --------
+    >>> text_holding({"a": "Ann met Bob", "b": "Bob met Ann"}, [(0, 3, "Ann")])
+    'Ann met Bob'
+    """
+    found = [
+        s
+        for s in data.values()
+        if isinstance(s, str) and spans and all(s[a:b] == t for a, b, t in spans)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
 def chat_messages(items: Iterable[tuple[Any, Any]]) -> dict[Any, str]:
     """The chat messages of an annotation, from its ``chatmessage`` results' ``(id, value of
     value.chatmessage)``: result id → the message's key, ``role: content`` (``(n)`` appended

@@ -53,6 +53,7 @@ from .rules import (
     own_predictions,
     plain_id,
     region_id,
+    text_holding,
     time_of,
 )
 
@@ -892,11 +893,6 @@ def _text(data: dict[str, Any], anns: list[_Annotation], name: str) -> str | Non
             for v in values
             if isinstance(v.start, int) and isinstance(v.end, int) and isinstance(v.text, str)
         ]
-        found = [
-            s
-            for s in data.values()
-            if isinstance(s, str) and checks and all(s[i:j] == t for i, j, t in checks)
-        ]
-        if len(found) == 1:
-            return found[0]
+        if (text := text_holding(data, checks)) is not None:
+            return text
     return None
