@@ -93,9 +93,6 @@ def _run_blocks(
     n_ann = regions.annotators
     width = _field_width(task, ann, n_ann, n_lab)
     top = width - 1  # label c covers a run when bit width·c + top of its state is set
-    if task.size and (task[1:] < task[:-1]).any():  # regions are usually read task by task
-        order = np.argsort(task, kind="stable")
-        task, ann, lo, hi, lab = task[order], ann[order], lo[order], hi[order], lab[order]
     offset = np.concatenate([[0], np.cumsum(size)])
     edges = np.unique(np.r_[0, task[::BLOCK], size.size])  # each block's first task
     first = np.searchsorted(task, edges)  # and its first region

@@ -209,8 +209,9 @@ def unitizing_alpha_tasks(
 def span_columns(
     regions: Regions, lengths: npt.ArrayLike
 ) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, Int64Array, tuple[str, ...]]:
-    """Spans as integer columns ``(n,)``: unit, annotator, start, end, label (-1 remapped to a
-    last label ``"(no label)"``), with the label names; checks offsets against ``lengths``."""
+    """Spans as integer columns ``(n,)`` in unit order (stable): unit, annotator, start, end,
+    label (-1 remapped to a last label ``"(no label)"``), with the label names; checks offsets
+    against ``lengths``."""
     instance("regions", regions, Regions, "a Regions")
     if not regions.shape.linear:
         raise UsageError(
@@ -237,7 +238,11 @@ def span_columns(
     if (lab < 0).any():
         lab = np.where(lab < 0, len(labels), lab)
         labels = (*labels, NO_LABEL)
-    return task, regions.annotator, lo, hi, lab, labels
+    ann = regions.annotator
+    if task.size and (task[1:] < task[:-1]).any():  # regions are usually read task by task
+        order = np.argsort(task, kind="stable")
+        task, ann, lo, hi, lab = task[order], ann[order], lo[order], hi[order], lab[order]
+    return task, ann, lo, hi, lab, labels
 
 
 def _tasks(
@@ -265,9 +270,6 @@ def _tasks(
     keep = keep_task[task] & (hi > lo)
     if not keep.all():
         task, ann, lo, hi, lab = task[keep], ann[keep], lo[keep], hi[keep], lab[keep]
-    if task.size and (task[1:] < task[:-1]).any():  # regions are usually read task by task
-        order = np.argsort(task, kind="stable")
-        task, ann, lo, hi, lab = task[order], ann[order], lo[order], hi[order], lab[order]
     slot = np.cumsum(who, axis=1) - 1  # coder slot of each rater within a task
     part = np.cumsum(kept > 0) - 1
     named = names or labels
