@@ -246,11 +246,35 @@ def check_level(level: object) -> LevelArg:
     )
 
 
-def _distance(values: npt.NDArray[Any], level: LevelArg) -> Callable[..., Any]:
+def level_distance(level: LevelArg) -> Callable[..., Any]:
+    """The δ² of ``level``: its named distance, or the callable given. Ordinal has none (alpha
+    reads it from the values' mid-ranks), so callers handle it first.
+
+    Parameters
+    ----------
+    level : str or Distance
+        A level of :data:`~iaa_gate.metrics.distance.LEVEL_NAMES` other than ``ordinal``, or a
+        callable δ².
+
+    Returns
+    -------
+    callable
+        The distance.
+
+    Examples
+    --------
+    >>> float(level_distance("interval")(1.0, 3.0))
+    4.0
+    """
     fn = dist.NAMED.get(level) if isinstance(level, str) else level
     if fn is None:
-        check_level(level)
-        raise AssertionError(f"{level!r}: a level without its distance")  # ordinal: not here
+        check_level(level)  # an unknown level: the UsageError; else ordinal, not handled first
+        raise AssertionError(f"{level!r}: a level without its distance")
+    return fn
+
+
+def _distance(values: npt.NDArray[Any], level: LevelArg) -> Callable[..., Any]:
+    fn = level_distance(level)
     if fn in (dist.interval, dist.ratio):
         _numeric_values(values)
     return fn

@@ -75,6 +75,7 @@ from .alpha import (
     UnitDisagreement,
     check_level,
     krippendorff_alpha,
+    level_distance,
     n_ratings,
     unit_disagreement,
 )
@@ -446,10 +447,7 @@ def _estimator(ratings: npt.ArrayLike | Coded, level: LevelArg) -> tuple[_Estima
         if len(ordinal.pairs_a) <= ORDINAL_PAIRS:
             return ordinal, point
         return _Resampled(coded, pairable, level), point
-    fn = dist.NAMED.get(level) if isinstance(level, str) else level
-    if fn is None:
-        check_level(level)
-        raise AssertionError(f"{level!r}: a level without its distance")
+    fn = level_distance(level)
     ud = unit_disagreement(coded, level)
     pairable = ud.pairable
     if isinstance(fn, sampled.Sampled):

@@ -7,8 +7,8 @@ import numpy.typing as npt
 
 from ..core.arguments import number
 from ._base import Coded, FloatArray, as_float_ratings, encode
-from .alpha import LevelArg, check_level, pairable_counts, unit_disagreement
-from .distance import NAMED, Tabulated
+from .alpha import LevelArg, level_distance, pairable_counts, unit_disagreement
+from .distance import Tabulated
 from .sampled import Sampled
 
 
@@ -62,10 +62,7 @@ def _largest_delta(coded: Coded, level: LevelArg) -> float:
     if level == "ordinal":
         mid = np.cumsum(counts) - counts / 2.0
         return float((mid[present[-1]] - mid[present[0]]) ** 2)
-    fn = NAMED.get(level) if isinstance(level, str) else level
-    if fn is None:
-        check_level(level)
-        raise AssertionError(f"{level!r}: a level without its distance")
+    fn = level_distance(level)
     vals = coded.values[present]
     if isinstance(fn, Sampled):  # every pair of values is what sampling avoids: the bound
         return 1.0
