@@ -7,12 +7,11 @@ A thread of its own pulls every task of the project on start and every
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
 
-from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.client import LabelStudioError, selected_tasks, task_pages
 from ..adapters.label_studio.project import ANNOTATION_FIELDS, LabelStudioProject
 from ..adapters.label_studio.wire import Task, is_task
 from .hook import check
@@ -132,32 +131,12 @@ class Reconciler:
     def read(self, ids: list[int]) -> list[Task]:
         """The tasks ``ids`` as they are now, as a pull gives them, in one request (the tasks
         list filtered to them: the Data Manager's selected items)."""
-        query = {"selectedItems": {"all": False, "included": ids}}
-        body = self.project.api.request(
-            "GET",
-            "api/tasks/",
-            f"re-reading {len(ids)} task(s)",
-            params={**self._params(), "page_size": len(ids), "query": json.dumps(query)},
-        )
-        tasks = body.get("tasks") if isinstance(body, dict) else None
-        return [t for t in tasks or [] if is_task(t)]
+        return [t for t in selected_tasks(self.project.api, ids, self._params()) if is_task(t)]
 
     def pull(self) -> Iterator[Task]:
         """Every task of the project, with meta, data and annotations (the tasks API, paged)."""
-        params = self._params()
-        page = 1
-        while True:
-            body = self.project.api.request(
-                "GET",
-                "api/tasks/",
-                f"reading tasks (page {page})",
-                params={**params, "page": page},
-                absent=(404,) if page > 1 else (),
-            )
-            batch = body.get("tasks") if isinstance(body, dict) else None
-            if not isinstance(batch, list):
-                return
+        pages = task_pages(
+            self.project.api, self._params(), "reading tasks", self.project.page_size
+        )
+        for batch in pages:
             yield from (t for t in batch if is_task(t))
-            if len(batch) < self.project.page_size:
-                return
-            page += 1

@@ -21,7 +21,6 @@ prediction's id; the tasks it did not write get the id merged into their meta as
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -32,7 +31,7 @@ import msgspec
 from msgspec import UNSET
 
 from ..adapters import ReadOptions, Source
-from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.client import LabelStudioError, selected_tasks
 from ..adapters.label_studio.project import LabelStudioProject, PulledTask
 from ..adapters.label_studio.rules import CONSENSUS_PREDICTION_KEY, plain_id
 from ..adapters.label_studio.wire import (
@@ -514,21 +513,9 @@ class LabelStudioFlags:
     def read_tasks(self, ids: list[TaskId]) -> dict[TaskId, Task]:
         """The tasks ``ids`` as they are now (``id``, ``meta``, ``data``), in one request: the
         tasks list filtered to them (the Data Manager's selected items)."""
-        query = {"selectedItems": {"all": False, "included": [int(t) for t in ids]}}
-        body = self.source.api.request(
-            "GET",
-            "api/tasks/",
-            f"re-reading {len(ids)} task(s)",
-            params={
-                "project": self.source.project_id,
-                "fields": "all",
-                "include": "id,meta,data",
-                "page_size": len(ids),
-                "query": json.dumps(query),
-            },
-        )
-        tasks = body.get("tasks") if isinstance(body, dict) else None
-        return {t["id"]: t for t in tasks or [] if is_task(t)}
+        params = {"project": self.source.project_id, "fields": "all", "include": "id,meta,data"}
+        tasks = selected_tasks(self.source.api, [int(t) for t in ids], params)
+        return {t["id"]: t for t in tasks if is_task(t)}
 
     def show(self, disputed: list[TaskId]) -> Writeback:
         """Bring the Data Manager tab to ``disputed`` (as :meth:`apply` does): the summary's

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ..adapters.label_studio.client import LabelStudioError
+from ..adapters.label_studio.client import LabelStudioError, task_pages
 from ..adapters.label_studio.project import LabelStudioProject
 from ..adapters.label_studio.wire import Params
 from ..config import OverlapConfig
@@ -189,22 +189,9 @@ class LabelStudioOverlap:
     config: OverlapConfig
 
     def _tasks(self, params: Params, doing: str) -> Iterator[TaskOverlap]:
-        page = 1
-        while True:
-            body = self.source.api.request(
-                "GET",
-                "api/tasks/",
-                f"{doing} (page {page})",
-                params={**params, "include": FIELDS, "page_size": PAGE, "page": page},
-                absent=(404,) if page > 1 else (),  # a page past the end answers 404
-            )
-            batch = body.get("tasks") if isinstance(body, dict) else None
-            if not isinstance(batch, list):
-                return
+        query = {**params, "include": FIELDS, "page_size": PAGE}
+        for batch in task_pages(self.source.api, query, doing, PAGE):
             yield from (t for t in map(_task, batch) if t is not None)
-            if len(batch) < PAGE:
-                return
-            page += 1
 
     def tasks(self) -> list[TaskOverlap]:
         """Every task of the project, with its overlap and how many annotations it has."""

@@ -10,10 +10,11 @@ reported by the callers, through :mod:`iaa_gate.core.progress` only.
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import sys
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypedDict, TypeVar
 
@@ -222,6 +223,76 @@ class LabelStudioClient:
             transient=True,
             out_of_time=True,
         ) from None
+
+
+def task_pages(
+    api: LabelStudioClient, params: Params, doing: str, size: int
+) -> Iterator[list[Any]]:
+    """The tasks list ``api/tasks/`` with ``params``, page by page (``size`` tasks a page),
+    each page's tasks as the server gives them. It ends at a short page, at a 404 past the
+    first page (a page past the end answers 404), or at an answer without a tasks list.
+
+    Parameters
+    ----------
+    api : LabelStudioClient
+        The client.
+    params : dict
+        The query, without ``page``.
+    doing : str
+        What the requests do, in words (the page number is added).
+    size : int
+        The page size the query asks for.
+
+    Returns
+    -------
+    Iterator of list
+        Each page's tasks.
+    """
+    page = 1
+    while True:
+        body = api.request(
+            "GET",
+            "api/tasks/",
+            f"{doing} (page {page})",
+            params={**params, "page": page},
+            absent=(404,) if page > 1 else (),
+        )
+        batch = body.get("tasks") if isinstance(body, dict) else None
+        if not isinstance(batch, list):
+            return
+        yield batch
+        if len(batch) < size:
+            return
+        page += 1
+
+
+def selected_tasks(api: LabelStudioClient, ids: list[int], params: Params) -> list[Any]:
+    """The tasks ``ids`` in one request: the tasks list filtered to them (the Data Manager's
+    selected items), as the server gives them ([] without a tasks list).
+
+    Parameters
+    ----------
+    api : LabelStudioClient
+        The client.
+    ids : list of int
+        The tasks.
+    params : dict
+        The rest of the query (``project``, ``fields``, ``include``).
+
+    Returns
+    -------
+    list
+        The tasks.
+    """
+    query = {"selectedItems": {"all": False, "included": ids}}
+    body = api.request(
+        "GET",
+        "api/tasks/",
+        f"re-reading {len(ids)} task(s)",
+        params={**params, "page_size": len(ids), "query": json.dumps(query)},
+    )
+    tasks = body.get("tasks") if isinstance(body, dict) else None
+    return tasks if isinstance(tasks, list) else []
 
 
 def retry_wait(exc: BaseException, attempt: int) -> float | None:
