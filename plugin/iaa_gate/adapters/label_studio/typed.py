@@ -255,11 +255,8 @@ def _times(item: _Result, value: _Value) -> Geometry:
 
 def _stamp(v: Any) -> float | None:
     """A time-series bound given as a date, in seconds since the epoch (None: none)."""
-    try:
-        t = time_of(v, "")
-    except TaskError:
-        raise Unusual from None
-    return None if t is None else t.timestamp()
+    t = _seconds(v)
+    return None if math.isnan(t) else t
 
 
 def _reader(shape: Shape, timestamps: bool = False) -> Callable[[_Result, _Value], Geometry] | None:
