@@ -111,6 +111,25 @@ def test_import_iaa_gate_loads_neither_numpy_nor_pydantic() -> None:
     assert "alpha" in dir(iaa_gate) and "alpha" in iaa_gate.__all__
 
 
+def test_a_classification_run_loads_no_region_or_sample_size_module(tmp_path: Path) -> None:
+    """Their modules load on first use (start-up time of every run; the Markdown and HTML
+    reports name the kinds of region disagreement); their names are still
+    ``iaa_gate.metrics``'s."""
+    config = ROOT / "examples" / "label-studio" / "iaa-gate.yaml"
+    lazy = [f"iaa_gate.metrics.{m}" for m in ("positions", "regions", "sample_size", "unitizing")]
+    code = (
+        "import sys\nfrom iaa_gate.cli import main\n"
+        f"main(['run', '-c', {str(config)!r}, '--out', {str(tmp_path)!r}, '--format', 'json'])\n"
+        f"print(sorted(set({[*lazy, 'iaa_gate.evaluation.regions']!r}) & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    from iaa_gate import metrics
+
+    assert {"Simulation", "region_scores", "unitizing_alpha"} <= set(dir(metrics))
+    assert metrics.more_units(100, 0.2, 0.1) == 300
+
+
 def test_no_subpackage_hides_an_api_name() -> None:
     """Importing a subpackage sets it on ``iaa_gate``: no API name may be one (``evaluate``
     once was, and became the module)."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -35,11 +36,13 @@ from .evaluation.planning import FieldPlan, field_plan
 from .evaluation.region_details import RegionUnits
 from .evaluation.sections import Round, TruthSetup, Writeback
 from .evaluation.trend import PreviousReport, compare, drop_checks
-from .metrics import Simulation
 from .model import Dataset, RoundFilter, apply_round
 from .sinks.report import Disputed, build_document, write_reports, writers
 from .sinks.report import consensus as consensus_file
 from .sinks.report.history import read_history, read_report, save_history
+
+if TYPE_CHECKING:
+    from .metrics import Simulation
 
 
 @dataclass
@@ -260,6 +263,8 @@ def plan(config: Config, width: float, simulation: Simulation | None = None) -> 
     dataset, _ = ground_truth.split(dataset, config)
     dataset = apply_round(dataset, round_filter(config))
     results = analyse(dataset, config)
+    from .metrics import Simulation
+
     sim = simulation or Simulation()
     return [
         field_plan(dataset, name, config.fields[name], result, width, sim)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..config import Config
 from ..core.errors import InputError
 from ..core.extras import require
@@ -12,9 +14,11 @@ from ..model import Dataset
 from .messages import message_result
 from .pairwise import with_position_bias
 from .ranking import ranking_result
-from .regions import RegionFields
 from .results import FieldResult
 from .scalar import analyse_field, kind_problems
+
+if TYPE_CHECKING:
+    from .regions import RegionFields
 
 ITEM_KINDS = frozenset(k.name for k in registry().values() if k.family == "items")
 """Kinds scored over (task, item) units: rankings, per-message answers."""
@@ -56,13 +60,18 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
             )
     if problems:
         raise InputError(dataset.source, problems, hint="check the names and options under fields:")
-    regions = RegionFields(dataset, config, kinds)
+    regions: RegionFields | None = None
+    if not REGION_SHAPES.keys().isdisjoint(kinds.values()):  # region metrics: only for regions
+        from .regions import RegionFields
+
+        regions = RegionFields(dataset, config, kinds)
     for name, cfg in config.fields.items():  # an extra that is not installed: before scoring
-        for extra in extras_of(kinds[name], cfg.distance, matched=regions.covers(name)):
+        matched = regions is not None and regions.covers(name)
+        for extra in extras_of(kinds[name], cfg.distance, matched=matched):
             require(extra, f"field {name!r}")
     results = {
         name: regions.result(name, cfg)
-        if regions.covers(name)
+        if regions is not None and regions.covers(name)
         else (ranking_result if kinds[name] in RANKINGS else message_result)(dataset, name, cfg)
         if kinds[name] in ITEM_KINDS
         else analyse_field(dataset, name, cfg)

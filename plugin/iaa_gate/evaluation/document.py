@@ -19,10 +19,11 @@ from typing import Any, Literal, overload
 import msgspec
 import numpy as np
 
+from .. import metrics
 from ..adapters import SourceValue
 from ..config import WidthThreshold
 from ..core.version import __version__
-from ..metrics import more_units, undefined_reason
+from ..metrics import undefined_reason
 from ..model import SourceStats, TaskId, annotator
 from .coefficients import DESCRIPTION, Estimate
 from .gate import (
@@ -747,7 +748,7 @@ def lowest_scores(tasks: Sequence[DisputedTask], n: int) -> list[DisputedTask]:
 def _interval_width(result: FieldResult, goal: float | None) -> IntervalWidth:
     width = interval_width(result)
     n = result.n_pairable
-    more = None if goal is None or math.isnan(width) else more_units(n, width, goal) or None
+    more = None if goal is None or math.isnan(width) else metrics.more_units(n, width, goal) or None
     confidence = result.coefficients["alpha"].confidence
     return IntervalWidth(num(width), undefined_reason(width), confidence, n, goal, more)
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
+from .. import metrics
 from ..config import FieldConfig, Threshold, WidthThreshold
-from ..metrics import Undefined, more_units, undefined_reason
+from ..metrics import Undefined, undefined_reason
 from ..model import annotator
 from . import ground_truth
 from .results import FieldResult, status_count
@@ -148,7 +149,7 @@ def _width_check(result: FieldResult, bar: WidthThreshold, on_undefined: str) ->
     else:
         failed = bar.fail is not None and width > bar.fail
         verdict = Verdict.FAIL if failed else Verdict.WARN
-        more = more_units(result.n_pairable, width, goal)
+        more = metrics.more_units(result.n_pairable, width, goal)
         msg = (
             f"{what} {width:.3f} is wider than the {'fail' if failed else 'warn'} threshold "
             f"{bar.fail if failed else bar.warn:g}: about {more:,} more tasks with two or more "

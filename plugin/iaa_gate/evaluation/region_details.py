@@ -20,7 +20,6 @@ import numpy as np
 from .. import metrics
 from ..core import progress
 from ..metrics._base import sort_order
-from ..metrics.regions import NO_LABEL
 from ..model import TaskId
 from .region_columns import Clustered, Matched
 from .results import STATUSES, UnitResult, UnitTable
@@ -752,6 +751,8 @@ def proposed(
     shown, geo, at = shown[order], geo[order], at[order]
     c = cast(list[int], shown.tolist())
     labels: list[str | None] = list(map(best.__getitem__, c))  # a loop in C: a million clusters
+    from ..metrics.regions import NO_LABEL  # not at import: a classification run needs none
+
     if NO_LABEL in labels:  # a cluster of regions drawn without a label proposes none
         labels = [None if x == NO_LABEL else x for x in labels]
     geos = cast(list[list[Any]], geo.tolist())

@@ -1,4 +1,11 @@
-"""Agreement coefficients: pure numpy functions on ``(units, annotators)`` ratings, no I/O."""
+"""Agreement coefficients: pure numpy functions on ``(units, annotators)`` ratings, no I/O.
+
+The region, position and sample-size functions load on first use (:data:`_LAZY`): a
+classification round does not need their modules.
+"""
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from ._base import Coded, Undefined, code_dtype, encode, undefined_reason
 from .accumulator import AccumulatedAgreement, AlphaAccumulator
@@ -44,42 +51,44 @@ from .kappa import (
     quantity_disagreement,
     scott_pi,
 )
-from .positions import position_alpha, position_ratings, position_runs
-from .regions import (
-    KINDS,
-    ClusterRatings,
-    Clusters,
-    Disagreements,
-    PairwiseF1,
-    RegionMatching,
-    Regions,
-    RegionScores,
-    Relations,
-    cluster_alpha,
-    cluster_ratings,
-    disagreements,
-    match_regions,
-    region_clusters,
-    region_scores,
-    relation_scores,
-)
-from .sample_size import (
-    Draw,
-    Simulation,
-    WidthPlan,
-    cohen_kappa_sample_size,
-    interval_widths,
-    kappa_ci_sample_size,
-    kappa_power_sample_size,
-    krippendorff_sample_size,
-    more_units,
-    resampled,
-    settled,
-    width_sample_size,
-)
 from .sampled import SAMPLED_LEVELS, Sampled, alpha_standard_error
 from .scores import item_scores, tolerance_scores
-from .unitizing import UnitizingAlpha, unitizing_alpha, unitizing_alpha_tasks
+
+if TYPE_CHECKING:
+    from .positions import position_alpha, position_ratings, position_runs
+    from .regions import (
+        KINDS,
+        ClusterRatings,
+        Clusters,
+        Disagreements,
+        PairwiseF1,
+        RegionMatching,
+        Regions,
+        RegionScores,
+        Relations,
+        cluster_alpha,
+        cluster_ratings,
+        disagreements,
+        match_regions,
+        region_clusters,
+        region_scores,
+        relation_scores,
+    )
+    from .sample_size import (
+        Draw,
+        Simulation,
+        WidthPlan,
+        cohen_kappa_sample_size,
+        interval_widths,
+        kappa_ci_sample_size,
+        kappa_power_sample_size,
+        krippendorff_sample_size,
+        more_units,
+        resampled,
+        settled,
+        width_sample_size,
+    )
+    from .unitizing import UnitizingAlpha, unitizing_alpha, unitizing_alpha_tasks
 
 __all__ = [
     "KINDS",
@@ -180,3 +189,23 @@ __all__ = [
     "unitizing_alpha_tasks",
     "width_sample_size",
 ]
+
+_LAZY = frozenset(__all__) - set(globals())
+"""The names of :data:`_MODULES`, loaded on first use."""
+_MODULES = ("sample_size", "unitizing", "regions", "positions")
+"""Where they are, the lightest first (unitizing imports regions, positions both)."""
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`_LAZY`, imported from the first of :data:`_MODULES` that has it."""
+    if name in _LAZY:
+        for module in _MODULES:
+            value = getattr(import_module(f"{__name__}.{module}"), name, _LAZY)
+            if value is not _LAZY:
+                globals()[name] = value
+                return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)

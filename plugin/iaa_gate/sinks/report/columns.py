@@ -20,6 +20,7 @@ from typing import Any, cast
 import msgspec
 import numpy as np
 
+from ... import metrics
 from ...core import progress
 from ...evaluation.region_details import (
     Disputes,
@@ -30,7 +31,6 @@ from ...evaluation.region_details import (
 )
 from ...evaluation.results import Picked
 from ...evaluation.sections import RelationDecision, plain
-from ...metrics import KINDS
 
 _ENCODER = msgspec.json.Encoder(order="sorted", enc_hook=plain)
 
@@ -252,7 +252,7 @@ class _Block:
         self.pos = np.zeros(d.m.regions.n, dtype=np.int64)  # a region's piece in its block
         # a disagreement: {"annotator":A,"counterpart":C,"kind":K,"other":O,"region":R}, the
         # one before it closed by its start (after the first: },{"annotator":A …)
-        named, kinds = each(names), each(list(KINDS))
+        named, kinds = each(names), each(list(metrics.KINDS))
         owner = [b'{"annotator":' + a + b',"counterpart":' for a in named]
         self.heads = owner + [b"}," + h for h in owner]
         self.others = [
