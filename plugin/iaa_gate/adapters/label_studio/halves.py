@@ -157,9 +157,13 @@ def read_split(
     try:
         first = _tasks(path, 0, comma)
         part = None if first is None else read(Part(), first, 0)
+        read_first = None if first is None else len(first)
+        # its bytes and tasks go back to the heap now: taking and joining the child's half
+        # then reuses their memory rather than faulting in new pages (~3 µs a page here)
+        del first
     finally:
         later = child()  # also on an error here, so no child is left behind
-    if part is None or first is None:
+    if part is None or read_first is None:
         return None
     if len(part.problems) >= MAX_PROBLEMS:
         return part  # reading in order would have stopped before the later half
@@ -167,7 +171,7 @@ def read_split(
         rest = _tasks(path, comma, None)
         if rest is None:
             return None
-        part = read(part, rest, len(first))
+        part = read(part, rest, read_first)
     return part
 
 
