@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from iaa_gate.metrics import (
     Undefined,
+    alpha,
     annotator_agreement,
     category_agreement,
     coincidence_matrix,
@@ -18,6 +19,7 @@ from iaa_gate.metrics import (
     krippendorff_alpha,
     pairwise_agreement,
     specific_agreement,
+    undefined_reason,
 )
 from iaa_gate.metrics.categories import category_counts, value_count_blocks
 
@@ -153,6 +155,67 @@ def test_annotator_agreement_names_the_outlier() -> None:
     assert int(np.argmin(result.pair_agreement)) == 3
     assert int(np.argmax(result.alpha_without)) == 3
     assert result.alpha_without[3] == pytest.approx(krippendorff_alpha(x[:, :3]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    codes=st.integers(1, 7).flatmap(
+        lambda a: st.lists(
+            st.lists(st.integers(-1, 4), min_size=a, max_size=a), min_size=0, max_size=30
+        )
+    ),
+    level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]),
+)
+def test_alpha_without_each_annotator_by_patterns_equals_one_by_one(
+    codes: list[list[int]], level: str
+) -> None:
+    """Every annotator at once from the units' rating patterns equals the annotator-by-
+    annotator computation it stands in for: bit for bit where no unit has more than 3 ratings
+    (the weights ½ and 1 are exact), to rounding otherwise; undefined stays undefined."""
+    x = np.array([[np.nan if c < 0 else float(c + 1) for c in row] for row in codes])
+    x = x.reshape(len(codes), len(codes[0]) if codes else 1)
+    got = alpha.alphas_without(x, level)
+    with mock.patch.object(alpha, "PATTERN_CELLS", 0):  # annotator by annotator
+        want = alpha.alphas_without(x, level)
+    if max((sum(c >= 0 for c in row) for row in codes), default=0) <= 3:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+@pytest.mark.parametrize(("annotators", "per_unit"), [(4, 4), (10, 3), (200, 3), (6, 2)])
+def test_alpha_without_each_annotator_matches_the_krippendorff_package(
+    level: str, annotators: int, per_unit: int
+) -> None:
+    """Against ``krippendorff.alpha`` of the matrix without each annotator: a round where
+    everyone rates every unit, the usual 3 of 10, a crowd of 200 with 3 a unit, and pairs."""
+    import krippendorff
+
+    rng = np.random.default_rng(annotators * 10 + per_unit)
+    units = 400
+    x = np.full((units, annotators), np.nan)
+    truth = rng.integers(1, 6, units)
+    for u in range(units):
+        who = rng.choice(annotators, per_unit, replace=False)
+        x[u, who] = np.where(rng.random(per_unit) < 0.7, truth[u], rng.integers(1, 6, per_unit))
+    got = alpha.alphas_without(x, level)
+    for a in range(annotators):
+        rest = np.delete(x, a, axis=1)
+        if np.count_nonzero(np.sum(~np.isnan(rest), axis=1) >= 2) == 0:
+            assert math.isnan(got[a])  # nobody left to pair: undefined, not 0
+            continue
+        want = krippendorff.alpha(reliability_data=rest.T, level_of_measurement=level)
+        assert got[a] == pytest.approx(want, abs=1e-9)
+
+
+def test_alpha_without_the_only_dissenter_is_undefined() -> None:
+    """Without the one annotator who ever disagreed, a single value is left: no variation to
+    agree on, so alpha is undefined (NaN), never 1."""
+    x = np.array([[1.0, 1.0, 2.0], [1.0, 1.0, 1.0], [1.0, 1.0, 2.0]])
+    got = alpha.alphas_without(x)
+    assert math.isnan(got[2]) and not math.isnan(got[0])
+    assert "only one value" in (undefined_reason(krippendorff_alpha(x[:, :2])) or "")
 
 
 def test_pairwise_agreement_small_example() -> None:

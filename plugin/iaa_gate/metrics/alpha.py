@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -155,7 +156,8 @@ def alphas_without(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
 
     With few values (at most :data:`COUNTS_MAX`), from one coincidence matrix: annotator a's
     alpha takes out the contribution of the units a rated and puts back those units without a,
-    so the cost is O(ratings × V) in all, not O(annotators × units × V)."""
+    for all annotators at once by the units' rating patterns (:func:`_without_by_patterns`),
+    else annotator by annotator: O(ratings × V) in all, not O(annotators × units × V)."""
     coded = encode(ratings)
     codes = coded.codes
     if _float_interval(coded, level) is not None or coded.n_values > COUNTS_MAX:
@@ -165,6 +167,9 @@ def alphas_without(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
             dtype=np.float64,
         )  # fmt: skip
     o, _ = coincidence_matrix(coded)
+    grouped = _without_by_patterns(coded, o)
+    if grouped is not None:
+        return np.array([_alpha_of_coincidences(w, coded, level) for w in grouped])
     out = np.empty(codes.shape[1])
     for a in range(codes.shape[1]):
         mine = Coded(codes[codes[:, a] >= 0], coded.values)  # the only units that change
@@ -177,6 +182,51 @@ def alphas_without(ratings: npt.ArrayLike | Coded, level: LevelArg = "nominal") 
             change += coincidences(c, m - 1)
         out[a] = _alpha_of_coincidences(o + change, coded, level)
     return out
+
+
+PATTERN_CELLS = 1 << 20
+"""Most cells of the tables of :func:`_without_by_patterns` (patterns × V × V², patterns × V
+× annotators) for which it takes every annotator at once."""
+
+
+def _without_by_patterns(coded: Coded, o: FloatArray) -> FloatArray | None:
+    """``(annotators, V, V)``: the coincidences ``o`` of ``coded`` without each annotator in
+    turn, from the units' rating patterns (their value counts): how a unit's coincidences
+    change when a rater of value v leaves depends only on its pattern and v, so annotator a's
+    change is a's count of each (pattern, v) times that change, one product for all. None (go
+    annotator by annotator) without units, when a pattern's key would overflow, or when the
+    tables are too large (:data:`PATTERN_CELLS`: many ratings a unit over many values). Exact
+    in floats where every unit has 2 or 3 ratings (weights 1, ½, 0), as those sums are."""
+    codes = coded.codes
+    n_cols, n_v = codes.shape[1], coded.n_values
+    if not codes.size or n_v * math.log2(n_cols + 1) >= 62:
+        return None
+    c = np.concatenate([counts[1:] for _, counts in value_count_blocks(coded)], axis=1)
+    key = (n_cols + 1) ** np.arange(n_v, dtype=np.int64) @ c  # a count is at most n_cols
+    _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
+    n_p = len(first)
+    if n_p * n_v * max(n_v * n_v, n_cols) > PATTERN_CELLS:
+        return None
+    unit, ann = np.nonzero(codes >= 0)
+    given = np.bincount(
+        (ann * n_p + pattern.reshape(-1)[unit]) * n_v + codes[unit, ann],
+        minlength=n_cols * n_p * n_v,
+    )
+    cp = c[:, first].T.astype(np.float64)  # (patterns, V)
+    m = cp.sum(axis=1)
+    change = _pairs(cp[:, None, :] - np.eye(n_v), m[:, None] - 1.0) - _pairs(cp, m)[:, None]
+    flat = given.reshape(n_cols, n_p * n_v) @ change.reshape(n_p * n_v, n_v * n_v)
+    return o + flat.reshape(n_cols, n_v, n_v)
+
+
+def _pairs(c: FloatArray, m: FloatArray) -> FloatArray:
+    """``(…, V, V)`` (c cᵀ − diag c)/(m − 1) of value counts ``c`` ``(…, V)`` with ``m``
+    ``(…)`` ratings (0 where m < 2): the coincidences of one unit."""
+    out = c[..., :, None] * c[..., None, :]
+    diagonal = np.arange(c.shape[-1])
+    out[..., diagonal, diagonal] -= c
+    weight = np.divide(1.0, m - 1.0, out=np.zeros_like(m), where=m >= 2)
+    return np.asarray(out * weight[..., None, None], dtype=np.float64)
 
 
 def unit_disagreement(
