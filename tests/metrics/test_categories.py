@@ -1,6 +1,7 @@
 """Per-category, per-item and per-annotator agreement."""
 
 import math
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -157,23 +158,36 @@ def test_annotator_agreement_names_the_outlier() -> None:
     assert result.alpha_without[3] == pytest.approx(krippendorff_alpha(x[:, :3]))
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    codes=st.integers(1, 7).flatmap(
+def _code_rows(
+    annotators: tuple[int, int], top: int, rows: tuple[int, int]
+) -> st.SearchStrategy[Any]:
+    """Lists of ``rows`` rows of codes (−1 missing, 0…``top``), each of ``annotators``."""
+    return st.integers(*annotators).flatmap(
         lambda a: st.lists(
-            st.lists(st.integers(-1, 4), min_size=a, max_size=a), min_size=0, max_size=30
+            st.lists(st.integers(-1, top), min_size=a, max_size=a),
+            min_size=rows[0],
+            max_size=rows[1],
         )
-    ),
-    level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]),
-)
+    )
+
+
+LEVELS = st.sampled_from(["nominal", "ordinal", "interval", "ratio"])
+
+
+def _ratings(codes: list[list[int]]) -> np.ndarray:
+    """Codes as ratings ``(units, annotators)``: value code + 1, NaN missing."""
+    return np.array([[np.nan if c < 0 else float(c + 1) for c in row] for row in codes])
+
+
+@settings(max_examples=200, deadline=None)
+@given(codes=_code_rows((1, 7), 4, (0, 30)), level=LEVELS)
 def test_alpha_without_each_annotator_by_patterns_equals_one_by_one(
     codes: list[list[int]], level: str
 ) -> None:
     """Every annotator at once from the units' rating patterns equals the annotator-by-
     annotator computation it stands in for: bit for bit where no unit has more than 3 ratings
     (the weights ½ and 1 are exact), to rounding otherwise; undefined stays undefined."""
-    x = np.array([[np.nan if c < 0 else float(c + 1) for c in row] for row in codes])
-    x = x.reshape(len(codes), len(codes[0]) if codes else 1)
+    x = _ratings(codes).reshape(len(codes), len(codes[0]) if codes else 1)
     got = alpha.alphas_without(x, level)
     with mock.patch.object(alpha, "PATTERN_CELLS", 0):  # annotator by annotator
         want = alpha.alphas_without(x, level)
@@ -261,21 +275,14 @@ def test_sort_order_is_lexsort_order() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    codes=st.integers(2, 5).flatmap(
-        lambda a: st.lists(
-            st.lists(st.integers(-1, 3), min_size=a, max_size=a), min_size=1, max_size=25
-        )
-    ),
-    level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]),
-)
+@given(codes=_code_rows((2, 5), 3, (1, 25)), level=LEVELS)
 def test_each_annotator_against_the_others_as_counted_directly(
     codes: list[list[int]], level: str
 ) -> None:
     """Pair agreement and units from the per-unit counts equal counting pair by pair; alpha
     without each annotator (one coincidence matrix, the annotator's units taken out and put
     back without them) equals the alpha of the other columns, or is undefined where that is."""
-    x = np.array([[np.nan if c < 0 else float(c + 1) for c in row] for row in codes])
+    x = _ratings(codes)
     result = annotator_agreement(x, level)
     got = result.alpha_without
     with mock.patch.object(items, "DENSE_CELLS", 0):  # the sorted tally of large fields
