@@ -431,7 +431,7 @@ def _units(unit_ids: list[TaskId], tasks: list[TaskId], cells: IntArray) -> IntA
 def _columns(names: list[str], cells: IntArray) -> tuple[list[str], IntArray]:
     """The annotators of ``cells`` (indices into ``names``) in natural order, and each name
     index's column among them (-1: none of ``cells``)."""
-    present = np.unique(cells).tolist()
+    present = np.flatnonzero(np.bincount(cells, minlength=len(names))).tolist()  # no sort
     annotators = sorted((names[a] for a in present), key=_natural)
     ann_index = {a: i for i, a in enumerate(annotators)}
     col_of = np.full(len(names), -1, dtype=np.int64)
