@@ -316,6 +316,37 @@ def test_console_script_has_glibc_keep_the_memory_a_run_frees() -> None:
     assert proc.stdout.strip() == "True", proc.stderr
 
 
+@pytest.mark.parametrize(("given", "threads"), [(None, 1), ("2", 2)])
+def test_console_script_runs_numpy_blas_on_one_thread_unless_told(
+    ls_config: Path, tmp_path: Path, given: str | None, threads: int
+) -> None:
+    """``cli.entry`` has numpy's BLAS compute on one thread for a run (its products are small;
+    a second thread spins on the core the run's forked child needs, and adds in an order
+    that depends on the machine), and keeps a thread count the user set. Asked in a child
+    process, whose BLAS is loaded by the run itself."""
+    pytest.importorskip("threadpoolctl")
+    from iaa_gate.cli import BLAS_THREADS
+
+    script = (
+        "import os, sys\nfrom threadpoolctl import threadpool_info\nfrom iaa_gate import cli\n"
+        "end = os._exit\n"
+        "def done(code):\n"
+        "    print([p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'])\n"
+        "    sys.stdout.flush()\n"
+        "    end(0)\n"
+        "os._exit = done\n"
+        f"sys.argv = ['iaa-gate', 'run', '-c', {str(ls_config)!r}, '--out', {str(tmp_path)!r}]\n"
+        "sys.argv.append('--quiet')\ncli.entry()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert proc.stdout.strip().splitlines()[-1] == str([threads]), proc.stderr
+
+
 def test_console_script_ends_with_the_outcome_alive(
     ls_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

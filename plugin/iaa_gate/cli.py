@@ -763,6 +763,27 @@ def _keep_freed_memory() -> bool:
     return all([mallopt(param, value) == 1 for param, value in MALLOC_SETTINGS])
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""The variables that set how many threads numpy's BLAS (OpenBLAS, MKL) computes with."""
+
+
+def _one_blas_thread() -> None:
+    """Have numpy's BLAS compute on the calling thread only, unless its thread count is set in
+    the environment; before numpy is imported, which reads it once.
+
+    A run's matrix products are small (coincidences V × V, annotator pairs A × A, Dawid–Skene's
+    sums over answer patterns), where a second thread gains nothing: OpenBLAS wakes its
+    threads for any dot product over 10,000 numbers, and they spin afterwards on the core the
+    run's forked reader or writer needs; on a busy machine the caller waits for a thread that
+    cannot run (Dawid–Skene on the 100,000-task export: 37–45 ms on one thread, 81–92 ms on
+    two, this 2-core machine under load; the whole run -0.17 s CPU). A threaded sum also adds
+    in an order that depends on the machine's cores; on one thread the figures do not. A
+    process-wide choice, so the console script's alone.
+    """
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command ``argv`` (default: the process's arguments); returns the exit code."""
     return _main(_parser().parse_args(argv))
@@ -773,13 +794,15 @@ def entry() -> None:
     without freeing its heap object by object (a large round's objects took longer to free than
     to report; bench/README.md "2026-11-26" and "2026-11-27"): the run's outcome is kept until
     then, and the cyclic collector stays off to the end (turned back on, it would scan them
-    once more), and glibc's malloc keeps the memory the run frees (:func:`_keep_freed_memory`).
+    once more), glibc's malloc keeps the memory the run frees (:func:`_keep_freed_memory`) and
+    numpy's BLAS computes on one thread (:func:`_one_blas_thread`).
     The output is flushed first; the reports were written and closed by the run itself.
     Process-wide choices, so the CLI's alone."""
     args = _parser().parse_args()
     if args.command == "run":
         gc.disable()
         _keep_freed_memory()
+        _one_blas_thread()
     kept: list[object] = []
     code = _main(args, kept)
     if args.command != "run":
