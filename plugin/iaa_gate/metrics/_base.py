@@ -290,6 +290,26 @@ def code_dtype(n_values: int) -> np.dtype[Any]:
 CHUNK_CELLS = 1 << 16  # cells per block of the metrics' passes: ½ MiB of float64 stays in cache
 
 
+def rated_cells(coded: Coded) -> tuple[IntArray, IntArray]:
+    """The unit and the annotator of every rating of ``coded`` (a code ≥ 0), in row order, as
+    ``np.nonzero(coded.codes >= 0)`` gives them: from one pass over the flat codes (half the
+    time of a 2-D nonzero), made once and kept in ``coded.memo`` (agreement per annotator,
+    alpha without each and the per-category tally all read them; do not change them).
+
+    Examples
+    --------
+    >>> unit, ann = rated_cells(Coded(np.array([[0, -1], [1, 0]], dtype=np.int8), np.arange(2)))
+    >>> unit.tolist(), ann.tolist()
+    ([0, 1, 1], [0, 0, 1])
+    """
+    cells: tuple[IntArray, IntArray] | None = coded.memo.get("rated")
+    if cells is None:
+        flat = np.flatnonzero(coded.codes.ravel() >= 0)
+        unit, ann = np.divmod(flat, max(coded.codes.shape[1], 1))
+        cells = coded.memo["rated"] = (unit, ann)
+    return cells
+
+
 def row_blocks(n_rows: int, n_cols: int, cells: int = 1 << 20) -> list[slice]:
     """Row slices of about ``cells`` cells: bounds temporaries of blockwise passes."""
     step = max(1, cells // max(n_cols, 1))

@@ -30,7 +30,16 @@ import numpy.typing as npt
 from ..core.errors import UsageError
 from . import distance as dist
 from . import sampled
-from ._base import CHUNK_CELLS, Coded, FloatArray, Undefined, encode, ratings_array, row_blocks
+from ._base import (
+    CHUNK_CELLS,
+    Coded,
+    FloatArray,
+    Undefined,
+    encode,
+    rated_cells,
+    ratings_array,
+    row_blocks,
+)
 from .categories import coincidence_matrix, coincidences, value_count_blocks
 
 COUNTS_MAX = 16  # most values for which units are summarised by their value counts
@@ -207,7 +216,7 @@ def _without_by_patterns(coded: Coded, o: FloatArray) -> FloatArray | None:
     n_p = len(first)
     if n_p * n_v * max(n_v * n_v, n_cols) > PATTERN_CELLS:
         return None
-    unit, ann = np.nonzero(codes >= 0)
+    unit, ann = rated_cells(coded)
     given = np.bincount(
         (ann * n_p + pattern.reshape(-1)[unit]) * n_v + codes[unit, ann],
         minlength=n_cols * n_p * n_v,

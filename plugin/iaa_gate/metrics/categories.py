@@ -13,7 +13,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._base import CHUNK_CELLS, CodeArray, Coded, FloatArray, Undefined, encode, row_blocks
+from ._base import (
+    CHUNK_CELLS,
+    CodeArray,
+    Coded,
+    FloatArray,
+    IntArray,
+    Undefined,
+    encode,
+    rated_cells,
+    row_blocks,
+)
 
 Counts = npt.NDArray[np.int64]
 
@@ -82,12 +92,15 @@ dense table first (one bincount, no sort); beyond, by sorting the ratings' (unit
 keys."""
 
 
-def category_counts(codes: CodeArray, k: int) -> UnitCounts:
+def category_counts(
+    codes: CodeArray, k: int, rated: tuple[IntArray, IntArray] | None = None
+) -> UnitCounts:
     """The ratings per category of each unit with at least one rating (missing codes ignored),
     from codes ``(units, annotators)``; see :class:`UnitCounts`. O(units × K) time while that is
-    at most :data:`DENSE_CELLS`, else O(R log R) for R ratings; memory O(R) beyond."""
+    at most :data:`DENSE_CELLS`, else O(R log R) for R ratings; memory O(R) beyond. ``rated``:
+    the unit and annotator of each rating, when known (:func:`._base.rated_cells`)."""
     width = max(k, 1)
-    unit, ann = np.nonzero(codes >= 0)
+    unit, ann = np.nonzero(codes >= 0) if rated is None else rated
     keys = unit.astype(np.int64) * width + codes[unit, ann]
     if codes.shape[0] * width <= DENSE_CELLS:
         table = np.bincount(keys, minlength=codes.shape[0] * width)
@@ -113,7 +126,8 @@ def counts_of(coded: Coded, k: int | None = None) -> UnitCounts:
     width = coded.n_values if k is None else k
     counts: UnitCounts | None = coded.memo.get(("category_counts", width))
     if counts is None:
-        counts = coded.memo["category_counts", width] = category_counts(coded.codes, width)
+        rated = rated_cells(coded)
+        counts = coded.memo["category_counts", width] = category_counts(coded.codes, width, rated)
     return counts
 
 

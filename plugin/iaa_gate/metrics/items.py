@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Coded, FloatArray, as_float_ratings, encode, row_blocks
+from ._base import Coded, FloatArray, as_float_ratings, encode, rated_cells, row_blocks
 from .alpha import LevelArg, alphas_without, check_level, unit_disagreement
 from .categories import DENSE_CELLS
 
@@ -122,7 +122,7 @@ def annotator_agreement(
     coded = encode(ratings)
     codes = coded.codes
     n_units, n_cols = codes.shape
-    unit, ann = np.nonzero(codes >= 0)  # each rating: O(ratings), not O(annotators² × units)
+    unit, ann = rated_cells(coded)  # each rating: O(ratings), not O(annotators² × units)
     m = np.bincount(unit, minlength=n_units)[unit]  # ratings of the rating's unit
     width = max(coded.n_values, 1)
     key = unit * width + codes[unit, ann]  # (unit, value) of each rating
