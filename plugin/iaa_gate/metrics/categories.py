@@ -236,7 +236,7 @@ def coincidence_matrix(ratings: npt.ArrayLike | Coded) -> tuple[FloatArray, npt.
 
     o_vv' = Σ_u n_uv (n_uv' − [v = v']) / (m_u − 1) over pairable units: how often value v was
     paired with v' within a unit. Off-diagonal mass shows which labels are confused. One pass of
-    per-unit counts; O(units × V²) time.
+    per-unit counts; O(units × V²) time, once per :class:`Coded` (kept in its ``memo``).
 
     Parameters
     ----------
@@ -246,7 +246,7 @@ def coincidence_matrix(ratings: npt.ArrayLike | Coded) -> tuple[FloatArray, npt.
     Returns
     -------
     tuple of ndarray
-        ``(V, V)`` coincidences and ``(V,)`` their values.
+        ``(V, V)`` coincidences (the caller's copy) and ``(V,)`` their values.
 
     Examples
     --------
@@ -256,10 +256,12 @@ def coincidence_matrix(ratings: npt.ArrayLike | Coded) -> tuple[FloatArray, npt.
     """
     coded = encode(ratings)
     n_cols = coded.codes.shape[1]
-    out = np.zeros((coded.n_values, coded.n_values))
-    for _, counts in value_count_blocks(coded):
-        out += coincidences(counts[1:].astype(np.float64), n_cols - counts[0])
-    return out, coded.values
+    out: FloatArray | None = coded.memo.get("coincidences")
+    if out is None:  # alpha, alpha without each annotator and the report's read it
+        out = coded.memo["coincidences"] = np.zeros((coded.n_values, coded.n_values))
+        for _, counts in value_count_blocks(coded):
+            out += coincidences(counts[1:].astype(np.float64), n_cols - counts[0])
+    return out.copy(), coded.values
 
 
 def coincidences(c: FloatArray, m: npt.NDArray[np.int64]) -> FloatArray:
