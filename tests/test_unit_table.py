@@ -139,3 +139,31 @@ def test_proposals_are_rounded_as_python_rounds(values: list[float]) -> None:
     got = results._round6(np.array(values, dtype=np.float64))
     want = [round(v, 6) for v in values]
     assert np.array(got).tobytes() == np.array(want, dtype=np.float64).tobytes()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    tasks=st.lists(
+        st.tuples(
+            st.one_of(st.integers(-(2**70), 2**70), st.text(max_size=3)),
+            st.one_of(st.none(), st.sampled_from([0.1, 0.5, 0.9])),  # priority
+            st.sampled_from([0.0, 0.25, 0.5]),  # score
+        ),
+        max_size=40,
+        unique_by=lambda t: t[0],
+    )
+)
+def test_review_order_reads_whole_number_ids_as_they_are(
+    tasks: list[tuple[int | str, float | None, float]],
+) -> None:
+    """Disputed tasks in review order: priority highest first (none last), score lowest first,
+    then task id in the report's order (``id_order``); whole-number ids are compared as
+    numbers without ranking them first (ids past int64, text and mixes are ranked)."""
+    ids = [t[0] for t in tasks]
+    rank = {k: r for r, k in enumerate(document.id_order(ids))}
+    want = sorted(
+        range(len(tasks)),
+        key=lambda k: (-(tasks[k][1] if tasks[k][1] is not None else -1.0), tasks[k][2], rank[k]),
+    )
+    got = document._review_order(ids, [t[1] for t in tasks], np.array([t[2] for t in tasks]))
+    assert got == want

@@ -18,6 +18,7 @@ from typing import Any, Literal, overload
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
 from .. import metrics
 from ..adapters import SourceValue
@@ -645,8 +646,9 @@ class DisputedTable(Sequence[DisputedTask]):
         self.at = units.where("disputed")
         self.proposals = units.proposals(self.at)
         self.ids = list(map(units.ids.__getitem__, self.at))
-        self.score = units.score[self.at].tolist()
-        self.order = _review_order(self.ids, self.proposals.priority, self.score)
+        score = units.score[self.at]
+        self.score = score.tolist()
+        self.order = _review_order(self.ids, self.proposals.priority, score)
 
     def __len__(self) -> int:
         return len(self.at)
@@ -728,11 +730,15 @@ def id_order(ids: list[TaskId]) -> list[int]:
     return at
 
 
-def _review_order(ids: list[TaskId], priority: list[float | None], score: list[float]) -> list[int]:
+def _review_order(
+    ids: list[TaskId], priority: list[float | None], score: npt.ArrayLike
+) -> list[int]:
     """Positions in review order: priority highest first (none: last), then score lowest
     first, then task id (numbers first, then text)."""
-    rank = np.empty(len(ids), dtype=np.int64)
-    rank[id_order(ids)] = np.arange(len(ids))
+    rank = np.array(ids) if ids else np.zeros(0, dtype=np.int64)
+    if rank.dtype.kind != "i":  # text (or numbers and text): each id's rank in id order
+        rank = np.empty(len(ids), dtype=np.int64)
+        rank[id_order(ids)] = np.arange(len(ids))
     urgency = np.array(priority, dtype=np.float64)  # None: NaN
     urgency[np.isnan(urgency)] = -1.0
     order: list[int] = np.lexsort((rank, np.asarray(score, dtype=np.float64), -urgency)).tolist()
