@@ -344,7 +344,7 @@ def run(
     try:
         try:
             outcome.written = write_reports(
-                report, out_dir, list(config.report.formats), outcome.disputed
+                report, out_dir, list(config.report.formats), outcome.disputed, workers=workers
             )
         finally:
             written = child() if child is not None else None  # never leave the child behind

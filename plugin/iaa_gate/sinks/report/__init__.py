@@ -5,12 +5,14 @@ Adding a format is one module with a :class:`Writer` and an entry in :data:`WRIT
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from contextlib import ExitStack
 from importlib import import_module
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from ...core.files import write_atomic
+from ...core.files import write_atomic, writing_parts
+from ...core.fork import can_fork
 from ...evaluation.document import DISPUTED_FILE, SCHEMA_VERSION, Disputed, Report, build_document
 
 
@@ -32,6 +34,17 @@ class Chunked(Protocol):
     def chunks(self, report: Report, disputed: Disputed | None = None) -> Iterable[bytes]: ...
 
 
+@runtime_checkable
+class Parted(Protocol):
+    """A writer whose file can be made as parts, each on its own (:meth:`parts`: up to ``n``
+    whose concatenation is what :meth:`Writer.render` returns; one when it is not worth it),
+    so that another process can make and write a part (:func:`write_reports`' ``workers``)."""
+
+    def parts(
+        self, report: Report, disputed: Disputed | None, n: int
+    ) -> Sequence[Iterable[bytes]]: ...
+
+
 WRITERS = {
     "json": (("json", "JsonWriter"), ("json", "DisputedTasksWriter")),
     "markdown": (("markdown", "MarkdownWriter"),),
@@ -48,19 +61,50 @@ def writers(name: str) -> list[Writer]:
 
 
 def write_reports(
-    report: Report, out_dir: Path, formats: list[str], disputed: Disputed
+    report: Report, out_dir: Path, formats: list[str], disputed: Disputed, *, workers: int = 1
 ) -> list[Path]:
     """Write ``report`` in each format into ``out_dir``; returns the paths written.
-    ``disputed``: every disputed task by field (the ``json`` format writes them all)."""
+
+    Parameters
+    ----------
+    report : Report
+        The report.
+    out_dir : Path
+        Where the files go.
+    formats : list of str
+        Keys of :data:`WRITERS`.
+    disputed : dict of str to list of DisputedTask
+        Every disputed task by field (the ``json`` format writes them all).
+    workers : int, default 1
+        Processes that may write: with more than one (and where forking is cheap), a large
+        file that a :class:`Parted` writer cuts has its later parts made and written by forked
+        children while this process writes its first part and the other files (1: never
+        forks).
+
+    Returns
+    -------
+    list of Path
+        The files written, in the order of ``formats``.
+
+    """
     paths = []
-    for name in formats:
-        for w in writers(name):
-            path = out_dir / w.filename
-            if isinstance(w, Chunked):  # written as made
-                write_atomic(path, w.chunks(report, disputed))
-            else:
-                write_atomic(path, w.render(report, disputed))
-            paths.append(path)
+    parted = workers > 1 and can_fork()
+    with ExitStack() as later:  # a file written in parts is finished after the others
+        for name in formats:
+            for w in writers(name):
+                path = out_dir / w.filename
+                parts = (
+                    w.parts(report, disputed, workers) if parted and isinstance(w, Parted) else ()
+                )
+                if len(parts) > 1:
+                    later.enter_context(writing_parts(path, parts))
+                elif parts:
+                    write_atomic(path, parts[0])
+                elif isinstance(w, Chunked):  # written as made
+                    write_atomic(path, w.chunks(report, disputed))
+                else:
+                    write_atomic(path, w.render(report, disputed))
+                paths.append(path)
     return paths
 
 
@@ -69,6 +113,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Chunked",
     "Disputed",
+    "Parted",
     "Report",
     "Writer",
     "build_document",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
-from itertools import compress, repeat
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, compress, pairwise, repeat
 from typing import Any
 
 import msgspec
@@ -115,32 +115,103 @@ class DisputedTasksWriter:
             raise ValueError(f"{DISPUTED_FILE} needs every disputed task, not the document alone")
         return self._chunks(disputed)
 
+    def parts(self, report: Report, disputed: Disputed | None, n: int) -> list[Iterator[bytes]]:
+        """The file's content (see :meth:`render`) as up to ``n`` parts whose concatenation it
+        is, each made on its own (so each may be made by another process): the region field
+        with the most disputed tasks, from :data:`PARALLEL_LINES` of them, cut by its lines in
+        review order (:data:`FIRST_SHARE` of them in the first part, the rest evenly), the
+        fields before it in the first part, those after it in the last; else one part. What
+        the cut field's lines share is made here, once (its proposals' JSON among it, which
+        ``consensus.jsonl`` then takes from this process).
+
+        Parameters
+        ----------
+        report : Report
+            The report (not read: the lines are every disputed task's).
+        disputed : dict of str to list of DisputedTask
+            Every disputed task by field.
+        n : int
+            How many parts at most.
+
+        Returns
+        -------
+        list of iterators of bytes
+            The parts in order, each a block of lines at a time.
+
+        Examples
+        --------
+        >>> w = DisputedTasksWriter()
+        >>> len(w.parts(None, {}, 2))  # nothing to cut
+        1
+        """
+        if disputed is None:
+            return [self.chunks(report, disputed)]
+        names = sorted(disputed)
+        sizes = [len(disputed[x]) if _regions(disputed[x]) else 0 for x in names]
+        if n < 2 or not names or max(sizes) < PARALLEL_LINES:
+            return [self.chunks(report, disputed)]
+        at = sizes.index(max(sizes))
+        name, tasks = names[at], disputed[names[at]]
+        first = round(len(tasks) * FIRST_SHARE)
+        rest = [round(first + (len(tasks) - first) * i / (n - 1)) for i in range(1, n - 1)]
+        cut, checked = _lines(tasks, [first, *rest])
+        if len(cut) < 2:  # its lines are not made from its columns: not cut
+            return [self.chunks(report, disputed)]
+        before = self._chunks({x: disputed[x] for x in names[:at]})
+        after = self._chunks({x: disputed[x] for x in names[at + 1 :]})
+        parts = [_checked(name, tasks, lines, checked) for lines in cut]
+        return [chain(before, parts[0]), *parts[1:-1], chain(parts[-1], after)]
+
     def _chunks(self, disputed: Disputed) -> Iterator[bytes]:
         for name in sorted(disputed):
-            chunks, checked = _lines(disputed[name])
-            for chunk in chunks:
-                # a NaN would be written as null: look for one (else there is none)
-                if not checked and b"null" in chunk:
-                    check_finite({name: disputed[name]}, DISPUTED_FILE)
-                    checked = True  # the whole field was checked
-                yield chunk
+            lines, checked = _lines(disputed[name])
+            yield from _checked(name, disputed[name], lines[0], checked)
 
 
-def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
+PARALLEL_LINES = 20_000
+"""Disputed tasks of a region field from which :meth:`DisputedTasksWriter.parts` cuts the file
+into parts (a NER text's line is ~7 KB: 20,000 lines, ~140 MB, take ~1 s to make)."""
+FIRST_SHARE = 0.45
+"""The share of the cut field's lines in the first part: the process that writes it writes
+the other reports too (and appends the other parts)."""
+
+
+def _checked(
+    name: str, tasks: Sequence[DisputedTask], lines: Iterable[bytes], checked: bool
+) -> Iterator[bytes]:
+    """``lines`` of field ``name``, each chunk looked at for a NaN unless ``checked`` (their
+    numbers were checked to be finite): msgspec would write one as null."""
+    for chunk in lines:
+        if not checked and b"null" in chunk:  # else there is none
+            check_finite({name: tasks}, DISPUTED_FILE)
+            checked = True  # the whole field was checked
+        yield chunk
+
+
+def _regions(tasks: Sequence[DisputedTask]) -> bool:
+    """Whether ``tasks`` are a region field's (their lines may be cut, :func:`_lines`)."""
+    return isinstance(tasks, DisputedTable) and isinstance(tasks.units, RegionUnits)
+
+
+def _lines(
+    tasks: Sequence[DisputedTask], cuts: Sequence[int] = ()
+) -> tuple[list[Iterator[bytes]], bool]:
     """The lines of ``tasks``, a block at a time in review order, and whether their numbers
     were checked to be finite on the columns (a region field's). A :class:`DisputedTable`'s
     from its columns (what encoding its tasks one by one gives, without making them), unless
-    two annotators share a name or the tasks carry their states (``adjudication:``)."""
+    two annotators share a name or the tasks carry their states (``adjudication:``). A region
+    field's lines made from its columns are cut before the lines ``cuts`` (in review order)
+    into ``len(cuts) + 1`` parts (one part: not cut), each made on its own."""
     if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
-        return iter([_ENCODER.encode_lines(list(tasks))]), False
+        return [iter([_ENCODER.encode_lines(list(tasks))])], False
     units = tasks.units
     if isinstance(units, RegionUnits):
         if not encodable(units):
-            return iter([_ENCODER.encode_lines(list(tasks))]), False
+            return [iter([_ENCODER.encode_lines(list(tasks))])], False
     elif len(set(units.names)) < len(units.names):  # two annotators of one name: one label
-        return iter([_ENCODER.encode_lines(list(tasks))]), False
+        return [iter([_ENCODER.encode_lines(list(tasks))])], False
     else:
-        return _table_lines(tasks), False
+        return [_table_lines(tasks)], False
     p = tasks.proposals
     values, finite = picked(p.value) if isinstance(p.value, Picked) else (each(p.value), False)
     consensus = [
@@ -170,7 +241,8 @@ def _lines(tasks: Sequence[DisputedTask]) -> tuple[Iterator[bytes], bool]:
         )
         return _ENCODER.encode_lines(list(lines)).split(b"\x00")
 
-    return region_lines(units, tasks.order, frame), checked
+    order, bounds = tasks.order, [0, *cuts, len(tasks.order)]
+    return [region_lines(units, order[a:b], frame) for a, b in pairwise(bounds)], checked
 
 
 _MARK = msgspec.Raw(b"\x00")
