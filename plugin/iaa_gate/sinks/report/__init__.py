@@ -37,8 +37,9 @@ class Chunked(Protocol):
 @runtime_checkable
 class Parted(Protocol):
     """A writer whose file can be made as parts, each on its own (:meth:`parts`: up to ``n``
-    whose concatenation is what :meth:`Writer.render` returns; one when it is not worth it),
-    so that another process can make and write a part (:func:`write_reports`' ``workers``)."""
+    whose concatenation is what :meth:`Writer.render` returns; one when it is not worth it,
+    made lazily, as :meth:`Chunked.chunks`), so that another process can make and write a part
+    (:func:`write_reports`' ``workers``)."""
 
     def parts(
         self, report: Report, disputed: Disputed | None, n: int
@@ -87,25 +88,21 @@ def write_reports(
         The files written, in the order of ``formats``.
 
     """
-    paths = []
-    parted = workers > 1 and can_fork()
+    files = [(out_dir / w.filename, w) for name in formats for w in writers(name)]
+    alone = dict(files)  # the files this process writes whole
     with ExitStack() as later:  # a file written in parts is finished after the others
-        for name in formats:
-            for w in writers(name):
-                path = out_dir / w.filename
-                parts = (
-                    w.parts(report, disputed, workers) if parted and isinstance(w, Parted) else ()
-                )
+        if workers > 1 and can_fork():  # its children started first, so that they end first
+            for path, w in files:
+                parts = w.parts(report, disputed, workers) if isinstance(w, Parted) else ()
                 if len(parts) > 1:
                     later.enter_context(writing_parts(path, parts))
-                elif parts:
-                    write_atomic(path, parts[0])
-                elif isinstance(w, Chunked):  # written as made
-                    write_atomic(path, w.chunks(report, disputed))
-                else:
-                    write_atomic(path, w.render(report, disputed))
-                paths.append(path)
-    return paths
+                    del alone[path]
+        for path, w in alone.items():
+            if isinstance(w, Chunked):  # written as made
+                write_atomic(path, w.chunks(report, disputed))
+            else:
+                write_atomic(path, w.render(report, disputed))
+    return [path for path, _ in files]
 
 
 __all__ = [

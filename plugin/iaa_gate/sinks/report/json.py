@@ -155,8 +155,6 @@ class DisputedTasksWriter:
         first = round(len(tasks) * FIRST_SHARE)
         rest = [round(first + (len(tasks) - first) * i / (n - 1)) for i in range(1, n - 1)]
         cut, checked = _lines(tasks, [first, *rest])
-        if len(cut) < 2:  # its lines are not made from its columns: not cut
-            return [self.chunks(report, disputed)]
         before = self._chunks({x: disputed[x] for x in names[:at]})
         after = self._chunks({x: disputed[x] for x in names[at + 1 :]})
         parts = [_checked(name, tasks, lines, checked) for lines in cut]
@@ -189,8 +187,11 @@ def _checked(
 
 
 def _regions(tasks: Sequence[DisputedTask]) -> bool:
-    """Whether ``tasks`` are a region field's (their lines may be cut, :func:`_lines`)."""
-    return isinstance(tasks, DisputedTable) and isinstance(tasks.units, RegionUnits)
+    """Whether ``tasks`` are a region field's whose lines are made from its columns (and so
+    can be cut, :func:`_lines`)."""
+    if not isinstance(tasks, DisputedTable) or tasks.states is not None:
+        return False
+    return isinstance(tasks.units, RegionUnits) and encodable(tasks.units)
 
 
 def _lines(
