@@ -166,9 +166,10 @@ class DisputedTasksWriter:
             yield from _checked(name, disputed[name], lines[0], checked)
 
 
-PARALLEL_LINES = 20_000
+PARALLEL_LINES = 10_000
 """Disputed tasks of a region field from which :meth:`DisputedTasksWriter.parts` cuts the file
-into parts (a NER text's line is ~7 KB: 20,000 lines, ~140 MB, take ~1 s to make)."""
+into parts: a line of 9 boxes or spans by each of 3 annotators is 5-10 KB, and 10,000 of them
+take ~0.5 s to make, several times what forking a child and appending its part cost."""
 FIRST_SHARE = 0.45
 """The share of the cut field's lines in the first part: the process that writes it writes
 the other reports too (and appends the other parts)."""
