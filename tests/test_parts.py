@@ -154,11 +154,16 @@ def test_the_part_is_copied_without_copy_file_range(
 
 
 def _pieces(n: int, fail_in_child: bool = False, fail: bool = False) -> Iterator[bytes]:
-    parent = os.getpid()
-    for i in range(n):
-        if fail or (fail_in_child and os.getpid() != parent):
-            raise ValueError("a part that cannot be made")
-        yield b"%d\n" % i
+    """``n`` lines, made as they are asked for; failing, or failing only in a child."""
+    parent = os.getpid()  # now, in this process (a generator's body runs where it is read)
+
+    def made() -> Iterator[bytes]:
+        for i in range(n):
+            if fail or (fail_in_child and os.getpid() != parent):
+                raise ValueError("a part that cannot be made")
+            yield b"%d\n" % i
+
+    return made()
 
 
 def test_no_part_is_left_behind_on_failure(tmp_path: Path) -> None:

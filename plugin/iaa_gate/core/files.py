@@ -78,11 +78,11 @@ def writing_parts(path: Path, parts: Sequence[Iterable[bytes]]) -> Iterator[None
     with ExitStack() as stack:
         tmp, f = stack.enter_context(_temporary(path))
         children = []
-        for part in parts[1:]:
-            part_tmp, part_f = stack.enter_context(_temporary(path))
-            part_f.close()  # the child opens it anew: this process never writes to it
-            children.append((part, part_tmp, in_child(partial(_write, part_tmp, part))))
         try:
+            for part in parts[1:]:
+                part_tmp, part_f = stack.enter_context(_temporary(path))
+                part_f.close()  # the child opens it anew: this process never writes to it
+                children.append((part, part_tmp, in_child(partial(_write, part_tmp, part))))
             f.writelines(parts[0])
             yield
         finally:

@@ -86,7 +86,6 @@ def write_reports(
     -------
     list of Path
         The files written, in the order of ``formats``.
-
     """
     files = [(out_dir / w.filename, w) for name in formats for w in writers(name)]
     alone = dict(files)  # the files this process writes whole
