@@ -1,5 +1,4 @@
-"""``core.fork``: the work of a forked child comes back whole, or None when it failed
-(:func:`in_child`); work run beside the caller gives its result either way (:func:`beside`)."""
+"""``core.fork.in_child``: the work of a forked child comes back whole, or None when it failed."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iaa_gate.core.fork import beside, can_fork, in_child
+from iaa_gate.core.fork import can_fork, in_child
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="forks only on Linux with 2+ CPUs")
 
@@ -70,29 +69,3 @@ def test_columns_come_back_from_a_child_with_their_index() -> None:
     assert back.cols.slot("x") == 1 and back.cols.slot(9) == 3  # interning goes on
     assert not Part(task_ids=[3], first_seen={"3": 0}).join(back)  # in both: read in order
     assert Part(task_ids=[4], first_seen={"4": 0}).join(back)
-
-
-def test_work_beside_comes_from_a_child_only_when_asked() -> None:
-    parent = os.getpid()
-    assert beside(os.getpid, fork=True)() != parent
-    assert beside(os.getpid, fork=False)() == parent
-
-
-def test_work_beside_is_done_here_when_the_child_fails() -> None:
-    """A child that dies is not an error: the work is done again here, and what it raises is
-    raised here."""
-    parent = os.getpid()
-
-    def here_only() -> int:
-        if os.getpid() != parent:
-            raise RuntimeError("the child fails")
-        return 7
-
-    assert beside(here_only, fork=True)() == 7
-
-    def fails() -> int:
-        raise ValueError("the spans do not fit")
-
-    later = beside(fails, fork=True)
-    with pytest.raises(ValueError, match="do not fit"):
-        later()

@@ -237,34 +237,6 @@ def test_span_alphas_worked_by_hand(write_json: Any) -> None:
     assert r.alpha == pytest.approx(1 - 19 * 2 / (2 * 9 * 11))
 
 
-def test_a_span_fields_alphas_from_a_second_process_are_the_same(
-    write_json: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With two workers, a large span field's character alpha, unitizing alpha and strict F1
-    come from a forked child while this process clusters: the same result, nothing else
-    forked; one worker (the library's default) never forks."""
-    import os
-
-    from iaa_gate.core import fork
-    from iaa_gate.evaluation import regions
-
-    if not fork.can_fork():
-        pytest.skip("no fork here")
-    path = write_json(NER)
-    config = parse_config(
-        {"source": {"type": "label-studio-export", "path": str(path)}, "fields": {"ner": {}}}
-    )
-    real, forks = os.fork, []
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real())
-    monkeypatch.setattr(regions, "PARALLEL_REGIONS", 1)
-    one = evaluate(config, LabelStudioExport(path).load())
-    assert forks == []
-    two = evaluate(config, LabelStudioExport(path).load(), workers=2)
-    assert forks == [1]
-    assert two.results["ner"].coefficients == one.results["ner"].coefficients
-    assert two.document["fields"] == one.document["fields"]
-
-
 def test_overlapping_spans_of_one_label_are_merged_for_unitizing(write_json: Any) -> None:
     text = "abcdefghij"
 

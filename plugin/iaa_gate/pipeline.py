@@ -155,14 +155,12 @@ def evaluate(
     notes: Sequence[str] = (),
     project_id: int | None = None,
     writeback: WriteBack | None = None,
-    workers: int = 1,
 ) -> Outcome:
     """Analyse and gate an already loaded dataset; with ``previous``, the change since that
     report and the ``max_drop`` checks (``history``: earlier reports for the chart). The report
     is built once, complete: ``project_id`` is the project a source named by its title read,
     and ``writeback`` (if given: the only I/O) writes the results back before the report is
-    built, which then holds its summary. ``workers`` > 1: a large region field may use a
-    second process (1: never forks)."""
+    built, which then holds its summary."""
     rf = round_filter(config)
     dataset, adjudications = lifecycle.split(dataset, config)  # never a rating, nor a reference
     dataset, refs = ground_truth.split(dataset, config)
@@ -172,7 +170,7 @@ def evaluate(
     named = config.names()
     if named:  # the config's names win over the source's (e-mails of a live project)
         dataset.annotator_names = {**dataset.annotator_names, **named}
-    results = analyse(dataset, config, workers=workers)
+    results = analyse(dataset, config)
     for name, result in results.items():
         result.ground_truth = ground_truth.field_truth(
             name, result.kind, result.level, config.fields[name], dataset, refs
@@ -332,7 +330,6 @@ def run(
         notes=notes,
         project_id=getattr(source, "project_id", None),
         writeback=None if sink is None else lambda results: sink.apply(results, dry_run=dry_run),
-        workers=workers,
     )
     outcome.dataset = dataset
     report = outcome.report

@@ -46,20 +46,3 @@ def in_child(work: Callable[[], T]) -> Callable[[], T | None]:
         return done if status == 0 else None
 
     return result
-
-
-def beside(work: Callable[[], T], fork: bool) -> Callable[[], T]:
-    """``work`` run beside the caller: started in a forked child when ``fork`` (and
-    :func:`can_fork`), else done at once. The returned function gives its result; when the
-    child failed, ``work`` is done then, in this process (so it raises here if it raises).
-    Only for work whose result is small (it comes back pickled) and which returns no None."""
-    if fork and can_fork():
-        later = in_child(work)
-
-        def result() -> T:
-            got = later()
-            return work() if got is None else got
-
-        return result
-    done = work()
-    return lambda: done

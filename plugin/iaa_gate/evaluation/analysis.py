@@ -28,10 +28,9 @@ SIDES = frozenset(k.name for k in registry().values() if k.sides)
 """Kinds whose answer picks one of two sides: their results add position bias."""
 
 
-def analyse(dataset: Dataset, config: Config, *, workers: int = 1) -> dict[str, FieldResult]:
+def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
     """Every configured field's result; raises :class:`InputError` for fields not in the data or
-    not supported, listing them all. ``workers`` > 1: a large region field may use a second
-    process (1: never forks)."""
+    not supported, listing them all."""
     kinds = dataset.field_kinds()
     stats = dataset.stats
     if not kinds and stats.invalid:  # --skip-invalid left nothing: say why, not "no field"
@@ -65,7 +64,7 @@ def analyse(dataset: Dataset, config: Config, *, workers: int = 1) -> dict[str, 
     if not REGION_SHAPES.keys().isdisjoint(kinds.values()):  # region metrics: only for regions
         from .regions import RegionFields
 
-        regions = RegionFields(dataset, config, kinds, workers)
+        regions = RegionFields(dataset, config, kinds)
     for name, cfg in config.fields.items():  # an extra that is not installed: before scoring
         matched = regions is not None and regions.covers(name)
         for extra in extras_of(kinds[name], cfg.distance, matched=matched):

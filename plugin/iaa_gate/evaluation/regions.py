@@ -28,7 +28,6 @@ from msgspec import UNSET
 
 from .. import metrics
 from ..config import Config, FieldConfig
-from ..core.fork import beside
 from ..kinds import REGION_SHAPES
 from ..metrics import Coded, Undefined
 from ..metrics.regions import NO_LABEL, UNMATCHED, canonical_rank
@@ -53,14 +52,10 @@ from .sections import (
 
 
 class RegionFields:
-    """Results of the configured region fields and sub-fields; each field is matched once.
-    ``workers``: processes a large field's result may use (see :func:`region_result`)."""
+    """Results of the configured region fields and sub-fields; each field is matched once."""
 
-    def __init__(
-        self, dataset: Dataset, config: Config, kinds: dict[str, str], workers: int = 1
-    ) -> None:
+    def __init__(self, dataset: Dataset, config: Config, kinds: dict[str, str]) -> None:
         self.dataset, self.config, self.kinds = dataset, config, kinds
-        self.workers = workers
         self._matched: dict[str, Matched] = {}
 
     def parent(self, name: str) -> str | None:
@@ -80,38 +75,22 @@ class RegionFields:
         parent = self.parent(name)
         if parent is not None and self.kinds.get(name) not in REGION_SHAPES:
             return attribute_result(self.matched(parent), name, cfg)
-        return region_result(self.matched(name), workers=self.workers)
+        return region_result(self.matched(name))
 
 
 def _estimate(name: str, value: float, cfg: FieldConfig) -> Estimate:
     return interpreted(Estimate(name, value), cfg.interpretation)
 
 
-PARALLEL_REGIONS = 500_000
-"""Span regions from which, with ``workers`` > 1, a span field's character alpha, unitizing
-alpha and strict F1 are computed by a forked child while this process clusters and proposes
-(bench/README.md "2026-11-28 (2)")."""
-
-
-def region_result(m: Matched, *, workers: int = 1) -> FieldResult:
-    """A region field's result (see the module docstring), as ``m.cfg`` says. ``workers`` > 1:
-    a span field of :data:`PARALLEL_REGIONS` regions or more has the figures that need no
-    clusters computed by a second process (Linux, 2+ CPUs)."""
+def region_result(m: Matched) -> FieldResult:
+    """A region field's result (see the module docstring), as ``m.cfg`` says."""
     cfg = m.cfg
     reg, table = m.regions, m.table
     scores = metrics.region_scores(m.matching)
-    apart = None
-    if reg.shape.linear:  # their results are small: a forked child sends them back cheaply
-        fork = workers > 1 and len(reg.unit) >= PARALLEL_REGIONS
-        apart = beside(lambda: (_span_alpha(m), _strict_f1(m)), fork)
+    strict = metrics.region_scores(m.rematch(mode="exact")).f1
     clustered = cluster(m)
     clusters = clustered.coded
-    relations = _relations(m)
-    raters = reg.rated.sum(axis=1)
-    base = metrics.krippendorff_alpha(clusters)  # what "alpha without" changes from
-    units = _units(m, clustered, relations)
-    skill = _propose(m, clustered, units)
-    (alpha, spans), strict = apart() if apart else (_alpha(m, clusters), _strict_f1(m))
+    alpha, spans = _alpha(m, clusters)
     coefficients = {
         "alpha": alpha,
         "f1": _estimate("f1", scores.f1, cfg),
@@ -119,8 +98,14 @@ def region_result(m: Matched, *, workers: int = 1) -> FieldResult:
     }
     if spans is not None:
         coefficients["unitizing_alpha"] = _estimate("unitizing_alpha", spans["value"], cfg)
+    alpha = coefficients["alpha"]
+    relations = _relations(m)
     if relations is not None:
         coefficients["relations_f1"] = _estimate("relations_f1", relations.f1, cfg)
+    raters = reg.rated.sum(axis=1)
+    base = metrics.krippendorff_alpha(clusters)  # what "alpha without" changes from
+    units = _units(m, clustered, relations)
+    skill = _propose(m, clustered, units)
     return FieldResult(
         name=table.field,
         kind=table.kind,
@@ -207,17 +192,6 @@ def _alpha(m: Matched, clusters: Coded) -> tuple[Estimate, dict[str, Any] | None
             alpha_min=cfg.thresholds.alpha.fail,
         )
         return interpreted(est, cfg.interpretation), None
-    return _span_alpha(m)
-
-
-def _strict_f1(m: Matched) -> float:
-    """Pooled pairwise F1 with exact boundaries, from the same overlapping pairs."""
-    return metrics.region_scores(m.rematch(mode="exact")).f1
-
-
-def _span_alpha(m: Matched) -> tuple[Estimate, dict[str, Any]]:
-    """A span field's character-level alpha and its unitizing alpha (see :func:`_alpha`)."""
-    cfg = m.cfg
     regions, lengths, missing = _with_text(m)
     spans: dict[str, Any] = {"tasks_without_text": missing}
     if not regions.rated.any():
