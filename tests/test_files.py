@@ -66,3 +66,18 @@ def test_a_small_file_is_renamed_over_the_old_one(
 ) -> None:
     how = _written(tmp_path, monkeypatch)
     assert how == [("replace", "report.json"), ("replace", "report.json")]
+
+
+def test_a_directory_in_the_way_is_never_swapped_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory where the report goes is an error, as renaming over it is, and stays where
+    it is with what it holds: a swap would have moved it aside."""
+    monkeypatch.setattr(files, "SWAP_MIN", 1)
+    path = tmp_path / "disputed-tasks.jsonl"
+    path.mkdir()
+    (path / "kept.txt").write_text("mine")
+    with pytest.raises(OSError):
+        write_atomic(path, b"lines\n")
+    assert (path / "kept.txt").read_text() == "mine"
+    assert [p.name for p in tmp_path.iterdir()] == ["disputed-tasks.jsonl"]

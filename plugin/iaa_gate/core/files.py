@@ -46,7 +46,7 @@ def _install(tmp: Path, path: Path) -> None:
     atomic for readers (bench/README.md "2026-11-28 (2)"). Elsewhere, or where the swap is
     refused (another file system, no such call), :func:`os.replace`.
     """
-    if tmp.stat().st_size >= SWAP_MIN and path.exists() and _swap(tmp, path):
+    if tmp.stat().st_size >= SWAP_MIN and path.is_file() and _swap(tmp, path):
         tmp.unlink()
         return
     os.replace(tmp, path)
