@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, compress, pairwise, repeat
-from typing import Any
+from typing import Any, TypeGuard
 
 import msgspec
 import numpy as np
@@ -188,12 +188,16 @@ def _checked(
         yield chunk
 
 
+def _by_columns(tasks: Sequence[DisputedTask]) -> TypeGuard[DisputedTable]:
+    """Whether ``tasks``' lines may be made from their columns: a :class:`DisputedTable`'s,
+    not empty, without the states ``adjudication:`` gives each task."""
+    return isinstance(tasks, DisputedTable) and bool(tasks) and tasks.states is None
+
+
 def _regions(tasks: Sequence[DisputedTask]) -> bool:
     """Whether ``tasks`` are a region field's whose lines are made from its columns (and so
     can be cut, :func:`_lines`)."""
-    if not isinstance(tasks, DisputedTable) or tasks.states is not None:
-        return False
-    return isinstance(tasks.units, RegionUnits) and encodable(tasks.units)
+    return _by_columns(tasks) and isinstance(tasks.units, RegionUnits) and encodable(tasks.units)
 
 
 def _lines(
@@ -205,7 +209,7 @@ def _lines(
     two annotators share a name or the tasks carry their states (``adjudication:``). A region
     field's lines made from its columns are cut before the lines ``cuts`` (in review order)
     into ``len(cuts) + 1`` parts (one part: not cut), each made on its own."""
-    if not isinstance(tasks, DisputedTable) or not tasks or tasks.states is not None:
+    if not _by_columns(tasks):
         return [iter([_ENCODER.encode_lines(list(tasks))])], False
     units = tasks.units
     if isinstance(units, RegionUnits):
