@@ -16,10 +16,13 @@ from typing import Any
 import pytest
 import yaml
 
+from iaa_gate import pipeline
 from iaa_gate.config import Config, load_config
 from iaa_gate.core import files
+from iaa_gate.core.errors import OutputError
 from iaa_gate.core.files import writing_parts
 from iaa_gate.core.fork import can_fork
+from iaa_gate.evaluation import regions
 from iaa_gate.pipeline import run
 from iaa_gate.sinks.report import columns
 from iaa_gate.sinks.report import json as json_sink
@@ -111,6 +114,42 @@ def test_two_processes_write_the_file_one_writes(round_: Path, small: None) -> N
     assert fields.count("ner") >= 3 * 4  # cut, each part several blocks
 
 
+def test_the_parts_start_before_the_figures(
+    round_: Path, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two processes, the file starts as soon as every disputed task is known: before the
+    region fields' figures (alpha, F1), which this process computes while the child writes its
+    part; the file is the one a single process writes, and every report is started once."""
+    events: list[str] = []
+    start, figures = pipeline.start_parts, regions.region_result
+
+    def started(*args: Any) -> list[Path]:
+        paths = start(*args)
+        events.append(f"start {[p.name for p in paths]}")
+        return paths
+
+    def figured(*args: Any) -> Any:
+        events.append("figures")
+        return figures(*args)
+
+    monkeypatch.setattr(pipeline, "start_parts", started)
+    monkeypatch.setattr(regions, "region_result", figured)
+    two = _run(round_, "early", workers=2)
+    assert events == ["start ['disputed-tasks.jsonl']", "figures", "figures"]  # aspects, ner
+    _same(_run(round_, "late", workers=1), two)
+
+
+def test_a_report_dir_that_cannot_be_written_is_said_so(round_: Path, small: None) -> None:
+    """The parts start during the analysis: a report dir that cannot be written is still the
+    run's output error, with its hint, and no child is left behind."""
+    (round_ / "taken").write_text("a file where the report dir goes", encoding="utf-8")
+    with pytest.raises(OutputError, match="cannot write the report to .*taken") as caught:
+        run(_config(round_, "taken"), workers=2)
+    assert caught.value.hint == "set report.dir or pass --out DIR"
+    with pytest.raises(ChildProcessError):
+        os.wait()  # no child of this process is left
+
+
 def test_parts_are_the_file_in_order(
     round_: Path, small: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -120,13 +159,13 @@ def test_parts_are_the_file_in_order(
     whole = (round_ / "whole" / "disputed-tasks.jsonl").read_bytes()
     writer = json_sink.DisputedTasksWriter()
     for n in (2, 3):
-        parts = writer.parts(outcome.report, outcome.disputed, n)
+        parts = writer.parts(outcome.disputed, n)
         assert len(parts) == n
         made = [b"".join(p) for p in reversed(parts)][::-1]  # the last made first
         assert all(made) and b"".join(made) == whole
-    assert len(writer.parts(outcome.report, outcome.disputed, 1)) == 1
+    assert len(writer.parts(outcome.disputed, 1)) == 1
     monkeypatch.setattr(json_sink, "PARALLEL_LINES", 10**6)
-    assert b"".join(*writer.parts(outcome.report, outcome.disputed, 2)) == whole
+    assert b"".join(*writer.parts(outcome.disputed, 2)) == whole
 
 
 def test_a_failed_child_has_its_part_made_here(

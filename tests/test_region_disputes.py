@@ -207,7 +207,7 @@ def test_a_long_text_is_cut_around_its_lowest_region(write_json: Any) -> None:
     result = outcome(write_json, {"ner": {}}, [long, short]).results["ner"]
     d = result.units.disputes  # the JSON sink's excerpts, by column, as each task's is made alone
     assert len(d) == 2 and d.excerpts([1, 0, 1]) == [d.excerpt(1), d.excerpt(0), d.excerpt(1)]
-    write, tasks = DisputedTasksWriter().render, document.disputed_tasks("ner", result)
+    write, tasks = DisputedTasksWriter().render, document.disputed_tasks("ner", result.units)
     assert write({}, {"ner": tasks}) == write({}, {"ner": list(tasks)})  # from the columns too
     unit = result.units[0]
     assert unit.status == "disputed" and unit.details is not None

@@ -97,7 +97,7 @@ def test_region_lines_from_columns_are_the_described_tasks_encoded(
         }
     )
     result = evaluate(config, dataset).results["ner"]
-    tasks = document.disputed_tasks("ner", result)
+    tasks = document.disputed_tasks("ner", result.units)
     assert isinstance(tasks, document.DisputedTable) and isinstance(tasks.units, RegionUnits)
     write = DisputedTasksWriter().render
     was = columns.BLOCK, columns.UNITS, consensus_file.LINES
@@ -121,7 +121,7 @@ def test_region_lines_from_columns_are_the_described_tasks_encoded(
     assert from_columns.count(b"\n") == result.units.count_status("disputed")
     plain = FieldResult(**{**result.__dict__, "units": list(result.units)})  # one per unit
     assert proposed == ENCODER.encode_lines(consensus_file.lines({"ner": plain}))
-    assert write({}, {"ner": document.disputed_tasks("ner", plain)}) == from_columns
+    assert write({}, {"ner": document.disputed_tasks("ner", plain.units)}) == from_columns
 
 
 SPANS_TEMPLATE = (  # the HTML page's span cell as its template wrote it, Jinja2 autoescaping
@@ -220,7 +220,7 @@ def test_every_shape_and_odd_labels_and_texts_encode_as_the_objects(
         }
     )
     result = evaluate(config, dataset).results["ner"]
-    tasks = document.disputed_tasks("ner", result)
+    tasks = document.disputed_tasks("ner", result.units)
     assert isinstance(tasks, document.DisputedTable) and isinstance(tasks.units, RegionUnits)
     writer = DisputedTasksWriter()
     was, columns.BLOCK = columns.BLOCK, block

@@ -62,9 +62,9 @@ def test_the_unit_table_says_what_its_objects_say(
         assert table.with_status(status) == [u for u in objects if u.status == status]
     np.testing.assert_array_equal(results.unit_scores(table), results.unit_scores(objects))
     plain = results.FieldResult(**{**result.__dict__, "units": objects})
-    table_disputed = document.disputed_tasks(name, result)
+    table_disputed = document.disputed_tasks(name, result.units)
     assert isinstance(table_disputed, document.DisputedTable)
-    plain_disputed = document.disputed_tasks(name, plain)
+    plain_disputed = document.disputed_tasks(name, plain.units)
     assert list(table_disputed) == plain_disputed
     assert table_disputed[:3] == plain_disputed[:3] and len(table_disputed) == len(plain_disputed)
     write = DisputedTasksWriter().render  # the file from the columns, byte for byte
@@ -96,7 +96,7 @@ def test_disputed_tasks_make_no_unit_object() -> None:
         {"source": {"type": "label-studio-export", "path": "x.json"}, "fields": {"f": {}}}
     ).fields["f"]
     result = analyse_field(ds, "f", cfg)
-    disputed = document.disputed_tasks("f", result)
+    disputed = document.disputed_tasks("f", result.units)
     assert (
         len(disputed) == 1000
         and DisputedTasksWriter().render({}, {"f": disputed}).count(b"\n") == 1000

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -34,10 +35,11 @@ from .evaluation.models import models_section
 from .evaluation.next_steps import next_steps
 from .evaluation.planning import FieldPlan, field_plan
 from .evaluation.region_details import RegionUnits
+from .evaluation.results import UnitResult
 from .evaluation.sections import Round, TruthSetup, Writeback
 from .evaluation.trend import PreviousReport, compare, drop_checks
 from .model import Dataset, RoundFilter, apply_round
-from .sinks.report import Disputed, build_document, write_reports, writers
+from .sinks.report import Disputed, build_document, start_parts, write_reports, writers
 from .sinks.report import consensus as consensus_file
 from .sinks.report.history import read_history, read_report, save_history
 
@@ -155,12 +157,15 @@ def evaluate(
     notes: Sequence[str] = (),
     project_id: int | None = None,
     writeback: WriteBack | None = None,
+    disputes_known: Callable[[Disputed], object] | None = None,
 ) -> Outcome:
     """Analyse and gate an already loaded dataset; with ``previous``, the change since that
     report and the ``max_drop`` checks (``history``: earlier reports for the chart). The report
     is built once, complete: ``project_id`` is the project a source named by its title read,
     and ``writeback`` (if given: the only I/O) writes the results back before the report is
-    built, which then holds its summary."""
+    built, which then holds its summary. ``disputes_known`` (without ``adjudication:``, whose
+    states the disputed tasks carry) is called with every disputed task as soon as they are
+    known, before the region fields' figures are computed (:func:`run` starts writing them)."""
     rf = round_filter(config)
     dataset, adjudications = lifecycle.split(dataset, config)  # never a rating, nor a reference
     dataset, refs = ground_truth.split(dataset, config)
@@ -170,7 +175,15 @@ def evaluate(
     named = config.names()
     if named:  # the config's names win over the source's (e-mails of a live project)
         dataset.annotator_names = {**dataset.annotator_names, **named}
-    results = analyse(dataset, config)
+    early: Disputed = {}  # the disputed tasks, known before the figures
+
+    def known(units: dict[str, Sequence[UnitResult]]) -> None:
+        early.update({name: disputed_tasks(name, u) for name, u in units.items()})
+        if disputes_known is not None:
+            disputes_known(early)
+
+    tell = disputes_known is not None and not config.adjudication
+    results = analyse(dataset, config, units_known=known if tell else None)
     for name, result in results.items():
         result.ground_truth = ground_truth.field_truth(
             name, result.kind, result.level, config.fields[name], dataset, refs
@@ -199,7 +212,11 @@ def evaluate(
         checks += fc
         if config.adjudication:
             result.states = {t: st.state for t, st in lc.states.items()}
-        disputed[name] = disputed_tasks(name, result, lc.states if config.adjudication else None)
+        disputed[name] = (
+            early[name]
+            if name in early
+            else disputed_tasks(name, result.units, lc.states if config.adjudication else None)
+        )
         fields[name] = field_document(
             result,
             fc,
@@ -295,6 +312,13 @@ def _fork_consensus(results: dict[str, FieldResult], workers: int) -> bool:
     return units >= PARALLEL_UNITS
 
 
+def _unwritable(out_dir: Path, exc: OSError) -> OutputError:
+    return OutputError(
+        f"cannot write the report to {out_dir}: {exc.strerror}",
+        hint="set report.dir or pass --out DIR",
+    )
+
+
 def run(
     config: Config,
     *,
@@ -321,39 +345,53 @@ def run(
     if callable(routed) and config.adjudication is not None:
         dataset.routed = routed(config.writeback.meta_key)
     out_dir = config.report.dir
+    formats = config.report.formats
     sink = sinks.writeback(config, out_dir, source, options)
-    outcome = evaluate(
-        config,
-        dataset,
-        previous=previous,
-        history=history,
-        notes=notes,
-        project_id=getattr(source, "project_id", None),
-        writeback=None if sink is None else lambda results: sink.apply(results, dry_run=dry_run),
-    )
-    outcome.dataset = dataset
-    report = outcome.report
-    proposals = "json" in config.report.formats  # the proposed answers, beside report.json
-    final = {name: lc.adjudicated for name, lc in outcome.disputes.items()}
-    child = None
-    if proposals and _fork_consensus(outcome.results, workers):
-        child = in_child(lambda: consensus_file.write(out_dir, outcome.results, final))
-    try:
+    with ExitStack() as parted:  # a file cut in parts: started once its content is known
+        started: list[Path] | None = None  # None: not started (adjudication: not known early)
+
+        def start(disputed: Disputed) -> None:  # its children write while the figures are made
+            nonlocal started
+            try:
+                started = start_parts(out_dir, formats, disputed, workers, parted)
+            except OSError as exc:
+                raise _unwritable(out_dir, exc) from None
+
+        outcome = evaluate(
+            config,
+            dataset,
+            previous=previous,
+            history=history,
+            notes=notes,
+            project_id=getattr(source, "project_id", None),
+            writeback=None
+            if sink is None
+            else lambda results: sink.apply(results, dry_run=dry_run),
+            disputes_known=start if workers > 1 else None,
+        )
+        outcome.dataset = dataset
+        report = outcome.report
+        proposals = "json" in formats  # the proposed answers, beside report.json
+        final = {name: lc.adjudicated for name, lc in outcome.disputes.items()}
+        child = None
+        if proposals and _fork_consensus(outcome.results, workers):
+            child = in_child(lambda: consensus_file.write(out_dir, outcome.results, final))
         try:
-            outcome.written = write_reports(
-                report, out_dir, list(config.report.formats), outcome.disputed, workers=workers
-            )
-        finally:
-            written = child() if child is not None else None  # never leave the child behind
-        if proposals:
-            at = 1 + max(i for i, p in enumerate(outcome.written) if p.suffix.startswith(".json"))
-            path = written or consensus_file.write(out_dir, outcome.results, final)
-            outcome.written.insert(at, path)
-        if config.history is not None and not dry_run:
-            save_history(report, config.history.dir, config.history.keep)
-    except OSError as exc:
-        raise OutputError(
-            f"cannot write the report to {out_dir}: {exc.strerror}",
-            hint="set report.dir or pass --out DIR",
-        ) from None
+            try:
+                outcome.written = write_reports(
+                    report, out_dir, formats, outcome.disputed, workers=workers, started=started
+                )
+                parted.close()  # the files started in parts: finished, then the proposals
+            finally:
+                written = child() if child is not None else None  # never leave the child behind
+            if proposals:
+                at = 1 + max(
+                    i for i, p in enumerate(outcome.written) if p.suffix.startswith(".json")
+                )
+                path = written or consensus_file.write(out_dir, outcome.results, final)
+                outcome.written.insert(at, path)
+            if config.history is not None and not dry_run:
+                save_history(report, config.history.dir, config.history.keep)
+        except OSError as exc:
+            raise _unwritable(out_dir, exc) from None
     return outcome

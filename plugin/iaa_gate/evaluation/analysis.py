@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..config import Config
+from ..config import Config, FieldConfig
 from ..core.errors import InputError
 from ..core.extras import require
 from ..kinds import REGION_SHAPES, SCALAR_KINDS, Answer, extras_of, registry
@@ -14,7 +15,7 @@ from ..model import Dataset
 from .messages import message_result
 from .pairwise import with_position_bias
 from .ranking import ranking_result
-from .results import FieldResult
+from .results import FieldResult, UnitResult
 from .scalar import analyse_field, kind_problems
 
 if TYPE_CHECKING:
@@ -28,9 +29,32 @@ SIDES = frozenset(k.name for k in registry().values() if k.sides)
 """Kinds whose answer picks one of two sides: their results add position bias."""
 
 
-def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
+def analyse(
+    dataset: Dataset,
+    config: Config,
+    *,
+    units_known: Callable[[dict[str, Sequence[UnitResult]]], object] | None = None,
+) -> dict[str, FieldResult]:
     """Every configured field's result; raises :class:`InputError` for fields not in the data or
-    not supported, listing them all."""
+    not supported, listing them all.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The round.
+    config : Config
+        Its config: the fields to score and how.
+    units_known : callable, optional
+        Called once with every field's units (by name, in config order) as soon as they are
+        known: a region field's scores, proposals and disputes are found before its figures
+        (alpha, F1, per annotator), so a caller may start writing its disputed tasks while
+        they are computed.
+
+    Returns
+    -------
+    dict of str to FieldResult
+        Each field's result, in config order.
+    """
     kinds = dataset.field_kinds()
     stats = dataset.stats
     if not kinds and stats.invalid:  # --skip-invalid left nothing: say why, not "no field"
@@ -69,18 +93,29 @@ def analyse(dataset: Dataset, config: Config) -> dict[str, FieldResult]:
         matched = regions is not None and regions.covers(name)
         for extra in extras_of(kinds[name], cfg.distance, matched=matched):
             require(extra, f"field {name!r}")
-    results = {
-        name: regions.result(name, cfg)
-        if regions is not None and regions.covers(name)
-        else (ranking_result if kinds[name] in RANKINGS else message_result)(dataset, name, cfg)
-        if kinds[name] in ITEM_KINDS
-        else analyse_field(dataset, name, cfg)
-        for name, cfg in config.fields.items()
-    }
-    for name in results:
-        if kinds[name] in SIDES:
-            results[name] = with_position_bias(dataset, name, results[name])
-    return results
+
+    def result(name: str, cfg: FieldConfig) -> FieldResult:
+        if regions is not None and regions.covers(name):
+            done = regions.result(name, cfg)
+        elif kinds[name] in ITEM_KINDS:
+            scored = ranking_result if kinds[name] in RANKINGS else message_result
+            done = scored(dataset, name, cfg)
+        else:
+            done = analyse_field(dataset, name, cfg)
+        return with_position_bias(dataset, name, done) if kinds[name] in SIDES else done
+
+    # a region field's figures last: its units (and disputes) are known before them
+    later = [n for n in config.fields if kinds[n] in REGION_SHAPES]
+    results = {n: result(n, cfg) for n, cfg in config.fields.items() if n not in later}
+    if units_known is not None:
+        units_known(
+            {
+                n: regions.units(n) if regions is not None and n in later else results[n].units
+                for n in config.fields
+            }
+        )
+    results.update((n, result(n, config.fields[n])) for n in later)
+    return {n: results[n] for n in config.fields}
 
 
 def why_not(kind: str) -> str:

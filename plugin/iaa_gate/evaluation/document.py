@@ -42,8 +42,10 @@ from .results import (
     FieldResult,
     FieldTruth,
     Skill,
+    UnitResult,
     UnitTable,
     unit_scores,
+    with_status,
 )
 from .sections import (
     CategoriesUsed,
@@ -603,14 +605,15 @@ def _score_histogram(scores: np.ndarray[Any, np.dtype[np.float64]]) -> ScoreHist
 
 
 def disputed_tasks(
-    name: str, result: FieldResult, states: dict[TaskId, State] | None = None
+    name: str, units: Sequence[UnitResult], states: dict[TaskId, State] | None = None
 ) -> Sequence[DisputedTask]:
-    """Every disputed task of field ``name``, in review order (:func:`_review_order`): a
-    :class:`DisputedTable` for a field whose units are a :class:`UnitTable`. ``states``: each
-    disputed task's state (:func:`.lifecycle.field_lifecycle`), when adjudication is set up."""
-    if isinstance(result.units, UnitTable):  # made from the arrays, no object per unit
-        return DisputedTable(name, result.units, states)
-    units = result.disputed
+    """Every disputed task of field ``name`` whose units are ``units`` (its result's), in review
+    order (:func:`_review_order`): a :class:`DisputedTable` for a :class:`UnitTable`.
+    ``states``: each disputed task's state (:func:`.lifecycle.field_lifecycle`), when
+    adjudication is set up."""
+    if isinstance(units, UnitTable):  # made from the arrays, no object per unit
+        return DisputedTable(name, units, states)
+    disputed = with_status(units, "disputed")
     tasks = [
         _with_state(
             DisputedTask(
@@ -624,10 +627,10 @@ def disputed_tasks(
             ),
             states,
         )
-        for u in units
+        for u in disputed
     ]
     order = _review_order(
-        [t.id for t in tasks], [u.priority for u in units], [u.score for u in units]
+        [t.id for t in tasks], [u.priority for u in disputed], [u.score for u in disputed]
     )
     return [tasks[k] for k in order]
 

@@ -21,6 +21,7 @@ any field, so the gate, the reports and the write-back treat it alike:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,11 +53,14 @@ from .sections import (
 
 
 class RegionFields:
-    """Results of the configured region fields and sub-fields; each field is matched once."""
+    """Results of the configured region fields and sub-fields; each field is matched once, and
+    its units (:meth:`units`: scores, proposals, disputes) are found once, before or with its
+    figures (:meth:`result`)."""
 
     def __init__(self, dataset: Dataset, config: Config, kinds: dict[str, str]) -> None:
         self.dataset, self.config, self.kinds = dataset, config, kinds
         self._matched: dict[str, Matched] = {}
+        self._found: dict[str, Found] = {}
 
     def parent(self, name: str) -> str | None:
         parent, dot, _ = name.rpartition(".")
@@ -71,25 +75,56 @@ class RegionFields:
             self._matched[name] = match(self.dataset, name, cfg)
         return self._matched[name]
 
+    def units(self, name: str) -> RegionUnits:
+        """Region field ``name``'s units (each task's score and proposal; its disputes), found
+        before its figures are computed."""
+        return self._find(name).units
+
     def result(self, name: str, cfg: FieldConfig) -> FieldResult:
         parent = self.parent(name)
         if parent is not None and self.kinds.get(name) not in REGION_SHAPES:
             return attribute_result(self.matched(parent), name, cfg)
-        return region_result(self.matched(name))
+        return region_result(self.matched(name), self._find(name))
+
+    def _find(self, name: str) -> Found:
+        if name not in self._found:
+            self._found[name] = find(self.matched(name))
+        return self._found[name]
 
 
 def _estimate(name: str, value: float, cfg: FieldConfig) -> Estimate:
     return interpreted(Estimate(name, value), cfg.interpretation)
 
 
-def region_result(m: Matched) -> FieldResult:
-    """A region field's result (see the module docstring), as ``m.cfg`` says."""
+@dataclass(frozen=True)
+class Found:
+    """What a region field's disputed tasks are made of, found before its figures: its matched
+    regions ``clustered``, ``relations`` scored, its ``units`` (each task's score, proposal and
+    disputes) and the annotators' ``skill`` that proposed them."""
+
+    clustered: Clustered
+    relations: metrics.PairwiseF1 | None
+    units: RegionUnits
+    skill: Skill
+
+
+def find(m: Matched) -> Found:
+    """A region field's units and proposals (see :class:`Found`), as ``m.cfg`` says."""
+    clustered = cluster(m)
+    relations = _relations(m)
+    units = _units(m, clustered, relations)
+    return Found(clustered, relations, units, _propose(m, clustered, units))
+
+
+def region_result(m: Matched, found: Found | None = None) -> FieldResult:
+    """A region field's result (see the module docstring), as ``m.cfg`` says; ``found``: what
+    :func:`find` found of it, if it was."""
     cfg = m.cfg
     reg, table = m.regions, m.table
+    found = found or find(m)
+    relations, clusters = found.relations, found.clustered.coded
     scores = metrics.region_scores(m.matching)
     strict = metrics.region_scores(m.rematch(mode="exact")).f1
-    clustered = cluster(m)
-    clusters = clustered.coded
     alpha, spans = _alpha(m, clusters)
     coefficients = {
         "alpha": alpha,
@@ -99,13 +134,10 @@ def region_result(m: Matched) -> FieldResult:
     if spans is not None:
         coefficients["unitizing_alpha"] = _estimate("unitizing_alpha", spans["value"], cfg)
     alpha = coefficients["alpha"]
-    relations = _relations(m)
     if relations is not None:
         coefficients["relations_f1"] = _estimate("relations_f1", relations.f1, cfg)
     raters = reg.rated.sum(axis=1)
     base = metrics.krippendorff_alpha(clusters)  # what "alpha without" changes from
-    units = _units(m, clustered, relations)
-    skill = _propose(m, clustered, units)
     return FieldResult(
         name=table.field,
         kind=table.kind,
@@ -121,10 +153,10 @@ def region_result(m: Matched) -> FieldResult:
         categories=dict(scores.by_label),
         coincidence=_coincidence(clusters),
         annotators=_annotators(m, scores, clusters, base),
-        units=units,
+        units=found.units,
         coefficients=coefficients,
         regions=_section(m, scores, strict, relations, spans, base),
-        skill=skill,
+        skill=found.skill,
     )
 
 

@@ -5,7 +5,7 @@ Adding a format is one module with a :class:`Writer` and an entry in :data:`WRIT
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import ExitStack
 from importlib import import_module
 from pathlib import Path
@@ -39,11 +39,10 @@ class Parted(Protocol):
     """A writer whose file can be made as parts, each on its own (:meth:`parts`: up to ``n``
     whose concatenation is what :meth:`Writer.render` returns; one when it is not worth it,
     made lazily, as :meth:`Chunked.chunks`), so that another process can make and write a part
-    (:func:`write_reports`' ``workers``)."""
+    (:func:`start_parts`). Its content is every disputed task's, not the document's: the parts
+    can be started before the document is built."""
 
-    def parts(
-        self, report: Report, disputed: Disputed | None, n: int
-    ) -> Sequence[Iterable[bytes]]: ...
+    def parts(self, disputed: Disputed, n: int) -> Sequence[Iterable[bytes]]: ...
 
 
 WRITERS = {
@@ -61,8 +60,52 @@ def writers(name: str) -> list[Writer]:
     return [getattr(import_module(f"{__name__}.{m}"), cls)() for m, cls in WRITERS[name]]
 
 
+def start_parts(
+    out_dir: Path, formats: Sequence[str], disputed: Disputed, workers: int, stack: ExitStack
+) -> list[Path]:
+    """Start writing the files of ``formats`` that a :class:`Parted` writer cuts into parts
+    (from ``disputed`` alone), their later parts made and written by forked children while
+    this process goes on: the files are finished, and put in place, when ``stack`` closes
+    (:func:`~iaa_gate.core.files.writing_parts`). With ``workers`` <= 1, or where forking is
+    not cheap, nothing starts.
+
+    Parameters
+    ----------
+    out_dir : Path
+        Where the files go.
+    formats : sequence of str
+        Keys of :data:`WRITERS`.
+    disputed : dict of str to list of DisputedTask
+        Every disputed task by field.
+    workers : int
+        Processes that may write (1: never forks).
+    stack : ExitStack
+        Closed once this process has written the other files.
+
+    Returns
+    -------
+    list of Path
+        The files started, which :func:`write_reports` is then told not to write.
+    """
+    started = []
+    if workers > 1 and can_fork():
+        for name in formats:
+            for w in writers(name):
+                parts = w.parts(disputed, workers) if isinstance(w, Parted) else ()
+                if len(parts) > 1:
+                    stack.enter_context(writing_parts(out_dir / w.filename, parts))
+                    started.append(out_dir / w.filename)
+    return started
+
+
 def write_reports(
-    report: Report, out_dir: Path, formats: list[str], disputed: Disputed, *, workers: int = 1
+    report: Report,
+    out_dir: Path,
+    formats: Sequence[str],
+    disputed: Disputed,
+    *,
+    workers: int = 1,
+    started: Collection[Path] | None = None,
 ) -> list[Path]:
     """Write ``report`` in each format into ``out_dir``; returns the paths written.
 
@@ -72,7 +115,7 @@ def write_reports(
         The report.
     out_dir : Path
         Where the files go.
-    formats : list of str
+    formats : sequence of str
         Keys of :data:`WRITERS`.
     disputed : dict of str to list of DisputedTask
         Every disputed task by field (the ``json`` format writes them all).
@@ -80,7 +123,10 @@ def write_reports(
         Processes that may write: with more than one (and where forking is cheap), a large
         file that a :class:`Parted` writer cuts has its later parts made and written by forked
         children while this process writes its first part and the other files (1: never
-        forks).
+        forks; :func:`start_parts`).
+    started : collection of Path, optional
+        The files the caller started (:func:`start_parts`, which it called) and finishes: not
+        written here, and nothing is started here (None: :func:`start_parts` is called here).
 
     Returns
     -------
@@ -88,15 +134,12 @@ def write_reports(
         The files written, in the order of ``formats``.
     """
     files = [(out_dir / w.filename, w) for name in formats for w in writers(name)]
-    alone = dict(files)  # the files this process writes whole
+    parted = (out_dir, formats, disputed, workers)
     with ExitStack() as later:  # a file written in parts is finished after the others
-        if workers > 1 and can_fork():  # its children started first, so that they end first
-            for path, w in files:
-                parts = w.parts(report, disputed, workers) if isinstance(w, Parted) else ()
-                if len(parts) > 1:
-                    later.enter_context(writing_parts(path, parts))
-                    del alone[path]
-        for path, w in alone.items():
+        begun = set(started if started is not None else start_parts(*parted, later))
+        for path, w in files:  # its children started first, so that they end first
+            if path in begun:
+                continue
             if isinstance(w, Chunked):  # written as made
                 write_atomic(path, w.chunks(report, disputed))
             else:
@@ -113,6 +156,7 @@ __all__ = [
     "Report",
     "Writer",
     "build_document",
+    "start_parts",
     "write_atomic",
     "write_reports",
 ]

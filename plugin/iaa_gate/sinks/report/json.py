@@ -115,7 +115,7 @@ class DisputedTasksWriter:
             raise ValueError(f"{DISPUTED_FILE} needs every disputed task, not the document alone")
         return self._chunks(disputed)
 
-    def parts(self, report: Report, disputed: Disputed | None, n: int) -> list[Iterator[bytes]]:
+    def parts(self, disputed: Disputed, n: int) -> list[Iterator[bytes]]:
         """The file's content (see :meth:`render`) as up to ``n`` parts whose concatenation it
         is, each made on its own (so each may be made by another process): the region field
         with the most disputed tasks, from :data:`PARALLEL_LINES` of them, cut by its lines in
@@ -126,8 +126,6 @@ class DisputedTasksWriter:
 
         Parameters
         ----------
-        report : Report
-            The report (not read: the lines are every disputed task's).
         disputed : dict of str to list of DisputedTask
             Every disputed task by field.
         n : int
@@ -141,15 +139,13 @@ class DisputedTasksWriter:
         Examples
         --------
         >>> w = DisputedTasksWriter()
-        >>> len(w.parts(None, {}, 2))  # nothing to cut
+        >>> len(w.parts({}, 2))  # nothing to cut
         1
         """
-        if disputed is None:
-            return [self.chunks(report, disputed)]
         names = sorted(disputed)
         sizes = [len(disputed[x]) if _regions(disputed[x]) else 0 for x in names]
         if n < 2 or not names or max(sizes) < PARALLEL_LINES:
-            return [self.chunks(report, disputed)]
+            return [self._chunks(disputed)]
         at = sizes.index(max(sizes))
         name, tasks = names[at], disputed[names[at]]
         first = round(len(tasks) * FIRST_SHARE)
@@ -170,10 +166,13 @@ PARALLEL_LINES = 10_000
 """Disputed tasks of a region field from which :meth:`DisputedTasksWriter.parts` cuts the file
 into parts: a line of 9 boxes or spans by each of 3 annotators is 5-10 KB, and 10,000 of them
 take ~0.5 s to make, several times what forking a child and appending its part cost."""
-FIRST_SHARE = 0.5
-"""The share of the cut field's lines in the first part. The process that writes it writes the
-other reports too (~0.25 s on 100,000 NER texts), but a forked child's line costs ~25 % more
-CPU (each page it first writes is copied): in CPU, halves end together."""
+FIRST_SHARE = 0.42
+"""The share of the cut field's lines in the first part. A run's process that writes it also
+computes the region fields' figures meanwhile (the parts start once the disputed tasks are
+known; ~1.3 s on 100,000 NER texts) and writes the other reports (~0.25 s), but a forked
+child's line costs ~25 % more CPU (each page it first writes is copied). 0.42 and 0.5 measured
+alike on the span and NER rounds of issue 31 (bench/README.md "2026-11-28 (3)"); less than half
+since this process has the more to do."""
 
 
 def _checked(
