@@ -143,7 +143,7 @@ def test_a_report_dir_that_cannot_be_written_is_said_so(round_: Path, small: Non
     """The parts start during the analysis: a report dir that cannot be written is still the
     run's output error, with its hint, and no child is left behind."""
     (round_ / "taken").write_text("a file where the report dir goes", encoding="utf-8")
-    with pytest.raises(OutputError, match="cannot write the report to .*taken") as caught:
+    with pytest.raises(OutputError, match=r"cannot write the report to .*taken") as caught:
         run(_config(round_, "taken"), workers=2)
     assert caught.value.hint == "set report.dir or pass --out DIR"
     with pytest.raises(ChildProcessError):
