@@ -116,12 +116,11 @@ def find(m: Matched) -> Found:
     return Found(clustered, relations, units, _propose(m, clustered, units))
 
 
-def region_result(m: Matched, found: Found | None = None) -> FieldResult:
+def region_result(m: Matched, found: Found) -> FieldResult:
     """A region field's result (see the module docstring), as ``m.cfg`` says; ``found``: what
-    :func:`find` found of it, if it was."""
+    :func:`find` found of it."""
     cfg = m.cfg
     reg, table = m.regions, m.table
-    found = found or find(m)
     relations, clusters = found.relations, found.clustered.coded
     scores = metrics.region_scores(m.matching)
     strict = metrics.region_scores(m.rematch(mode="exact")).f1

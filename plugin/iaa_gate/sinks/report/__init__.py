@@ -134,11 +134,11 @@ def write_reports(
         The files written, in the order of ``formats``.
     """
     files = [(out_dir / w.filename, w) for name in formats for w in writers(name)]
-    parted = (out_dir, formats, disputed, workers)
     with ExitStack() as later:  # a file written in parts is finished after the others
-        begun = set(started if started is not None else start_parts(*parted, later))
+        if started is None:
+            started = start_parts(out_dir, formats, disputed, workers, later)
         for path, w in files:  # its children started first, so that they end first
-            if path in begun:
+            if path in started:
                 continue
             if isinstance(w, Chunked):  # written as made
                 write_atomic(path, w.chunks(report, disputed))
